@@ -1,0 +1,42 @@
+"""MemoryX errors. Every message says what went wrong and what to do next."""
+
+from __future__ import annotations
+
+
+class MemoryXError(Exception):
+    """Base class. `trace_id` is set when the error happened inside an add/search run."""
+
+    def __init__(self, message: str, *, trace_id: str | None = None):
+        super().__init__(message)
+        self.trace_id = trace_id
+
+    def __str__(self) -> str:  # keep the trace id visible in logs and CLI output
+        base = super().__str__()
+        return f"{base} (trace_id={self.trace_id})" if self.trace_id else base
+
+
+class ScopeError(MemoryXError, ValueError):
+    """No user_id/agent_id/run_id given, or a memory outside the caller's scope."""
+
+
+class NotFoundError(MemoryXError, KeyError):
+    """An id that does not exist (or is not visible in the given scope)."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return MemoryXError.__str__(self)
+
+
+class InvalidInputError(MemoryXError, ValueError):
+    """Empty, oversized or malformed input, or an unknown filter operator."""
+
+
+class StoreUnavailableError(MemoryXError, RuntimeError):
+    """A store could not be started or reached. The message names the setting to change."""
+
+
+class ModelOutputError(MemoryXError):
+    """The model's output could not be parsed even after one retry."""
+
+
+class ConcurrencyError(MemoryXError):
+    """A scope lock could not be taken in time."""

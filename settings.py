@@ -1,0 +1,98 @@
+"""One typed settings object for MemoryX, read from `MEMORYX_*` environment variables.
+
+Every knob of the system lives here so that the README's configuration table, the CLI, the server and
+the graphs all agree. An optional dotenv-style file (`MEMORYX_ENV_FILE`, default `.env`) is read too.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMORYX_",
+        env_file=os.environ.get("MEMORYX_ENV_FILE", ".env"),
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    # --- where things live -------------------------------------------------------------------
+    data_dir: Path = Field(Path(".memoryx"), description="Directory for the embedded stores (SQLite, Qdrant shard, FalkorDB files, checkpoints).")
+
+    # --- system of record ----------------------------------------------------------------------
+    sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
+
+    # --- vector store --------------------------------------------------------------------------
+    vector_backend: Literal["edge", "qdrant"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL).")
+    qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
+    qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
+    collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")
+
+    # --- graph store ---------------------------------------------------------------------------
+    graph_backend: Literal["falkordb", "neo4j", "none"] = Field("falkordb", description="'falkordb': embedded FalkorDB started by MemoryX (Bolt). 'neo4j': a Neo4j server at NEO4J_URL. 'none': no graph.")
+    neo4j_url: str | None = Field(None, description="Bolt URL of the graph server for graph_backend=neo4j (bolt://host:7687).")
+    neo4j_username: str = Field("neo4j", description="Graph server user name.")
+    neo4j_password: str = Field("", description="Graph server password.")
+    falkordb_port: int | None = Field(None, description="Redis port of the embedded FalkorDB. Unset: a free port is chosen and remembered in DATA_DIR/falkordb.")
+    falkordb_bolt_port: int | None = Field(None, description="Bolt port of the embedded FalkorDB. Unset: a free port.")
+
+    # --- models --------------------------------------------------------------------------------
+    llm: str = Field("offline", description="Default chat model for every role: 'offline' (rule-based demo/test model) or 'provider:model', e.g. 'openai:gpt-4o-mini'.")
+    extraction_llm: str | None = Field(None, description="Chat model for fact extraction (defaults to LLM).")
+    judgment_llm: str | None = Field(None, description="Chat model for the ADD/UPDATE/DELETE/NONE judgment (defaults to LLM).")
+    graph_llm: str | None = Field(None, description="Chat model for entity/relation extraction and graph conflicts (defaults to LLM).")
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible base URL (vLLM, Ollama, a private endpoint).")
+    llm_api_key: str | None = Field(None, description="API key for the chat model endpoint (falls back to OPENAI_API_KEY).")
+    llm_temperature: float = Field(0.0, description="Sampling temperature of the chat models.")
+    graph_extraction_mode: Literal["auto", "tools", "json"] = Field("auto", description="How entities/relations are extracted: function-calling tools, JSON mode, or tools with JSON fallback.")
+
+    embedding_model: str = Field("local:all-MiniLM-L6-v2", description="'local:all-MiniLM-L6-v2' (offline, 384 dims) or 'openai:<model>' for any OpenAI-compatible embeddings endpoint.")
+    embedding_base_url: str | None = Field(None, description="Base URL of the OpenAI-compatible embeddings endpoint.")
+    embedding_api_key: str | None = Field(None, description="API key of the embeddings endpoint (falls back to OPENAI_API_KEY).")
+    embedding_dims: int | None = Field(None, description="Embedding dimensions; required for remote models unless the model's default is known.")
+    embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
+
+    # --- add pipeline --------------------------------------------------------------------------
+    similarity_threshold: float = Field(0.7, description="Minimum cosine similarity for an existing memory to be shown to the judge.")
+    similar_top_k: int = Field(5, description="Existing memories retrieved per extracted fact.")
+    entity_merge_threshold: float = Field(0.9, description="Cosine similarity above which a new entity is linked to an existing one.")
+    review: bool = Field(False, description="Interrupt before executing operations so a human can approve or edit them.")
+    max_input_chars: int = Field(32000, description="Largest accepted input to add(); larger inputs are refused with this limit named.")
+    max_message_chars: int = Field(8000, description="Longest single message; longer ones are split into chunks of this size.")
+    checkpointer: Literal["auto", "sqlite", "postgres", "memory", "none"] = Field("auto", description="Checkpoint saver of the add graph. 'auto': PostgreSQL if SQL_URL is PostgreSQL, else SQLite at DATA_DIR/checkpoints.db.")
+
+    # --- search --------------------------------------------------------------------------------
+    search_mode: Literal["fast", "deep", "auto"] = Field("auto", description="Query planner mode: fast (no graph expansion), deep (depth 2), auto (graph when the query names known entities).")
+    graph_expand_depth: int = Field(1, description="Breadth-first expansion depth of the graph path (0-2).")
+    fusion: Literal["rrf", "weighted"] = Field("rrf", description="How recall paths are fused.")
+    rrf_k: int = Field(60, description="Reciprocal-rank-fusion constant.")
+    weight_relevance: float = Field(0.7, description="Weight of the fused relevance in the final score.")
+    weight_importance: float = Field(0.1, description="Weight of the memory's importance in the final score.")
+    weight_recency: float = Field(0.1, description="Weight of recency decay in the final score.")
+    weight_access: float = Field(0.1, description="Weight of access frequency in the final score.")
+    recency_half_life_days: float = Field(30.0, description="Half-life of the recency decay, in days.")
+    reranker: str | None = Field(None, description="Optional reranker: 'cross-encoder:<path>' or a chat model spec.")
+
+    # --- server --------------------------------------------------------------------------------
+    api_keys: dict[str, list[str] | dict] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"admin\": true}. Empty: local development mode, no auth.")
+
+    def resolved_sql_url(self) -> str:
+        if self.sql_url:
+            return self.sql_url
+        return f"sqlite:///{(self.data_dir / 'memoryx.db').resolve()}"
+
+    def model_for(self, role: Literal["extraction", "judgment", "graph"]) -> str:
+        return getattr(self, f"{role}_llm") or self.llm
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings read from the environment (cached; call `get_settings.cache_clear()` in tests)."""
+    return Settings()
