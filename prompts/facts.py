@@ -1,0 +1,113 @@
+"""Fact extraction prompt (seed 000 §7.1/§5.2, mem0's FACT_RETRIEVAL_PROMPT, rewritten).
+
+The first line of every MemoryX system prompt is a task tag (`[memoryx-task: ...]`): it tells the offline
+rule-based model which task it is given, and costs a real model a handful of tokens.
+"""
+
+from __future__ import annotations
+
+import json
+
+EXTRACT_FACTS_TASK = "extract_facts"
+
+EXTRACT_FACTS_PROMPT = """[memoryx-task: extract_facts]
+You are the memory extractor of a long-term memory system for a chatbot. From the conversation you are
+given, extract the facts worth remembering across conversations and return them as JSON.
+
+What to extract:
+- Personal details: names, relationships, home, work, education, important dates.
+- Preferences: likes and dislikes (food, products, activities, media, style of answers), and retractions of
+  earlier preferences ("I don't like X anymore").
+- Plans and intentions: upcoming events, trips, goals, deadlines.
+- Experiences: things that happened to the user, with their date.
+- Opinions the user holds, health and wellness details, professional details.
+
+Rules:
+1. One atomic fact per item: split compound sentences ("I live in Berlin and work at SAP" -> two facts).
+2. Each fact is a complete, self-contained statement about the user ("User lives in Berlin"), never a
+   fragment, never "I"/"you".
+3. Write every fact in the SAME LANGUAGE as the message it comes from. Chinese input gives Chinese facts
+   ("用户住在北京"), Japanese input gives Japanese facts. Never translate.
+4. Turn relative dates into absolute dates using the time of the message (shown before each message, or
+   the current time below): "yesterday" on 2025-03-10 -> "on 2025-03-09".
+5. Use only the user's and the assistant's messages. Ignore system and tool messages.
+6. Skip greetings, small talk, thanks, questions without information, and general knowledge that is not
+   about the user.
+7. {agent_rule}
+8. For each fact give:
+   - "category": one of preference, fact, plan, experience, opinion
+   - "importance": a number from 0 to 1 (0.9 identity and health, 0.7 stable facts and preferences,
+     0.4 passing details)
+   - "memory_type": one of episodic (an event at a time), semantic (a stable fact), preference, fact
+   - "owner": "user" (about the user) or "agent" (about the assistant itself)
+9. If nothing is worth remembering, return {{"facts": []}}.
+
+Return ONLY a JSON object, no prose, no code fences:
+{{"facts": [{{"text": "...", "category": "...", "importance": 0.7, "memory_type": "...", "owner": "user"}}]}}
+
+Examples:
+Input: user: Hi, how are you?
+Output: {{"facts": []}}
+
+Input: user: Hi, my name is John. I'm a software engineer and I moved to Berlin last month.  (message time 2025-03-10)
+Output: {{"facts": [
+  {{"text": "User's name is John", "category": "fact", "importance": 0.9, "memory_type": "semantic", "owner": "user"}},
+  {{"text": "User is a software engineer", "category": "fact", "importance": 0.7, "memory_type": "semantic", "owner": "user"}},
+  {{"text": "User moved to Berlin in February 2025", "category": "experience", "importance": 0.7, "memory_type": "episodic", "owner": "user"}}]}}
+
+Input: user: 我在上海工作，喜欢打篮球，但是我不再喜欢喝咖啡了。
+Output: {{"facts": [
+  {{"text": "用户在上海工作", "category": "fact", "importance": 0.7, "memory_type": "semantic", "owner": "user"}},
+  {{"text": "用户喜欢打篮球", "category": "preference", "importance": 0.6, "memory_type": "preference", "owner": "user"}},
+  {{"text": "用户不再喜欢喝咖啡", "category": "preference", "importance": 0.6, "memory_type": "preference", "owner": "user"}}]}}
+
+Input: user: 田中です。東京に住んでいて、寿司が大好きです。
+Output: {{"facts": [
+  {{"text": "ユーザーの名前は田中", "category": "fact", "importance": 0.9, "memory_type": "semantic", "owner": "user"}},
+  {{"text": "ユーザーは東京に住んでいる", "category": "fact", "importance": 0.7, "memory_type": "semantic", "owner": "user"}},
+  {{"text": "ユーザーは寿司が大好き", "category": "preference", "importance": 0.6, "memory_type": "preference", "owner": "user"}}]}}
+
+Current time: {now}
+"""
+
+AGENT_RULE_ON = (
+    'The assistant has its own memory: facts the assistant states about ITSELF (its name, persona, '
+    'abilities, its own preferences) get "owner": "agent". Facts about the user always get "owner": "user".'
+)
+AGENT_RULE_OFF = 'Every fact gets "owner": "user"; do not extract facts about the assistant itself.'
+
+CONVERSATION_HEADER = "Conversation:"
+
+
+def format_conversation(messages: list[dict]) -> str:
+    """The human message of the extraction call: one line per user/assistant turn, with its time."""
+    lines = [CONVERSATION_HEADER]
+    for m in messages:
+        if m.get("role") not in ("user", "assistant"):
+            continue
+        when = f"[{m['timestamp']}] " if m.get("timestamp") else ""
+        name = f" ({m['name']})" if m.get("name") else ""
+        content = str(m.get("content", "")).replace("\n", " ")
+        lines.append(f"{when}{m['role']}{name}: {content}")
+    return "\n".join(lines)
+
+
+def parse_conversation(text: str) -> list[dict]:
+    """Inverse of format_conversation (used by the offline model): [{"role", "content"}]."""
+    import re
+
+    out = []
+    body = text.split(CONVERSATION_HEADER, 1)[-1]
+    for line in body.splitlines():
+        m = re.match(r"^(?:\[[^\]]*\]\s*)?(user|assistant)(?: \([^)]*\))?: (.*)$", line.strip())
+        if m:
+            out.append({"role": m.group(1), "content": m.group(2)})
+    return out
+
+
+def extraction_system_prompt(*, now: str, agent_facts: bool) -> str:
+    return EXTRACT_FACTS_PROMPT.format(now=now, agent_rule=AGENT_RULE_ON if agent_facts else AGENT_RULE_OFF)
+
+
+def facts_json(facts: list[dict]) -> str:
+    return json.dumps({"facts": facts}, ensure_ascii=False)

@@ -1,0 +1,212 @@
+"""SQL first, then projections: keeps the vector and graph stores in step with the system of record.
+
+The SQL database is the truth. The vector store (memories + entity embeddings) and the graph store are
+projections of it: every sync reads the current SQL rows and makes the projection match, so a sync is
+idempotent and can be replayed at any time. A projection write that fails is queued in the SQL outbox
+(`projection_outbox`) and retried by `retry_pending()`; `reindex()` rebuilds a scope from scratch.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from memoryx.errors import NotFoundError
+from memoryx.scope import Scope
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+    from memoryx.stores.graph import GraphStore
+    from memoryx.stores.sql import SQLStore
+    from memoryx.stores.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+def _scope_of(row: dict) -> Scope:
+    return Scope(user_id=row.get("user_id"), agent_id=row.get("agent_id"), run_id=row.get("run_id"))
+
+
+def memory_point(row: dict, vector: list[float]) -> dict:
+    """The vector-store item of a SQL memory row."""
+    return {
+        "id": row["id"],
+        "vector": vector,
+        "text": row["memory"],
+        "user_id": row.get("user_id"),
+        "agent_id": row.get("agent_id"),
+        "run_id": row.get("run_id"),
+        "memory_type": row.get("memory_type"),
+        "category": row.get("category"),
+        "importance": row.get("importance"),
+        "created_at": row.get("created_at"),
+        "updated_at": row.get("updated_at"),
+        "metadata": row.get("metadata") or {},
+    }
+
+
+def _ms(iso: str | None) -> int | None:
+    if not iso:
+        return None
+    from datetime import datetime
+
+    return int(datetime.fromisoformat(iso).timestamp() * 1000)
+
+
+def entity_point(row: dict, vector: list[float]) -> dict:
+    return {"id": row["id"], "vector": vector, "name": row["name"], "entity_type": row.get("entity_type"),
+            "user_id": row.get("user_id"), "agent_id": row.get("agent_id"), "run_id": row.get("run_id")}
+
+
+def relation_edge(row: dict) -> dict:
+    """The graph-store edge of a SQL relation row (times as epoch ms: FalkorDB's Bolt has no datetime)."""
+    return {
+        "id": row["id"], "source_id": row["source_id"], "target_id": row["target_id"],
+        "relation": row["relation"], "memory_id": row.get("memory_id"), "valid": bool(row.get("valid", True)),
+        "created_at_ms": _ms(row.get("created_at")), "invalidated_at_ms": _ms(row.get("invalidated_at")),
+        "invalidated_by": row.get("invalidated_by"),
+    }
+
+
+def _by_scope(rows: list[dict]) -> dict[Scope, list[dict]]:
+    grouped: dict[Scope, list[dict]] = {}
+    for r in rows:
+        grouped.setdefault(_scope_of(r), []).append(r)
+    return grouped
+
+
+class Projector:
+    def __init__(self, sql: "SQLStore", vectors: "VectorStore", graph: "GraphStore | None", embeddings: "Embeddings"):
+        self.sql = sql
+        self.vectors = vectors
+        self.graph = graph
+        self.embeddings = embeddings
+
+    # Public syncs never raise for a projection failure: the SQL write stands, and the outbox makes the
+    # projection converge later. The private _project_* variants raise (used by retries).
+    def sync_memories(self, ids: list[str], *, vectors: list[list[float]] | None = None) -> None:
+        """Make the vector store match SQL for these memory ids. `vectors` (same order as ids) saves a
+        second embedding pass when the caller already embedded the texts."""
+        try:
+            self._project_memories(ids, vectors)
+        except Exception as exc:
+            self._queue("memory", ids, exc)
+
+    def sync_entities(self, ids: list[str]) -> None:
+        """Project entity rows: graph nodes + entity embeddings. Missing rows are deleted from both."""
+        try:
+            self._project_entities(ids)
+        except Exception as exc:
+            self._queue("entity", ids, exc)
+
+    def sync_relations(self, relations: list[dict]) -> None:
+        """Project relation rows (as returned by SQLStore) into the graph, including their validity."""
+        try:
+            self._project_relations(relations)
+        except Exception as exc:
+            self._queue("relation", [r["id"] for r in relations], exc)
+
+    def _queue(self, kind: str, ids: list[str], exc: Exception) -> None:
+        log.warning("%s projection failed for %d rows, queued for retry: %s", kind, len(ids), exc)
+        for target_id in ids:
+            self.sql.enqueue_projection(kind=kind, target_id=target_id, error=repr(exc))
+
+    def _project_memories(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
+        if not ids:
+            return
+        given = dict(zip(ids, vectors)) if vectors is not None else {}
+        live, gone = [], []
+        for memory_id in ids:
+            try:
+                row = self.sql.get_memory(memory_id, include_deleted=True)
+            except NotFoundError:
+                row = None  # hard-deleted: the projection must not keep it either
+            if row is None or row.get("deleted_at"):
+                gone.append(memory_id)
+            else:
+                live.append(row)
+        missing = [r for r in live if r["id"] not in given]
+        if missing:
+            for row, vec in zip(missing, self.embeddings.embed_documents([r["memory"] for r in missing])):
+                given[row["id"]] = vec
+        if live:
+            self.vectors.upsert_memories([memory_point(r, given[r["id"]]) for r in live])
+        if gone:
+            self.vectors.delete_memories(gone)
+
+    def _project_entities(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        live = self.sql.get_entities(ids)
+        known = {r["id"] for r in live}
+        gone = [i for i in ids if i not in known]
+        if live:
+            vecs = self.embeddings.embed_documents([r["name"] for r in live])
+            self.vectors.upsert_entities([entity_point(r, v) for r, v in zip(live, vecs)])
+            if self.graph is not None:
+                for scope, rows in _by_scope(live).items():
+                    self.graph.upsert_entities(
+                        scope, [{"id": r["id"], "name": r["name"], "entity_type": r.get("entity_type") or "entity"} for r in rows]
+                    )
+        if gone:
+            self.vectors.delete_entities(gone)
+            if self.graph is not None:
+                self.graph.delete_entities(gone)
+
+    def _project_relations(self, relations: list[dict]) -> None:
+        if not relations or self.graph is None:
+            return
+        for scope, rows in _by_scope(relations).items():
+            self.graph.upsert_relations(scope, [relation_edge(r) for r in rows])
+
+    # --- recovery ------------------------------------------------------------------------------
+    def retry_pending(self, limit: int = 500) -> int:
+        """Replay queued projection writes. Returns how many jobs completed."""
+        done = 0
+        for job in self.sql.pending_projections(limit=limit):
+            try:
+                if job["kind"] == "memory":
+                    self._project_memories([job["target_id"]])
+                elif job["kind"] == "entity":
+                    self._project_entities([job["target_id"]])
+                elif job["kind"] == "relation":
+                    rows = self.sql.get_relations([job["target_id"]])
+                    if rows:
+                        self._project_relations(rows)
+                    elif self.graph is not None:
+                        self.graph.delete_relations([job["target_id"]])
+                self.sql.complete_projection(job["id"])
+                done += 1
+            except Exception as exc:
+                self.sql.fail_projection(job["id"], repr(exc))
+        return done
+
+    def reindex(self, scope: Scope | None = None, *, batch_size: int = 256) -> dict:
+        """Rebuild the projections of a scope (or of everything) from SQL. Raises if a store is down."""
+        started = time.perf_counter()
+        if scope is None:
+            self.vectors.reset()
+            if self.graph is not None:
+                self.graph.reset()
+        else:
+            self.vectors.delete_scope(scope)
+            if self.graph is not None:
+                self.graph.delete_scope(scope)
+        memories = self.sql.list_memories(scope, limit=None)
+        for i in range(0, len(memories), batch_size):
+            self._project_memories([m["id"] for m in memories[i : i + batch_size]])
+        entities = self.sql.list_entities(scope)
+        for i in range(0, len(entities), batch_size):
+            self._project_entities([e["id"] for e in entities[i : i + batch_size]])
+        relations = self.sql.list_relations(scope, include_invalid=True)
+        self._project_relations(relations)
+        # the scope is rebuilt from the truth: what the outbox still holds for it can now succeed
+        self.retry_pending()
+        return {
+            "memories": len(memories),
+            "entities": len(entities),
+            "relations": len(relations),
+            "seconds": round(time.perf_counter() - started, 3),
+        }

@@ -1,0 +1,139 @@
+"""Tokenizer and sparse (BM25-style) vectors for keyword search.
+
+The keyword path of search stores, next to the dense embedding, a sparse vector per memory: hashed token
+ids with BM25-saturated term frequencies. The IDF half of BM25 is computed by Qdrant itself
+(`Modifier.IDF` on the sparse vector config), so the scores follow the collection's real statistics and
+nothing here needs a corpus.
+
+Tokenisation is deliberately dependency-free and language-agnostic:
+
+* Latin/Cyrillic/... words and numbers: NFKC, lowercase, a small English stop-word list, light stemming
+  (plural ``s``/``ies``, possessive ``'s``).
+* CJK runs (Han ideographs, Japanese hiragana/katakana, Korean Hangul): character unigrams + bigrams, the
+  usual segmentation-free approach for Chinese/Japanese BM25. Katakana runs (loan words such as
+  ``コーヒー``) are also kept as one whole token. A few very frequent single-character function words
+  (的, 了, の, は, ...) are dropped as unigrams (they stay inside bigrams).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zlib
+from collections import Counter
+
+__all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "token_id",
+           "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
+
+# BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
+# length normalisation uses a fixed average length because memories are short, single facts.
+BM25_K1 = 1.2
+BM25_B = 0.75
+BM25_AVG_LEN = 12.0
+
+_CJK_CLASS = (
+    "\u1100-\u11ff"          # Hangul Jamo
+    "\u3040-\u309f"          # Hiragana
+    "\u30a0-\u30ff"          # Katakana (incl. prolonged sound mark)
+    "\u3130-\u318f"          # Hangul compatibility Jamo
+    "\u31f0-\u31ff"          # Katakana phonetic extensions
+    "\u3400-\u4dbf"          # CJK extension A
+    "\u4e00-\u9fff"          # CJK unified ideographs
+    "\uac00-\ud7af"          # Hangul syllables
+    "\uf900-\ufaff"          # CJK compatibility ideographs
+    "\U00020000-\U0003134f"  # CJK extensions B-G
+)
+_KATAKANA_RUN = re.compile("[\u30a0-\u30ff\u31f0-\u31ff]{2,}")
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK_CLASS}]+)"
+    rf"|(?P<num>\d+(?:[.,]\d+)+)"
+    rf"|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+(?:['’](?:(?![{_CJK_CLASS}])[^\W_])+)*)"
+)
+
+STOP_WORDS = frozenset(
+    """
+    a an the and or but nor of to in on at for with by from as into onto about over under than then so if
+    is am are was were be been being do does did done have has had having will would shall should can could
+    may might must it its this that these those there here i me my mine myself you your yours we us our ours
+    he him his she her hers they them their theirs what which who whom whose how when where why
+    not no very just also too s t
+    """.split()
+)
+# Single CJK characters that carry almost no meaning alone (kept inside bigrams).
+CJK_STOP_CHARS = frozenset("的了是在和与及或也就都而着过吗呢吧啊呀么之其这那个们を" "のはがにでともへやかなねよ")
+
+
+def _stem(word: str) -> str:
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]
+    word = word.replace("'", "").replace("’", "")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of `text` in order (with repeats). Same function for documents and queries."""
+    if not text:
+        return []
+    text = unicodedata.normalize("NFKC", text).lower()
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text):
+        run = m.group("cjk")
+        if run is not None:
+            for i, ch in enumerate(run):
+                if ch not in CJK_STOP_CHARS and ch != "ー":
+                    out.append(ch)
+                if i + 1 < len(run):
+                    out.append(run[i : i + 2])
+            if len(run) > 2:
+                out.extend(k.group(0) for k in _KATAKANA_RUN.finditer(run) if len(k.group(0)) > 2)
+            continue
+        num = m.group("num")
+        if num is not None:
+            out.append(num.replace(",", ""))
+            continue
+        word = m.group("word")
+        if word is None or word in STOP_WORDS:
+            continue
+        word = _stem(word)
+        if word and word not in STOP_WORDS:
+            out.append(word)
+    return out
+
+
+def token_id(token: str) -> int:
+    """Stable hashed id of a token (same across processes and machines)."""
+    return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
+
+
+def sparse_vector(text: str) -> tuple[list[int], list[float]]:
+    """Document-side sparse vector: (sorted token ids, BM25-saturated term frequencies).
+
+    weight = tf * (k1 + 1) / (tf + k1 * (1 - b + b * doc_len / avg_len)); the IDF factor is applied by
+    Qdrant (`Modifier.IDF`) at query time. Empty or stop-word-only text gives ([], []).
+    """
+    tokens = tokenize(text)
+    if not tokens:
+        return [], []
+    counts: Counter[int] = Counter(token_id(t) for t in tokens)
+    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len(tokens) / BM25_AVG_LEN)
+    ids = sorted(counts)
+    return ids, [counts[i] * (BM25_K1 + 1.0) / (counts[i] + norm) for i in ids]
+
+
+def query_sparse_vector(text: str) -> tuple[list[int], list[float]]:
+    """Query-side sparse vector: every distinct query token with weight 1 (BM25 sums IDF * doc weight)."""
+    ids = sorted({token_id(t) for t in tokenize(text)})
+    return ids, [1.0] * len(ids)
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Canonical form of an entity name: NFKC, lowercase, '_' -> ' ', trimmed, single spaces."""
+    name = unicodedata.normalize("NFKC", name or "").replace("_", " ").lower()
+    return _SPACES.sub(" ", name).strip()
