@@ -62,6 +62,7 @@ def _load_model(path: str) -> Any:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no 'Loading weights' bar on stderr
             try:
                 from sentence_transformers import SentenceTransformer
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets up MemoryX and runs the whole test suite against real engines (SQLite, PostgreSQL on
+# 127.0.0.1:5432, embedded Qdrant, embedded FalkorDB). Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+# PostgreSQL is a real engine of the suite: start the machine's cluster if it is down.
+if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  if command -v pg_ctlcluster >/dev/null; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  fi
+fi
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+exec python3 -m pytest -q "$@"
