@@ -96,7 +96,9 @@ class LocalMiniLMEmbeddings(Embeddings):
         """Output size; known without loading the model for the bundled MiniLM."""
         if self.model_path not in _MODELS and self.model_path == _minilm_path():
             return MINILM_DIMS
-        return int(self.model.get_sentence_embedding_dimension())
+        model = self.model
+        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get())
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:

@@ -43,6 +43,14 @@ class AddOutput(TypedDict):
     result: dict
 
 
+def _add_counts(left: dict | None, right: dict | None) -> dict:
+    """Reducer: per-key sums (model calls of a step that ran twice add up)."""
+    out = dict(left or {})
+    for key, value in (right or {}).items():
+        out[key] = out.get(key, 0) + value
+    return out
+
+
 class AddState(AddInput, total=False):
     normalized_messages: list[dict]  # validated [{"role", "content", "timestamp"?}]
     facts: list[Fact]
@@ -58,6 +66,14 @@ class AddState(AddInput, total=False):
     timings: Annotated[dict, operator.or_]
     error: str | None
     result: dict
+    # --- fact pipeline internals (add graph) ---
+    extraction_response: str  # raw answer(s) of the extraction model
+    fact_vectors: list[list[float]]  # embeddings of facts + agent_facts, same order (reused for the projection)
+    judgment: dict  # {"model_name", "latency_ms", "notes": [...]} of the judge step
+    review_notes: list[str]  # what the human review changed or refused
+    stale_retries: int  # times execute_ops sent the run back to retrieval (a concurrent add changed the scope)
+    stale: bool
+    model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
 
 
 class SearchInput(TypedDict):

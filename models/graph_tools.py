@@ -8,6 +8,10 @@ came from. The parsers below accept both spellings and the usual deviations of r
 
 from __future__ import annotations
 
+import json
+import re
+import unicodedata
+
 from pydantic import BaseModel, ConfigDict, Field
 
 EXTRACT_ENTITIES = "extract_entities"
@@ -68,3 +72,184 @@ def tool_names(tools) -> set[str]:
             if name:
                 names.add(name)
     return names
+
+
+# --------------------------------------------------------------------------------------------------------
+# Robust parsing of what models answer: tool calls (valid, invalid, or written into the text) and JSON.
+# --------------------------------------------------------------------------------------------------------
+
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def loads_lenient(text) -> object | None:
+    """A JSON value out of a model answer (add_common.extract_json: <think> blocks, code fences and prose
+    around it tolerated), also with trailing commas. None when nothing can be read."""
+    from memoryx.nodes.add_common import extract_json
+
+    if isinstance(text, (dict, list)):
+        return text
+    if not isinstance(text, str):
+        return None
+    for attempt in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        try:
+            return extract_json(attempt)
+        except ValueError:
+            pass
+    return None
+
+
+def collect_tool_calls(message) -> list[dict]:
+    """[{"name", "args"}] from an AIMessage: parsed tool calls, invalid ones whose arguments can still be
+    read, and tool calls written into the text (`<tool_call>{...}</tool_call>` or a bare
+    {"name": ..., "arguments": ...} object), as emitted by models served without a tool parser."""
+    calls: list[dict] = []
+    for tc in getattr(message, "tool_calls", None) or []:
+        args = tc.get("args")
+        if isinstance(args, str):
+            args = loads_lenient(args)
+        calls.append({"name": tc.get("name") or "", "args": args if isinstance(args, (dict, list)) else {}})
+    for tc in getattr(message, "invalid_tool_calls", None) or []:
+        args = loads_lenient(tc.get("args") or "")
+        if isinstance(args, (dict, list)):
+            calls.append({"name": tc.get("name") or "", "args": args})
+    if calls:
+        return calls
+    from memoryx.nodes.add_common import message_text
+
+    text = _THINK.sub("", message_text(message))
+    blobs = [loads_lenient(b) for b in _TOOL_CALL_TAG.findall(text)] or [loads_lenient(text)]
+    for blob in blobs:
+        for item in blob if isinstance(blob, list) else [blob]:
+            if isinstance(item, dict) and isinstance(item.get("name"), str) and any(
+                k in item for k in ("arguments", "args", "parameters")
+            ):
+                args = item.get("arguments", item.get("args", item.get("parameters")))
+                args = loads_lenient(args) if isinstance(args, str) else args
+                calls.append({"name": item["name"], "args": args if isinstance(args, (dict, list)) else {}})
+    return calls
+
+
+def message_json(message) -> object | None:
+    """The JSON value in an AIMessage's text (JSON mode)."""
+    from memoryx.nodes.add_common import message_text
+
+    return loads_lenient(message_text(message))
+
+
+# --- names -------------------------------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_QUOTES = "\"'`“”‘’「」『』《》<>[]()（）"
+_SELF = {s.casefold() for s in (
+    "i", "me", "my", "mine", "myself", "user", "the user", "the_user", "user_id", "userid", "self",
+    "我", "我的", "自己", "本人", "用户", "私", "僕", "俺", "わたし", "ユーザー",
+)}
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text or ""))
+
+
+def clean_name(value) -> str:
+    """An entity name as a model wrote it, trimmed of quotes, brackets and end punctuation."""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        return ""
+    name = unicodedata.normalize("NFKC", str(value)).strip().strip(_QUOTES).strip()
+    name = name.rstrip(".,;:!?。，；：！？、").strip()
+    return " ".join(name.split())[:200]
+
+
+def resolve_self(name: str, user_id: str) -> str:
+    """Self-references ("I", "me", "我", "私", "USER_ID", ...) become the user's id."""
+    if name.casefold() in _SELF or name in ("USER_ID", "{user_id}"):
+        return user_id
+    return name
+
+
+def normalize_relation(value) -> str:
+    """Relation names: latin ones lowercase snake_case ("Works At" -> "works_at"); CJK ones kept as written
+    without spaces or punctuation. Empty string when nothing usable is left."""
+    if not isinstance(value, str):
+        return ""
+    rel = unicodedata.normalize("NFKC", value).strip().strip(_QUOTES).strip()
+    if has_cjk(rel):
+        rel = re.sub(r"[\s\W_]+", "", rel)
+    else:
+        rel = re.sub(r"[^0-9a-z]+", "_", rel.lower()).strip("_")
+    return rel[:64]
+
+
+# --- argument shapes --------------------------------------------------------------------------------------
+
+_SOURCE_KEYS = ("source", "source_entity", "source_node", "subject", "head", "from", "src")
+_REL_KEYS = ("relationship", "relation", "relation_type", "relationship_type", "predicate", "type", "rel")
+_DEST_KEYS = ("destination", "target", "destination_entity", "target_node", "destination_node", "object",
+              "tail", "to", "dst")
+_MEMORY_KEYS = ("memory", "memory_index", "memory_ref", "ref", "index", "source_memory")
+
+
+def _first(item: dict, keys) -> object:
+    for key in keys:
+        if key in item and item[key] not in (None, ""):
+            return item[key]
+    return None
+
+
+def _items(args, keys) -> list:
+    """The list inside tool arguments: {"relations": [...]}, {"entities": [...]}, a bare list, or one item."""
+    if isinstance(args, list):
+        return args
+    if isinstance(args, dict):
+        for key in keys:
+            value = args.get(key)
+            if isinstance(value, list):
+                return value
+            if isinstance(value, str):  # a JSON string inside the arguments
+                parsed = loads_lenient(value)
+                if isinstance(parsed, list):
+                    return parsed
+        return [args]
+    return []
+
+
+def parse_entity_items(args) -> list[dict]:
+    """[{"name", "entity_type"}] from extract_entities arguments; malformed items are skipped."""
+    out = []
+    for item in _items(args, ("entities", "nodes", "items")):
+        if isinstance(item, str):
+            name, etype = clean_name(item), "entity"
+        elif isinstance(item, dict):
+            name = clean_name(_first(item, ("entity", "name", "entity_name", "node", "id")))
+            etype = clean_name(_first(item, ("entity_type", "type", "label", "category"))) or "entity"
+        else:
+            continue
+        if name:
+            out.append({"name": name, "entity_type": etype.lower().replace(" ", "_")[:64]})
+    return out
+
+
+def parse_relation_items(args) -> list[dict]:
+    """[{"source", "relation", "destination", "memory"}] from establish_relationships / delete_graph_memory
+    arguments (also mem0's {"entities": [...]} spelling and [s, r, d] triples); malformed items skipped."""
+    out = []
+    for item in _items(args, ("relations", "relationships", "entities", "delete", "deletions", "items", "triples")):
+        memory = None
+        if isinstance(item, (list, tuple)) and len(item) >= 3:
+            source, relation, destination = item[0], item[1], item[2]
+        elif isinstance(item, dict):
+            source, relation, destination = _first(item, _SOURCE_KEYS), _first(item, _REL_KEYS), _first(item, _DEST_KEYS)
+            memory = _first(item, _MEMORY_KEYS)
+        else:
+            continue
+        source, destination, relation = clean_name(source), clean_name(destination), normalize_relation(relation)
+        if not (source and destination and relation):
+            continue
+        if isinstance(memory, str):
+            m = re.search(r"\d+", memory)
+            memory = int(m.group()) if m else None
+        out.append({"source": source, "relation": relation, "destination": destination,
+                    "memory": memory if isinstance(memory, int) and not isinstance(memory, bool) else None})
+    return out

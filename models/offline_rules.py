@@ -23,10 +23,11 @@ retraction  I don't like X anymore /        我不再喜欢X /            私は
             I don't like X
 =========== =============================== ======================== ============================
 
-Canonical fact texts: "User's name is X", "User lives in X", "User moved to X", "User works at X",
-"User likes X", "User no longer likes X" / "用户叫X", "用户住在X", "用户搬到了X", "用户在X工作", "用户喜欢X",
-"用户不再喜欢X" / "ユーザーの名前はX", "ユーザーはXに住んでいる", "ユーザーはXに引っ越した",
-"ユーザーはXで働いている", "ユーザーはXが好き", "ユーザーはもうXが好きではない".
+Canonical fact texts: "User's name is X", "User lives in X", "User now lives in X" (a move), "User works
+at X", "User likes X", "User no longer likes X" / "用户叫X", "用户住在X", "用户现在住在X", "用户在X工作",
+"用户喜欢X", "用户不再喜欢X" / "ユーザーの名前はX", "ユーザーはXに住んでいる", "ユーザーは今Xに住んでいる",
+"ユーザーはXで働いている", "ユーザーはXが好き", "ユーザーはもうXが好きではない". A move is stored as the new
+home ("now lives in"), so it shares words with the old home memory and retrieval finds the memory to update.
 
 Single-valued attributes are name, home (a move sets home) and work: a new value UPDATEs the old memory.
 A retraction DELETEs the matching like (and is itself kept as a fact). Anything else is not understood by
@@ -115,7 +116,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?i\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i\s+{_ADV}live|i'm\s+{_ADV}living|i am\s+{_ADV}living)\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "", True, re.compile(rf"^(?:user|the user)\s+lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i\s+{_ADV}work|i'm\s+{_ADV}working|i am\s+{_ADV}working)\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i\s+{_ADV}(?:like|love|enjoy)\s+{_EN_VALUE}{_EN_END}", re.I)),
@@ -141,7 +142,7 @@ _JA_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("name", "", True, re.compile(rf"^(?:私|ユーザー)の名前は{_JA_VALUE}(?:です)?$")),
     ("name", "", True, re.compile(rf"^私は{_JA_VALUE}(?:と申します|といいます|と言います)$")),
     ("home", "move", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}に引っ越し(?:ました|た)$")),
-    ("home", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}に住んでい(?:ます|る)$")),
+    ("home", "", True, re.compile(rf"^(?:私は|ユーザーは)?(?:今|現在)?{_JA_VALUE}に住んでい(?:ます|る)$")),
     ("work", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}で働いてい(?:ます|る)$")),
     ("like", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}が(?:大)?好き(?:です)?$")),
 ]
@@ -195,7 +196,7 @@ def fact_text(st: Statement) -> str:
         if st.attribute == "name":
             return f"用户叫{v}"
         if st.attribute == "home":
-            return f"用户搬到了{v}" if st.verb == "move" else f"用户住在{v}"
+            return f"用户现在住在{v}" if st.verb == "move" else f"用户住在{v}"
         if st.attribute == "work":
             return f"用户在{v}工作"
         return f"用户喜欢{v}" if st.polarity else f"用户不再喜欢{v}"
@@ -203,14 +204,14 @@ def fact_text(st: Statement) -> str:
         if st.attribute == "name":
             return f"ユーザーの名前は{v}"
         if st.attribute == "home":
-            return f"ユーザーは{v}に引っ越した" if st.verb == "move" else f"ユーザーは{v}に住んでいる"
+            return f"ユーザーは今{v}に住んでいる" if st.verb == "move" else f"ユーザーは{v}に住んでいる"
         if st.attribute == "work":
             return f"ユーザーは{v}で働いている"
         return f"ユーザーは{v}が好き" if st.polarity else f"ユーザーはもう{v}が好きではない"
     if st.attribute == "name":
         return f"User's name is {v}"
     if st.attribute == "home":
-        return f"User moved to {v}" if st.verb == "move" else f"User lives in {v}"
+        return f"User now lives in {v}" if st.verb == "move" else f"User lives in {v}"
     if st.attribute == "work":
         return f"User works at {v}"
     return f"User likes {v}" if st.polarity else f"User no longer likes {v}"
@@ -222,8 +223,6 @@ def fact_category(st: Statement) -> tuple[str, float, str]:
         return ("preference", 0.6, "preference")
     if st.attribute == "name":
         return ("fact", 0.9, "semantic")
-    if st.verb == "move":
-        return ("experience", 0.8, "episodic")
     return ("fact", 0.8, "semantic")
 
 

@@ -7,17 +7,15 @@ can cascade to exactly its relations), names stay in the input's language, and t
 the new relations next to the existing ones and is told which relations are single-valued.
 
 Placeholders are `{user_id}` only; literal braces in the JSON examples are doubled for `str.format`.
-Each prompt's first line is a task tag (`[memoryx:graph-…]`) so the offline model can tell the tasks apart
-in JSON mode, where no tools are bound.
+Each prompt's first line is a task tag (`[memoryx-task: graph_…]`, the convention of models/offline.py) so
+the offline model can tell the tasks apart in JSON mode, where no tools are bound.
 """
 
 from __future__ import annotations
 
-TAG_EXTRACT = "[memoryx:graph-extract]"
-TAG_RELATIONS = "[memoryx:graph-relations]"
-TAG_DELETE = "[memoryx:graph-delete]"
-
-SELF_REFERENCES = ("i", "me", "my", "mine", "myself", "user", "the user", "我", "我的", "自己", "用户", "私", "僕", "俺", "わたし")
+TAG_EXTRACT = "[memoryx-task: graph_extract]"
+TAG_RELATIONS = "[memoryx-task: graph_relations]"
+TAG_DELETE = "[memoryx-task: graph_delete]"
 
 _ENTITY_RULES = """\
 Entities:
@@ -36,7 +34,7 @@ Relations (source -> relationship -> destination):
 - Only between entities stated in the text; the source is usually the subject ("{user_id}" for the user).
 - Relationship names are consistent, general and timeless: the state, not the change.
   "moved to Paris" -> lives_in; "became a professor" -> profession; "started at Acme" -> works_at.
-- English input: lowercase snake_case English verbs: lives_in, works_at, likes, named, has_pet, married_to,
+- English input: lowercase snake_case English verbs: lives_in, works_at, likes, is_named, has_pet, married_to,
   friend_of, studies_at, born_in, visited. Always the same name for the same meaning.
 - Chinese input: short natural Chinese relation names: 住在, 工作于, 喜欢, 名叫, 养了, 朋友, 就读于.
   Japanese input: natural Japanese (住んでいる, 働いている, 好き). Never translate entity names.
@@ -144,7 +142,7 @@ Self-references in the new information ("I", "me", "我", "私") mean "{user_id}
 
 Name an existing relation as outdated only when the new information contradicts it or replaces it:
 - A single-valued relation gets a new value: lives_in / 住在 (home), works_at / 工作于 (employer),
-  named / 名叫 (name), married_to, age, birthday. "{user_id} lives_in Berlin" is outdated by
+  is_named / 名叫 (name), married_to, age, birthday. "{user_id} lives_in Berlin" is outdated by
   "{user_id} lives_in Paris" (the user moved).
 - The new information retracts or negates it: "no longer likes tea" / "不再喜欢茶" outdates
   "{user_id} likes tea".

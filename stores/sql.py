@@ -29,7 +29,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.errors import (
     ConcurrencyError,
@@ -253,12 +253,12 @@ class JudgmentRow(ScopeColumns, Base):
     trace_id: Mapped[str] = mapped_column(sa.String(64), unique=True)
     operation_type: Mapped[str] = mapped_column(sa.String(32), default="MEMORY_UPDATE")
     input_content: Mapped[str | None] = mapped_column(sa.Text)
-    extracted_facts: Mapped[Any] = mapped_column(JSONType)
-    existing_memories: Mapped[Any] = mapped_column(JSONType)
+    extracted_facts: Mapped[Any | None] = mapped_column(JSONType, nullable=True)
+    existing_memories: Mapped[Any | None] = mapped_column(JSONType, nullable=True)
     llm_response: Mapped[str | None] = mapped_column(sa.Text)
-    parsed_operations: Mapped[Any] = mapped_column(JSONType)
+    parsed_operations: Mapped[Any | None] = mapped_column(JSONType, nullable=True)
     reasoning: Mapped[str | None] = mapped_column(sa.Text)
-    executed_operations: Mapped[Any] = mapped_column(JSONType)
+    executed_operations: Mapped[Any | None] = mapped_column(JSONType, nullable=True)
     execution_success: Mapped[bool | None] = mapped_column(sa.Boolean)
     error_message: Mapped[str | None] = mapped_column(sa.Text)
     model_name: Mapped[str | None] = mapped_column(sa.String(255))
@@ -413,6 +413,7 @@ class SQLStore:
 
     def __init__(self, url: str, *, echo: bool = False):
         self._closed = False
+        self._lock_engine: Engine | None = None
         try:
             parsed = make_url(url)
         except Exception as exc:  # ArgumentError, ValueError, TypeError on garbage input
@@ -465,6 +466,10 @@ class SQLStore:
         self._mem_lock = None
         self._lock_dir = None
         connect_args = {"connect_timeout": 10} if self.is_postgres else {}
+        if self.is_postgres:
+            # Lock connections come from their own unpooled engine: many waiters polling for a scope lock
+            # must never take the pooled connections the lock holder needs to finish its work.
+            self._lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
         # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
         return sa.create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
@@ -509,6 +514,11 @@ class SQLStore:
             raise self._unavailable(exc) from exc
         except (sa.exc.InterfaceError, sa.exc.NoSuchModuleError) as exc:
             raise self._unavailable(exc) from exc
+        except sa.exc.TimeoutError as exc:  # connection pool exhausted
+            raise ConcurrencyError(
+                f"No free connection to {self.safe_url} within the pool timeout: too many concurrent "
+                "operations in this process. Retry, or run fewer operations at once."
+            ) from exc
         except sa.exc.DBAPIError as exc:
             if exc.connection_invalidated:
                 raise self._unavailable(exc) from exc
@@ -517,8 +527,7 @@ class SQLStore:
     @contextmanager
     def _tx(self, write: bool = False) -> Iterator[Session]:
         """One transaction: committed on success, rolled back on any error (nothing half-written)."""
-        if self._closed:
-            raise StoreUnavailableError("This SQLStore is closed; build a new one (or new Services).")
+        self._check_open()
         maker = self._write if write else self._read
         mem_lock = self._mem_lock
         if mem_lock is not None:
@@ -529,6 +538,10 @@ class SQLStore:
         finally:
             if mem_lock is not None:
                 mem_lock.release()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailableError("This SQLStore is closed; build a new one (or new Services).")
 
     def _migrate(self) -> None:
         with self._write_engine.begin() as conn:
@@ -562,6 +575,8 @@ class SQLStore:
         if not self._closed:
             self._closed = True
             self.engine.dispose()
+            if self._lock_engine is not None:
+                self._lock_engine.dispose()
 
     def __enter__(self) -> "SQLStore":
         return self
@@ -971,7 +986,7 @@ class SQLStore:
         ids = {r.source_id for r in rows} | {r.target_id for r in rows}
         names: dict[str, str] = {}
         for chunk in _chunks(ids):
-            names.update(s.execute(select(EntityRow.id, EntityRow.name).where(EntityRow.id.in_(chunk))).tuples())
+            names.update(s.execute(select(EntityRow.id, EntityRow.name).where(EntityRow.id.in_(chunk))).all())
         return [_relation_dict(r, names) for r in rows]
 
     def add_relation(self, *, scope: Scope, source_id: str, relation: str, target_id: str,
@@ -1106,11 +1121,12 @@ class SQLStore:
         ConcurrencyError at once instead of waiting for itself until the timeout.
         """
         scope = _require_scope(scope)
-        key = scope.key()
+        self._check_open()
+        key = (self.safe_url, scope.key())  # two stores (databases) never share a lock
         held = _held_locks()
         if key in held:
             raise ConcurrencyError(
-                f"scope_lock({key}) is already held by this thread; it is not reentrant. "
+                f"scope_lock({scope.key()}) is already held by this thread; it is not reentrant. "
                 "Take the lock once around the whole operation."
             )
         lock = self._pg_lock(scope, timeout) if self.is_postgres else self._file_lock(scope, timeout)
@@ -1126,8 +1142,9 @@ class SQLStore:
         lock_key = int.from_bytes(hashlib.sha1(scope.key().encode("utf-8")).digest()[:8], "big", signed=True)
         # A dedicated autocommit connection: the session-level advisory lock lives as long as it does and is
         # released by the server if this process dies.
+        assert self._lock_engine is not None
         with self._wrap_errors():
-            conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            conn = self._lock_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         acquired = False
         try:
             with self._wrap_errors():
@@ -1149,10 +1166,16 @@ class SQLStore:
         import fcntl  # POSIX only; imported here so the rest of the store works anywhere
 
         assert self._lock_dir is not None
-        self._lock_dir.mkdir(parents=True, exist_ok=True)
         path = self._lock_dir / f"{hashlib.sha1(scope.key().encode('utf-8')).hexdigest()}.lock"
-        # A new open file description per call: flock then excludes other threads of this process too.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self._lock_dir.mkdir(parents=True, exist_ok=True)
+            # A new open file description per call: flock then excludes other threads of this process too.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"Cannot create the scope lock file {path}: {exc}. The locks live next to the SQLite file of "
+                "MEMORYX_SQL_URL; make that directory writable or point MEMORYX_SQL_URL elsewhere."
+            ) from exc
         try:
             def try_lock() -> bool:
                 try:
@@ -1177,7 +1200,7 @@ class SQLStore:
 _thread_state = threading.local()
 
 
-def _held_locks() -> set[str]:
+def _held_locks() -> set[tuple[str, str]]:
     held = getattr(_thread_state, "held", None)
     if held is None:
         held = _thread_state.held = set()

@@ -1,0 +1,146 @@
+"""The add graph: conversation -> reconciled memories and knowledge graph.
+
+    validate_input ─┬─ (empty) ───────────────────────────────────────────────────────────────┐
+                    ├─ (infer=False) store_raw ────────────────────────────────────────────────┤
+                    └─ extract_facts ─(no facts)──────────────────────────────────────────────┤
+                          └─ retrieve_similar ─ judge ─[review]─ execute_ops ─┬─ (stale) ↺ retrieve_similar
+                                                                              ├─ extract_relations ─ link_entities
+                                                                              │    ─ resolve_graph_conflicts ─┤
+                                                                              └───────────────────────────────┴─ finalize
+
+`builder` is exported (tests, embedding) and `graph` is compiled without persistence (for `langgraph dev`,
+which brings its own checkpointer). The Python API compiles with `compile_add_graph(make_checkpointer())`;
+each run's thread id is its trace id (`add_run_config`). The final state key `result` is mem0-shaped:
+{"results": [{"id", "memory", "event", "previous_memory"?}], "relations": {"added_entities": [...],
+"deleted_entities": [...]}, "trace_id"}.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, context_of, services_of
+from memoryx.nodes.execute_ops import execute_ops
+from memoryx.nodes.extract_facts import extract_facts
+from memoryx.nodes.infer_off import store_raw
+from memoryx.nodes.judge import judge
+from memoryx.nodes.retrieve_similar import retrieve_similar
+from memoryx.nodes.review import review
+from memoryx.nodes.validate_input import validate_input
+from memoryx.state import AddInput, AddOutput, AddState
+
+try:  # the knowledge-graph steps (nodes/graph_*.py)
+    from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
+    from memoryx.nodes.graph_linking import link_entities
+    from memoryx.nodes.graph_relations import extract_relations
+
+    GRAPH_NODES = True
+except ImportError:  # pragma: no cover - the fact pipeline works on its own
+    GRAPH_NODES = False
+
+EMPTY_RELATIONS = {"added_entities": [], "deleted_entities": []}
+
+
+def finalize(state: AddState) -> dict:
+    """The mem0-compatible result of the run."""
+    changes = state.get("graph_changes") or {}
+    relations = {"added_entities": list(changes.get("added_entities") or []),
+                 "deleted_entities": list(changes.get("deleted_entities") or [])}
+    return {"result": {"results": list(state.get("executed") or []), "relations": relations,
+                       "trace_id": state.get("trace_id")}}
+
+
+# ------------------------------------------------------------------------------------------------ routing
+
+
+def route_input(state: AddState) -> Literal["extract_facts", "store_raw", "finalize"]:
+    if not state.get("normalized_messages"):
+        return "finalize"  # empty or whitespace input: nothing to do, nothing written
+    if state.get("infer") is False:
+        return "store_raw"
+    return "extract_facts"
+
+
+def route_facts(state: AddState) -> Literal["retrieve_similar", "finalize"]:
+    return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else "finalize"
+
+
+def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["review", "execute_ops"]:
+    ctx = context_of(runtime)
+    review_on = bool(ctx.review)
+    return "review" if review_on and state.get("operations") else "execute_ops"
+
+
+def graph_wanted(runtime: Runtime[Context] | None) -> bool:
+    if not GRAPH_NODES:
+        return False
+    if not context_of(runtime).graph_enabled:
+        return False
+    return services_of(runtime).graph is not None
+
+
+def route_executed(state: AddState, runtime: Runtime[Context]) -> Literal["retrieve_similar", "extract_relations", "finalize"]:
+    if state.get("stale"):
+        return "retrieve_similar"  # a concurrent add changed the similar memories: judge again
+    if graph_wanted(runtime) and state.get("executed"):
+        return "extract_relations"
+    return "finalize"
+
+
+# ------------------------------------------------------------------------------------------------ wiring
+
+builder = StateGraph(AddState, context_schema=Context, input_schema=AddInput, output_schema=AddOutput)
+builder.add_node("validate_input", validate_input)
+builder.add_node("extract_facts", extract_facts)
+builder.add_node("retrieve_similar", retrieve_similar)
+builder.add_node("judge", judge)
+builder.add_node("review", review)
+builder.add_node("execute_ops", execute_ops)
+builder.add_node("store_raw", store_raw)
+builder.add_node("finalize", finalize)
+
+builder.add_edge(START, "validate_input")
+builder.add_conditional_edges("validate_input", route_input, ["extract_facts", "store_raw", "finalize"])
+builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar", "finalize"])
+builder.add_edge("retrieve_similar", "judge")
+builder.add_conditional_edges("judge", route_judgment, ["review", "execute_ops"])
+builder.add_edge("review", "execute_ops")
+builder.add_edge("store_raw", "finalize")
+if GRAPH_NODES:
+    builder.add_node("extract_relations", extract_relations)
+    builder.add_node("link_entities", link_entities)
+    builder.add_node("resolve_graph_conflicts", resolve_graph_conflicts)
+    builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "extract_relations", "finalize"])
+    builder.add_edge("extract_relations", "link_entities")
+    builder.add_edge("link_entities", "resolve_graph_conflicts")
+    builder.add_edge("resolve_graph_conflicts", "finalize")
+else:  # pragma: no cover
+    builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "finalize"])
+builder.add_edge("finalize", END)
+
+
+def compile_add_graph(checkpointer: Any = None):
+    """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer)."""
+    return builder.compile(checkpointer=checkpointer, name="memoryx.add")
+
+
+def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                   run_id: str | None = None, services: Any = None, run_name: str = "memoryx.add") -> dict:
+    """Config of one add run: thread id = trace id; LangSmith tags/metadata with trace id, user and model."""
+    from memoryx.models.factory import model_name_of
+
+    models = {}
+    if services is not None:
+        models = {role: model_name_of(getattr(services, f"{role}_llm")) for role in ("extraction", "judgment", "graph")}
+    tags = [f"trace_id:{trace_id}"] + ([f"user_id:{user_id}"] if user_id else []) + \
+           sorted({f"model:{m}" for m in models.values()})
+    metadata = {"trace_id": trace_id, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
+                **{f"{role}_model": m for role, m in models.items()}}
+    return {"configurable": {"thread_id": trace_id}, "run_name": run_name, "tags": tags,
+            "metadata": {k: v for k, v in metadata.items() if v is not None}}
+
+
+graph = compile_add_graph()

@@ -1,0 +1,259 @@
+"""OfflineChatModel: a deterministic, rule-based chat model for demos and tests (no key, no network).
+
+It is NOT a language model. It recognises which MemoryX task it is given from the task tag on the first
+line of our system prompts (`[memoryx-task: extract_facts]`, `[memoryx-task: judge_memory]`) and answers
+exactly in the format a real model is asked for (JSON text), so the whole pipeline runs unchanged. Graph
+tasks (tools named extract_entities / establish_relationships / delete_graph_memory bound, or a graph task
+tag) are delegated to `memoryx.models.offline_graph.respond(messages, tools)`, which answers with tool calls.
+
+What it understands is the documented set of first-person statements of
+`memoryx.models.offline_rules` (English, Chinese, Japanese): name, home, moves, work, likes and the
+retraction of a like. Its judgments are deterministic:
+
+- the same fact as an existing memory -> NONE;
+- a new value of a single-valued attribute (home, employer, name) -> UPDATE of the old memory (same id);
+- a retraction ("I don't like X anymore") -> DELETE of the matching like, and ADD of the retraction itself
+  (a contradiction never loses the new fact); liking X again deletes the earlier retraction the same way;
+- anything else -> ADD.
+
+Other first-person sentences of four words or more ("I have a dog named Max") are kept as facts nearly
+verbatim; greetings, thanks and questions give no facts. Token usage is estimated (about 4 characters per
+token, one per CJK character) so benchmarks can report tokens per add.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Sequence
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from memoryx.models import offline_rules as rules
+
+TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
+GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
+FACT_TASKS = {"extract_facts", "judge_memory"}
+
+
+def estimate_tokens(text: str) -> int:
+    text = text or ""
+    cjk = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", text))
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+
+
+def task_of(messages: Sequence[BaseMessage]) -> str | None:
+    """The MemoryX task tag of a prompt (first tagged system/human message), or None."""
+    for m in messages:
+        match = TASK_TAG.search(_text(m)[:300])
+        if match:
+            return match.group(1)
+    return None
+
+
+class OfflineChatModel(BaseChatModel):
+    """Rule-based stand-in for a chat model; see the module docstring for what it covers."""
+
+    model_name: str = "offline"
+
+    @property
+    def _llm_type(self) -> str:
+        return "memoryx-offline"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name}
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any):
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=formatted, **kwargs)
+
+    # ------------------------------------------------------------------------------------- dispatch
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        tools = kwargs.get("tools") or []
+        names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
+        task = task_of(messages)
+        if task == "extract_facts":
+            message = AIMessage(content=self._extract_facts(messages))
+        elif task == "judge_memory":
+            message = AIMessage(content=self._judge(messages))
+        elif names & GRAPH_TOOLS or (task and task not in FACT_TASKS) or _graph_handles(messages, tools):
+            from memoryx.models import offline_graph
+
+            message = offline_graph.respond(messages, tools)
+        else:
+            message = AIMessage(
+                content="The offline MemoryX model only answers MemoryX's own prompts. Configure a real model "
+                "with MEMORYX_LLM=provider:model (and MEMORYX_LLM_BASE_URL for an OpenAI-compatible server)."
+            )
+        prompt_tokens = sum(estimate_tokens(_text(m)) for m in messages)
+        if tools:
+            prompt_tokens += estimate_tokens(json.dumps(tools))
+        out_text = _text(message) + (json.dumps([tc["args"] for tc in message.tool_calls]) if message.tool_calls else "")
+        completion_tokens = estimate_tokens(out_text)
+        message.usage_metadata = {
+            "input_tokens": prompt_tokens,
+            "output_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        message.response_metadata = {**(message.response_metadata or {}), "model_name": self.model_name}
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    # ------------------------------------------------------------------------------- fact extraction
+    def _extract_facts(self, messages: list[BaseMessage]) -> str:
+        from memoryx.prompts.facts import parse_conversation
+
+        human = "\n".join(_text(m) for m in messages if not isinstance(m, SystemMessage))
+        facts: list[dict] = []
+        seen: set[str] = set()
+        for turn in parse_conversation(human):
+            if turn["role"] != "user":
+                continue  # the offline model keeps no agent facts
+            for fact in extract_user_facts(turn["content"]):
+                key = rules.normalize_text(fact["text"])
+                if key not in seen:
+                    seen.add(key)
+                    facts.append(fact)
+        return json.dumps({"facts": facts}, ensure_ascii=False)
+
+    # ---------------------------------------------------------------------------------- judgment
+    def _judge(self, messages: list[BaseMessage]) -> str:
+        from memoryx.prompts.judge import parse_judge_input
+
+        human = "\n".join(_text(m) for m in messages if not isinstance(m, SystemMessage))
+        memories, facts = parse_judge_input(human)
+        return json.dumps({"operations": judge(memories, facts)}, ensure_ascii=False)
+
+
+def _graph_handles(messages, tools) -> bool:
+    try:
+        from memoryx.models import offline_graph
+    except ImportError:
+        return False
+    handles = getattr(offline_graph, "handles", None)
+    return bool(handles and handles(messages, tools))
+
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my)\b", re.I)
+_EN_REWRITES = [
+    (re.compile(r"^i am\b", re.I), "User is"),
+    (re.compile(r"^i'm\b", re.I), "User is"),
+    (re.compile(r"^i have\b", re.I), "User has"),
+    (re.compile(r"^i've\b", re.I), "User has"),
+    (re.compile(r"^i was\b", re.I), "User was"),
+    (re.compile(r"^my\b", re.I), "User's"),
+]
+
+
+def extract_user_facts(content: str) -> list[dict]:
+    """Facts of one user message: covered statements in canonical form, other first-person sentences verbatim."""
+    facts: list[dict] = []
+    for sentence in _SENTENCE.findall(content or ""):
+        sentence = sentence.strip()
+        if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
+            continue  # questions carry no facts
+        if rules.is_chitchat(sentence):
+            continue
+        for clause in rules.split_clauses(sentence):
+            st = rules.parse_statement(clause)
+            if st is not None:
+                category, importance, memory_type = rules.fact_category(st)
+                facts.append({"text": rules.fact_text(st), "category": category, "importance": importance,
+                              "memory_type": memory_type, "owner": "user"})
+                continue
+            generic = _generic_fact(clause)
+            if generic:
+                facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})
+    return facts
+
+
+def _generic_fact(clause: str) -> str | None:
+    if rules.is_chitchat(clause):
+        return None
+    lang = rules.detect_language(clause)
+    if lang == "en":
+        if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
+            return None
+        for pattern, repl in _EN_REWRITES:
+            if pattern.match(clause):
+                return pattern.sub(repl, clause, count=1)
+        return clause
+    if lang == "zh":
+        if not clause.startswith("我") or len(clause) < 4:
+            return None
+        return "用户" + clause[1:] if not clause.startswith("我们") else clause
+    if clause.startswith("私は") and len(clause) >= 5:
+        return "ユーザーは" + clause[2:]
+    return None
+
+
+def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
+    """Deterministic decisions for the judge prompt: see the module docstring."""
+    parsed_mem = [(m, rules.parse_statement(m.get("text", ""))) for m in memories]
+    ops: list[dict] = []
+    touched: set[str] = set()
+    for fact in facts:
+        index = fact.get("fact", 0)
+        text = fact.get("text", "")
+        owner = fact.get("owner", "user")
+        st = rules.parse_statement(text)
+        same_owner = [(m, s) for m, s in parsed_mem if m.get("owner", "user") == owner]
+        norm = rules.normalize_text(text)
+
+        duplicate = next((m for m, s in same_owner if rules.normalize_text(m.get("text", "")) == norm), None)
+        if duplicate is None and st is not None:
+            duplicate = next((m for m, s in same_owner if s is not None and s.key == st.key and s.polarity == st.polarity), None)
+        if duplicate is not None:
+            ops.append({"fact": index, "reason": "The same fact is already stored.", "event": "NONE",
+                        "id": duplicate["id"], "text": duplicate.get("text", "")})
+            continue
+        if st is None:
+            ops.append({"fact": index, "reason": "New information that no existing memory holds.", "event": "ADD", "id": None, "text": text})
+            continue
+
+        if st.single_valued and st.polarity:
+            old = next((m for m, s in same_owner if s is not None and s.attribute == st.attribute and s.polarity
+                        and m["id"] not in touched), None)
+            if old is not None:
+                touched.add(old["id"])
+                ops.append({"fact": index, "reason": f"The user's {st.attribute} changed from '{rules.parse_statement(old['text']).value}' "
+                            f"to '{st.value}'; it has a single value, so the new one replaces the old.",
+                            "event": "UPDATE", "id": old["id"], "text": text, "old_memory": old.get("text", "")})
+                continue
+
+        if st.attribute == "like":
+            opposite = [m for m, s in same_owner if s is not None and s.attribute == "like" and s.polarity != st.polarity
+                        and s.key == st.key and m["id"] not in touched]
+            for m in opposite:
+                touched.add(m["id"])
+                why = ("The user no longer likes this, so the memory is no longer true." if not st.polarity
+                       else "The user likes this again, so the earlier retraction is no longer true.")
+                ops.append({"fact": index, "reason": why, "event": "DELETE", "id": m["id"], "text": m.get("text", "")})
+            if opposite:
+                ops.append({"fact": index, "reason": "Keep the new statement itself so the new information is not lost.",
+                            "event": "ADD", "id": None, "text": text})
+                continue
+
+        ops.append({"fact": index, "reason": "New information that no existing memory holds.", "event": "ADD", "id": None, "text": text})
+    return ops

@@ -1,0 +1,99 @@
+"""Small helpers shared by the add graph's nodes: scopes, deterministic ids, model-call config, JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from typing import Any
+
+from memoryx.scope import Scope
+
+# Namespace of MemoryX's deterministic ids (uuid5(trace_id/op)): a replayed run writes the same ids.
+ID_NAMESPACE = uuid.UUID("8f6b1d2e-3c4a-5b6c-9d8e-7f6a5b4c3d2e")
+
+
+def scope_of(state: dict) -> Scope:
+    """The caller's scope (ScopeError when no id is given)."""
+    return Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
+                 run_id=state.get("run_id") or None)
+
+
+def agent_scope_of(state: dict) -> Scope:
+    """Where the assistant's own memories live: the agent (and run) without the user."""
+    return Scope(agent_id=state.get("agent_id"), run_id=state.get("run_id") or None)
+
+
+def keeps_agent_facts(state: dict) -> bool:
+    """Agent memories are kept apart only when both a user and an agent are named."""
+    return bool(state.get("agent_id")) and bool(state.get("user_id"))
+
+
+def scope_for_owner(state: dict, owner: str | None) -> Scope:
+    if owner == "agent" and keeps_agent_facts(state):
+        return agent_scope_of(state)
+    return scope_of(state)
+
+
+def deterministic_id(trace_id: str, key: str) -> str:
+    """uuid5 of (trace id, position): the same run replayed after a crash creates no second copy."""
+    return str(uuid.uuid5(ID_NAMESPACE, f"{trace_id}/{key}"))
+
+
+def llm_config(state: dict, step: str, model_name: str) -> dict:
+    """Config of one model call: LangSmith run name, tags and metadata (trace id, user, model)."""
+    trace_id = state.get("trace_id") or ""
+    tags = [f"memoryx:{step}", f"trace_id:{trace_id}", f"model:{model_name}"]
+    if state.get("user_id"):
+        tags.append(f"user_id:{state['user_id']}")
+    return {
+        "run_name": f"{step}_llm",
+        "tags": tags,
+        "metadata": {"trace_id": trace_id, "user_id": state.get("user_id"), "agent_id": state.get("agent_id"),
+                     "run_id": state.get("run_id"), "model": model_name, "memoryx_step": step},
+    }
+
+
+def elapsed_ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+# --------------------------------------------------------------------------------------- robust JSON
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_FENCE = re.compile(r"```(?:json|JSON|javascript)?\s*(.*?)```", re.S)
+
+
+def message_text(message: Any) -> str:
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON object/array in a model answer: <think> blocks and code fences stripped, prose
+    around it tolerated. Raises ValueError saying what was wrong."""
+    if text is None:
+        raise ValueError("the answer is empty")
+    cleaned = _THINK.sub("", text)
+    cleaned = re.sub(r"^.*?</(?:think|thinking|reasoning)>", "", cleaned, flags=re.S | re.I)  # unopened close tag
+    candidates = [m.group(1) for m in _FENCE.finditer(cleaned)] + [cleaned]
+    decoder = json.JSONDecoder()
+    last_error = "no JSON object found in the answer"
+    for chunk in candidates:
+        chunk = chunk.strip()
+        for start, ch in enumerate(chunk):
+            if ch not in "{[":
+                continue
+            try:
+                value, _ = decoder.raw_decode(chunk[start:])
+            except json.JSONDecodeError as exc:
+                last_error = f"invalid JSON: {exc.msg} at position {exc.pos}"
+                continue
+            if isinstance(value, (dict, list)):
+                return value
+    raise ValueError(last_error)

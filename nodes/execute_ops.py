@@ -1,0 +1,166 @@
+"""execute_ops: apply the judged operations to SQL (the system of record), then to the vector projection.
+
+Everything happens under `sql.scope_lock(scope)` (a file lock for SQLite, a PostgreSQL advisory lock
+otherwise), so concurrent adds for one user queue up here, across processes too:
+
+1. Optimistic re-check: the similar memories of each fact are searched again. If another run added a memory
+   the judge did not see (a concurrent add), the run goes back to retrieve_similar and is judged again (at
+   most MAX_STALE_RETRIES times; memories this run wrote itself do not count).
+2. ADD: skipped when a live memory of the scope has the same hash (exact duplicate); else inserted with a
+   deterministic id uuid5(trace_id/op index), so a replay after a crash finds it instead of adding a copy.
+3. UPDATE / DELETE keep the memory's id (history: ADD, UPDATE, ..., DELETE under one id). An UPDATE whose
+   memory was deleted meanwhile becomes an ADD (the new fact is never lost); an UPDATE whose new text already
+   exists as another memory deletes the superseded one instead of creating a duplicate.
+4. projector.sync_memories with the fact vectors computed by retrieve_similar (no second embedding pass).
+5. The executed operations are written into the judgment record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, context_of, services_of
+from memoryx.errors import NotFoundError
+from memoryx.models.offline_rules import normalize_text
+from memoryx.nodes.add_common import deterministic_id, elapsed_ms, scope_for_owner
+from memoryx.nodes.retrieve_similar import all_facts, search_similar
+from memoryx.state import AddState
+
+MAX_STALE_RETRIES = 2
+
+
+def _memory_hash(text: str) -> str:
+    from memoryx.stores.sql import memory_hash
+
+    return memory_hash(text)
+
+
+def _owner(op: dict, facts: list[dict]) -> str:
+    fi = op.get("fact_index")
+    return facts[fi].get("owner", "user") if fi is not None and 0 <= fi < len(facts) else "user"
+
+
+def _is_stale(services, state: dict, facts: list[dict], vectors: list, top_k: int, threshold: float) -> bool:
+    """True when a memory the judge did not see (written by another run) is now among the similar ones."""
+    if not facts or not vectors:
+        return False
+    known = {c["id"] for c in state.get("candidates") or []}
+    new_ids = {mid for mid, _, _ in search_similar(services, state, facts, vectors, top_k=top_k, threshold=threshold)} - known
+    if not new_ids:
+        return False
+    return any(row.get("trace_id") != state.get("trace_id") for row in services.sql.get_memories(sorted(new_ids)))
+
+
+def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], vectors: list) -> tuple[list[dict], list[dict]]:
+    """Apply the operations (caller holds the scope lock). Returns (results for the caller, executed log)."""
+    sql = services.sql
+    trace_id = state["trace_id"]
+    metadata = dict(state.get("metadata") or {})
+    fact_vec = {normalize_text(f["text"]): v for f, v in zip(facts, vectors or [])}
+    results: list[dict] = []
+    executed: list[dict] = []
+    known_vectors: dict[str, list[float]] = {}
+    to_sync: list[str] = []
+
+    def add(i: int, op: dict, owner: str) -> None:
+        scope = scope_for_owner(state, owner)
+        text = op["text"]
+        memory_id = deterministic_id(trace_id, f"op{i}")
+        dup = sql.find_by_hash(scope, _memory_hash(text))
+        if dup is not None and dup["id"] != memory_id:
+            executed.append({"event": "NONE", "id": dup["id"], "memory": text, "op": i,
+                             "reason": "exact duplicate of an existing memory: skipped"})
+            return
+        fi = op.get("fact_index")
+        fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
+        meta = {**metadata, **({"owner": "agent"} if owner == "agent" else {})}
+        sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
+                          memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id)
+        results.append({"id": memory_id, "memory": text, "event": "ADD"})
+        executed.append({"event": "ADD", "id": memory_id, "memory": text, "op": i})
+        vec = fact_vec.get(normalize_text(text))
+        if vec is not None:
+            known_vectors[memory_id] = vec
+        else:
+            to_sync.append(memory_id)
+
+    for i, op in enumerate(ops):
+        owner = _owner(op, facts)
+        event = op["event"]
+        if event == "ADD":
+            add(i, op, owner)
+        elif event == "UPDATE":
+            try:
+                current = sql.get_memory(op["id"], include_deleted=True)
+            except NotFoundError:
+                current = None
+            if current is None or current.get("deleted_at"):
+                executed.append({"event": "UPDATE->ADD", "id": op["id"], "op": i,
+                                 "reason": "the memory was deleted meanwhile; the new fact is added instead"})
+                add(i, op, owner)
+                continue
+            scope = scope_for_owner(state, owner)
+            dup = sql.find_by_hash(scope, _memory_hash(op["text"]))
+            if dup is not None and dup["id"] != op["id"]:
+                sql.delete_memory(op["id"], trace_id=trace_id)
+                results.append({"id": op["id"], "memory": current["memory"], "event": "DELETE"})
+                executed.append({"event": "DELETE", "id": op["id"], "memory": current["memory"], "op": i,
+                                 "reason": f"superseded: its new text already exists as memory {dup['id']}"})
+                to_sync.append(op["id"])
+                continue
+            fi = op.get("fact_index")
+            fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
+            sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
+                              importance=fact.get("importance"), memory_type=fact.get("memory_type"))
+            previous = op.get("old_memory") if op.get("old_memory") is not None else current["memory"]
+            results.append({"id": op["id"], "memory": op["text"], "event": "UPDATE", "previous_memory": previous})
+            executed.append({"event": "UPDATE", "id": op["id"], "memory": op["text"], "previous_memory": previous, "op": i})
+            vec = fact_vec.get(normalize_text(op["text"]))
+            if vec is not None:
+                known_vectors[op["id"]] = vec
+            else:
+                to_sync.append(op["id"])
+        elif event == "DELETE":
+            try:
+                row = sql.delete_memory(op["id"], trace_id=trace_id)
+            except NotFoundError:
+                executed.append({"event": "NONE", "id": op["id"], "op": i, "reason": "memory no longer exists"})
+                continue
+            text = op.get("old_memory") or row.get("memory") or op.get("text")
+            results.append({"id": op["id"], "memory": text, "event": "DELETE"})
+            executed.append({"event": "DELETE", "id": op["id"], "memory": text, "op": i})
+            to_sync.append(op["id"])
+        else:
+            executed.append({"event": "NONE", "id": op.get("id"), "memory": op.get("text"), "op": i})
+
+    if known_vectors:
+        ids = list(known_vectors)
+        services.projector.sync_memories(ids, vectors=[known_vectors[k] for k in ids])
+    if to_sync:
+        services.projector.sync_memories(list(dict.fromkeys(to_sync)))
+    return results, executed
+
+
+def execute_ops(state: AddState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    ctx = context_of(runtime)
+    ops = list(state.get("operations") or [])
+    facts = all_facts(state)
+    vectors = state.get("fact_vectors") or []
+    scopes = {scope_for_owner(state, _owner(op, facts)) for op in ops} | {scope_for_owner(state, "user")}
+    with contextlib.ExitStack() as stack:
+        for scope in sorted(scopes, key=lambda s: s.key()):  # one global order: no deadlock between runs
+            stack.enter_context(services.sql.scope_lock(scope))
+        t_lock = elapsed_ms(start)
+        retries = int(state.get("stale_retries") or 0)
+        if retries < MAX_STALE_RETRIES and any(op["event"] != "NONE" for op in ops) and \
+                _is_stale(services, state, facts, vectors, ctx.similar_top_k, ctx.similarity_threshold):
+            return {"stale": True, "stale_retries": retries + 1,
+                    "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}
+        results, executed = apply_operations(services, state, ops, facts, vectors)
+        services.sql.save_judgment(state["trace_id"], executed_operations=executed, execution_success=True, status="done")
+    return {"executed": results, "stale": False, "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}

@@ -1,0 +1,163 @@
+"""extract_facts: conversation -> atomic facts (text, category, importance, memory_type, owner).
+
+A cheap rule pre-filter (seed 003 §3.1) skips the model when the user/assistant turns are pure chit-chat
+(greetings, thanks, acknowledgements). The model's answer is parsed robustly (<think> blocks and code fences
+stripped, prose tolerated, string or object items, "content"/"fact" for "text", "high/medium/low"
+importance); one retry shows the model its parse error; a second failure is a ModelOutputError carrying the
+trace id (judgment saved as failed, nothing written, the run resumable).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.errors import ModelOutputError
+from memoryx.models.factory import model_name_of
+from memoryx.models.offline_rules import is_chitchat, normalize_text
+from memoryx.nodes.add_common import elapsed_ms, extract_json, keeps_agent_facts, llm_config, message_text, scope_of
+from memoryx.prompts.facts import extraction_system_prompt, format_conversation
+from memoryx.state import AddState, Fact
+
+CATEGORIES = ("preference", "fact", "plan", "experience", "opinion")
+MEMORY_TYPES = ("episodic", "semantic", "preference", "fact")
+_IMPORTANCE_WORDS = {"high": 0.9, "medium": 0.6, "med": 0.6, "low": 0.3, "高": 0.9, "中": 0.6, "低": 0.3}
+_DEFAULT_TYPE = {"preference": "preference", "fact": "semantic", "plan": "episodic", "experience": "episodic",
+                 "opinion": "semantic"}
+
+RETRY_EXTRACTION = ('Your previous answer could not be used: {error}\nAnswer again with ONLY the JSON object: '
+                    '{{"facts": [{{"text": "...", "category": "...", "importance": 0.7, "memory_type": "...", "owner": "user"}}]}}')
+
+
+def _importance(value: Any) -> float:
+    if isinstance(value, bool):
+        return 0.5
+    if isinstance(value, (int, float)):
+        v = float(value)
+        return max(0.0, min(1.0, v / 10.0 if 1.0 < v <= 10.0 else v))
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _IMPORTANCE_WORDS:
+            return _IMPORTANCE_WORDS[word]
+        try:
+            return _importance(float(word))
+        except ValueError:
+            return 0.5
+    return 0.5
+
+
+def parse_facts(raw: str) -> list[Fact]:
+    """Facts of an extraction answer; ValueError naming what is wrong when the answer is unusable."""
+    data = extract_json(raw)
+    if isinstance(data, dict):
+        items = next((data[k] for k in ("facts", "memories", "memory", "items") if k in data), None)
+        if items is None:
+            raise ValueError('the JSON object has no "facts" list')
+    else:
+        items = data
+    if not isinstance(items, list):
+        raise ValueError('"facts" must be a list')
+    facts: list[Fact] = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict):
+            raise ValueError(f"facts[{i}] must be an object or a string")
+        text = next((item[k] for k in ("text", "content", "fact", "memory") if isinstance(item.get(k), str)), None)
+        if text is None or not text.strip():
+            continue  # an empty fact is no fact; not worth a retry
+        category = str(item.get("category") or "fact").strip().lower()
+        category = category if category in CATEGORIES else "fact"
+        memory_type = str(item.get("memory_type") or item.get("type") or "").strip().lower()
+        memory_type = memory_type if memory_type in MEMORY_TYPES else _DEFAULT_TYPE[category]
+        owner = "agent" if str(item.get("owner") or "user").strip().lower() in ("agent", "assistant") else "user"
+        facts.append(Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
+                          memory_type=memory_type, owner=owner))
+    return facts
+
+
+def _now_of(messages: list[dict]) -> str:
+    stamps = [m["timestamp"] for m in messages if m.get("timestamp")]
+    return stamps[-1] if stamps else datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC (%A)")
+
+
+def fail_run(services, state: dict, step: str, error: str, raw: str | None, model_name: str, latency_ms: float) -> ModelOutputError:
+    """Save the failed judgment record and build the error to raise (nothing else was written)."""
+    trace_id = state.get("trace_id")
+    try:
+        services.sql.save_judgment(
+            trace_id, scope=scope_of(state), operation_type="MEMORY_UPDATE",
+            input_content=format_conversation(state.get("normalized_messages") or []),
+            extracted_facts=list(state.get("facts") or []) + list(state.get("agent_facts") or []),
+            existing_memories=state.get("candidates") or [], llm_response=raw or "", execution_success=False,
+            error_message=f"{step}: {error}", model_name=model_name, latency_ms=latency_ms, status="failed")
+    except Exception:  # noqa: BLE001 - the model error is the one to report
+        pass
+    return ModelOutputError(
+        f"The {step} model's output could not be used after one retry: {error}. The run can be resumed with the "
+        f"same trace id once the model works (or use a stronger model).", trace_id=trace_id)
+
+
+def call_with_retry(llm, messages: list, parse, *, state: dict, step: str, retry_template: str, services) -> tuple[Any, str, float, int]:
+    """Invoke, parse; on a parse (or call) error retry once with the error shown. Returns
+    (parsed, raw answers joined, latency ms, calls made). Raises ModelOutputError after the retry."""
+    name = model_name_of(llm)
+    config = llm_config(state, step, name)
+    start = time.perf_counter()
+    raws: list[str] = []
+    conversation = list(messages)
+    error = ""
+    for attempt in (1, 2):
+        try:
+            answer = llm.invoke(conversation, config=config)
+        except Exception as exc:  # noqa: BLE001 - a failing model call is retried once like bad output
+            error = f"model call failed: {type(exc).__name__}: {exc}"
+            raws.append(f"<error: {error}>")
+            if attempt == 2:
+                raise fail_run(services, state, step, error, "\n---\n".join(raws), name, elapsed_ms(start)) from exc
+            continue
+        raw = message_text(answer)
+        raws.append(raw)
+        try:
+            return parse(raw), "\n---\n".join(raws), elapsed_ms(start), attempt
+        except ValueError as exc:
+            error = str(exc)
+            if attempt == 2:
+                raise fail_run(services, state, step, error, "\n---\n".join(raws), name, elapsed_ms(start)) from exc
+            conversation = conversation + [AIMessage(content=raw), HumanMessage(content=retry_template.format(error=error))]
+    raise AssertionError("unreachable")
+
+
+def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    turns = [m for m in state.get("normalized_messages") or [] if m["role"] in ("user", "assistant")]
+    if not turns or all(is_chitchat(m["content"]) for m in turns):
+        return {"facts": [], "agent_facts": [], "timings": {"extract_facts": elapsed_ms(start)},
+                "model_calls": {"extract_facts": 0}}
+
+    agent_apart = keeps_agent_facts(state)
+    prompt = [SystemMessage(content=extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart)),
+              HumanMessage(content=format_conversation(turns))]
+    facts, raw, latency, calls = call_with_retry(
+        services.extraction_llm, prompt, parse_facts, state=state, step="extract_facts",
+        retry_template=RETRY_EXTRACTION, services=services)
+
+    user_facts: list[Fact] = []
+    agent_facts: list[Fact] = []
+    seen: set[tuple[str, str]] = set()
+    for fact in facts:
+        owner = fact["owner"] if agent_apart else "user"
+        key = (owner, normalize_text(fact["text"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        (agent_facts if owner == "agent" else user_facts).append({**fact, "owner": owner})
+    return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": raw,
+            "timings": {"extract_facts": elapsed_ms(start), "extract_facts_llm": latency},
+            "model_calls": {"extract_facts": calls}}

@@ -1,0 +1,255 @@
+"""Step 7 of the add graph: reconcile the knowledge graph with this run (SQL first, then projections).
+
+Order of work: every read and the one model call happen first, then the writes, so a failing model call
+leaves nothing half-written and a replay after a crash converges (invalidating twice is a no-op, adding a
+valid relation twice returns the first).
+
+1. DELETE cascade (seed 000 §5.4): the valid relations of every memory DELETEd in this run are invalidated.
+2. UPDATE delta (seed 000 §5.5): the valid relations of every memory UPDATEd in this run that the new text
+   no longer yields are invalidated (relations it still yields stay as they are).
+3. Conflicts: the valid relations around the linked entities (and the user's own entity), minus those
+   already handled and those identical to new ones, go to the graph model with the new memories and the
+   new relations; the delete_graph_memory tool (or a JSON answer) names the outdated ones: invalidated.
+   No existing relation to show: no model call.
+4. New relations are added with their memory id and the run's trace id.
+5. Entities of the cascaded relations left without a valid relation are removed: SQL rows (with the
+   invalidated relations that reference them), graph nodes and entity vectors.
+
+Relations are soft-invalidated (valid=false, invalidated_at, invalidated_by=trace id). A relation outdated
+by a conflict stays as history in SQL and in the graph (searchable with include_invalid), its entities too;
+a memory's cascade (UPDATE/DELETE) removes what became orphaned, as seed 000 prescribes. The result is `graph_changes`, in the shape this project returns as mem0's "relations":
+{"added_entities": [{"source", "relationship", "destination"}], "deleted_entities": [same]} — one flat
+list of dicts each (mem0 itself nests the added ones in per-call lists and names the end "target").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.errors import ModelOutputError
+from memoryx.models.graph_tools import (
+    DELETE_GRAPH_MEMORY,
+    DELETE_TOOLS,
+    collect_tool_calls,
+    message_json,
+    normalize_relation,
+    parse_relation_items,
+    resolve_self,
+)
+from memoryx.nodes.graph_linking import same_scope
+from memoryx.models.factory import model_name_of
+from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
+from memoryx.nodes.graph_relations import changed_memories, graph_active, self_name
+from memoryx.prompts.graph import (
+    DELETE_RELATIONS_JSON_PROMPT,
+    DELETE_RELATIONS_PROMPT,
+    EXISTING_HEADER,
+    NEW_INFO_HEADER,
+    NEW_RELATIONS_HEADER,
+    USER_ID_HEADER,
+)
+from memoryx.state import AddState
+from memoryx.text import normalize_name
+
+log = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 50  # existing relations shown to the model at most
+
+
+def empty_changes() -> dict:
+    return {"added_entities": [], "deleted_entities": []}
+
+
+def change_of(row: dict) -> dict:
+    return {"source": row.get("source"), "relationship": row.get("relation"), "destination": row.get("target")}
+
+
+def _key(row: dict) -> tuple[str, str, str]:
+    return (row["source_id"], row["relation"], row["target_id"])
+
+
+def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
+    started = time.perf_counter()
+    if not graph_active(runtime):
+        return {"graph_changes": empty_changes()}
+    services = services_of(runtime)
+    sql, scope, trace_id = services.sql, scope_of(state), state.get("trace_id")
+    executed = state.get("executed") or []
+    linked: dict = state.get("linked_entities") or {}
+
+    # new relations with entity ids (relations whose ends could not be linked are dropped)
+    new: list[dict] = []
+    for r in state.get("relations") or []:
+        src, dst = linked.get(normalize_name(r["source"])), linked.get(normalize_name(r["destination"]))
+        if src and dst and src["id"] != dst["id"]:
+            new.append({"source_id": src["id"], "source": src["name"], "relation": r["relation"],
+                        "target_id": dst["id"], "target": dst["name"], "memory_id": r.get("memory_id")})
+    new = list({_key(n): n for n in reversed(new)}.values())[::-1]  # one per triple, first wins
+    new_keys = {_key(n) for n in new}
+
+    # 1 + 2: memory cascades; their entities are checked for orphans at the end
+    to_invalidate: dict[str, dict] = {}
+    cascaded_entities: set[str] = set()
+    for op in executed:
+        if op.get("event") == "DELETE" and op.get("id"):
+            # invalid ones too: a deleted memory takes the history of its relations with it
+            rows = sql.relations_for_memory(op["id"], include_invalid=True)
+            to_invalidate.update((row["id"], row) for row in rows if row["valid"])
+        elif op.get("event") == "UPDATE" and op.get("id"):
+            rows = [row for row in sql.relations_for_memory(op["id"]) if _key(row) not in new_keys]
+            to_invalidate.update((row["id"], row) for row in rows)
+        else:
+            continue
+        cascaded_entities.update(e for row in rows for e in (row["source_id"], row["target_id"]))
+
+    # 3: conflicts with existing relations around the touched entities
+    around_ids = {row["id"] for row in linked.values()}
+    user_rows = [r for r in sql.find_entities_by_names(scope, [self_name(state)]) if same_scope(r, scope)]
+    around_ids.update(r["id"] for r in user_rows)
+    existing = sql.relations_around(scope, list(around_ids)) if around_ids else []
+    existing_keys = {_key(r) for r in existing}
+    candidates = [r for r in existing if r["id"] not in to_invalidate and _key(r) not in new_keys]
+    memories = changed_memories(state, sql)
+    if candidates and memories:
+        candidates = _rank(candidates, new)[:MAX_CANDIDATES]
+        for row in _ask_conflicts(services, state, candidates, new, memories):
+            to_invalidate[row["id"]] = row
+
+    # --- writes, under the scope lock: concurrent runs of this user must not delete as an orphan an entity
+    # this run links to, nor add what another run just removed ---
+    with sql.scope_lock(scope):
+        new = _ensure_entities(services, scope, linked, new)
+        # a concurrent run may have removed some of them with their orphan entities meanwhile
+        still = [r["id"] for r in sql.get_relations(list(to_invalidate))] if to_invalidate else []
+        invalidated = sql.invalidate_relations(still, trace_id=trace_id) if still else []
+        added_rows = [
+            sql.add_relation(scope=scope, source_id=n["source_id"], relation=n["relation"], target_id=n["target_id"],
+                             memory_id=n.get("memory_id"), trace_id=trace_id)
+            for n in new
+        ]
+        if invalidated or added_rows:
+            services.projector.sync_relations(invalidated + added_rows)
+        # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but left
+        # unused. Ends of conflict-invalidated relations stay, so "lived in Berlin" remains as history.
+        touched = cascaded_entities | {row["id"] for row in linked.values()}
+        orphans = [r["id"] for r in sql.orphan_entities(list(touched))] if touched else []
+        if orphans:
+            sql.delete_entities(orphans)
+            services.projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
+
+    changes = {
+        "added_entities": [change_of(r) for r in added_rows if _key(r) not in existing_keys],
+        "deleted_entities": [change_of(r) for r in invalidated],
+    }
+    return {"graph_changes": changes, "timings": {"resolve_graph_conflicts": elapsed_ms(started)}}
+
+
+def _ensure_entities(services, scope, linked: dict, new: list[dict]) -> list[dict]:
+    """Re-create linked entities that a concurrent run removed as orphans since link_entities (same id, or
+    the id of an entity of that name created meanwhile); returns `new` with the ids in force."""
+    wanted = {row["id"]: row for row in linked.values()}
+    used = {e for n in new for e in (n["source_id"], n["target_id"])}
+    present = {r["id"] for r in services.sql.get_entities(list(used))}
+    remap: dict[str, str] = {}
+    for entity_id in used - present:
+        row = wanted[entity_id]
+        again = services.sql.upsert_entity(scope=scope, name=row["name"], entity_type=row.get("entity_type") or "entity",
+                                           entity_id=entity_id)
+        remap[entity_id] = again["id"]
+    if not remap:
+        return new
+    services.projector.sync_entities(list(set(remap.values())))
+    return [{**n, "source_id": remap.get(n["source_id"], n["source_id"]), "target_id": remap.get(n["target_id"], n["target_id"])}
+            for n in new]
+
+
+def _rank(candidates: list[dict], new: list[dict]) -> list[dict]:
+    """Most likely conflicts first: same source and relation name as a new relation, then relations that
+    touch a new relation's entities, then the rest; newest first within each group."""
+    same = {(n["source_id"], n["relation"]) for n in new}
+    ends = {e for n in new for e in (n["source_id"], n["target_id"])}
+
+    def group(row: dict) -> int:
+        if (row["source_id"], row["relation"]) in same:
+            return 0
+        return 1 if {row["source_id"], row["target_id"]} & ends else 2
+
+    newest_first = sorted(candidates, key=lambda r: r.get("created_at") or "", reverse=True)
+    return sorted(newest_first, key=group)  # stable: keeps newest first inside a group
+
+
+def _ask_conflicts(services, state: AddState, candidates: list[dict], new: list[dict],
+                   memories: list[dict]) -> list[dict]:
+    """The candidate rows the graph model names as outdated (one call; JSON fallback in auto mode)."""
+    user_id = self_name(state)
+    existing_txt = "\n".join(f"[r{i}] {r['source']} -- {r['relation']} -- {r['target']}" for i, r in enumerate(candidates))
+    new_txt = "\n".join(f"{n['source']} -- {n['relation']} -- {n['target']}" for n in new) or "(none)"
+    info_txt = "\n".join(f"- {m['memory'].strip()}" for m in memories)
+    user_msg = (f"{USER_ID_HEADER} {user_id}\n{EXISTING_HEADER}\n{existing_txt}\n"
+                f"{NEW_INFO_HEADER}\n{info_txt}\n{NEW_RELATIONS_HEADER}\n{new_txt}")
+    mode, trace_id, llm = services.settings.graph_extraction_mode, state.get("trace_id"), services.graph_llm
+    config = llm_config(state, "resolve_graph_conflicts", model_name_of(llm))
+    named: list[dict] | None = None
+    if mode in ("tools", "auto"):
+        named, problem = _delete_by_tools(llm, user_id, user_msg, config)
+        if named is None and mode == "tools":
+            raise ModelOutputError(f"Graph conflict detection by tool calling failed: {problem}. Use a model with "
+                                   "tool calling or set MEMORYX_GRAPH_EXTRACTION_MODE=json (or auto).", trace_id=trace_id)
+        if named is None:
+            log.info("graph conflicts: tool calling failed (%s); falling back to JSON mode", problem)
+    if named is None:
+        named = _delete_by_json(llm, user_id, user_msg, config, trace_id)
+    return _match(named, candidates, user_id)
+
+
+def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> tuple[list[dict] | None, str]:
+    try:
+        bound = llm.bind_tools(DELETE_TOOLS)
+        messages = [SystemMessage(DELETE_RELATIONS_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
+        answer = bound.invoke(messages, config=config)
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    calls = collect_tool_calls(answer)
+    named = [r for c in calls if c["name"] in (DELETE_GRAPH_MEMORY, "") for r in parse_relation_items(c["args"])]
+    if not calls:  # no call: nothing outdated, unless the text carries the JSON form
+        data = message_json(answer)
+        named = parse_relation_items(data.get("delete", [])) if isinstance(data, dict) else []
+    return named, ""
+
+
+def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None) -> list[dict]:
+    messages = [SystemMessage(DELETE_RELATIONS_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
+    try:
+        answer = llm.invoke(messages, config=config)
+    except Exception as exc:
+        raise ModelOutputError(f"Graph conflict model call failed: {type(exc).__name__}: {exc}", trace_id=trace_id) from exc
+    data = message_json(answer)
+    if isinstance(data, dict) and isinstance(data.get("delete", data.get("relations")), list):
+        return parse_relation_items(data.get("delete", data.get("relations")))
+    if isinstance(data, list):
+        return parse_relation_items(data)
+    calls = collect_tool_calls(answer)
+    if calls:
+        return [r for c in calls for r in parse_relation_items(c["args"])]
+    raise ModelOutputError(f"Graph conflict detection: unparseable model output: {str(answer.content)[:300]!r}",
+                           trace_id=trace_id)
+
+
+def _match(named: list[dict], candidates: list[dict], user_id: str) -> list[dict]:
+    """Candidate rows matching the named triples (normalised names; relation names as normalised by the
+    parser). Anything else the model names, including the new relations, is ignored."""
+    index: dict[tuple[str, str, str], list[dict]] = {}
+    for row in candidates:
+        key = (normalize_name(row["source"] or ""), normalize_relation(row["relation"]), normalize_name(row["target"] or ""))
+        index.setdefault(key, []).append(row)
+    out = []
+    for item in named:
+        key = (normalize_name(resolve_self(item["source"], user_id)), item["relation"],
+               normalize_name(resolve_self(item["destination"], user_id)))
+        out += index.get(key, [])
+    return out

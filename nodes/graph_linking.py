@@ -1,0 +1,85 @@
+"""Step 6 of the add graph: link the extracted entity names to the entities of the scope.
+
+1. Exact match of the normalised name (`SQLStore.find_entities_by_names`).
+2. The rest: embedded in ONE batch, each vector searched in the entity collection of the scope; the best
+   hit at or above `Context.entity_merge_threshold` (0.9) is the same entity. CJK names also need a shared
+   character: all-MiniLM-L6-v2 places unrelated short Chinese words close together (咖啡/茶 score 0.90).
+   The user's own entity is matched by exact name only.
+3. Names still unknown become new entities in SQL (`upsert_entity`), projected to the graph and the entity
+   vectors by `Projector.sync_entities`.
+
+Never across scopes: SQL rows and vector hits are kept only when their user/agent/run ids equal the run's
+scope exactly (a user-only scope must not pick up the entities of the same user under an agent).
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, context_of, services_of
+from memoryx.models.graph_tools import has_cjk
+from memoryx.nodes.add_common import elapsed_ms, scope_of
+from memoryx.nodes.graph_relations import graph_active, same_scope, self_name
+from memoryx.state import AddState
+from memoryx.text import normalize_name
+
+
+def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
+    """linked_entities: normalised extracted name -> entity row (existing or newly created)."""
+    started = time.perf_counter()
+    relations = state.get("relations") or []
+    if not relations or not graph_active(runtime):
+        return {"linked_entities": {}}
+    services, ctx = services_of(runtime), context_of(runtime)
+    scope = scope_of(state)
+    user_key = normalize_name(self_name(state))
+
+    types = {normalize_name(e["name"]): e.get("entity_type") or "entity" for e in state.get("entities") or []}
+    names: dict[str, str] = {}  # normalised -> first spelling, in order of appearance
+    for r in relations:
+        for name in (r["source"], r["destination"]):
+            names.setdefault(normalize_name(name), name)
+
+    linked: dict[str, dict] = {}
+    for row in services.sql.find_entities_by_names(scope, list(names.values())):
+        if same_scope(row, scope):
+            linked.setdefault(row["normalized_name"], row)
+
+    to_embed = [k for k in names if k not in linked and k != user_key]
+    if to_embed:
+        vectors = services.embeddings.embed_documents([names[k] for k in to_embed])
+        best: dict[str, tuple[float, str]] = {}  # normalised name -> (score, entity id)
+        for key, vector in zip(to_embed, vectors):
+            for hit in services.vectors.search_entities(vector, scope, limit=5, threshold=ctx.entity_merge_threshold):
+                payload = hit.payload or {}
+                if hit.score < ctx.entity_merge_threshold or not same_scope(payload, scope):
+                    continue
+                if not _compatible(names[key], payload.get("name") or ""):
+                    continue
+                if key not in best or hit.score > best[key][0]:
+                    best[key] = (hit.score, str(payload.get("id") or hit.id))
+        # the SQL row is the truth (a vector may be stale): link only to rows that still exist here
+        rows = {r["id"]: r for r in services.sql.get_entities([eid for _, eid in best.values()]) if same_scope(r, scope)}
+        for key, (_, entity_id) in best.items():
+            if entity_id in rows:
+                linked[key] = rows[entity_id]
+
+    created = []
+    for key, name in names.items():
+        if key not in linked:
+            etype = "person" if key == user_key else types.get(key, "entity")
+            row = services.sql.upsert_entity(scope=scope, name=name, entity_type=etype)
+            linked[key] = row
+            created.append(row["id"])
+    if created:
+        services.projector.sync_entities(created)
+    return {"linked_entities": linked, "timings": {"link_entities": elapsed_ms(started)}}
+
+
+def _compatible(new_name: str, existing_name: str) -> bool:
+    """Lexical sanity check of an embedding match: CJK names must share a character."""
+    if has_cjk(new_name) or has_cjk(existing_name):
+        return bool(set(filter(has_cjk, new_name)) & set(filter(has_cjk, existing_name)))
+    return True

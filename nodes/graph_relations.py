@@ -1,0 +1,307 @@
+"""Step 5 of the add graph: entities and relations of the memories written in this run.
+
+Input is the memory texts that changed in this run (ADD and UPDATE results of execute_ops); nothing is
+asked of the model when nothing changed. Entities and relations come from ONE model call with both tools
+bound (extract_entities + establish_relationships); a second call is made only when the model answered
+with entities but no relations. Mode (`settings.graph_extraction_mode`):
+
+* ``tools``: function calling only (a model without `bind_tools`, or a failing call, is an error);
+* ``json``: a JSON answer, parsed leniently, with one retry that shows the model its parse error;
+* ``auto``: tools, falling back to JSON mode when binding or calling the tools fails or the model
+  answers with neither tool calls nor readable JSON.
+
+So extraction costs one call normally and at most two. Every relation carries the id of the memory it came
+from (the model numbers them; a text match attributes relations the model left unnumbered), so UPDATE and
+DELETE of that memory can later cascade to exactly its relations.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, context_of, services_of
+from memoryx.errors import ModelOutputError
+from memoryx.models.factory import model_name_of
+from memoryx.models.graph_tools import (
+    ESTABLISH_RELATIONSHIPS,
+    EXTRACT_ENTITIES,
+    EXTRACTION_TOOLS,
+    EstablishRelationships,
+    collect_tool_calls,
+    message_json,
+    parse_entity_items,
+    parse_relation_items,
+    resolve_self,
+)
+from memoryx.prompts.graph import (
+    ENTITIES_HEADER,
+    EXTRACT_GRAPH_JSON_PROMPT,
+    EXTRACT_GRAPH_PROMPT,
+    EXTRACT_RELATIONS_PROMPT,
+    MEMORIES_HEADER,
+    USER_ID_HEADER,
+)
+from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
+from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.state import AddState
+from memoryx.text import normalize_name
+
+log = logging.getLogger(__name__)
+
+CHANGED_EVENTS = ("ADD", "UPDATE")
+
+
+# --- helpers shared by the three graph nodes ----------------------------------------------------------------
+
+
+def graph_active(runtime: Runtime[Context] | None) -> bool:
+    """The graph steps run only with a graph store and the run's graph switch on."""
+    return services_of(runtime).graph is not None and context_of(runtime).graph_enabled
+
+
+def self_name(state: AddState) -> str:
+    """The entity that self-references ("I", "我", "私") resolve to: the user's id."""
+    return state.get("user_id") or "user"
+
+
+def same_scope(record: dict, scope: Scope) -> bool:
+    """Exactly this scope: every scope field equal, unset ones unset."""
+    return all((record.get(k) or None) == getattr(scope, k) for k in SCOPE_FIELDS)
+
+
+def changed_memories(state: AddState, sql) -> list[dict]:
+    """The ADD/UPDATE results of this run (the input of extraction and conflict detection) whose memory
+    lives in the run's own scope: the assistant's memories, kept in the agent scope, are not part of the
+    user's graph."""
+    items = [e for e in state.get("executed") or []
+             if e.get("event") in CHANGED_EVENTS and e.get("id") and (e.get("memory") or "").strip()]
+    if not items:
+        return []
+    scope = scope_of(state)
+    rows = {r["id"]: r for r in sql.get_memories([e["id"] for e in items])}
+    return [e for e in items if e["id"] in rows and same_scope(rows[e["id"]], scope)]
+
+
+# --- the node ------------------------------------------------------------------------------------------------
+
+
+def extract_relations(state: AddState, runtime: Runtime[Context]) -> dict:
+    """Entities and relations of this run's changed memories, each relation attributed to its memory."""
+    started = time.perf_counter()
+    if not graph_active(runtime):
+        return {"entities": [], "relations": []}
+    services = services_of(runtime)
+    memories = changed_memories(state, services.sql)
+    if not memories:
+        return {"entities": [], "relations": []}
+    user_id = self_name(state)
+    llm = services.graph_llm
+    entities, relations = extract_graph(
+        llm, memories, user_id, mode=services.settings.graph_extraction_mode, trace_id=state.get("trace_id"),
+        config=llm_config(state, "extract_relations", model_name_of(llm)),
+    )
+    return {"entities": entities, "relations": relations, "timings": {"extract_relations": elapsed_ms(started)}}
+
+
+def extract_graph(llm, memories: list[dict], user_id: str, *, mode: str = "auto", trace_id: str | None = None,
+                  config: dict[str, Any] | None = None) -> tuple[list[dict], list[dict]]:
+    """(entities, relations) of the memories: [{"name", "entity_type"}], [{"source", "relation",
+    "destination", "memory_id"}]. Self-references are the user id; duplicates and self-loops are dropped."""
+    listing = "\n".join(f"[{i}] {m['memory'].strip()}" for i, m in enumerate(memories))
+    user_msg = f"{USER_ID_HEADER} {user_id}\n{MEMORIES_HEADER}\n{listing}"
+    raw_entities, raw_relations = _ask(llm, user_msg, user_id, mode, trace_id, config or {})
+    return _finish(raw_entities, raw_relations, memories, user_id)
+
+
+# --- model calls ---------------------------------------------------------------------------------------------
+
+
+class _ToolsUnavailable(Exception):
+    """Tool calling failed in a way JSON mode may fix. `no_call`: the model answered in prose only."""
+
+    def __init__(self, message: str, *, no_call: bool = False):
+        super().__init__(message)
+        self.no_call = no_call
+
+
+def _ask(llm, user_msg: str, user_id: str, mode: str, trace_id: str | None, config: dict) -> tuple[list, list]:
+    if mode in ("tools", "auto"):
+        try:
+            return _ask_tools(llm, user_msg, user_id, config)
+        except _ToolsUnavailable as exc:
+            if mode == "tools" and exc.no_call:
+                return [], []  # a tool-calling model that calls nothing found nothing
+            if mode == "tools":
+                raise ModelOutputError(
+                    f"Graph extraction by tool calling failed: {exc}. Use a model with tool calling for "
+                    "MEMORYX_GRAPH_LLM, or set MEMORYX_GRAPH_EXTRACTION_MODE=json (or auto).", trace_id=trace_id,
+                ) from exc
+            log.info("graph extraction: tool calling failed (%s); falling back to JSON mode", exc)
+            return _ask_json(llm, user_msg, user_id, config, attempts=1, trace_id=trace_id)
+    return _ask_json(llm, user_msg, user_id, config, attempts=2, trace_id=trace_id)
+
+
+def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, list]:
+    system = EXTRACT_GRAPH_PROMPT.format(user_id=user_id)
+    try:
+        bound = llm.bind_tools(EXTRACTION_TOOLS)
+    except Exception as exc:  # NotImplementedError for models without tool calling, or a provider refusal
+        raise _ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    try:
+        answer = bound.invoke([SystemMessage(system), HumanMessage(user_msg)], config=config)
+    except Exception as exc:
+        raise _ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
+
+    calls = collect_tool_calls(answer)
+    if not calls:
+        # Some models answer the JSON shape in the text instead of calling the tools: take it.
+        parsed = _parse_json_answer(message_json(answer))
+        if parsed is not None:
+            return parsed
+        raise _ToolsUnavailable("the model answered without a tool call", no_call=True)
+    entities, relations, got_relations = [], [], False
+    for call in calls:
+        if call["name"] == EXTRACT_ENTITIES:
+            entities += parse_entity_items(call["args"])
+        elif call["name"] == ESTABLISH_RELATIONSHIPS:
+            got_relations = True
+            relations += parse_relation_items(call["args"])
+        else:  # an unnamed or misnamed call: read whatever shape it has
+            entities += parse_entity_items(call["args"]) if _looks_like_entities(call["args"]) else []
+            found = parse_relation_items(call["args"])
+            got_relations = got_relations or bool(found)
+            relations += found
+    if not got_relations and len(entities) >= 2:
+        relations = _ask_relations(llm, user_msg, user_id, entities, config)
+    return entities, relations
+
+
+def _ask_relations(llm, user_msg: str, user_id: str, entities: list[dict], config: dict) -> list[dict]:
+    """Second (and last) call: the model gave entities only; ask for the relations among them."""
+    listing = ", ".join(f"{e['name']} ({e['entity_type']})" for e in entities)
+    messages = [SystemMessage(EXTRACT_RELATIONS_PROMPT.format(user_id=user_id)),
+                HumanMessage(f"{user_msg}\n{ENTITIES_HEADER} {listing}")]
+    try:
+        try:
+            bound = llm.bind_tools([EstablishRelationships], tool_choice=ESTABLISH_RELATIONSHIPS)
+        except Exception:  # tool_choice unsupported by this provider: bind without it
+            bound = llm.bind_tools([EstablishRelationships])
+        answer = bound.invoke(messages, config=config)
+    except Exception as exc:
+        log.warning("graph extraction: relation call failed, keeping entities only: %s", exc)
+        return []
+    relations = []
+    for call in collect_tool_calls(answer):
+        relations += parse_relation_items(call["args"])
+    if not relations:
+        parsed = _parse_json_answer(message_json(answer))
+        relations = parsed[1] if parsed else []
+    return relations
+
+
+def _ask_json(llm, user_msg: str, user_id: str, config: dict, *, attempts: int,
+              trace_id: str | None) -> tuple[list, list]:
+    messages = [SystemMessage(EXTRACT_GRAPH_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
+    problem = ""
+    for attempt in range(attempts):
+        try:
+            answer = llm.invoke(messages, config=config)
+        except Exception as exc:
+            raise ModelOutputError(f"Graph extraction model call failed: {type(exc).__name__}: {exc}",
+                                   trace_id=trace_id) from exc
+        parsed = _parse_json_answer(message_json(answer))
+        if parsed is None:
+            # a JSON-mode model may still have emitted tool calls: read them
+            calls = collect_tool_calls(answer)
+            if calls:
+                ents = [e for c in calls if c["name"] == EXTRACT_ENTITIES for e in parse_entity_items(c["args"])]
+                rels = [r for c in calls if c["name"] != EXTRACT_ENTITIES for r in parse_relation_items(c["args"])]
+                return ents, rels
+            text = str(getattr(answer, "content", ""))[:300]
+            problem = f"the answer is not a JSON object with 'entities' and 'relations': {text!r}"
+            messages = messages + [answer, HumanMessage(
+                f"Your answer could not be used: {problem}. Answer again with only the JSON object "
+                '{"entities": [...], "relations": [...]}.'
+            )]
+            continue
+        return parsed
+    raise ModelOutputError(f"Graph extraction: unparseable model output after {attempts} attempt(s): {problem}",
+                           trace_id=trace_id)
+
+
+def _looks_like_entities(args) -> bool:
+    return isinstance(args, dict) and isinstance(args.get("entities"), list) and all(
+        isinstance(i, dict) and "entity" in i and "destination" not in i for i in args["entities"]
+    )
+
+
+def _parse_json_answer(data) -> tuple[list, list] | None:
+    """(entities, relations) from a JSON-mode answer, or None when it has neither key."""
+    if isinstance(data, list):  # a bare list of relations
+        rels = parse_relation_items(data)
+        return ([], rels) if rels or not data else None
+    if not isinstance(data, dict) or not any(k in data for k in ("entities", "relations", "relationships")):
+        return None
+    entities = parse_entity_items(data.get("entities") or []) if _entities_only(data.get("entities")) else []
+    relations = parse_relation_items(data.get("relations", data.get("relationships")) or [])
+    return entities, relations
+
+
+def _entities_only(items) -> bool:
+    return isinstance(items, list) and not any(isinstance(i, dict) and "destination" in i for i in items)
+
+
+# --- post-processing ------------------------------------------------------------------------------------------
+
+
+def _finish(raw_entities: list[dict], raw_relations: list[dict], memories: list[dict],
+            user_id: str) -> tuple[list[dict], list[dict]]:
+    types: dict[str, str] = {}
+    for e in raw_entities:
+        name = resolve_self(e["name"], user_id)
+        key = normalize_name(name)
+        if key and (key not in types or types[key] == "entity"):
+            types[key] = "person" if name == user_id else e["entity_type"]
+    relations, seen = [], set()
+    for r in raw_relations:
+        source, destination = resolve_self(r["source"], user_id), resolve_self(r["destination"], user_id)
+        s_key, d_key = normalize_name(source), normalize_name(destination)
+        key = (s_key, r["relation"], d_key)
+        if not s_key or not d_key or s_key == d_key or key in seen:
+            continue
+        seen.add(key)
+        memory = _attribute(r, source, destination, memories)
+        relations.append({"source": source, "relation": r["relation"], "destination": destination,
+                          "memory_id": memory["id"]})
+    entities, named = [], set()
+    for r in relations:  # an entity is kept when a relation uses it: anything else would be an orphan
+        for name in (r["source"], r["destination"]):
+            key = normalize_name(name)
+            if key not in named:
+                named.add(key)
+                etype = "person" if name == user_id else types.get(key, "entity")
+                entities.append({"name": name, "entity_type": etype})
+    return entities, relations
+
+
+def _attribute(relation: dict, source: str, destination: str, memories: list[dict]) -> dict:
+    """The memory a relation came from: the model's number when valid, else the memory whose text names
+    the destination (then the source), else the first one."""
+    index = relation.get("memory")
+    if isinstance(index, int) and 0 <= index < len(memories):
+        return memories[index]
+    if len(memories) == 1:
+        return memories[0]
+    best, best_score = memories[0], 0
+    dest_key, src_key = normalize_name(destination), normalize_name(source)
+    for m in memories:
+        text = normalize_name(m["memory"])
+        score = (2 if dest_key and dest_key in text else 0) + (1 if src_key and src_key in text else 0)
+        if score > best_score:
+            best, best_score = m, score
+    return best

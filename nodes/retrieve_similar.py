@@ -1,0 +1,96 @@
+"""retrieve_similar: the existing memories the judge must see.
+
+All facts are embedded in ONE batch; for each fact the top-k memories of the same scope above the
+similarity threshold are fetched (Context.similar_top_k / similarity_threshold); hits are deduplicated,
+re-read from SQL (the system of record: a memory deleted since its projection is not shown), and their real
+ids are replaced by small integers ("0", "1", ...) for the model. Agent facts look only at the agent's own
+memories (no user id). Next to the dense path, the best keyword (BM25) matches sharing a content word with
+the fact are shown too (see search_similar): they are what surfaces the old value of a single-valued
+attribute, which embeddings rank below the threshold.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, context_of, services_of
+from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, scope_for_owner
+from memoryx.state import AddState
+
+KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
+
+
+def all_facts(state: dict) -> list[dict]:
+    """User facts then agent facts: the fact numbering shared by the judge prompt and fact_vectors."""
+    return list(state.get("facts") or []) + list(state.get("agent_facts") or [])
+
+
+# Subject words every memory shares: a keyword hit must share something else with the fact.
+_SUBJECT_TOKENS = {"user", "the", "s", "用", "户", "用户", "ユーザー", "ユ", "ユー", "ーザ", "ザ", "ザー", "ーは", "は"}
+
+
+def _content_tokens(text: str) -> set[str]:
+    from memoryx.text import tokenize
+
+    return set(tokenize(text)) - _SUBJECT_TOKENS
+
+
+def search_similar(services, state: dict, facts: list[dict], vectors: list[list[float]], *, top_k: int,
+                   threshold: float) -> list[tuple[str, str, float]]:
+    """[(memory id, owner, score)] for every fact, in the scope of the fact's owner.
+
+    Two paths: dense top-k above the similarity threshold, and the best KEYWORD_TOP_K keyword (BM25) hits
+    sharing a content word with the fact. Embeddings alone miss most single-valued updates ("User lives in
+    Paris" vs "User lives in Berlin": cosine 0.67 with all-MiniLM-L6-v2; "用户在腾讯工作" vs
+    "用户在阿里巴巴工作": 0.44), which is how mem0 ends up with contradicting memories side by side.
+    Keyword hits carry score 0.0 (they were not above the dense threshold).
+    """
+    hits: list[tuple[str, str, float]] = []
+    for fact, vector in zip(facts, vectors):
+        owner = fact.get("owner", "user")
+        scope = scope_for_owner(state, owner)
+        for hit in services.vectors.search_memories(vector, scope, limit=top_k, threshold=threshold):
+            hits.append((str(hit.id), owner, float(hit.score)))
+        if KEYWORD_TOP_K <= 0:
+            continue
+        words = _content_tokens(fact["text"])
+        if not words:
+            continue
+        for hit in services.vectors.keyword_search(fact["text"], scope, limit=KEYWORD_TOP_K):
+            if _content_tokens(str((hit.payload or {}).get("text") or "")) & words:
+                hits.append((str(hit.id), owner, 0.0))
+    return hits
+
+
+def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    ctx = context_of(runtime)
+    facts = all_facts(state)
+    vectors = state.get("fact_vectors")
+    if not vectors or len(vectors) != len(facts):  # a stale retry reuses the vectors computed the first time
+        vectors = [list(map(float, v)) for v in services.embeddings.embed_documents([f["text"] for f in facts])]
+    t_embed = elapsed_ms(start)
+
+    hits = search_similar(services, state, facts, vectors, top_k=ctx.similar_top_k, threshold=ctx.similarity_threshold)
+    best: dict[str, tuple[str, float]] = {}
+    for memory_id, owner, score in hits:
+        if memory_id not in best or score > best[memory_id][1]:
+            best[memory_id] = (owner, score)
+    ordered = sorted(best, key=lambda mid: -best[mid][1])
+    rows = {r["id"]: r for r in services.sql.get_memories(ordered)} if ordered else {}
+    agent_apart = keeps_agent_facts(state)
+    candidates = []
+    for memory_id in ordered:
+        row = rows.get(memory_id)
+        if row is None:
+            continue  # deleted since it was projected
+        owner, score = best[memory_id]
+        if owner == "agent" and agent_apart and row.get("user_id"):
+            continue  # the agent's own memories only, never a user's
+        candidates.append({"ref": str(len(candidates)), "id": memory_id, "memory": row["memory"], "owner": owner,
+                           "score": round(score, 4)})
+    return {"fact_vectors": vectors, "candidates": candidates, "stale": False,
+            "timings": {"retrieve_similar": elapsed_ms(start), "embed_facts": t_embed}}

@@ -1,0 +1,109 @@
+"""Helpers of the add-graph tests (tests/test_add_*.py): real stores on a tmp data dir, scripted models."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from functools import lru_cache
+from typing import Any
+
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+
+from memoryx.context import Context
+from memoryx.scope import Scope
+from memoryx.settings import Settings
+
+
+@lru_cache(maxsize=1)
+def shared_embeddings():
+    """One MiniLM per test process (loading it is the slow part)."""
+    from memoryx.embeddings import make_embeddings
+
+    return make_embeddings(Settings())
+
+
+def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgment_llm=None, graph_llm=None,
+                  graph: bool = False, **settings_overrides):
+    from memoryx.services import build_services
+
+    settings = Settings(data_dir=tmp_path / "data", graph_backend="falkordb" if graph else "none",
+                        checkpointer="sqlite", **settings_overrides)
+    try:
+        return build_services(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
+                              graph_llm=graph_llm, embeddings=shared_embeddings())
+    except ImportError:  # the graph store module is not there yet: the fact pipeline needs no graph
+        if graph:
+            raise
+        return _assemble(settings, llm, extraction_llm, judgment_llm, graph_llm)
+
+
+def _assemble(settings, llm, extraction_llm, judgment_llm, graph_llm):
+    from memoryx.embeddings import embedding_dims
+    from memoryx.models.factory import make_chat_model
+    from memoryx.services import Services
+    from memoryx.stores.projections import Projector
+    from memoryx.stores.sql import SQLStore
+    from memoryx.stores.vectors import make_vector_store
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    emb = shared_embeddings()
+    sql = SQLStore(settings.resolved_sql_url())
+    vectors = make_vector_store(settings, embedding_dims(emb, settings))
+
+    def model(given):
+        chosen = given if given is not None else llm
+        return make_chat_model(chosen, settings) if isinstance(chosen, str) else chosen
+
+    return Services(settings=settings, sql=sql, vectors=vectors, graph=None, embeddings=emb,
+                    projector=Projector(sql, vectors, None, emb), extraction_llm=model(extraction_llm),
+                    judgment_llm=model(judgment_llm), graph_llm=model(graph_llm))
+
+
+def ctx(services, **overrides) -> Context:
+    values = {"services": services, "graph_enabled": False, "review": False}
+    values.update(overrides)
+    return Context(**values)
+
+
+def run_add(graph, services, messages, *, user_id="alice", trace_id=None, context=None, **extra) -> dict:
+    """Invoke the add graph like the Python API does; returns the final `result`."""
+    from memoryx.graphs.add import add_run_config
+
+    trace_id = trace_id or str(uuid.uuid4())
+    inp = {"messages": messages, "user_id": user_id, "trace_id": trace_id, **extra}
+    out = graph.invoke(inp, add_run_config(trace_id, user_id=user_id, services=services),
+                       context=context or ctx(services))
+    return out.get("result") or out
+
+
+def memories(services, user_id="alice") -> list[dict]:
+    return services.sql.list_memories(Scope(user_id=user_id), limit=None)
+
+
+def texts(services, user_id="alice") -> list[str]:
+    return sorted(m["memory"] for m in memories(services, user_id))
+
+
+def scripted(*answers: str | AIMessage) -> FakeMessagesListChatModel:
+    """A chat model that answers with the given texts, in order (and fails loudly when it runs out)."""
+    return FakeMessagesListChatModel(responses=[a if isinstance(a, AIMessage) else AIMessage(content=a) for a in answers])
+
+
+def facts_answer(*facts: str, **extra) -> str:
+    return json.dumps({"facts": [{"text": f, "category": "fact", "importance": 0.7, "memory_type": "semantic", **extra}
+                                 for f in facts]})
+
+
+def ops_answer(*ops: dict) -> str:
+    return json.dumps({"operations": list(ops)})
+
+
+class NoModel(FakeMessagesListChatModel):
+    """A chat model that must not be called."""
+
+    def __init__(self):
+        super().__init__(responses=[AIMessage(content="")])
+
+    def _generate(self, *args, **kwargs):  # noqa: D401
+        raise AssertionError("the model was called but should not have been")

@@ -1,0 +1,144 @@
+"""The installed `memoryx` command, run as a subprocess on its own data directory (the embedded vector
+store admits one process per data directory)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+EXE = shutil.which("memoryx")
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("cli-data")
+
+
+def run(data_dir: Path, *args: str, check: int | None = 0, stdin: str | None = None, env: dict | None = None,
+        timeout: float = 300) -> subprocess.CompletedProcess:
+    cmd = [EXE, *args] if EXE else [sys.executable, "-m", "memoryx.cli", *args]
+    full_env = {**os.environ, "MEMORYX_DATA_DIR": str(data_dir), "MEMORYX_ENV_FILE": str(data_dir / "none.env"),
+                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, input=stdin, timeout=timeout)
+    if check is not None:
+        assert proc.returncode == check, f"{args}: rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc
+
+
+def test_installed_entry_point():
+    assert EXE, "the `memoryx` console script is not installed (pip install -e .)"
+    out = subprocess.run([EXE, "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    for command in ("add", "search", "list", "get", "update", "delete", "history", "judgments", "reindex",
+                    "import", "serve", "demo"):
+        assert command in out.stdout
+
+
+def test_demo(data_dir):
+    out = run(data_dir, "demo")
+    assert "offline" in out.stdout.lower() and "MEMORYX_LLM" in out.stdout
+    assert "Berlin" in out.stdout or "Munich" in out.stdout
+    assert "杭州" in out.stdout or "乌龙茶" in out.stdout
+    again = run(data_dir, "demo", "--json")  # repeatable, machine-readable
+    doc = json.loads(again.stdout)
+    assert doc["model"] == "offline" and doc["memories"] >= 3
+    assert all(s["result"]["results"] for s in doc["searches"])
+
+
+def test_crud_json_roundtrip(data_dir):
+    user = f"cli-{uuid.uuid4().hex[:6]}"
+    added = json.loads(run(data_dir, "add", "I live in Zurich and I love chess.", "--user-id", user, "--json").stdout)
+    assert added["results"] and added["trace_id"]
+    mid = next(r["id"] for r in added["results"] if "chess" in r["memory"].lower())
+
+    found = json.loads(run(data_dir, "search", "what game do I like", "--user-id", user, "--json").stdout)
+    assert found["results"][0]["id"] == mid
+
+    listed = json.loads(run(data_dir, "list", "--user-id", user, "--json").stdout)
+    assert mid in [r["id"] for r in listed["results"]]
+
+    got = json.loads(run(data_dir, "get", mid, "--json").stdout)
+    assert got["id"] == mid and got["user_id"] == user
+
+    run(data_dir, "update", mid, "Loves go more than chess", "--json")
+    hist = json.loads(run(data_dir, "history", mid, "--json").stdout)
+    assert [h["event"] for h in hist] == ["ADD", "UPDATE"]
+
+    table = run(data_dir, "list", "--user-id", user).stdout  # human-readable table
+    assert "MEMORY" in table and "Loves go more than chess" in table
+
+    deleted = json.loads(run(data_dir, "delete", mid, "--json").stdout)
+    assert deleted["id"] == mid
+    assert json.loads(run(data_dir, "history", mid, "--json").stdout)[-1]["event"] == "DELETE"
+
+    judg = json.loads(run(data_dir, "judgments", "list", "--user-id", user, "--json").stdout)
+    assert added["trace_id"] in [j["trace_id"] for j in judg]
+    run(data_dir, "judgments", "verify", added["trace_id"], "correct", "--notes", "fine")
+    stats = json.loads(run(data_dir, "judgments", "stats", "--json").stdout)
+    assert stats["verified"] >= 1
+    shown = json.loads(run(data_dir, "judgments", "show", added["trace_id"], "--json").stdout)
+    assert shown["verification_result"] == "CORRECT"
+    assert run(data_dir, "reindex", "--user-id", user, "--json").returncode == 0
+    run(data_dir, "delete", "--all", "--user-id", user, "--yes", "--json")
+
+
+def test_import_messages_and_locomo(data_dir, tmp_path):
+    conv = tmp_path / "conv.json"
+    conv.write_text(json.dumps([{"role": "user", "content": "I live in Tallinn."},
+                                {"role": "assistant", "content": "Nice!"},
+                                {"role": "user", "content": "I love skiing."}]))
+    out = run(data_dir, "import", str(conv), "--user-id", "importer", "--json")
+    assert json.loads(out.stdout)["format"] == "messages"
+    assert "Tallinn" in run(data_dir, "list", "--user-id", "importer").stdout
+
+    locomo = tmp_path / "locomo.json"
+    locomo.write_text(json.dumps([{"sample_id": "conv-x", "qa": [], "conversation": {
+        "speaker_a": "Ann", "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a puppy last week!"},
+                      {"speaker": "Ben", "dia_id": "D1:2", "text": "Congrats Ann!"}],
+        "session_2_date_time": "2:00 pm on 9 May, 2023",
+        "session_2": [{"speaker": "Ben", "dia_id": "D2:1", "text": "I started a pottery class."}]}}]))
+    out = run(data_dir, "import", str(locomo), "--no-infer")
+    assert "Importing" in out.stderr  # progress bar
+    listed = json.loads(run(data_dir, "list", "--user-id", "conv-x", "--json").stdout)["results"]
+    assert any("puppy" in r["memory"] for r in listed)
+
+
+def test_exit_codes(data_dir, tmp_path):
+    missing = run(data_dir, "get", str(uuid.uuid4()), check=2)
+    assert "not found" in missing.stderr.lower() or "no memory" in missing.stderr.lower()
+    run(data_dir, "history", str(uuid.uuid4()), check=2)
+    usage = run(data_dir, "search", "hello", check=1)  # no scope
+    assert "--user-id" in usage.stderr
+    run(data_dir, "frobnicate", check=1)
+    run(data_dir, "add", "x", "--user-id", "u", "--metadata", "{bad", check=1)
+    run(data_dir, "import", str(tmp_path / "nope.json"), "--user-id", "u", check=1)
+    run(data_dir, "judgments", "verify", str(uuid.uuid4()), "MAYBE", check=1)
+    # a store that cannot be reached: exit 3 and the setting to change
+    bad = run(tmp_path / "other", "list", "--user-id", "u", check=3,
+              env={"MEMORYX_SQL_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+    assert "MEMORYX_SQL_URL" in bad.stderr
+
+
+def test_data_dir_held_by_another_process(tmp_path):
+    """The embedded vector store admits one process per data directory: the CLI says so, exit 3."""
+    held = tmp_path / "held"
+    code = ("import sys, time; from memoryx import Memory; m = Memory(data_dir=sys.argv[1]); "
+            "print('ready', flush=True); sys.stdin.read(); m.close()")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(held)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "HF_HUB_OFFLINE": "1", "MEMORYX_ENV_FILE": str(tmp_path / "none.env")})
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        out = run(held, "list", "--user-id", "u", check=3)
+        assert "one process per data dir" in out.stderr
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)

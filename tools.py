@@ -1,0 +1,150 @@
+"""Memory tools for agent-managed memory: add, search, update and forget, as LangChain tools.
+
+The scope (user_id / agent_id / run_id) is never chosen by the model:
+
+- bound at construction: `make_memory_tools(memory, user_id="alice")`, or
+- injected per run: `make_memory_tools(memory)` and call the agent with
+  `config={"configurable": {"user_id": "alice"}}`; the tools read it through an injected `RunnableConfig`
+  argument that is not part of the schema the model sees.
+
+Update and forget only touch memories inside that scope (an id from another scope is "not found").
+
+    from langchain.agents import create_agent      # or langgraph.prebuilt.create_react_agent
+    agent = create_agent(model, tools=make_memory_tools(memory, user_id="alice"))
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
+
+from memoryx.errors import MemoryXError, NotFoundError, ScopeError
+from memoryx.scope import SCOPE_FIELDS, Scope
+
+__all__ = ["make_memory_tools"]
+
+
+def _fmt(memories: list[dict]) -> str:
+    if not memories:
+        return "No matching memories."
+    return "\n".join(f"[{m.get('id')}] {m.get('memory')}" for m in memories)
+
+
+def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str | None = None,
+                      run_id: str | None = None, search_limit: int = 5, infer: bool = True) -> list[BaseTool]:
+    """add_memory, search_memory, update_memory and forget_memory bound to `memory` (a `Memory` or
+    `AsyncMemory`) and to a scope (see the module docstring)."""
+    bound = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    if any(bound.values()):
+        Scope(**bound)  # validate now, not at the first tool call
+    is_async = hasattr(memory, "__aenter__")
+
+    def scope_of(config: RunnableConfig | None) -> dict:
+        if any(bound.values()):
+            return dict(bound)
+        configurable = (config or {}).get("configurable") or {}
+        scope = {k: configurable.get(k) for k in SCOPE_FIELDS}
+        if not any(scope.values()):
+            raise ScopeError("Memory tools need a scope: bind it with make_memory_tools(memory, user_id=...) "
+                             "or pass config={'configurable': {'user_id': ...}}.")
+        return scope
+
+    def check_owned(memory_record: dict, scope: dict) -> None:
+        if not Scope(**scope).contains(memory_record):
+            raise NotFoundError("No memory with that id in this conversation's memory.")
+
+    # --- sync implementations -------------------------------------------------------------------------
+
+    def add_memory(content: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Remember something about the user for future conversations. Use for lasting facts, preferences
+        and plans, stated in one sentence."""
+        result = memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+        return _summarise_add(result)
+
+    def search_memory(query: str, limit: int = search_limit,
+                      config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Search long-term memory for what is known about the user. Returns memories with their ids."""
+        found = memory.search(query, **scope_of(config), limit=max(1, min(int(limit), 50)))
+        return _fmt(found.get("results") or [])
+
+    def update_memory(memory_id: str, content: str,
+                      config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Replace the text of one memory (id from search_memory) when the user corrects it."""
+        scope = scope_of(config)
+        try:
+            check_owned(memory.get(memory_id), scope)
+            result = memory.update(memory_id, content)
+        except MemoryXError as exc:
+            return f"Could not update: {exc}"
+        return f"Updated [{memory_id}]: {result.get('memory', content)}"
+
+    def forget_memory(memory_id: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Forget one memory (id from search_memory) when the user asks to, or when it is wrong."""
+        scope = scope_of(config)
+        try:
+            check_owned(memory.get(memory_id), scope)
+            memory.delete(memory_id)
+        except MemoryXError as exc:
+            return f"Could not forget: {exc}"
+        return f"Forgot [{memory_id}]."
+
+    # --- async implementations (AsyncMemory) ----------------------------------------------------------
+
+    async def aadd_memory(content: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        result = await memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+        return _summarise_add(result)
+
+    async def asearch_memory(query: str, limit: int = search_limit,
+                             config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        found = await memory.search(query, **scope_of(config), limit=max(1, min(int(limit), 50)))
+        return _fmt(found.get("results") or [])
+
+    async def aupdate_memory(memory_id: str, content: str,
+                             config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        scope = scope_of(config)
+        try:
+            check_owned(await memory.get(memory_id), scope)
+            result = await memory.update(memory_id, content)
+        except MemoryXError as exc:
+            return f"Could not update: {exc}"
+        return f"Updated [{memory_id}]: {result.get('memory', content)}"
+
+    async def aforget_memory(memory_id: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        scope = scope_of(config)
+        try:
+            check_owned(await memory.get(memory_id), scope)
+            await memory.delete(memory_id)
+        except MemoryXError as exc:
+            return f"Could not forget: {exc}"
+        return f"Forgot [{memory_id}]."
+
+    pairs = [(add_memory, aadd_memory), (search_memory, asearch_memory), (update_memory, aupdate_memory),
+             (forget_memory, aforget_memory)]
+    tools: list[BaseTool] = []
+    for sync_fn, async_fn in pairs:
+        if is_async:
+            tool = StructuredTool.from_function(coroutine=async_fn, name=sync_fn.__name__,
+                                                description=sync_fn.__doc__.strip())
+            # the coroutine's signature has no docstring; keep the sync one's schema (same arguments)
+        else:
+            tool = StructuredTool.from_function(func=sync_fn, name=sync_fn.__name__,
+                                                description=sync_fn.__doc__.strip())
+        tools.append(tool)
+    return tools
+
+
+def _summarise_add(result: dict) -> str:
+    items = result.get("results") or []
+    if result.get("status") == "awaiting_review":
+        return f"Waiting for human review (trace {result.get('trace_id')})."
+    if not items:
+        return "Nothing new to remember (already known)."
+    return "; ".join(f"{i.get('event')}: {i.get('memory')}" for i in items)
+
+
+def tool_schema(tool: BaseTool) -> dict:
+    """The JSON schema the model sees (handy to check that no scope field leaks into it)."""
+    return json.loads(json.dumps(tool.tool_call_schema.model_json_schema()))
