@@ -307,8 +307,8 @@ class _Core:
 
     def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id) -> tuple[dict, dict]:
         _scope(user_id, agent_id, run_id)  # fail fast with a ScopeError naming the fields
-        if messages is None or (isinstance(messages, (str, list)) and not messages):
-            raise InvalidInputError("messages is empty; pass a string or a list of {'role', 'content'} dicts.")
+        if messages is None:
+            raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
         if isinstance(messages, dict):
             messages = [messages]
         if not isinstance(messages, (str, list)):

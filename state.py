@@ -88,6 +88,8 @@ class SearchInput(TypedDict):
     expand_depth: NotRequired[int | None]
     relation_types: NotRequired[list[str] | None]
     include_invalid: NotRequired[bool]
+    rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
+    record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
 
 
 class SearchOutput(TypedDict):
@@ -100,5 +102,9 @@ class SearchState(SearchInput, total=False):
     keyword_hits: list[dict]
     graph_hits: list[dict]
     graph_relations: list[dict]
+    time_hits: list[dict]  # dense hits inside the period the query names
     fused: list[dict]
+    candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
+    ranked: list[dict]  # final scores, thresholded
+    timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
     result: dict

@@ -351,6 +351,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         "limit": limit,
         "scope": scope.as_dict(),
         "rewritten": bool(rewritten),
+        "reranker": bool(getattr(settings, "reranker", None)),
     }
     return {"plan": plan, "timings": {"analyze_query": _ms(start)}}
 

@@ -25,7 +25,7 @@ Entities:
   "user" or "我" as an entity name.
 - Use the most complete name of an entity and the same spelling every time ("John Doe", not "John" and "he").
 - Keep names in the language and script they are written in ("北京" stays "北京", "Berlin" stays "Berlin").
-  Strip articles and quantities: "a cup of coffee" -> "coffee", "喝咖啡" -> "咖啡".
+  Strip articles, quantities and verbs: "a cup of coffee" -> "coffee", "喝咖啡" -> "咖啡".
 - Types are short, general, lowercase English words: person, city, country, place, organization, food,
   activity, object, event, date, concept."""
 

@@ -467,12 +467,14 @@ class _SharedShard:
             return shared
 
     def release(self) -> None:
+        # Closed under the registry lock so that a concurrent re-open of the same path waits for the WAL
+        # to be released instead of failing with "locked".
         with self._registry_lock:
             self.refs -= 1
             if self.refs > 0 or self.closed:
                 return
             self._registry.pop(str(self.path.resolve()), None)
-        self._close()
+            self._close()
 
     def _close(self) -> None:
         with self.rw.write():

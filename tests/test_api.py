@@ -143,8 +143,11 @@ def test_input_errors(mem):
         mem.delete_all()
     with pytest.raises(InvalidInputError):
         mem.search("   ", user_id="x")
+    assert mem.add("   ", user_id="x")["results"] == []  # nothing to remember is not an error
     with pytest.raises(InvalidInputError):
-        mem.add("", user_id="x")
+        mem.add([{"role": "robot", "content": "beep"}], user_id="x")
+    with pytest.raises(InvalidInputError):
+        mem.add("x" * (mem.settings.max_input_chars + 1), user_id="x")
     with pytest.raises(InvalidInputError):
         mem.add("hi", user_id="x", metadata="not a dict")
     with pytest.raises(InvalidInputError):

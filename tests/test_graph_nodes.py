@@ -510,3 +510,57 @@ def test_offline_model_json_mode_chinese(base_services):
     assert llm.calls == [[], []], "JSON mode: no tools bound; one extraction and one conflict call"
     assert valid_triples(services, user) == {(user, "住在", "上海"), (user, "工作于", "阿里云")}
     assert state["graph_changes"]["deleted_entities"] == [{"source": user, "relationship": "住在", "destination": "北京"}]
+
+
+def test_assistant_memories_in_the_agent_scope_stay_out_of_the_users_graph(base_services):
+    user = new_user()
+    llm = CountingOffline()
+    services = services_with(base_services, llm)
+    mine = store_memory(services, user, "User likes tea", agent_id="helper")
+    agents = services.sql.insert_memory(scope=Scope(agent_id="helper"), text="User likes jazz")  # the agent's own
+    state = run_graph_steps(services, {"user_id": user, "agent_id": "helper", "executed": [
+        {"id": mine["id"], "memory": mine["memory"], "event": "ADD"},
+        {"id": agents["id"], "memory": agents["memory"], "event": "ADD"}]})
+    assert [r["destination"] for r in state["relations"]] == ["tea"]
+    assert {(r["target"], r["agent_id"]) for r in services.sql.list_relations(Scope(user_id=user, agent_id="helper"))} == {("tea", "helper")}
+
+
+def test_an_entity_removed_by_a_concurrent_run_is_recreated_before_its_relation(base_services):
+    user = new_user()
+    llm = CountingOffline()
+    services = services_with(base_services, llm)
+    row = store_memory(services, user, "User lives in Lima")
+    rt = runtime(services)
+    state = {"user_id": user, "trace_id": str(uuid.uuid4()), "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
+    state |= extract_relations(state, rt)
+    state |= link_entities(state, rt)
+    lima = state["linked_entities"]["lima"]
+    services.sql.delete_entities([lima["id"]])  # another run found it orphaned in between
+    state |= resolve_graph_conflicts(state, rt)
+    assert valid_triples(services, user) == {(user, "lives_in", "Lima")}
+    assert [e["id"] for e in services.sql.list_entities(Scope(user_id=user)) if e["name"] == "Lima"] == [lima["id"]]
+    assert graph_edges(services, user) == {(user, "lives_in", "Lima"): True}
+
+
+def test_concurrent_graph_steps_for_one_user(base_services):
+    import threading
+
+    user = new_user()
+    services = services_with(base_services, OfflineChatModel())
+    foods = ["tea", "coffee", "pizza", "sushi", "ramen", "tacos"]
+    errors = []
+
+    def worker(food: str) -> None:
+        try:
+            add_memories(services, user, f"User likes {food}")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(f,)) for f in foods]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert valid_triples(services, user) == {(user, "likes", f) for f in foods}
+    assert sorted(e["name"] for e in services.sql.list_entities(Scope(user_id=user))) == sorted(foods + [user])

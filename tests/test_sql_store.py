@@ -532,28 +532,40 @@ def test_scope_lock_is_not_reentrant_and_is_released_on_error(store):
 
 
 def test_scope_lock_excludes_another_process(url, store):
+    # The child holds the lock until we write a line to its stdin: no timing guesses.
     script = textwrap.dedent(f"""
-        import sys, time
+        import sys
         from memoryx.scope import Scope
         from memoryx.stores.sql import SQLStore
         s = SQLStore({url!r})
         with s.scope_lock(Scope(user_id="alice"), timeout=10):
             print("locked", flush=True)
-            time.sleep(1.0)
+            sys.stdin.readline()
         print("released", flush=True)
     """)
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
     try:
         assert child.stdout.readline().strip() == "locked"
-        with pytest.raises(ConcurrencyError):
+        with pytest.raises(ConcurrencyError, match="user_id=alice"):
             with store.scope_lock(ALICE, timeout=0.2):
                 pass
-        with store.scope_lock(BOB, timeout=0.2):
+        with store.scope_lock(BOB, timeout=0.2):  # other scopes are free
             pass
-        started = time.monotonic()
-        with store.scope_lock(ALICE, timeout=10):
-            waited = time.monotonic() - started
-        assert waited > 0.3  # it had to wait for the child
+        acquired = threading.Event()
+
+        def wait_for_lock() -> None:
+            with store.scope_lock(ALICE, timeout=20):
+                acquired.set()
+
+        waiter = threading.Thread(target=wait_for_lock)
+        waiter.start()
+        assert not acquired.wait(0.5)  # still held by the child
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        assert acquired.wait(20)
+        waiter.join()
     finally:
+        child.stdin.close()
         child.wait(timeout=20)
     assert child.returncode == 0

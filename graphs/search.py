@@ -1,0 +1,78 @@
+"""The search graph: query -> parallel recall paths -> fusion -> context -> ranking -> mem0-shaped result.
+
+    analyze_query ─┬─ (empty query) ─────────────────────────────────────────────────────────────┐
+                   └─┬─ dense_recall ───┐                                                        │
+                     ├─ keyword_recall ─┼─ fuse ─ expand_context ─ rank ─┬─ (reranker) rerank ─┬─ finalize
+                     └─ graph_recall ───┘                                └─────────────────────┘
+
+* analyze_query (nodes/search_query.py): scope and filter validation (ScopeError / InvalidInputError before any
+  store is read), tokens, entity names of the scope's graph found in the query, dates/periods named, the
+  fast / deep / auto plan and its expansion depth; no model unless query rewriting is switched on.
+* the three recall paths run in parallel (one superstep): dense (query embedded once; plus the period the
+  query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first neighbourhood -> memories).
+* fuse / expand_context / rank / rerank / finalize (nodes/search_rank.py): weighted or RRF fusion with the
+  paths that found each memory in "sources", neighbouring-memory context, final score with importance,
+  recency and access frequency, optional reranker, limit, and access recording after the reply.
+
+Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "threshold", "mode", "expand_depth",
+"relation_types", "include_invalid", "rewrite"?, "record_access"?}. Output key `result`:
+{"results": [{"id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "user_id",
+"agent_id", "run_id", "memory_type", "category", "hash"}], "relations": [{"source", "relationship",
+"destination"}]}.
+
+`builder` is exported; `graph` is compiled without persistence (a search has nothing to resume).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+
+from memoryx.context import Context
+from memoryx.nodes.search_query import analyze_query
+from memoryx.nodes.search_rank import expand_context, finalize, fuse, rank, rerank
+from memoryx.nodes.search_recall import dense_recall, graph_recall, keyword_recall
+from memoryx.state import SearchInput, SearchOutput, SearchState
+
+RecallPath = Literal["dense_recall", "keyword_recall", "graph_recall"]
+
+
+def route_query(state: SearchState) -> list[RecallPath] | Literal["finalize"]:
+    """Empty query: straight to an empty result. Otherwise fan out to every recall path (each one returns
+    nothing quickly when it does not apply, e.g. the graph path when the query names no known entity)."""
+    if (state.get("plan") or {}).get("empty"):
+        return "finalize"
+    return ["dense_recall", "keyword_recall", "graph_recall"]
+
+
+def route_rank(state: SearchState) -> Literal["rerank", "finalize"]:
+    """Rerank only when a reranker is configured (the plan says so) and there is something to rerank."""
+    if (state.get("plan") or {}).get("reranker") and state.get("ranked"):
+        return "rerank"
+    return "finalize"
+
+
+builder = StateGraph(SearchState, context_schema=Context, input_schema=SearchInput, output_schema=SearchOutput)
+builder.add_node("analyze_query", analyze_query)
+builder.add_node("dense_recall", dense_recall)
+builder.add_node("keyword_recall", keyword_recall)
+builder.add_node("graph_recall", graph_recall)
+builder.add_node("fuse", fuse)
+builder.add_node("expand_context", expand_context)
+builder.add_node("rank", rank)
+builder.add_node("rerank", rerank)
+builder.add_node("finalize", finalize)
+
+builder.add_edge(START, "analyze_query")
+builder.add_conditional_edges("analyze_query", route_query,
+                              ["dense_recall", "keyword_recall", "graph_recall", "finalize"])
+builder.add_edge(["dense_recall", "keyword_recall", "graph_recall"], "fuse")
+builder.add_edge("fuse", "expand_context")
+builder.add_edge("expand_context", "rank")
+builder.add_conditional_edges("rank", route_rank, ["rerank", "finalize"])
+builder.add_edge("rerank", "finalize")
+builder.add_edge("finalize", END)
+
+graph = builder.compile()
+graph.name = "memoryx_search"
