@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import zlib
-from collections import Counter
+from functools import lru_cache
 
 __all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "token_id",
            "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
@@ -47,7 +47,7 @@ _KATAKANA_RUN = re.compile("[\u30a0-\u30ff\u31f0-\u31ff]{2,}")
 _TOKEN_RE = re.compile(
     rf"(?P<cjk>[{_CJK_CLASS}]+)"
     rf"|(?P<num>\d+(?:[.,]\d+)+)"
-    rf"|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+(?:['’](?:(?![{_CJK_CLASS}])[^\W_])+)*)"
+    rf"|(?P<word>[^\W_{_CJK_CLASS}]+(?:['’][^\W_{_CJK_CLASS}]+)*)"
 )
 
 STOP_WORDS = frozenset(
@@ -61,6 +61,15 @@ STOP_WORDS = frozenset(
 )
 # Single CJK characters that carry almost no meaning alone (kept inside bigrams).
 CJK_STOP_CHARS = frozenset("的了是在和与及或也就都而着过吗呢吧啊呀么之其这那个们を" "のはがにでともへやかなねよ")
+
+
+@lru_cache(maxsize=65536)
+def _word_token(word: str) -> str | None:
+    """Stop-word removal + light stemming of one lowercase word (cached: vocabularies are small)."""
+    if word in STOP_WORDS:
+        return None
+    word = _stem(word)
+    return word if word and word not in STOP_WORDS else None
 
 
 def _stem(word: str) -> str:
@@ -96,14 +105,14 @@ def tokenize(text: str) -> list[str]:
             out.append(num.replace(",", ""))
             continue
         word = m.group("word")
-        if word is None or word in STOP_WORDS:
-            continue
-        word = _stem(word)
-        if word and word not in STOP_WORDS:
-            out.append(word)
+        if word is not None:
+            tok = _word_token(word)
+            if tok:
+                out.append(tok)
     return out
 
 
+@lru_cache(maxsize=262144)
 def token_id(token: str) -> int:
     """Stable hashed id of a token (same across processes and machines)."""
     return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
@@ -118,10 +127,14 @@ def sparse_vector(text: str) -> tuple[list[int], list[float]]:
     tokens = tokenize(text)
     if not tokens:
         return [], []
-    counts: Counter[int] = Counter(token_id(t) for t in tokens)
+    counts: dict[int, int] = {}
+    for t in tokens:
+        i = token_id(t)
+        counts[i] = counts.get(i, 0) + 1
     norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len(tokens) / BM25_AVG_LEN)
+    k1p1 = BM25_K1 + 1.0
     ids = sorted(counts)
-    return ids, [counts[i] * (BM25_K1 + 1.0) / (counts[i] + norm) for i in ids]
+    return ids, [counts[i] * k1p1 / (counts[i] + norm) for i in ids]
 
 
 def query_sparse_vector(text: str) -> tuple[list[int], list[float]]:

@@ -99,7 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     if path is None:
         tmp = tempfile.mkdtemp(prefix="memoryx-bench-")
         path = Path(tmp) / "qdrant"
-    rows: list[tuple[str, str]] = []
     try:
         t0 = time.perf_counter()
         store = EdgeVectorStore(path, args.dims, prefix="bench")

@@ -183,7 +183,7 @@ def table(results: dict) -> str:
             + f" | overall @5 | overall @10 (n={len(next(iter(results.values()))['all'])}) | ms/query |")
     lines = [head, "|" + "---|" * (len(cats) + 4)]
     for name, per in results.items():
-        cells = [f"{sum(r[1] for r in per[c]) / len(per[c]):.3f}" for c in cats]
+        cells = [f"{sum(r[1] for r in per[c]) / len(per[c]):.3f}" if per[c] else "-" for c in cats]
         all5 = sum(r[0] for r in per["all"]) / len(per["all"])
         all10 = sum(r[1] for r in per["all"]) / len(per["all"])
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {all5:.3f} | **{all10:.3f}** | {per['_ms']:.1f} |")

@@ -12,6 +12,7 @@ retraction of a like. Its judgments are deterministic:
 
 - the same fact as an existing memory -> NONE;
 - a new value of a single-valued attribute (home, employer, name) -> UPDATE of the old memory (same id);
+  any further memory holding another value of that attribute is DELETEd as outdated;
 - a retraction ("I don't like X anymore") -> DELETE of the matching like, and ADD of the retraction itself
   (a contradiction never loses the new fact); liking X again deletes the earlier retraction the same way;
 - anything else -> ADD.
@@ -213,6 +214,16 @@ def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
     parsed_mem = [(m, rules.parse_statement(m.get("text", ""))) for m in memories]
     ops: list[dict] = []
     touched: set[str] = set()
+
+    def outdated(st, same_owner, keep_id: str | None) -> None:
+        """Other values of a single-valued attribute are no longer true: DELETE them."""
+        for m, s in same_owner:
+            if s is not None and s.attribute == st.attribute and s.polarity and s.key != st.key \
+                    and m["id"] not in touched and m["id"] != keep_id:
+                touched.add(m["id"])
+                ops.append({"fact": index, "reason": f"The user's {st.attribute} is now '{st.value}', so "
+                            f"'{s.value}' is outdated.", "event": "DELETE", "id": m["id"], "text": m.get("text", "")})
+
     for fact in facts:
         index = fact.get("fact", 0)
         text = fact.get("text", "")
@@ -225,21 +236,26 @@ def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
         if duplicate is None and st is not None:
             duplicate = next((m for m, s in same_owner if s is not None and s.key == st.key and s.polarity == st.polarity), None)
         if duplicate is not None:
+            touched.add(duplicate["id"])
             ops.append({"fact": index, "reason": "The same fact is already stored.", "event": "NONE",
                         "id": duplicate["id"], "text": duplicate.get("text", "")})
+            if st is not None and st.single_valued and st.polarity:
+                outdated(st, same_owner, duplicate["id"])
             continue
         if st is None:
             ops.append({"fact": index, "reason": "New information that no existing memory holds.", "event": "ADD", "id": None, "text": text})
             continue
 
         if st.single_valued and st.polarity:
-            old = next((m for m, s in same_owner if s is not None and s.attribute == st.attribute and s.polarity
+            old = next(((m, s) for m, s in same_owner if s is not None and s.attribute == st.attribute and s.polarity
                         and m["id"] not in touched), None)
             if old is not None:
-                touched.add(old["id"])
-                ops.append({"fact": index, "reason": f"The user's {st.attribute} changed from '{rules.parse_statement(old['text']).value}' "
-                            f"to '{st.value}'; it has a single value, so the new one replaces the old.",
-                            "event": "UPDATE", "id": old["id"], "text": text, "old_memory": old.get("text", "")})
+                m, s = old
+                touched.add(m["id"])
+                ops.append({"fact": index, "reason": f"The user's {st.attribute} changed from '{s.value}' to '{st.value}'; "
+                            "it has a single value, so the new one replaces the old.",
+                            "event": "UPDATE", "id": m["id"], "text": text, "old_memory": m.get("text", "")})
+                outdated(st, same_owner, m["id"])
                 continue
 
         if st.attribute == "like":

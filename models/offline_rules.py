@@ -245,7 +245,7 @@ _CHITCHAT_JA = re.compile(r"^(?:こんにちは|こんばんは|おはよう(?:�
 
 def is_chitchat(text: str) -> bool:
     """True for pure greetings/acknowledgements/thanks (seed 003 §3.1 rule pre-filter)."""
-    clauses = split_clauses(text)
+    clauses = [c.strip() for part in split_clauses(text) for c in re.split(r"[,，、]", part) if c.strip()]
     if not clauses:
         return True
     for c in clauses:

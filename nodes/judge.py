@@ -220,7 +220,7 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         input_content=format_conversation(state.get("normalized_messages") or []),
         extracted_facts=facts, existing_memories=[{k: c[k] for k in ("ref", "id", "memory", "owner", "score") if k in c} for c in candidates],
         llm_response=raw, parsed_operations=[dict(op) for op in ops],
-        reasoning="\n".join(f"[{op['event']}] {op['reason']}" for op in ops),
+        reasoning="\n".join([f"[{op['event']}] {op['reason']}" for op in ops] + [f"{NOTE} {n}" for n in notes]),
         model_name=model_name, latency_ms=latency, status="awaiting_review" if review else "running",
         error_message=None, execution_success=None)
     return {"operations": ops, "llm_response": raw,

@@ -4,11 +4,13 @@ The graph interrupts here (langgraph `interrupt()`, visible in LangGraph Studio)
 `{"trace_id", "operations": [...], "facts": [...], "instructions"}` and resumes with
 `Command(resume=...)` where the value is one of:
 
-- None, True or {"approved": True}: execute the proposed operations as they are;
+- True or {"approved": True}: execute the proposed operations as they are (langgraph cannot resume with
+  a bare None: `Command(resume=None)` is not a resume);
 - False, [] or {"approved": False}: execute nothing;
 - a list of operations, or {"operations": [...]}: the approved/edited list. Each item needs "event"
   (ADD/UPDATE/DELETE/NONE); ADD/UPDATE need "text"; UPDATE/DELETE need the real "id" of a live memory of
-  this scope. Invalid items raise InvalidInputError (nothing is executed; resume again with a fixed list).
+  this scope. An invalid list executes nothing: the graph interrupts again with the same payload plus
+  "error" (what was wrong); resume again with a fixed list.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from memoryx.nodes.add_common import scope_for_owner
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.state import AddState, Operation
 
-INSTRUCTIONS = ("Resume with Command(resume=None) to approve, Command(resume=[]) to reject all, or "
+INSTRUCTIONS = ("Resume with Command(resume=True) to approve, Command(resume=[]) to reject all, or "
                 "Command(resume=[...edited operations...]) with events ADD/UPDATE/DELETE/NONE, text and real ids.")
 
 
@@ -82,9 +84,17 @@ def _approved_ops(value: Any, proposed: list[dict], state: dict, services) -> tu
 def review(state: AddState, runtime: Runtime[Context]) -> dict:
     services = services_of(runtime)
     proposed = list(state.get("operations") or [])
-    value = interrupt({"trace_id": state.get("trace_id"), "operations": proposed, "facts": all_facts(state),
-                       "instructions": INSTRUCTIONS})
-    ops, notes = _approved_ops(value, proposed, state, services)
+    payload = {"trace_id": state.get("trace_id"), "operations": proposed, "facts": all_facts(state),
+               "instructions": INSTRUCTIONS}
+    value = interrupt(payload)
+    while True:
+        try:
+            ops, notes = _approved_ops(value, proposed, state, services)
+            break
+        except InvalidInputError as exc:
+            # Ask again, showing the problem. (Raising would make langgraph replay the same bad resume value
+            # on every later resume of this thread.) Replays are deterministic: interrupt i returns resume i.
+            value = interrupt({**payload, "error": str(exc)})
     services.sql.save_judgment(state["trace_id"], parsed_operations=[dict(o) for o in ops], status="running",
                                reasoning="\n".join([f"[{o['event']}] {o['reason']}" for o in ops] + notes))
     return {"operations": ops, "review_notes": notes}

@@ -164,7 +164,7 @@ def test_unknown_id_from_the_model_in_a_full_run(seeded):
         assert [(e["event"], e["memory"]) for e in r["results"]] == [("ADD", "User lives in Munich")]
         assert texts(services) == ["User lives in Berlin", "User lives in Munich"]  # Berlin untouched
         j = services.sql.get_judgment(r["trace_id"])
-        assert "unknown id '5'" in j["reasoning"]
+        assert "unknown id '5'" in j["reasoning"] and "unknown id '17'" in j["reasoning"]
         assert json.dumps(j["parsed_operations"])
     finally:
         services.close()

@@ -116,6 +116,10 @@ FILTER_CASES = [
     {"n": {"in": [1, 5]}},
     {"score": {"lte": 0.5}},
     {"vip": True},
+    {"vip": {"ne": True}},
+    {"vip": {"in": [False, "x"]}},
+    {"城市": "北京"},
+    {"my key": {"gte": 1}},
     {"missing": None},
     {"city": None},
     {"memory_type": "episodic"},
@@ -133,7 +137,8 @@ FILTER_CASES = [
 @pytest.fixture
 def filter_corpus(store):
     rows = [
-        ("Paris flat", {"city": "Paris", "n": 1, "tags": ["food", "art"], "score": 0.2}, "fact", "home", "2024-01-15"),
+        ("Paris flat", {"city": "Paris", "n": 1, "tags": ["food", "art"], "score": 0.2, "城市": "北京", "my key": 2},
+         "fact", "home", "2024-01-15"),
         ("Paris job", {"city": "Paris", "n": 3, "vip": True, "score": 0.9}, "fact", "work", "2024-02-15"),
         ("Rome trip", {"city": "Rome", "n": 5, "tags": ["travel"]}, "episodic", "travel", "2024-03-15"),
         ("Berlin", {"city": "Berlin", "n": 3.0, "vip": False, "score": 0.5}, "fact", "home", "2024-04-15"),
