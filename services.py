@@ -132,6 +132,13 @@ def build_services(
                         pass
                     break
         raise
+    # replay projection writes that a crashed or failed earlier run left in the outbox
+    try:
+        replayed = services.projector.retry_pending()
+        if replayed:
+            log.info("replayed %d pending projection writes", replayed)
+    except Exception as exc:  # a store still down: the jobs stay queued for the next start or reindex
+        log.warning("pending projection writes could not be replayed yet: %s", exc)
     return services
 
 

@@ -85,33 +85,35 @@ class Projector:
         self.embeddings = embeddings
 
     # Public syncs never raise for a projection failure: the SQL write stands, and the outbox makes the
-    # projection converge later. The private _project_* variants raise (used by retries).
+    # projection converge later. Before projecting, the targets are written to the outbox as an intent and
+    # cleared afterwards, so a process killed between the SQL commit and the projection write leaves a
+    # job that `retry_pending()` (run when services start) replays. The _project_* variants raise.
     def sync_memories(self, ids: list[str], *, vectors: list[list[float]] | None = None) -> None:
         """Make the vector store match SQL for these memory ids. `vectors` (same order as ids) saves a
         second embedding pass when the caller already embedded the texts."""
-        try:
-            self._project_memories(ids, vectors)
-        except Exception as exc:
-            self._queue("memory", ids, exc)
+        self._sync("memory", ids, lambda: self._project_memories(ids, vectors))
 
     def sync_entities(self, ids: list[str]) -> None:
         """Project entity rows: graph nodes + entity embeddings. Missing rows are deleted from both."""
-        try:
-            self._project_entities(ids)
-        except Exception as exc:
-            self._queue("entity", ids, exc)
+        self._sync("entity", ids, lambda: self._project_entities(ids))
 
     def sync_relations(self, relations: list[dict]) -> None:
         """Project relation rows (as returned by SQLStore) into the graph, including their validity."""
-        try:
-            self._project_relations(relations)
-        except Exception as exc:
-            self._queue("relation", [r["id"] for r in relations], exc)
+        if self.graph is None:
+            return
+        self._sync("relation", [r["id"] for r in relations], lambda: self._project_relations(relations))
 
-    def _queue(self, kind: str, ids: list[str], exc: Exception) -> None:
-        log.warning("%s projection failed for %d rows, queued for retry: %s", kind, len(ids), exc)
-        for target_id in ids:
-            self.sql.enqueue_projection(kind=kind, target_id=target_id, error=repr(exc))
+    def _sync(self, kind: str, ids: list[str], project) -> None:
+        if not ids:
+            return
+        self.sql.enqueue_projections(kind=kind, target_ids=ids, error="in flight")
+        try:
+            project()
+        except Exception as exc:
+            log.warning("%s projection failed for %d rows, queued for retry: %s", kind, len(ids), exc)
+            self.sql.enqueue_projections(kind=kind, target_ids=ids, error=repr(exc))
+            return
+        self.sql.clear_projections(kind=kind, target_ids=ids)
 
     def _project_memories(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
         if not ids:

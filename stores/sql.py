@@ -1095,6 +1095,36 @@ class SQLStore:
                 if attempt == 2:
                     raise
 
+    def enqueue_projections(self, *, kind: str, target_ids: list[str], error: str) -> None:
+        """Batch form of enqueue_projection, in one transaction (used to record write intents)."""
+        if kind not in PROJECTION_KINDS:
+            raise InvalidInputError(f"kind must be one of {PROJECTION_KINDS}, got {kind!r}")
+        ids = list(dict.fromkeys(t for t in target_ids if t))
+        if not ids:
+            return
+        for attempt in (1, 2):
+            try:
+                with self._tx(write=True) as s:
+                    now = _now()
+                    have = set(s.scalars(select(OutboxRow.target_id).where(OutboxRow.kind == kind,
+                                                                          OutboxRow.target_id.in_(ids))))
+                    s.add_all(OutboxRow(id=_new_id(), kind=kind, target_id=t, error=error, attempts=0,
+                                        created_at=now, updated_at=now) for t in ids if t not in have)
+                    if have:
+                        s.execute(sa.update(OutboxRow).where(OutboxRow.kind == kind, OutboxRow.target_id.in_(have))
+                                  .values(error=error, updated_at=now))
+                return
+            except IntegrityError:  # a concurrent writer queued the same target: the second pass sees it
+                if attempt == 2:
+                    raise
+
+    def clear_projections(self, *, kind: str, target_ids: list[str]) -> None:
+        """Drop pending jobs of these targets (their projection has just been written)."""
+        if not target_ids:
+            return
+        with self._tx(write=True) as s:
+            s.execute(sa.delete(OutboxRow).where(OutboxRow.kind == kind, OutboxRow.target_id.in_(list(target_ids))))
+
     def pending_projections(self, limit: int = 500) -> list[dict]:
         q = select(OutboxRow).order_by(OutboxRow.created_at, OutboxRow.id).limit(max(0, limit))
         with self._tx() as s:

@@ -27,8 +27,8 @@ def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgme
                   graph: bool = False, **settings_overrides):
     from memoryx.services import build_services
 
-    settings = Settings(data_dir=tmp_path / "data", graph_backend="falkordb" if graph else "none",
-                        checkpointer="sqlite", **settings_overrides)
+    values = {"data_dir": tmp_path / "data", "graph_backend": "falkordb" if graph else "none", "checkpointer": "sqlite"}
+    settings = Settings(**{**values, **settings_overrides})
     try:
         return build_services(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
                               graph_llm=graph_llm, embeddings=shared_embeddings())

@@ -204,3 +204,29 @@ def test_a_concurrent_write_after_the_judgment_sends_the_run_back(tmp_path, monk
         assert texts(services) == ["User lives in Paris"]  # no second Paris memory, Berlin superseded
     finally:
         services.close()
+
+
+def test_postgres_store_and_checkpointer(tmp_path, monkeypatch, pg_url):
+    """On PostgreSQL: PostgresSaver checkpoints (auto), advisory scope lock, crash + resume."""
+    import uuid as _uuid
+
+    services = make_services(tmp_path, sql_url=pg_url, checkpointer="auto")
+    saver = make_checkpointer(services.settings)
+    try:
+        assert type(saver).__name__ == "PostgresSaver"
+        graph = compile_add_graph(saver)
+        user = f"pg-{_uuid.uuid4().hex[:8]}"
+        run_add(graph, services, "I live in Berlin", user_id=user)
+        _crash_after_writes(monkeypatch, services)
+        trace_id = str(_uuid.uuid4())
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            run_add(graph, services, "I moved to Paris", user_id=user, trace_id=trace_id)
+        monkeypatch.undo()
+        out = graph.invoke(None, add_run_config(trace_id, user_id=user), context=ctx(services))
+        assert [(e["event"], e["memory"]) for e in out["result"]["results"]] == [("UPDATE", "User now lives in Paris")]
+        assert texts(services, user) == ["User now lives in Paris"]
+        (mem,) = memories(services, user)
+        assert [h["event"] for h in services.sql.history(mem["id"])] == ["ADD", "UPDATE"]
+    finally:
+        close_checkpointer(saver)
+        services.close()
