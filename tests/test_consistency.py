@@ -1,0 +1,122 @@
+"""SQL first, then projections: a projection that fails or a process killed mid-write loses nothing.
+
+Real engines only: SQLite, the embedded Qdrant engine and the offline MiniLM embeddings.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memoryx.embeddings import make_embeddings
+from memoryx.scope import Scope
+from memoryx.settings import Settings
+from memoryx.stores.projections import Projector
+from memoryx.stores.sql import SQLStore
+from memoryx.stores.vectors import EdgeVectorStore
+
+ALICE = Scope(user_id="alice")
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    return make_embeddings(Settings())
+
+
+def _stores(tmp_path: Path, embeddings):
+    sql = SQLStore(f"sqlite:///{tmp_path / 'memoryx.db'}")
+    vectors = EdgeVectorStore(tmp_path / "qdrant", 384)
+    return sql, vectors, Projector(sql, vectors, None, embeddings)
+
+
+def _vector_ids(vectors, embeddings, scope=ALICE) -> set[str]:
+    hits = vectors.search_memories(embeddings.embed_query("anything"), scope, limit=100)
+    return {h.id for h in hits}
+
+
+def test_projection_down_then_retry_converges(tmp_path, embeddings):
+    sql, vectors, projector = _stores(tmp_path, embeddings)
+    first = sql.insert_memory(scope=ALICE, text="I live in Berlin")
+    projector.sync_memories([first["id"]])
+    assert _vector_ids(vectors, embeddings) == {first["id"]}
+
+    vectors.close()  # the vector store goes down mid-session
+    second = sql.insert_memory(scope=ALICE, text="我喜欢喝咖啡")
+    projector.sync_memories([second["id"]])  # must not raise: SQL write stands, job queued
+    deleted = sql.delete_memory(first["id"])
+    projector.sync_memories([deleted["id"]])
+    pending = {(j["kind"], j["target_id"]) for j in sql.pending_projections()}
+    assert pending == {("memory", second["id"]), ("memory", first["id"])}
+
+    vectors = EdgeVectorStore(tmp_path / "qdrant", 384)  # back up
+    projector.vectors = vectors
+    assert projector.retry_pending() == 2
+    assert sql.pending_projections() == []
+    assert _vector_ids(vectors, embeddings) == {second["id"]}
+    vectors.close()
+    sql.close()
+
+
+def test_reindex_rebuilds_vectors_from_sql(tmp_path, embeddings):
+    sql, vectors, projector = _stores(tmp_path, embeddings)
+    bob = Scope(user_id="bob")
+    ids = [sql.insert_memory(scope=ALICE, text=t)["id"] for t in ("I work at Acme", "私は東京に住んでいます")]
+    bob_id = sql.insert_memory(scope=bob, text="I like tea")["id"]
+    projector.sync_memories(ids + [bob_id])
+    vectors.delete_scope(ALICE)  # the projection loses alice's points
+    assert _vector_ids(vectors, embeddings) == set()
+
+    report = projector.reindex(ALICE)
+    assert report["memories"] == 2
+    assert _vector_ids(vectors, embeddings) == set(ids)
+    assert _vector_ids(vectors, embeddings, bob) == {bob_id}  # other scopes untouched
+    vectors.close()
+    sql.close()
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from langchain_core.embeddings import Embeddings
+    from memoryx.scope import Scope
+    from memoryx.stores.projections import Projector
+    from memoryx.stores.sql import SQLStore
+    from memoryx.stores.vectors import EdgeVectorStore
+
+    class StallingEmbeddings(Embeddings):
+        # the process is killed while the projection is being computed
+        def embed_documents(self, texts):
+            print("READY", flush=True)
+            time.sleep(60)
+        def embed_query(self, text):
+            return self.embed_documents([text])[0]
+
+    sql = SQLStore(sys.argv[1])
+    vectors = EdgeVectorStore(sys.argv[2], 384)
+    ids = [sql.insert_memory(scope=Scope(user_id="alice"), text=f"fact number {i}")["id"] for i in range(5)]
+    Projector(sql, vectors, None, StallingEmbeddings()).sync_memories(ids)
+    """
+)
+
+
+def test_process_killed_between_sql_and_projection(tmp_path, embeddings):
+    url = f"sqlite:///{tmp_path / 'memoryx.db'}"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, url, str(tmp_path / "qdrant")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    sql, vectors, projector = _stores(tmp_path, embeddings)
+    assert len(sql.pending_projections()) == 5
+    assert projector.retry_pending() == 5
+    assert len(_vector_ids(vectors, embeddings)) == 5
+    assert sql.pending_projections() == []
+    vectors.close()
+    sql.close()
