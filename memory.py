@@ -484,10 +484,9 @@ class _Core:
         return self.services.sql.count_memories(_optional_scope(user_id, agent_id, run_id))
 
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
-        from memoryx import context_block
+        from memoryx.context_block import build_context
 
-        build = context_block.build_context
-        return build(search_result, max_tokens=max_tokens)
+        return build_context(search_result, max_tokens=max_tokens)
 
     # --- judgments ----------------------------------------------------------------------------------
 

@@ -71,6 +71,7 @@ class AddState(AddInput, total=False):
     fact_vectors: list[list[float]]  # embeddings of facts + agent_facts, same order (reused for the projection)
     judgment: dict  # {"model_name", "latency_ms", "notes": [...]} of the judge step
     review_notes: list[str]  # what the human review changed or refused
+    change_marker: int | None  # memory-history position when retrieve_similar searched (see execute_ops)
     stale_retries: int  # times execute_ops sent the run back to retrieval (a concurrent add changed the scope)
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}

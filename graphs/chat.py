@@ -35,8 +35,8 @@ from memoryx.scope import SCOPE_FIELDS
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with long-term memory of this user.\n"
-    "Use the memories below when they are relevant; do not mention them when they are not.\n"
-    "Memories (most relevant first):\n{memories}"
+    "Use the memories below when they are relevant; do not mention them when they are not.\n\n"
+    "{memories}"
 )
 
 
@@ -62,6 +62,7 @@ class ChatContext(Context):
     system_prompt: str = field(default=DEFAULT_SYSTEM_PROMPT, metadata={"description": "System prompt of the replies; {memories} is replaced by the recalled memories."})
     recall_limit: int = field(default=5, metadata={"description": "Memories recalled before each answer."})
     remember: bool = field(default=True, metadata={"description": "Store what the user said after each answer (add graph)."})
+    memory_tokens: int = field(default=800, metadata={"description": "Token budget of the memory block in the system prompt."})
 
 
 def _text(message: Any) -> str:
@@ -89,10 +90,10 @@ def _scope(state: ChatState, config: RunnableConfig | None) -> dict:
     return scope
 
 
-def _format_memories(memories: list[dict]) -> str:
-    if not memories:
-        return "(none yet)"
-    return "\n".join(f"- {m.get('memory')}" for m in memories)
+def _format_memories(memories: list[dict], max_tokens: int) -> str:
+    from memoryx.context_block import build_context
+
+    return build_context(memories, max_tokens=max_tokens)["context"]
 
 
 def _offline_reply(question: str, memories: list[dict]) -> str:
@@ -130,7 +131,7 @@ def build_chat_builder(model: BaseChatModel | None = None) -> StateGraph:
         if isinstance(llm, OfflineChatModel):
             question = _last(state["messages"], HumanMessage)
             return {"messages": [AIMessage(content=_offline_reply(_text(question) if question else "", memories))]}
-        system = SystemMessage(content=ctx.system_prompt.replace("{memories}", _format_memories(memories)))
+        system = SystemMessage(content=ctx.system_prompt.replace("{memories}", _format_memories(memories, ctx.memory_tokens)))
         reply = llm.invoke([system, *state["messages"]])
         return {"messages": [reply]}
 

@@ -3,9 +3,11 @@
 Everything happens under `sql.scope_lock(scope)` (a file lock for SQLite, a PostgreSQL advisory lock
 otherwise), so concurrent adds for one user queue up here, across processes too:
 
-1. Optimistic re-check: the similar memories of each fact are searched again. If another run added a memory
-   the judge did not see (a concurrent add), the run goes back to retrieve_similar and is judged again (at
-   most MAX_STALE_RETRIES times; memories this run wrote itself do not count).
+1. Optimistic re-check: when any memory changed since retrieval (one cheap query on the history position),
+   the similar memories of each fact are searched again. If another run added a memory the judge did not
+   see (a concurrent add), the run goes back to retrieve_similar and is judged again (at most
+   MAX_STALE_RETRIES times; memories this run wrote itself do not count). Operations a human approved in
+   review are not re-judged.
 2. ADD: skipped when a live memory of the scope has the same hash (exact duplicate); else inserted with a
    deterministic id uuid5(trace_id/op index), so a replay after a crash finds it instead of adding a copy.
 3. UPDATE / DELETE keep the memory's id (history: ADD, UPDATE, ..., DELETE under one id). An UPDATE whose
@@ -25,7 +27,7 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, context_of, services_of
 from memoryx.errors import NotFoundError
 from memoryx.models.offline_rules import normalize_text
-from memoryx.nodes.add_common import deterministic_id, elapsed_ms, scope_for_owner
+from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
 
@@ -44,14 +46,23 @@ def _owner(op: dict, facts: list[dict]) -> str:
 
 
 def _is_stale(services, state: dict, facts: list[dict], vectors: list, top_k: int, threshold: float) -> bool:
-    """True when a memory the judge did not see (written by another run) is now among the similar ones."""
+    """True when a memory the judge did not see (written by another run) is now among the similar ones.
+
+    Fast path: no memory anywhere changed since retrieval (the memory-history position is the same) -> not
+    stale, one cheap query. Otherwise the similar memories are searched again and compared with the
+    candidates; memories written by this run itself (a replay after a crash) do not count.
+    """
     if not facts or not vectors:
         return False
+    before = state.get("change_marker")
+    if before is not None and change_marker(services.sql) == before:
+        return False
+    trace_id = state.get("trace_id")
     known = {c["id"] for c in state.get("candidates") or []}
     new_ids = {mid for mid, _, _ in search_similar(services, state, facts, vectors, top_k=top_k, threshold=threshold)} - known
     if not new_ids:
         return False
-    return any(row.get("trace_id") != state.get("trace_id") for row in services.sql.get_memories(sorted(new_ids)))
+    return any(row.get("trace_id") != trace_id for row in services.sql.get_memories(sorted(new_ids)))
 
 
 def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], vectors: list) -> tuple[list[dict], list[dict]]:
@@ -93,29 +104,29 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
         if event == "ADD":
             add(i, op, owner)
         elif event == "UPDATE":
-            try:
-                current = sql.get_memory(op["id"], include_deleted=True)
-            except NotFoundError:
-                current = None
-            if current is None or current.get("deleted_at"):
-                executed.append({"event": "UPDATE->ADD", "id": op["id"], "op": i,
-                                 "reason": "the memory was deleted meanwhile; the new fact is added instead"})
-                add(i, op, owner)
-                continue
             scope = scope_for_owner(state, owner)
             dup = sql.find_by_hash(scope, _memory_hash(op["text"]))
             if dup is not None and dup["id"] != op["id"]:
-                sql.delete_memory(op["id"], trace_id=trace_id)
-                results.append({"id": op["id"], "memory": current["memory"], "event": "DELETE"})
-                executed.append({"event": "DELETE", "id": op["id"], "memory": current["memory"], "op": i,
+                try:
+                    row = sql.delete_memory(op["id"], trace_id=trace_id)
+                except NotFoundError:
+                    row = {"memory": op.get("old_memory")}
+                results.append({"id": op["id"], "memory": op.get("old_memory") or row.get("memory"), "event": "DELETE"})
+                executed.append({"event": "DELETE", "id": op["id"], "memory": op.get("old_memory") or row.get("memory"), "op": i,
                                  "reason": f"superseded: its new text already exists as memory {dup['id']}"})
                 to_sync.append(op["id"])
                 continue
             fi = op.get("fact_index")
             fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
-            sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
-                              importance=fact.get("importance"), memory_type=fact.get("memory_type"))
-            previous = op.get("old_memory") if op.get("old_memory") is not None else current["memory"]
+            try:
+                row = sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
+                                        importance=fact.get("importance"), memory_type=fact.get("memory_type"))
+            except NotFoundError:  # deleted meanwhile (by another run or by hand): the new fact is never lost
+                executed.append({"event": "UPDATE->ADD", "id": op["id"], "op": i,
+                                 "reason": "the memory was deleted meanwhile; the new fact is added instead"})
+                add(i, op, owner)
+                continue
+            previous = op.get("old_memory")
             results.append({"id": op["id"], "memory": op["text"], "event": "UPDATE", "previous_memory": previous})
             executed.append({"event": "UPDATE", "id": op["id"], "memory": op["text"], "previous_memory": previous, "op": i})
             vec = fact_vec.get(normalize_text(op["text"]))
@@ -157,10 +168,18 @@ def execute_ops(state: AddState, runtime: Runtime[Context]) -> dict:
             stack.enter_context(services.sql.scope_lock(scope))
         t_lock = elapsed_ms(start)
         retries = int(state.get("stale_retries") or 0)
-        if retries < MAX_STALE_RETRIES and any(op["event"] != "NONE" for op in ops) and \
+        reviewed = bool(state.get("review_notes"))  # a human approved these operations: they stand
+        if not reviewed and retries < MAX_STALE_RETRIES and any(op["event"] != "NONE" for op in ops) and \
                 _is_stale(services, state, facts, vectors, ctx.similar_top_k, ctx.similarity_threshold):
             return {"stale": True, "stale_retries": retries + 1,
                     "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}
         results, executed = apply_operations(services, state, ops, facts, vectors)
-        services.sql.save_judgment(state["trace_id"], executed_operations=executed, execution_success=True, status="done")
+        record = dict((state.get("judgment") or {}).get("record") or {})
+        if record:
+            notes = (state.get("judgment") or {}).get("notes") or []
+            record["parsed_operations"] = [dict(op) for op in ops]  # after a human review: the approved ones
+            record["reasoning"] = "\n".join([f"[{op['event']}] {op['reason']}" for op in ops] +
+                                            [f"[memoryx] {n}" for n in notes] + list(state.get("review_notes") or []))
+        record.update(executed_operations=executed, execution_success=True, error_message=None, status="done")
+        services.sql.save_judgment(state["trace_id"], scope=scope_of(state), **record)
     return {"executed": results, "stale": False, "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}

@@ -214,15 +214,23 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
                                                          retry_template=RETRY_PROMPT, services=services)
         ops, notes = resolve_decisions(decisions, facts, candidates)
 
-    review = bool(ctx.review)
-    services.sql.save_judgment(
-        trace_id, scope=scope_of(state), operation_type="MEMORY_UPDATE",
+    record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)
+    if ctx.review:  # the run pauses for a human: the record must be visible now
+        services.sql.save_judgment(trace_id, scope=scope_of(state), **record, status="awaiting_review")
+    # otherwise execute_ops writes the whole record once, with the executed operations (one write, not two)
+    return {"operations": ops, "llm_response": raw,
+            "judgment": {"model_name": model_name, "latency_ms": latency, "notes": notes, "record": record},
+            "timings": {"judge": elapsed_ms(start)}, "model_calls": {"judge": calls}}
+
+
+def judgment_record(state: dict, facts: list[dict], candidates: list[dict], ops: list, notes: list[str], *,
+                    raw: str, model_name: str, latency_ms: float) -> dict:
+    """The fields of the judgment record (seed 000 §5.6) known after the judgment."""
+    return dict(
+        operation_type="MEMORY_UPDATE",
         input_content=format_conversation(state.get("normalized_messages") or []),
-        extracted_facts=facts, existing_memories=[{k: c[k] for k in ("ref", "id", "memory", "owner", "score") if k in c} for c in candidates],
+        extracted_facts=facts,
+        existing_memories=[{k: c[k] for k in ("ref", "id", "memory", "owner", "score") if k in c} for c in candidates],
         llm_response=raw, parsed_operations=[dict(op) for op in ops],
         reasoning="\n".join([f"[{op['event']}] {op['reason']}" for op in ops] + [f"{NOTE} {n}" for n in notes]),
-        model_name=model_name, latency_ms=latency, status="awaiting_review" if review else "running",
-        error_message=None, execution_success=None)
-    return {"operations": ops, "llm_response": raw,
-            "judgment": {"model_name": model_name, "latency_ms": latency, "notes": notes},
-            "timings": {"judge": elapsed_ms(start)}, "model_calls": {"judge": calls}}
+        model_name=model_name, latency_ms=latency_ms, error_message=None, execution_success=None)

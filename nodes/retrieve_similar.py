@@ -16,7 +16,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, scope_for_owner
+from memoryx.nodes.add_common import change_marker, elapsed_ms, keeps_agent_facts, scope_for_owner
 from memoryx.state import AddState
 
 KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
@@ -67,6 +67,7 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
 def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     services = services_of(runtime)
+    marker = change_marker(services.sql)  # read BEFORE searching: any later write changes it
     ctx = context_of(runtime)
     facts = all_facts(state)
     vectors = state.get("fact_vectors")
@@ -92,5 +93,5 @@ def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
             continue  # the agent's own memories only, never a user's
         candidates.append({"ref": str(len(candidates)), "id": memory_id, "memory": row["memory"], "owner": owner,
                            "score": round(score, 4)})
-    return {"fact_vectors": vectors, "candidates": candidates, "stale": False,
+    return {"fact_vectors": vectors, "candidates": candidates, "stale": False, "change_marker": marker,
             "timings": {"retrieve_similar": elapsed_ms(start), "embed_facts": t_embed}}

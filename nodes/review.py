@@ -97,4 +97,5 @@ def review(state: AddState, runtime: Runtime[Context]) -> dict:
             value = interrupt({**payload, "error": str(exc)})
     services.sql.save_judgment(state["trace_id"], parsed_operations=[dict(o) for o in ops], status="running",
                                reasoning="\n".join([f"[{o['event']}] {o['reason']}" for o in ops] + notes))
+    # (execute_ops writes the final record with these operations and notes)
     return {"operations": ops, "review_notes": notes}

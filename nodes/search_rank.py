@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -141,65 +141,107 @@ def _epoch(value: Any) -> float | None:
         return None
 
 
-def adjacent_memories(sql: Any, scope: Scope, seeds: list[dict], *, window: int,
-                      max_gap_s: float) -> dict[str, list[tuple[int, dict]]]:
-    """For each seed memory: [(distance, memory)] of the live memories of the scope stored just before and just
-    after it (at most `window` on each side, at most `max_gap_s` seconds apart).
+def rows_with_context(sql: Any, scope: Scope, ids: list[str], seed_times: list[float], *,
+                      max_gap_s: float) -> list[dict]:
+    """One statement: the live memories of `scope` whose id is in `ids` OR whose created_at lies within
+    `max_gap_s` of one of `seed_times` (epoch seconds), as memory dicts, oldest first.
 
-    Uses `SQLStore.adjacent_memories` when the store offers it; otherwise one indexed range query per side.
+    Within each such time range every memory of the scope is returned, so the neighbours of a seed can be read
+    off this list. Uses `SQLStore.rows_with_context` when the store offers it; otherwise a Core query on the
+    store's engine (a search must stay within a few milliseconds: no ORM session, one round trip).
     """
-    if not seeds or window <= 0:
-        return {}
-    native = getattr(sql, "adjacent_memories", None)
+    native = getattr(sql, "rows_with_context", None)
     if native is not None:
-        return native(scope, [s["id"] for s in seeds], window=window, max_gap_seconds=max_gap_s)
+        return native(scope, ids, seed_times, max_gap_s=max_gap_s)
     import sqlalchemy as sa
 
-    from memoryx.stores.sql import MemoryRow, _memory_dict  # noqa: PLC2701 - until the store offers it
+    from memoryx.stores.sql import MemoryRow, _iso  # noqa: PLC2701 - until the store offers it
 
-    out: dict[str, list[tuple[int, dict]]] = {}
-    scope_where = [getattr(MemoryRow, k) == v for k, v in scope.as_dict().items()]
-    with sql._tx() as s:  # noqa: SLF001
-        for seed in seeds:
-            created = seed.get("created_at")
-            if not created:
-                continue
-            at = datetime.fromtimestamp(to_epoch(created), tz=timezone.utc)
-            lo = datetime.fromtimestamp(at.timestamp() - max_gap_s, tz=timezone.utc)
-            hi = datetime.fromtimestamp(at.timestamp() + max_gap_s, tz=timezone.utc)
-            base = [*scope_where, MemoryRow.deleted_at.is_(None), MemoryRow.id != seed["id"]]
-            before = s.scalars(sa.select(MemoryRow).where(*base, MemoryRow.created_at <= at, MemoryRow.created_at >= lo)
-                               .order_by(MemoryRow.created_at.desc()).limit(window)).all()
-            after = s.scalars(sa.select(MemoryRow).where(*base, MemoryRow.created_at >= at, MemoryRow.created_at <= hi)
-                              .order_by(MemoryRow.created_at.asc()).limit(window)).all()
-            rows: list[tuple[int, dict]] = []
-            for dist, r in enumerate(before, 1):
-                rows.append((dist, _memory_dict(r)))
-            for dist, r in enumerate(after, 1):
-                rows.append((dist, _memory_dict(r)))
-            out[seed["id"]] = rows
+    col = MemoryRow.__table__.c
+    conds = []
+    if ids:
+        conds.append(col.id.in_(list(ids)))
+    for ts in seed_times:
+        conds.append(col.created_at.between(datetime.fromtimestamp(ts - max_gap_s, tz=timezone.utc),
+                                            datetime.fromtimestamp(ts + max_gap_s, tz=timezone.utc)))
+    if not conds:
+        return []
+    stmt = (sa.select(col.id, col.text, col.hash, col.user_id, col.agent_id, col.run_id, col.category,
+                      col.importance, col.memory_type, col.metadata, col.created_at, col.updated_at,
+                      col.access_count, col.last_accessed_at, col.trace_id)
+            .where(*[col[k] == v for k, v in scope.as_dict().items()], col.deleted_at.is_(None), sa.or_(*conds))
+            .order_by(col.created_at, col.id))
+    out = []
+    with sql.engine.connect() as conn:
+        for r in conn.execute(stmt):
+            out.append({"id": r.id, "memory": r.text, "hash": r.hash, "user_id": r.user_id, "agent_id": r.agent_id,
+                        "run_id": r.run_id, "category": r.category, "importance": r.importance,
+                        "memory_type": r.memory_type, "metadata": dict(r.metadata or {}),
+                        "created_at": _iso(r.created_at), "updated_at": _iso(r.updated_at),
+                        "access_count": r.access_count or 0, "last_accessed_at": _iso(r.last_accessed_at),
+                        "deleted_at": None, "trace_id": r.trace_id})
     return out
+
+
+def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
+    """[(distance, id)] of the memories stored just before / after each seed, from `rows` (oldest first, complete
+    within max_gap_s of each seed), at most `window` on each side and `max_gap_s` away."""
+    pos = {r["id"]: i for i, r in enumerate(rows)}
+    times = [_epoch(r["created_at"]) or 0.0 for r in rows]
+    out: dict[str, list[tuple[int, str]]] = {}
+    for sid in seed_ids:
+        i = pos.get(sid)
+        if i is None:
+            continue
+        found: list[tuple[int, str]] = []
+        for step in (-1, 1):
+            j, dist = i + step, 1
+            while 0 <= j < len(rows) and dist <= window and abs(times[j] - times[i]) <= max_gap_s:
+                found.append((dist, rows[j]["id"]))
+                j += step
+                dist += 1
+        out[sid] = found
+    return out
+
+
+def _from_payload(mid: str, payload: dict) -> dict:
+    """A memory dict from a vector-store payload (the SQL row replaces it before the final ranking)."""
+    mem = {"id": mid, "memory": payload.get("text") or "", "metadata": payload.get("metadata") or {},
+           "created_at": payload.get("created_at"), "updated_at": payload.get("updated_at"),
+           "memory_type": payload.get("memory_type"), "category": payload.get("category"),
+           "importance": payload.get("importance"), "hash": payload.get("hash")}
+    for k in ("user_id", "agent_id", "run_id"):
+        mem[k] = payload.get(k)
+    return mem
 
 
 def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     services = services_of(runtime)
+    sql = services.sql
     t = tuning(services.settings)
     scope = scope_of(state)
     node = parse_filters(state.get("filters"))
+    limit = int(plan["limit"])
     fused = state.get("fused") or []
-    pool = fused[: max(4 * int(t["candidate_k"]), 4 * int(plan["limit"]))]
-    rows = {m["id"]: m for m in services.sql.get_memories([c["id"] for c in pool])}
+    pool = [dict(c, sources=list(c["sources"])) for c in fused[: max(4 * int(t["candidate_k"]), 4 * limit)]]
 
-    def admissible(mem: dict | None) -> bool:  # the SQL row is the truth: live, in scope, passing the filters
-        return mem is not None and scope.contains(mem) and matches(node, mem)
-
+    # memory dicts: vector payloads for dense/keyword hits (filters were pushed down there), SQL rows for hits
+    # of the graph path only (relations carry no payload; filters are checked here)
+    need_rows = [c["id"] for c in pool if not c.get("payload")]
+    rows = {m["id"]: m for m in sql.get_memories(need_rows)} if need_rows else {}
     cands: list[dict] = []
     for c in pool:
-        mem = rows.get(c["id"])
-        if admissible(mem):
-            cands.append({**c, "memory": mem, "sources": list(c["sources"])})
+        if c.get("payload"):
+            c["memory"] = _from_payload(c["id"], c.pop("payload"))
+        else:
+            c.pop("payload", None)
+            mem = rows.get(c["id"])
+            if mem is None or not scope.contains(mem) or not matches(node, mem):
+                continue
+            c["memory"] = mem
+        cands.append(c)
 
     # boosts --------------------------------------------------------------------------------------------
     window = plan.get("time_window")
@@ -220,41 +262,52 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
             bonus += t["when_bonus"]
         c["relevance"] += bonus
 
-    # context propagation --------------------------------------------------------------------------------
+    # context propagation + the SQL rows, in one statement ---------------------------------------------
+    # The system of record decides liveness, scope, filters and access counts of everything returned.
+    by_id = {c["id"]: c for c in cands}
+    cands.sort(key=lambda x: -x["relevance"])
+    keep = max(3 * limit, 30, int(t["rerank_top"]) if plan.get("reranker") else 0)
     weight, win = float(t["context_weight"]), int(t["context_window"])
-    if weight > 0 and win > 0 and cands:
-        cands.sort(key=lambda x: -x["relevance"])
-        seeds = cands[: int(t["context_seeds"])]
-        try:
-            adj = adjacent_memories(services.sql, scope, [s["memory"] for s in seeds], window=win,
-                                    max_gap_s=float(t["context_max_gap_minutes"]) * 60.0)
-        except Exception as exc:  # ranking still works without it
-            log.warning("context expansion failed: %s", exc)
-            adj = {}
-        by_id = {c["id"]: c for c in cands}
+    gap = float(t["context_max_gap_minutes"]) * 60.0
+    types = set(t["context_types"] or ())
+    seeds = [c for c in cands[: int(t["context_seeds"])] if not types or c["memory"].get("memory_type") in types] \
+        if weight > 0 and win > 0 else []
+    seed_times = [ts for ts in (_epoch(c["memory"].get("created_at")) for c in seeds) if ts is not None]
+    try:
+        rows = rows_with_context(sql, scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
+    except Exception as exc:  # never fail a search on the context step: plain rows, no propagation
+        log.warning("context expansion failed: %s", exc)
+        rows, seeds = sql.get_memories([c["id"] for c in cands[:keep]]), []
+    truth = {r["id"]: r for r in rows}
+    if seeds:
+        turns = [r for r in rows if not types or r.get("memory_type") in types]
+        adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
         loans: dict[str, float] = {}
         for seed in seeds:
-            for dist, mem in adj.get(seed["id"], []):
+            for dist, mid in adj.get(seed["id"], []):
                 loan = weight * seed["relevance"] * float(t["context_decay"]) ** (dist - 1)
-                if loan > loans.get(mem["id"], 0.0):
-                    loans[mem["id"]] = loan
-                if mem["id"] not in by_id and admissible(mem):
-                    by_id[mem["id"]] = {"id": mem["id"], "relevance": 0.0, "sources": [], "path_scores": {},
-                                        "payload": {}, "memory": mem}
+                if loan > loans.get(mid, 0.0):
+                    loans[mid] = loan
         for mid, loan in loans.items():
             c = by_id.get(mid)
-            if c is None:
-                continue
+            if c is None:  # found only through its neighbour
+                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
             c["relevance"] += loan
             c["sources"].append("context")
-        cands = list(by_id.values())
 
-    cands.sort(key=lambda x: -x["relevance"])
-    top = cands[0]["relevance"] if cands else 0.0
-    for c in cands:
+    out: list[dict] = []
+    for c in sorted(by_id.values(), key=lambda x: -x["relevance"]):
+        mem = truth.get(c["id"])
+        if mem is None or not scope.contains(mem) or not matches(node, mem):
+            continue  # deleted since it was projected, outside the scope, or failing the filters
+        c["memory"] = mem
+        out.append(c)
+        if len(out) >= keep:
+            break
+    top = out[0]["relevance"] if out else 0.0
+    for c in out:
         c["relevance"] = c["relevance"] / top if top > 0 else 0.0
-        c.pop("payload", None)
-    return {"candidates": cands, "timings": {"expand_context": _ms(start)}}
+    return {"candidates": out, "timings": {"expand_context": _ms(start)}}
 
 
 # ---------------------------------------------------------------------------------------------------- rank

@@ -15,8 +15,10 @@ Scores, in order:
    that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when".
 3. Context propagation: the ``context_seeds`` best memories lend ``context_weight`` x their relevance
    (x ``context_decay`` per extra step) to the memories stored right before and after them in the same scope
-   (``context_window`` on each side, at most ``context_max_gap_minutes`` apart): the turns of a conversation
+   (``context_window`` on each side, each step at most ``context_max_gap_minutes`` from the seed): the turns of a conversation
    around a hit usually hold the rest of the answer. A memory gets the best such loan added to its own score.
+   Only memories of the ``context_types`` (default: episodic, i.e. raw conversation turns) lend and borrow:
+   extracted facts stored at the same moment are not each other's context.
 4. Final score = (w_rel x relevance + w_imp x importance + w_rec x recency + w_acc x access) / sum(w), where
    recency = 0.5 ** (age_days / half_life) and access = log(1 + access_count) / log(1 + 50), capped at 1.
 """
@@ -38,7 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "context_window": 2,
     "context_decay": 0.7,
     "context_seeds": 10,
-    "context_max_gap_minutes": 120.0,
+    "context_max_gap_minutes": 30.0,
+    "context_types": ("episodic",),  # only conversation turns (infer=False stores messages as episodic)
     "rerank_top": 30,
 }
 

@@ -126,11 +126,16 @@ def test_tools_scope_from_config(mem):
 
 
 def test_tools_in_a_prebuilt_agent(mem):
+    from langgraph.graph import START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode
 
     user = _user()
-    node = ToolNode(make_memory_tools(mem, user_id=user))
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode(make_memory_tools(mem, user_id=user)))
+    builder.add_edge(START, "tools")
+    agent = builder.compile()
     call = AIMessage("", tool_calls=[{"name": "add_memory", "args": {"content": "I live in Lyon."}, "id": "c1"}])
-    out = node.invoke({"messages": [call]})
-    assert "Lyon" in out["messages"][0].content
+    assert "Lyon" in agent.invoke({"messages": [call]})["messages"][-1].content
+    call = AIMessage("", tool_calls=[{"name": "search_memory", "args": {"query": "where do I live"}, "id": "c2"}])
+    assert "Lyon" in agent.invoke({"messages": [call]})["messages"][-1].content
     assert any("Lyon" in r["memory"] for r in mem.get_all(user_id=user)["results"])

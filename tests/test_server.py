@@ -249,10 +249,14 @@ def test_langserve_remote_runnable(server):
     found = search.invoke({"query": "pets", "user_id": "alice", "limit": 5})
     assert any("miso" in r["memory"].lower() for r in found["result"]["results"])
 
-    schema = httpx.get(f"{server.url}/graphs/add/input_schema", headers=A).json()
-    assert "messages" in schema["properties"]
-    out_schema = httpx.get(f"{server.url}/graphs/search/output_schema", headers=A).json()
-    assert "result" in out_schema["properties"]
+    def props(schema: dict) -> dict:
+        if "$ref" in schema:
+            schema = schema["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
+        return schema["properties"]
+
+    assert "messages" in props(httpx.get(f"{server.url}/graphs/add/input_schema", headers=A).json())
+    assert "query" in props(httpx.get(f"{server.url}/graphs/search/input_schema", headers=A).json())
+    assert "result" in props(httpx.get(f"{server.url}/graphs/search/output_schema", headers=A).json())
 
 
 def test_langserve_auth(server):

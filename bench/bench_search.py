@@ -1,0 +1,186 @@
+"""Search latency on the embedded defaults: SQLite + Qdrant edge + embedded FalkorDB + MiniLM, no LLM.
+
+    python bench/bench_search.py [--users 1000] [--per-user 100] [--queries 300]
+
+Setup: `users` x `per_user` memories (default 100,000 across 1,000 users) written through the system of
+record (SQLStore.insert_memory) and projected with precomputed vectors (Projector.sync_memories(vectors=...):
+embeddings of a pool of template sentences plus a little noise, so ingest takes minutes, not an hour), and a
+small knowledge graph per user (entities and relations attached to memories). Then end-to-end searches through
+the search graph with the settings' defaults (query embedding, dense + keyword + graph paths, graph depth 1,
+fusion, context expansion, ranking, access recording queued in the background), each in a random user's scope;
+half of the queries name one of the user's entities so that the graph path runs. Prints p50/p90/p99 and the
+median time of each node.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+SUBJECTS = ["I", "My sister", "My boss", "My friend Sam", "My partner", "My son", "My neighbour", "Our team"]
+VERBS = ["love", "hate", "started", "visited", "bought", "planned", "learned", "cooked", "booked", "fixed",
+         "painted", "read", "watched", "joined", "sold", "borrowed"]
+OBJECTS = ["a trip to Lisbon", "sourdough bread", "the blue bicycle", "a jazz concert", "the Python course",
+           "a vegan lasagna", "the garden shed", "a new laptop", "the marathon", "a pottery class",
+           "a science fiction novel", "the piano", "a hiking trail in the Alps", "a Japanese lesson",
+           "the chess club", "a camping tent", "the old camera", "a yoga retreat", "the budget spreadsheet",
+           "a birthday party", "the dentist appointment", "a kayak", "the quarterly report", "a puppy"]
+WHEN = ["yesterday", "last week", "in May", "on Sunday", "two years ago", "this morning", "last summer", ""]
+NAMES = ["Alice", "Bruno", "Chen Wei", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kofi", "Lena",
+         "Marta", "Nikos", "Oren", "Priya", "Quinn", "Rosa", "Sven", "Tomoko"]
+PLACES = ["Acme", "Berlin", "Globex", "Kyoto", "Lisbon", "Initech", "Oslo", "Umbrella", "Toronto", "Hooli"]
+RELATIONS = ["works_at", "lives_in", "friend_of", "sister_of", "manages", "visited"]
+QUESTIONS = ["What did I {v}?", "When did we talk about {o}?", "Do I like {o}?", "What do I know about {o}?",
+             "What happened {w}?", "Tell me about {n}", "Where does {n} work?", "Who is {n}?"]
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(x for x in (rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(WHEN)) if x) + "."
+
+
+def percentile(values: list[float], pct: float) -> float:
+    s = sorted(values)
+    k = (len(s) - 1) * pct / 100.0
+    lo, hi = int(k), min(len(s) - 1, int(k) + 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--users", type=int, default=1000)
+    ap.add_argument("--per-user", type=int, default=100)
+    ap.add_argument("--entities-per-user", type=int, default=6)
+    ap.add_argument("--relations-per-user", type=int, default=8)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--pool", type=int, default=1500, help="distinct template sentences embedded for real")
+    ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+
+    import numpy as np
+
+    from memoryx.context import Context
+    from memoryx.graphs.search import graph as search_graph
+    from memoryx.nodes.search_rank import flush_access
+    from memoryx.scope import Scope
+    from memoryx.services import build_services
+    from memoryx.settings import Settings
+
+    rng = random.Random(args.seed)
+    tmp = None
+    if args.data_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="memoryx-bench-search-")
+        data_dir = Path(tmp.name)
+    else:
+        data_dir = args.data_dir
+    settings = Settings(data_dir=data_dir)
+    services = build_services(settings, llm="offline")
+    total = args.users * args.per_user
+    try:
+        t0 = time.perf_counter()
+        pool = sorted({sentence(rng) for _ in range(args.pool * 3)})[: args.pool]
+        pool_vecs = np.asarray(services.embeddings.embed_documents(pool), dtype="float32")
+        t_embed = time.perf_counter() - t0
+        nrng = np.random.default_rng(args.seed)
+
+        t1 = time.perf_counter()
+        users = [f"bench-user-{u:04d}" for u in range(args.users)]
+        user_memories: dict[str, list[str]] = {}
+        batch_ids: list[str] = []
+        batch_vecs: list[np.ndarray] = []
+        for u in users:
+            scope = Scope(user_id=u)
+            mids = []
+            for _ in range(args.per_user):
+                k = rng.randrange(len(pool))
+                row = services.sql.insert_memory(scope=scope, text=pool[k], importance=rng.random(),
+                                                 metadata={"topic": rng.choice(["home", "work", "travel"])})
+                v = pool_vecs[k] + nrng.normal(0, 0.02, pool_vecs.shape[1]).astype("float32")
+                batch_ids.append(row["id"])
+                batch_vecs.append(v / np.linalg.norm(v))
+                mids.append(row["id"])
+            user_memories[u] = mids
+            if len(batch_ids) >= 2000:
+                services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
+                batch_ids, batch_vecs = [], []
+        if batch_ids:
+            services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
+        t_mem = time.perf_counter() - t1
+
+        t2 = time.perf_counter()
+        user_entities: dict[str, list[str]] = {}
+        n_rel = 0
+        for u in users:
+            scope = Scope(user_id=u)
+            names = rng.sample(NAMES, min(args.entities_per_user - 2, len(NAMES))) + rng.sample(PLACES, 2)
+            ents = [services.sql.upsert_entity(scope=scope, name=n, entity_type="entity") for n in names]
+            services.projector.sync_entities([e["id"] for e in ents])
+            rels = []
+            for _ in range(args.relations_per_user):
+                a, b = rng.sample(ents, 2)
+                rels.append(services.sql.add_relation(scope=scope, source_id=a["id"], relation=rng.choice(RELATIONS),
+                                                      target_id=b["id"], memory_id=rng.choice(user_memories[u]),
+                                                      trace_id=None))
+            services.projector.sync_relations(rels)
+            n_rel += len(rels)
+            user_entities[u] = names
+        t_graph = time.perf_counter() - t2
+        print(f"setup: {total} memories for {len(users)} users in {t_mem:.0f} s (+{t_embed:.0f} s embedding a pool "
+              f"of {len(pool)} sentences), graph {len(users) * args.entities_per_user} entities / {n_rel} relations "
+              f"in {t_graph:.0f} s", file=sys.stderr)
+
+        ctx = Context(services=services)
+        timings: dict[str, list[float]] = {}
+        lat: list[float] = []
+        graph_runs = 0
+        for i in range(args.warmup + args.queries):
+            u = rng.choice(users)
+            q = rng.choice(QUESTIONS).format(v=rng.choice(VERBS), o=rng.choice(OBJECTS), w=rng.choice(WHEN[:-1]),
+                                             n=rng.choice(user_entities[u]))
+            if i % 2 == 0 and "{n}" not in q:
+                q = f"{q} {rng.choice(user_entities[u])}"
+            s = time.perf_counter()
+            out = search_graph.invoke({"query": q, "user_id": u, "limit": 10}, context=ctx,
+                                      output_keys=["result", "timings"])
+            ms = (time.perf_counter() - s) * 1000.0
+            if i < args.warmup:
+                continue
+            lat.append(ms)
+            if any("graph" in r["sources"] for r in out["result"]["results"]):
+                graph_runs += 1
+            for k, v in (out.get("timings") or {}).items():
+                timings.setdefault(k, []).append(v)
+        flush_access()
+
+        print(f"\nSearch latency, {total:,} memories / {len(users):,} users, embedded defaults "
+              f"(fusion={settings.fusion}, search_mode={settings.search_mode}, graph depth "
+              f"{settings.graph_expand_depth}), {len(lat)} queries ({graph_runs} with graph hits):\n")
+        print("| metric | ms |\n|---|---|")
+        for name, value in (("p50", percentile(lat, 50)), ("p90", percentile(lat, 90)), ("p99", percentile(lat, 99)),
+                            ("mean", statistics.fmean(lat)), ("max", max(lat))):
+            print(f"| {name} | {value:.1f} |")
+        print("\n| node (median ms) | ms |\n|---|---|")
+        for k, v in sorted(timings.items(), key=lambda kv: -statistics.median(kv[1])):
+            print(f"| {k} | {statistics.median(v):.2f} |")
+        ok = percentile(lat, 50) <= 20.0 and percentile(lat, 99) <= 50.0
+        print(f"\ntarget p50 <= 20 ms and p99 <= 50 ms: {'met' if ok else 'NOT met'}")
+    finally:
+        services.close()
+        if tmp is not None:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

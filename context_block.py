@@ -1,0 +1,141 @@
+"""A ready-to-paste memory block for a chat prompt (`Memory.get_context(query, user_id=..., max_tokens=...)`).
+
+    from memoryx.context_block import build_context
+    block = build_context(m.search("what should I cook?", user_id="alice"), max_tokens=300)
+    system_prompt = "You are a helpful assistant.\\n\\n" + block["context"]
+
+The block lists the memories best first, each with its date, then the knowledge-graph relations found, and
+stops before `max_tokens` (estimated without a tokenizer: one token per Chinese/Japanese/Korean character,
+about four characters per token elsewhere - close to what GPT-style tokenizers give, and on the safe side).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Iterable
+
+__all__ = ["build_context", "estimate_tokens"]
+
+_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+                  r"\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]")
+_WORDISH = re.compile(r"\S+")
+
+HEADER = "## Memories about the user (most relevant first)"
+REL_HEADER = "## Known relations"
+EMPTY = "No stored memories are relevant to this request."
+
+
+def estimate_tokens(text: str) -> int:
+    """Token estimate that works across scripts: CJK characters count one each, the rest ~4 chars per token
+    (at least one per word)."""
+    if not text:
+        return 0
+    cjk = len(_CJK.findall(text))
+    rest = _CJK.sub(" ", text)
+    words = _WORDISH.findall(rest)
+    chars = sum(len(w) for w in words)
+    return cjk + max(len(words), math.ceil(chars / 4))
+
+
+def _date(value: Any) -> str:
+    if not value:
+        return ""
+    s = str(value)
+    return s[:10] if re.match(r"\d{4}-\d{2}-\d{2}", s) else ""
+
+
+def _clip(text: str, budget: int) -> str:
+    """The longest prefix of `text` within `budget` tokens, with an ellipsis."""
+    if estimate_tokens(text) <= budget:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid] + "…") <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return (text[:lo].rstrip() + "…") if lo > 0 else ""
+
+
+def build_context(results: Any, relations: Iterable[dict] | None = None, max_tokens: int = 1000, *,
+                  header: str = HEADER) -> dict:
+    """Format search results into a prompt block within `max_tokens`.
+
+    `results` is the list of result dicts of `Memory.search`, or the whole search output
+    ({"results": [...], "relations": [...]}). Returns {"context": str, "memories": [ids used],
+    "relations": [relations used], "tokens": estimated tokens, "truncated": bool}.
+    """
+    if isinstance(results, dict):
+        if relations is None:
+            relations = results.get("relations")
+        results = results.get("results") or []
+    results = list(results or [])
+    relations = list(relations or [])
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        from memoryx.errors import InvalidInputError
+
+        raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+
+    lines: list[str] = []
+    used_ids: list[str] = []
+    used_rel: list[dict] = []
+    truncated = False
+    total = 0
+
+    def fits(line: str) -> bool:
+        return total + estimate_tokens(line) + 1 <= max_tokens  # +1 for the newline
+
+    if results and fits(header):
+        lines.append(header)
+        total += estimate_tokens(header) + 1
+        for r in results:
+            text = str(r.get("memory") or "").strip()
+            if not text:
+                continue
+            date = _date(r.get("created_at"))
+            prefix = f"- [{date}] " if date else "- "
+            line = prefix + text
+            if not fits(line):
+                truncated = True
+                room = max_tokens - total - 1 - estimate_tokens(prefix)
+                if not used_ids and room > 3:  # at least part of the best memory
+                    clipped = _clip(text, room)
+                    if clipped:
+                        line = prefix + clipped
+                        lines.append(line)
+                        total += estimate_tokens(line) + 1
+                        used_ids.append(r.get("id"))
+                break
+            lines.append(line)
+            total += estimate_tokens(line) + 1
+            used_ids.append(r.get("id"))
+    elif results:
+        truncated = True
+
+    rel_lines = []
+    for rel in relations:
+        src, verb, dst = rel.get("source"), rel.get("relationship") or rel.get("relation"), rel.get("destination")
+        if src and verb and dst:
+            rel_lines.append((rel, f"- {src} — {verb} — {dst}"))
+    if rel_lines and not truncated and fits(REL_HEADER):
+        lines.append(REL_HEADER)
+        total += estimate_tokens(REL_HEADER) + 1
+        for rel, line in rel_lines:
+            if not fits(line):
+                truncated = True
+                break
+            lines.append(line)
+            total += estimate_tokens(line) + 1
+            used_rel.append(rel)
+    elif rel_lines:
+        truncated = True
+
+    if not lines:
+        text = EMPTY if not results else ""
+        return {"context": text, "memories": [], "relations": [], "tokens": estimate_tokens(text),
+                "truncated": truncated}
+    text = "\n".join(lines)
+    return {"context": text, "memories": used_ids, "relations": used_rel, "tokens": estimate_tokens(text),
+            "truncated": truncated}

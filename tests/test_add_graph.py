@@ -1,0 +1,67 @@
+"""The whole add graph with the knowledge graph on (embedded FalkorDB), offline model: relations added,
+outdated ones invalidated on UPDATE, at most 4 model calls per add."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+
+pytest.importorskip("memoryx.stores.graph")
+
+from add_support import ctx, make_services  # noqa: E402
+from memoryx.graphs.add import add_run_config, builder  # noqa: E402
+from memoryx.scope import Scope  # noqa: E402
+
+
+class CountCalls(BaseCallbackHandler):
+    def __init__(self):
+        self.calls = 0
+
+    def on_chat_model_start(self, *args, **kwargs):
+        self.calls += 1
+
+
+@pytest.fixture(scope="module")
+def graph_services(tmp_path_factory):
+    services = make_services(tmp_path_factory.mktemp("graph"), graph=True)
+    yield services
+    services.close()
+
+
+def _add(graph, services, text, user_id):
+    counter = CountCalls()
+    trace_id = __import__("uuid").uuid4().hex
+    config = add_run_config(trace_id, user_id=user_id, services=services)
+    config["callbacks"] = [counter]
+    out = graph.invoke({"messages": text, "user_id": user_id, "trace_id": trace_id}, config,
+                       context=ctx(services, graph_enabled=True))
+    return out["result"], counter.calls
+
+
+def test_relations_follow_the_memories(graph_services):
+    services = graph_services
+    graph = builder.compile()
+    user = "gina"
+    r1, calls1 = _add(graph, services, "I live in Berlin and I work at Acme.", user)
+    assert [e["event"] for e in r1["results"]] == ["ADD", "ADD"]
+    assert r1["relations"]["added_entities"], r1
+    assert calls1 <= 4
+    valid = {(r["source"], r["relation"], r["target"]) for r in services.sql.list_relations(Scope(user_id=user))}
+    assert any(rel == "lives_in" and target == "Berlin" for _, rel, target in valid), valid
+
+    r2, calls2 = _add(graph, services, "I moved to Paris.", user)
+    assert [(e["event"], e["memory"]) for e in r2["results"]] == [("UPDATE", "User now lives in Paris")]
+    assert calls2 <= 4
+    now = {(r["relation"], r["target"]) for r in services.sql.list_relations(Scope(user_id=user))}
+    assert ("lives_in", "Paris") in now and ("lives_in", "Berlin") not in now
+    assert ("works_at", "Acme") in now
+    assert services.graph.counts(Scope(user_id=user))["relations"] >= 2
+
+
+def test_graph_switch_off_skips_the_graph(graph_services):
+    services = graph_services
+    graph = builder.compile()
+    out = graph.invoke({"messages": "I live in Oslo", "user_id": "olaf", "trace_id": "0" * 32},
+                       add_run_config("0" * 32, user_id="olaf"), context=ctx(services, graph_enabled=False))
+    assert out["result"]["relations"] == {"added_entities": [], "deleted_entities": []}
+    assert services.sql.list_relations(Scope(user_id="olaf")) == []

@@ -1,0 +1,409 @@
+"""The search graph on real stores: SQLite, embedded Qdrant (qdrant-edge), embedded FalkorDB, MiniLM.
+
+Covers each recall path alone, fusion and sources, filters (every operator, AND/OR/NOT, memory type,
+category, time range), scope isolation through every path (graph included), Chinese and Japanese queries,
+invalidated edges, the planner's depth, neighbouring-turn context, time-aware queries, bad input, access
+recording and the get_context block.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memoryx.context import Context
+from memoryx.context_block import build_context, estimate_tokens
+from memoryx.errors import InvalidInputError, ScopeError
+from memoryx.graphs.search import builder, graph as search_graph
+from memoryx.nodes.search_query import entity_candidates, time_window
+from memoryx.nodes.search_rank import flush_access, fuse_hits
+from memoryx.scope import Scope
+from memoryx.settings import Settings
+
+UTC = timezone.utc
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory):
+    from memoryx.services import build_services
+
+    data = tmp_path_factory.mktemp("search-graph")
+    settings = Settings(data_dir=data, graph_backend="falkordb")
+    services = build_services(settings, llm="offline")
+    assert services.graph is not None, "these tests need the embedded FalkorDB"
+    yield services
+    services.close()
+
+
+def _user(prefix: str = "u") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def add(svc, user: str, text: str, *, metadata=None, memory_type="fact", category=None, created_at=None,
+        importance=0.5, **scope) -> str:
+    row = svc.sql.insert_memory(scope=Scope(user_id=user, **scope), text=text, metadata=metadata or {},
+                                memory_type=memory_type, category=category, created_at=created_at,
+                                importance=importance)
+    svc.projector.sync_memories([row["id"]])
+    return row["id"]
+
+
+def relate(svc, user: str, source: str, relation: str, target: str, memory_id: str) -> dict:
+    scope = Scope(user_id=user)
+    a = svc.sql.upsert_entity(scope=scope, name=source, entity_type="person")
+    b = svc.sql.upsert_entity(scope=scope, name=target, entity_type="entity")
+    svc.projector.sync_entities([a["id"], b["id"]])
+    rel = svc.sql.add_relation(scope=scope, source_id=a["id"], relation=relation, target_id=b["id"],
+                               memory_id=memory_id, trace_id=None)
+    svc.projector.sync_relations([rel])
+    return rel
+
+
+def search(svc, query, user=None, **kw) -> dict:
+    inp = {"query": query, "limit": kw.pop("limit", 10), **kw}
+    if user is not None:
+        inp["user_id"] = user
+    return search_graph.invoke(inp, context=Context(services=svc))["result"]
+
+
+def ids(result) -> list[str]:
+    return [r["id"] for r in result["results"]]
+
+
+def by_id(result) -> dict:
+    return {r["id"]: r for r in result["results"]}
+
+
+# ------------------------------------------------------------------------------------------- the graph
+
+
+def test_graph_shape():
+    nodes = set(builder.nodes)
+    assert {"analyze_query", "dense_recall", "keyword_recall", "graph_recall", "fuse", "expand_context", "rank",
+            "rerank", "finalize"} <= nodes
+    assert search_graph.checkpointer is None
+
+
+# ---------------------------------------------------------------------------------------- recall paths
+
+
+def test_dense_path_alone(svc):
+    user = _user()
+    dog = add(svc, user, "I adore golden retrievers")
+    add(svc, user, "My favourite programming language is Rust")
+    res = search(svc, "which puppy breed do I love", user)
+    assert ids(res)[0] == dog
+    top = res["results"][0]
+    assert "dense" in top["sources"] and "keyword" not in top["sources"] and "graph" not in top["sources"]
+
+
+def test_keyword_path_alone(svc):
+    user = _user()
+    target = add(svc, user, "The router serial number is XQ7731ZB")
+    other = add(svc, user, "I went hiking in the Alps last summer")
+    res = search(svc, "XQ7731ZB", user)
+    found = by_id(res)
+    assert ids(res)[0] == target
+    assert "keyword" in found[target]["sources"]
+    assert other not in found or "keyword" not in found[other]["sources"]
+
+
+def test_graph_path_alone_and_relations(svc):
+    user = _user()
+    m = add(svc, user, "Started a new position last spring")  # no words shared with the query
+    relate(svc, user, "Zorblat", "works_at", "Quintex", m)
+    res = search(svc, "Zorblat", user)
+    hit = by_id(res)[m]
+    assert "graph" in hit["sources"]
+    assert {"source": "zorblat", "relationship": "works_at", "destination": "quintex"} in [
+        {k: v.lower() for k, v in r.items()} for r in res["relations"]]
+
+
+def test_graph_depth_and_relation_filter_and_fast_mode(svc):
+    user = _user()
+    m1 = add(svc, user, "first fact about friends")
+    m2 = add(svc, user, "second fact about jobs")
+    relate(svc, user, "Bryndis", "knows", "Calloway", m1)
+    relate(svc, user, "Calloway", "works_at", "Dravenport", m2)
+
+    def graph_ids(**kw):
+        res = search(svc, "Tell me about Bryndis", user, **kw)
+        return {r["id"] for r in res["results"] if "graph" in r["sources"]}, res["relations"]
+
+    g0, rel0 = graph_ids(expand_depth=0)
+    assert g0 == {m1} and [r["relationship"] for r in rel0] == ["knows"]
+    g1, rel1 = graph_ids(expand_depth=1)
+    assert g1 == {m1, m2} and {r["relationship"] for r in rel1} == {"knows", "works_at"}
+    gf, _ = graph_ids(mode="fast")
+    assert gf == {m1}
+    gd, _ = graph_ids(mode="deep")
+    assert gd == {m1, m2}
+    gr, relr = graph_ids(expand_depth=1, relation_types=["works_at"])
+    assert m1 not in gr and all(r["relationship"] == "works_at" for r in relr)
+
+
+def test_invalidated_edges_hidden(svc):
+    user = _user()
+    m = add(svc, user, "an old address note")
+    rel = relate(svc, user, "Yelverton", "lives_in", "Paris", m)
+    assert "graph" in by_id(search(svc, "Yelverton", user))[m]["sources"]
+    inv = svc.sql.invalidate_relations([rel["id"]], trace_id=None)
+    svc.projector.sync_relations(inv)
+    res = search(svc, "Yelverton", user)
+    assert m not in {r["id"] for r in res["results"] if "graph" in r["sources"]}
+    assert res["relations"] == []
+    res = search(svc, "Yelverton", user, include_invalid=True)
+    assert m in {r["id"] for r in res["results"] if "graph" in r["sources"]}
+    assert res["relations"] and res["relations"][0]["valid"] is False
+
+
+# --------------------------------------------------------------------------------------------- fusion
+
+
+def test_fusion_sources_and_scores(svc):
+    user = _user()
+    both = add(svc, user, "I am allergic to peanuts")
+    add(svc, user, "I play the violin on weekends")
+    add(svc, user, "My sister lives in Toronto")
+    res = search(svc, "peanuts allergy", user)
+    assert ids(res)[0] == both
+    top = res["results"][0]
+    assert top["sources"][:2] == ["dense", "keyword"]
+    scores = [r["score"] for r in res["results"]]
+    assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
+    for key in ("id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "user_id",
+                "agent_id", "run_id", "memory_type", "category"):
+        assert key in top
+    assert top["user_id"] == user
+
+
+def test_fuse_hits_rrf_and_weighted():
+    hits = {"dense": [{"id": "a", "score": 0.9}, {"id": "b", "score": 0.5}],
+            "keyword": [{"id": "b", "score": 7.0}, {"id": "c", "score": 1.0}]}
+    rrf = fuse_hits(hits, method="rrf", weights={"dense": 1, "keyword": 1}, rrf_k=60)
+    assert rrf[0]["id"] == "b" and rrf[0]["sources"] == ["dense", "keyword"] and rrf[0]["relevance"] == 1.0
+    weighted = fuse_hits(hits, method="weighted", weights={"dense": 0.5, "keyword": 0.5}, rrf_k=60)
+    assert {x["id"] for x in weighted} == {"a", "b", "c"} and weighted[-1]["relevance"] == 0.0
+
+
+def test_limit_threshold_and_rrf_setting(svc):
+    user = _user()
+    for i in range(6):
+        add(svc, user, f"note number {i} about gardening tomatoes")
+    assert len(search(svc, "gardening", user, limit=3)["results"]) == 3
+    assert search(svc, "gardening", user, threshold=1.01)["results"] == []
+    from dataclasses import replace
+
+    rrf = replace(svc, settings=svc.settings.model_copy(update={"fusion": "rrf"}))
+    out = search_graph.invoke({"query": "gardening", "user_id": user}, context=Context(services=rrf))["result"]
+    assert len(out["results"]) == 6
+
+
+# --------------------------------------------------------------------------------------------- filters
+
+
+@pytest.fixture(scope="module")
+def filtered(svc):
+    user = _user("filters")
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    mids = {}
+    specs = [
+        ("pet", {"n": 1, "city": "Paris", "tags": ["a", "b"], "note": "likes cats"}, "fact", "preference", 0),
+        ("pet", {"n": 2, "city": "Rome", "tags": ["b"], "note": "owns a dog"}, "episodic", "experience", 10),
+        ("pet", {"n": 3, "city": "Oslo", "tags": ["c"], "note": "wants a parrot"}, "fact", "plan", 20),
+        ("pet", {"n": 4, "city": "Paris", "note": "allergic to cats"}, "preference", "preference", 30),
+    ]
+    for i, (word, meta, mtype, cat, days) in enumerate(specs):
+        mids[meta["n"]] = add(svc, user, f"{word} memory {meta['note']}", metadata=meta, memory_type=mtype,
+                              category=cat, created_at=base + timedelta(days=days))
+    return user, mids
+
+
+@pytest.mark.parametrize("flt, expected", [
+    ({"city": "Paris"}, {1, 4}),
+    ({"city": {"eq": "Rome"}}, {2}),
+    ({"city": {"ne": "Paris"}}, {2, 3}),
+    ({"n": {"gt": 2}}, {3, 4}),
+    ({"n": {"gte": 2}}, {2, 3, 4}),
+    ({"n": {"lt": 2}}, {1}),
+    ({"n": {"lte": 2}}, {1, 2}),
+    ({"city": {"in": ["Rome", "Oslo"]}}, {2, 3}),
+    ({"city": {"nin": ["Rome", "Oslo"]}}, {1, 4}),
+    ({"note": {"contains": "cats"}}, {1, 4}),
+    ({"tags": {"contains": "b"}}, {1, 2}),
+    ({"AND": [{"city": "Paris"}, {"n": {"gt": 1}}]}, {4}),
+    ({"OR": [{"city": "Rome"}, {"n": 3}]}, {2, 3}),
+    ({"NOT": [{"city": "Paris"}]}, {2, 3}),
+    ({"memory_type": "fact"}, {1, 3}),
+    ({"memory_type": {"in": ["episodic", "preference"]}}, {2, 4}),
+    ({"category": "preference"}, {1, 4}),
+    ({"created_at": {"gte": "2024-01-05", "lt": "2024-01-25"}}, {2, 3}),
+    ({"created_at": {"lt": "2024-01-05T00:00:00Z"}}, {1}),
+])
+def test_filters(svc, filtered, flt, expected):
+    user, mids = filtered
+    got = set(ids(search(svc, "pet memory", user, filters=flt)))
+    assert got == {mids[n] for n in expected}
+
+
+def test_filters_apply_to_graph_path(svc):
+    user = _user()
+    m = add(svc, user, "unrelated words here", metadata={"kind": "work"})
+    relate(svc, user, "Quillon", "employs", "Ravensworth", m)
+    assert m in ids(search(svc, "Quillon", user))
+    assert m not in ids(search(svc, "Quillon", user, filters={"kind": "home"}))
+
+
+def test_bad_operator_and_bad_input(svc):
+    user = _user()
+    add(svc, user, "something")
+    with pytest.raises(InvalidInputError, match="regex"):
+        search(svc, "something", user, filters={"name": {"regex": "x.*"}})
+    with pytest.raises(InvalidInputError, match="limit"):
+        search(svc, "something", user, limit=0)
+    with pytest.raises(InvalidInputError, match="mode"):
+        search(svc, "something", user, mode="turbo")
+    with pytest.raises(InvalidInputError, match="expand_depth"):
+        search(svc, "something", user, expand_depth=5)
+
+
+def test_empty_query_and_no_scope(svc):
+    user = _user()
+    add(svc, user, "something")
+    assert search(svc, "", user) == {"results": [], "relations": []}
+    assert search(svc, "   ", user) == {"results": [], "relations": []}
+    with pytest.raises(ScopeError):
+        search(svc, "something")
+    with pytest.raises(ScopeError):
+        search(svc, "", None)
+
+
+# ------------------------------------------------------------------------------------------------ scope
+
+
+def test_scope_isolation_every_path(svc):
+    a, b = _user("a"), _user("b")
+    secret = add(svc, a, "Alice's bank PIN is 4417 and she banks with Norvik")
+    relate(svc, a, "Alice", "banks_with", "Norvik", secret)
+    mine = add(svc, b, "I like tea")
+    for q in ("bank PIN 4417", "Alice", "Norvik", "what does Alice bank with?"):
+        for mode in ("fast", "auto", "deep"):
+            res = search(svc, q, b, mode=mode)
+            assert secret not in ids(res)
+            assert set(ids(res)) <= {mine}
+            assert res["relations"] == []
+    # b's own entity with the same name does not reach a's graph
+    m_b = add(svc, b, "my colleague")
+    relate(svc, b, "Alice", "colleague_of", "Bob", m_b)
+    res = search(svc, "Alice", b, mode="deep")
+    assert secret not in ids(res)
+    assert all(r["relationship"] != "banks_with" for r in res["relations"])
+    # agent/run scopes narrow further
+    run_mem = add(svc, a, "run scoped note about kayaks", run_id="r1")
+    assert run_mem in ids(search(svc, "kayaks", a))
+    assert run_mem not in ids(search(svc, "kayaks", a, run_id="r2"))
+
+
+# -------------------------------------------------------------------------------------------- languages
+
+
+def test_chinese_and_japanese_queries(svc):
+    user = _user()
+    coffee = add(svc, user, "我每天早上都喝咖啡")
+    tokyo = add(svc, user, "東京に住んでいます")
+    add(svc, user, "I enjoy reading science fiction")
+    res = search(svc, "我喜欢喝什么咖啡？", user)
+    assert ids(res)[0] == coffee and "keyword" in res["results"][0]["sources"]
+    res = search(svc, "東京はどこですか", user)
+    assert ids(res)[0] == tokyo and "keyword" in res["results"][0]["sources"]
+    # a Chinese entity name found in the query without spaces
+    m = add(svc, user, "同事关系")
+    relate(svc, user, "小明", "同事", "小红", m)
+    res = search(svc, "小明是谁", user)
+    assert "graph" in by_id(res)[m]["sources"]
+    assert any(r["source"] == "小明" for r in res["relations"])
+
+
+def test_entity_candidates_and_time_window():
+    c = entity_candidates("Where does Melanie's friend in New York work? 小明在东京")
+    assert "Melanie" in c and "New York" in c and "小明" in c and "东京" in c
+    day = time_window("What did I eat on 9 November, 2022?")
+    assert datetime(2022, 11, 9, 12, tzinfo=UTC).timestamp() in range_of(day)
+    month = time_window("what happened in July 2023")
+    assert datetime(2023, 7, 20, tzinfo=UTC).timestamp() in range_of(month)
+    assert datetime(2023, 6, 20, tzinfo=UTC).timestamp() not in range_of(month)
+    assert time_window("2023年5月7日我做了什么") is not None
+    assert time_window("what is my name") is None
+
+
+class range_of:
+    def __init__(self, window):
+        self.lo, self.hi = window
+
+    def __contains__(self, ts):
+        return self.lo <= ts < self.hi
+
+
+# ---------------------------------------------------------------------------------- context and time
+
+
+def test_neighbouring_turns_and_time_window(svc):
+    user = _user()
+    base = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    turns = ["Caroline: Hey Mel, what did you do this weekend?",
+             "Melanie: I went to a pottery class with my kids.",
+             "Caroline: That sounds lovely! What did you make?",
+             "Melanie: A blue bowl with little fish on it."]
+    tids = [add(svc, user, t, created_at=base + timedelta(seconds=30 * i)) for i, t in enumerate(turns)]
+    later = add(svc, user, "Melanie: I went to a pottery class again.", created_at=base + timedelta(days=60))
+    res = search(svc, "What did Melanie make at the pottery class?", user)
+    assert tids[3] in ids(res)[:4]
+    assert "context" in by_id(res)[tids[3]]["sources"]
+    res = search(svc, "What did Melanie do in July 2023?", user)
+    assert ids(res)[0] == later and "time" in res["results"][0]["sources"]
+
+
+# ------------------------------------------------------------------------------------------- access
+
+
+def test_access_recorded_in_background(svc):
+    user = _user()
+    m = add(svc, user, "I keep bees in my garden")
+    search(svc, "bees", user, record_access=False)
+    flush_access()
+    assert svc.sql.get_memory(m)["access_count"] == 0
+    search(svc, "bees", user)
+    flush_access()
+    row = svc.sql.get_memory(m)
+    assert row["access_count"] == 1 and row["last_accessed_at"]
+
+
+# ------------------------------------------------------------------------------------------ get_context
+
+
+def test_get_context_block(svc):
+    user = _user()
+    add(svc, user, "I am allergic to peanuts", created_at=datetime(2024, 3, 1, tzinfo=UTC))
+    add(svc, user, "I am vegetarian")
+    m = add(svc, user, "my partner")
+    relate(svc, user, "Ingrid", "married_to", "Torsten", m)
+    res = search(svc, "What food should I avoid? Ingrid", user)
+    block = build_context(res, max_tokens=200)
+    assert "peanuts" in block["context"] and "[2024-03-01]" in block["context"]
+    assert "Ingrid" in block["context"] or "ingrid" in block["context"]
+    assert block["tokens"] <= 200 and set(block["memories"]) <= set(ids(res))
+    small = build_context(res["results"], max_tokens=12)
+    assert small["tokens"] <= 12 and small["truncated"]
+    assert build_context({"results": [], "relations": []}, max_tokens=50)["context"]
+    with pytest.raises(InvalidInputError):
+        build_context(res, max_tokens=0)
+
+
+def test_token_estimate_cjk():
+    assert estimate_tokens("我每天早上都喝咖啡") == 9
+    assert estimate_tokens("東京に住んでいます") == 9
+    assert 2 <= estimate_tokens("hello world") <= 4
+    zh = build_context([{"id": "x", "memory": "我" * 100}], max_tokens=30)
+    assert zh["tokens"] <= 30 and zh["truncated"]
