@@ -85,7 +85,6 @@ def build_services(
     the settings; a model may also be given as a "provider:model" string."""
     from memoryx.embeddings import embedding_dims, make_embeddings
     from memoryx.models.factory import make_chat_model
-    from memoryx.stores.graph import make_graph_store
     from memoryx.stores.projections import Projector
     from memoryx.stores.sql import SQLStore
     from memoryx.stores.vectors import make_vector_store
@@ -106,7 +105,11 @@ def build_services(
         emb = embeddings or make_embeddings(settings)
         vectors = make_vector_store(settings, embedding_dims(emb, settings))
         opened.append(vectors)
-        graph, falkordb = make_graph_store(settings)
+        graph, falkordb = None, None
+        if settings.graph_backend != "none":
+            from memoryx.stores.graph import make_graph_store
+
+            graph, falkordb = make_graph_store(settings)
         if falkordb is not None:
             opened.append(falkordb)
         services = Services(
