@@ -145,19 +145,24 @@ def _server_hint(settings) -> str:
         info = json.loads(info_path.read_text())
         pid = int(info.get("pid", 0))
         os.kill(pid, 0)
-        hint = (f"\n`memoryx serve` (pid {pid}) at {info.get('url')} holds the data directory {settings.data_dir}: "
-                f"the embedded vector store allows one process per data directory. Use the server's HTTP API "
-                f"(e.g. curl {info.get('url')}/v1/memories?user_id=...), stop the server, or point this command "
-                f"elsewhere with MEMORYX_DATA_DIR.")
+        hint = (f"\n`memoryx serve` (pid {pid}) is serving this data directory at {info.get('url')}: use its HTTP API "
+                f"(e.g. curl '{info.get('url')}/v1/memories?user_id=...') or stop it first.")
     except (OSError, ValueError, TypeError):
         pass
     return hint
 
 
+def _msg(exc: Exception) -> str:
+    """The error's message (NotFoundError is a KeyError: str() would quote it), with its trace id."""
+    text = str(exc.args[0]) if exc.args else type(exc).__name__
+    trace_id = getattr(exc, "trace_id", None)
+    return f"{text} (trace_id={trace_id})" if trace_id else text
+
+
 def _unavailable_message(exc: Exception) -> str:
     from memoryx.settings import get_settings
 
-    msg = f"Store unavailable: {exc}"
+    msg = f"Store unavailable: {_msg(exc)}"
     try:
         settings = get_settings()
     except Exception:
@@ -448,18 +453,21 @@ def cmd_import(args, m) -> int:
 
 DEMO_USER = "demo-user"
 DEMO_CONVERSATION = [
-    [{"role": "user", "content": "Hi! I'm Alice. I live in Berlin and I work as a data engineer at Zalando."},
+    [{"role": "user", "content": "Hi! My name is Alice. I live in Berlin and I work at Zalando."},
      {"role": "assistant", "content": "Nice to meet you, Alice!"}],
-    [{"role": "user", "content": "I'm vegetarian and I love spicy Sichuan food."},
-     {"role": "assistant", "content": "Noted, I'll suggest vegetarian Sichuan places."}],
+    [{"role": "user", "content": "I love spicy Sichuan food. I also like jazz."},
+     {"role": "assistant", "content": "Noted: Sichuan food and jazz."}],
     [{"role": "user", "content": "我下个月要去上海出差，我的妹妹住在杭州。"},
      {"role": "assistant", "content": "好的，祝你出差顺利！"}],
-    [{"role": "user", "content": "我喜欢喝乌龙茶，不喝咖啡。"},
+    [{"role": "user", "content": "我喜欢喝乌龙茶。"},
      {"role": "assistant", "content": "记住了，乌龙茶。"}],
-    [{"role": "user", "content": "Actually I moved from Berlin to Munich last week."},
+    [{"role": "user", "content": "I just moved to Munich!"},
      {"role": "assistant", "content": "Congratulations on the move!"}],
+    [{"role": "user", "content": "I don't like jazz anymore."},
+     {"role": "assistant", "content": "Got it."}],
 ]
-DEMO_QUERIES = ["Where does Alice live?", "What food does she like?", "我妹妹住在哪里？", "她喜欢喝什么？"]
+DEMO_QUERIES = ["Which city do I live in now?", "What food does she like?", "我妹妹住在哪里？", "她喜欢喝什么？"]
+DEMO_EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "NONE": "same"}
 
 
 def cmd_demo(args, m) -> int:
@@ -481,7 +489,7 @@ def cmd_demo(args, m) -> int:
         say(f"> {user_text}")
         for item in result.get("results") or []:
             prev = f"   (was: {item['previous_memory']})" if item.get("previous_memory") else ""
-            say(f"    {item.get('event', '?'):<7} {item.get('memory')}{prev}")
+            say(f"    {DEMO_EVENTS.get(item.get('event'), item.get('event', '?')):<7} {item.get('memory')}{prev}")
         if not result.get("results"):
             say("    (nothing new)")
     say("")
@@ -658,18 +666,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except NotFoundError as exc:
-        print(f"Not found: {exc}", file=sys.stderr)
+        print(f"Not found: {_msg(exc)}\nSee the ids with `memoryx list --user-id <user>` "
+              "(or `memoryx judgments list` for trace ids).", file=sys.stderr)
         return EXIT_NOT_FOUND
     except StoreUnavailableError as exc:
         print(_unavailable_message(exc), file=sys.stderr)
         return EXIT_UNAVAILABLE
     except (ScopeError, InvalidInputError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_msg(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except MemoryXError as exc:
         if getattr(args, "verbose", False):
             raise
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_msg(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
-from memoryx.settings import get_settings
+from memoryx.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from memoryx.services import Services
 
 
 def _setting(name: str):
-    return field(default_factory=lambda: getattr(get_settings(), name), metadata={"description": get_settings().model_fields[name].description})
+    return field(default_factory=lambda: getattr(get_settings(), name), metadata={"description": Settings.model_fields[name].description})
 
 
 @dataclass(kw_only=True)

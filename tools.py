@@ -4,7 +4,8 @@ The scope (user_id / agent_id / run_id) is never chosen by the model:
 
 - bound at construction: `make_memory_tools(memory, user_id="alice")`, or
 - injected per run: `make_memory_tools(memory)` and call the agent with
-  `config={"configurable": {"user_id": "alice"}}`; the tools read it through an injected `RunnableConfig`
+  `config={"configurable": {"user_id": "alice"}}` (also "agent_id", and "memoryx_run_id" since LangGraph
+  servers keep their own run id under "run_id"); the tools read it through an injected `RunnableConfig`
   argument that is not part of the schema the model sees.
 
 Update and forget only touch memories inside that scope (an id from another scope is "not found").
@@ -22,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from memoryx.errors import MemoryXError, NotFoundError, ScopeError
-from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.scope import Scope
 
 __all__ = ["make_memory_tools"]
 
@@ -46,7 +47,9 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
         if any(bound.values()):
             return dict(bound)
         configurable = (config or {}).get("configurable") or {}
-        scope = {k: configurable.get(k) for k in SCOPE_FIELDS}
+        # "run_id" in configurable is the LangGraph server's own run id: ours is "memoryx_run_id"
+        scope = {"user_id": configurable.get("user_id"), "agent_id": configurable.get("agent_id"),
+                 "run_id": configurable.get("memoryx_run_id")}
         if not any(scope.values()):
             raise ScopeError("Memory tools need a scope: bind it with make_memory_tools(memory, user_id=...) "
                              "or pass config={'configurable': {'user_id': ...}}.")

@@ -35,6 +35,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
+# torch's OpenMP threads spin after each call; next to langgraph's worker threads on 2 cores that made a
+# 20 ms MiniLM call take 200+ ms inside the graph. PASSIVE makes them sleep (see the report to the lead).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402

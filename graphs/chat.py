@@ -29,7 +29,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.context import Context, services_of
 from memoryx.errors import ScopeError
 from memoryx.scope import SCOPE_FIELDS
 
@@ -81,12 +81,21 @@ def _last(messages: list[AnyMessage], kind: type) -> BaseMessage | None:
     return None
 
 
-def _scope(state: ChatState, config: RunnableConfig | None) -> dict:
+def scope_from_config(config: RunnableConfig | None) -> dict:
+    """user_id / agent_id from config["configurable"]; the run id as "memoryx_run_id" because LangGraph
+    servers put their own run id under "run_id"."""
     configurable = (config or {}).get("configurable") or {}
-    scope = {k: state.get(k) or configurable.get(k) for k in SCOPE_FIELDS}
+    return {"user_id": configurable.get("user_id"), "agent_id": configurable.get("agent_id"),
+            "run_id": configurable.get("memoryx_run_id")}
+
+
+def _scope(state: ChatState, config: RunnableConfig | None) -> dict:
+    scope = {k: state.get(k) for k in SCOPE_FIELDS}
+    if not any(scope.values()):  # the state wins; the config is the fallback
+        scope = scope_from_config(config)
     if not any(scope.values()):
         raise ScopeError("The chat graph needs a scope: put user_id (or agent_id/run_id) in the input state, "
-                         "e.g. {'messages': [...], 'user_id': 'alice'}, or in config['configurable'].")
+                         "e.g. {'messages': [...], 'user_id': 'alice'}, or in config['configurable']['user_id'].")
     return scope
 
 
@@ -183,4 +192,4 @@ def build_chat_graph(model: BaseChatModel | None = None, *, checkpointer: Any = 
 builder = build_chat_builder()
 graph = builder.compile(name="memoryx_chat")  # no checkpointer: `langgraph dev` / the platform supply one
 
-__all__ = ["ChatContext", "ChatState", "build_chat_builder", "build_chat_graph", "builder", "graph", "context_of"]
+__all__ = ["ChatContext", "ChatState", "build_chat_builder", "build_chat_graph", "builder", "graph", "scope_from_config"]

@@ -131,7 +131,7 @@ def _install_error_handlers(app: FastAPI) -> None:
                 break
         else:
             status, type_ = 500, "memoryx_error"
-        message = MemoryXError.__str__(exc) if not exc.trace_id else Exception.__str__(exc)
+        message = str(exc.args[0]) if exc.args else type(exc).__name__  # no KeyError-style quoting
         if status >= 500:
             log.warning("%s %s -> %s: %s", request.method, request.url.path, status, exc)
         return _error(status, type_, message, trace_id=exc.trace_id)
@@ -177,7 +177,7 @@ def _dev_mode_banner() -> None:
     line = "=" * 78
     msg = (f"\n{line}\n  MemoryX server in LOCAL DEVELOPMENT MODE: no API keys configured, every request is\n"
            f"  allowed for every user. Set MEMORYX_API_KEYS='{{\"<key>\": [\"<user_id>\"]}}' before exposing it.\n{line}")
-    log.warning(msg)
+    log.warning("LOCAL DEVELOPMENT MODE: no API keys configured (MEMORYX_API_KEYS); every request is allowed for every user")
     import sys
 
     print(msg, file=sys.stderr, flush=True)

@@ -356,13 +356,19 @@ def test_neighbouring_turns_and_time_window(svc):
              "Melanie: I went to a pottery class with my kids.",
              "Caroline: That sounds lovely! What did you make?",
              "Melanie: A blue bowl with little fish on it."]
-    tids = [add(svc, user, t, created_at=base + timedelta(seconds=30 * i)) for i, t in enumerate(turns)]
-    later = add(svc, user, "Melanie: I went to a pottery class again.", created_at=base + timedelta(days=60))
+    tids = [add(svc, user, t, memory_type="episodic", created_at=base + timedelta(seconds=30 * i))
+            for i, t in enumerate(turns)]
+    later = add(svc, user, "Melanie: I went to a pottery class again.", memory_type="episodic",
+                created_at=base + timedelta(days=60))
     res = search(svc, "What did Melanie make at the pottery class?", user)
     assert tids[3] in ids(res)[:4]
     assert "context" in by_id(res)[tids[3]]["sources"]
     res = search(svc, "What did Melanie do in July 2023?", user)
     assert ids(res)[0] == later and "time" in res["results"][0]["sources"]
+    # extracted facts (not conversation turns) are not each other's context
+    facts = [add(svc, user, t) for t in ("Likes kayaking on lakes", "Owns a red bicycle")]
+    res = search(svc, "kayaking", user)
+    assert "context" not in by_id(res).get(facts[1], {"sources": []})["sources"]
 
 
 # ------------------------------------------------------------------------------------------- access
