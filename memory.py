@@ -443,15 +443,27 @@ class _Core:
         relations = [r for r in sql.relations_for_memory(memory_id) if r.get("valid", True)]
         if not relations:
             return
-        ids = [r["id"] for r in relations]
-        sql.invalidate_relations(ids, trace_id=trace_id)
+        invalidated = sql.invalidate_relations([r["id"] for r in relations], trace_id=trace_id)
+        projector = self.services.projector
+        projector.sync_relations(invalidated)
         entity_ids = sorted({r["source_id"] for r in relations} | {r["target_id"] for r in relations})
         orphans = [e["id"] for e in sql.orphan_entities(entity_ids)]
-        projector = self.services.projector
-        projector.sync_relations(ids)
         if orphans:
             sql.delete_entities(orphans)
-            projector.sync_entities(orphans)
+            projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
+
+    def _clear_scope_graph(self, scope: Scope, trace_id: str) -> None:
+        """What is left of the scope's knowledge graph once its memories are gone (relations that no
+        memory backs, their entities)."""
+        sql = self.services.sql
+        valid = [r for r in sql.list_relations(scope) if r.get("valid", True)]
+        if valid:
+            self.services.projector.sync_relations(sql.invalidate_relations([r["id"] for r in valid], trace_id=trace_id))
+        entity_ids = [e["id"] for e in sql.list_entities(scope)]
+        orphans = [e["id"] for e in sql.orphan_entities(entity_ids)] if entity_ids else []
+        if orphans:
+            sql.delete_entities(orphans)
+            self.services.projector.sync_entities(orphans)
 
     def delete_all(self, user_id, agent_id, run_id, actor: str = "api") -> dict:
         scope = _scope(user_id, agent_id, run_id)
@@ -466,6 +478,7 @@ class _Core:
                 for row in page:
                     self._delete_locked(row["id"], trace_id, actor)
                     deleted += 1
+            self._clear_scope_graph(scope, trace_id)
         return {"message": "Memories deleted successfully!", "deleted": deleted, "trace_id": trace_id}
 
     def history(self, memory_id, scope: Scope | None = None) -> list[dict]:

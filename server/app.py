@@ -408,6 +408,9 @@ def _add_langserve_routes(app: FastAPI, keys: KeyRing, mem, metrics: Metrics) ->
     def context():
         return mem()._core.context()
 
+    def add_context():  # these routes run without a checkpointer: no pause for review
+        return mem()._core.context(review=False)
+
     def _add_prepare(inp: dict) -> dict:
         if not inp.get("trace_id"):
             import uuid
@@ -416,7 +419,7 @@ def _add_langserve_routes(app: FastAPI, keys: KeyRing, mem, metrics: Metrics) ->
         return inp
 
     endpoints = ["invoke", "batch", "stream", "input_schema", "output_schema", "config_schema"]
-    add_routes(app, ServiceBoundGraph(add_graph, context, name="memoryx_add", prepare=_add_prepare),
+    add_routes(app, ServiceBoundGraph(add_graph, add_context, name="memoryx_add", prepare=_add_prepare),
                path="/graphs/add", per_req_config_modifier=authorize, enabled_endpoints=endpoints)
     add_routes(app, ServiceBoundGraph(search_graph, context, name="memoryx_search"),
                path="/graphs/search", per_req_config_modifier=authorize, enabled_endpoints=endpoints)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from functools import lru_cache
 from typing import Any
 
-from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage
+# torch's OpenMP workers spin after each MiniLM call and starve langgraph's threads on a 2-core machine
+# (a 20 ms embedding took 200+ ms inside the graph); set before torch starts its thread pool.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
 
 from memoryx.context import Context
 from memoryx.scope import Scope

@@ -1,16 +1,15 @@
-"""The whole add graph with the knowledge graph on (embedded FalkorDB), offline model: relations added,
-outdated ones invalidated on UPDATE, at most 4 model calls per add."""
+"""The whole add graph with the knowledge graph on, offline model: relations added, outdated ones
+invalidated on UPDATE, DELETE cascades, at most 4 model calls per add. The wiring test needs no graph server
+(the relations' SQL truth is checked); the others run on the embedded FalkorDB."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-pytest.importorskip("memoryx.stores.graph")
-
-from add_support import ctx, make_services  # noqa: E402
-from memoryx.graphs.add import add_run_config, builder  # noqa: E402
-from memoryx.scope import Scope  # noqa: E402
+from add_support import ctx, make_services
+from memoryx.graphs.add import add_run_config, builder
+from memoryx.scope import Scope
 
 
 class CountCalls(BaseCallbackHandler):
@@ -23,6 +22,7 @@ class CountCalls(BaseCallbackHandler):
 
 @pytest.fixture(scope="module")
 def graph_services(tmp_path_factory):
+    pytest.importorskip("memoryx.stores.graph")
     services = make_services(tmp_path_factory.mktemp("graph"), graph=True)
     yield services
     services.close()
@@ -36,6 +36,36 @@ def _add(graph, services, text, user_id):
     out = graph.invoke({"messages": text, "user_id": user_id, "trace_id": trace_id}, config,
                        context=ctx(services, graph_enabled=True))
     return out["result"], counter.calls
+
+
+class _NoGraphServer:
+    """Stands for a graph store the nodes must not talk to directly (the projector does)."""
+
+
+def test_graph_steps_are_wired_in_with_at_most_four_model_calls(tmp_path):
+    import dataclasses
+
+    services = make_services(tmp_path)
+    try:
+        services = dataclasses.replace(services, graph=_NoGraphServer())  # graph "on"; projector has none
+        graph = builder.compile()
+        user = "hana"
+        r1, calls1 = _add(graph, services, "I live in Berlin and I work at Acme.", user)
+        assert {(r["relationship"], r["destination"]) for r in r1["relations"]["added_entities"]} == {
+            ("lives_in", "Berlin"), ("works_at", "Acme")}
+        assert calls1 == 2  # extraction + relations (no similar memory: no judge call, nothing to resolve)
+        r2, calls2 = _add(graph, services, "I moved to Paris.", user)
+        assert [e["event"] for e in r2["results"]] == ["UPDATE"]
+        assert ("lives_in", "Berlin") in {(r["relationship"], r["destination"]) for r in r2["relations"]["deleted_entities"]}
+        assert calls2 <= 4
+        run_add_zh, calls3 = _add(graph, services, "我喜欢喝咖啡", user)
+        r4, calls4 = _add(graph, services, "我不再喜欢喝咖啡了", user)
+        assert {e["event"] for e in r4["results"]} == {"DELETE", "ADD"} and calls4 <= 4
+        valid = {(r["relation"], r["target"]) for r in services.sql.list_relations(Scope(user_id=user))}
+        assert valid == {("lives_in", "Paris"), ("works_at", "Acme")}  # the deleted like cascaded
+        assert run_add_zh["results"] and calls3 <= 4
+    finally:
+        services.close()
 
 
 def test_relations_follow_the_memories(graph_services):

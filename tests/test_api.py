@@ -179,6 +179,27 @@ def test_delete_all_pages_through_everything(mem, monkeypatch):
     assert len(mem.get_all(user_id=other)["results"]) == 1
 
 
+def test_delete_cascades_to_the_graph(mem):
+    if mem.services.graph is None:
+        pytest.skip("graph backend disabled (MEMORYX_GRAPH_BACKEND=none)")
+    from memoryx.scope import Scope
+
+    user = _uid("graph")
+    scope = Scope(user_id=user)
+    out = mem.add("I work at Siemens.", user_id=user)
+    mid = out["results"][0]["id"]
+    sql = mem.services.sql
+    relations = [r for r in sql.relations_for_memory(mid) if r["valid"]]
+    assert relations, "the add graph linked no relation to the memory"
+    mem.delete(mid)
+    assert not [r for r in sql.relations_for_memory(mid) if r["valid"]]
+    names = {e["normalized_name"] for e in sql.list_entities(scope)}
+    assert "siemens" not in names  # the orphaned entity is gone
+    mem.add("I live in Graz.", user_id=user)
+    mem.delete_all(user_id=user)
+    assert not [r for r in sql.list_relations(scope) if r["valid"]]
+
+
 def test_judgments(mem):
     user = _uid("judge")
     out = mem.add("I live in Madrid.", user_id=user)

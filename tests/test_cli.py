@@ -128,17 +128,43 @@ def test_exit_codes(data_dir, tmp_path):
     assert "MEMORYX_SQL_URL" in bad.stderr
 
 
-def test_data_dir_held_by_another_process(tmp_path):
-    """The embedded vector store admits one process per data directory: the CLI says so, exit 3."""
-    held = tmp_path / "held"
-    code = ("import sys, time; from memoryx import Memory; m = Memory(data_dir=sys.argv[1]); "
-            "print('ready', flush=True); sys.stdin.read(); m.close()")
-    holder = subprocess.Popen([sys.executable, "-c", code, str(held)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True, env={**os.environ, "HF_HUB_OFFLINE": "1", "MEMORYX_ENV_FILE": str(tmp_path / "none.env")})
+def test_serve_holds_the_data_dir(tmp_path):
+    """`memoryx serve` runs the HTTP server; while it holds the data directory the CLI exits 3 and says
+    which process holds it and what to do (the embedded vector store admits one process per data dir)."""
+    import signal
+    import socket
+    import time
+
+    import httpx
+
+    data = tmp_path / "served"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "MEMORYX_DATA_DIR": str(data), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    cmd = [EXE, "serve", "--port", str(port)] if EXE else [sys.executable, "-m", "memoryx.cli", "serve", "--port", str(port)]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
     try:
-        assert holder.stdout.readline().strip() == "ready"
-        out = run(held, "list", "--user-id", "u", check=3)
-        assert "one process per data dir" in out.stderr
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stdout.read()
+            try:
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "memoryx serve did not become healthy"
+            time.sleep(0.5)
+        added = httpx.post(f"{url}/v1/memories", json={"messages": "I live in Bern.", "user_id": "srv"}, timeout=120)
+        assert added.status_code == 200 and added.json()["results"]
+        held = run(data, "list", "--user-id", "srv", check=3)
+        assert "one process per data dir" in held.stderr and "memoryx serve" in held.stderr
+        assert url in held.stderr
     finally:
-        holder.stdin.close()
-        holder.wait(timeout=60)
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=60)
+    assert "LOCAL DEVELOPMENT MODE" in out
+    listed = json.loads(run(data, "list", "--user-id", "srv", "--json").stdout)  # free again, data persisted
+    assert [r["memory"] for r in listed["results"]] == [added.json()["results"][0]["memory"]]

@@ -44,6 +44,8 @@ def langgraph_dev(tmp_path):
     env = {**os.environ, "MEMORYX_DATA_DIR": str(tmp_path / "data"), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANGSMITH_TRACING": "false",
            "LANGGRAPH_NO_ANALYTICS": "1", "PYTHONUNBUFFERED": "1"}
+    state_dir = REPO / ".langgraph_api"  # langgraph dev keeps its in-memory runtime's state here
+    had_state_dir = state_dir.exists()
     log = open(tmp_path / "langgraph-dev.log", "w")
     proc = subprocess.Popen([exe, "dev", "--no-browser", "--no-reload", "--port", str(port), "--host", "127.0.0.1"],
                             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -73,6 +75,8 @@ def langgraph_dev(tmp_path):
                 pass
             proc.wait(timeout=10)
         log.close()
+        if not had_state_dir:
+            shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def test_langgraph_dev_runs_add_search_chat(langgraph_dev, tmp_path):

@@ -299,3 +299,22 @@ def test_dev_mode_without_keys(memory, capfd):
         assert r.status_code == 200
         _assert_error(c.get("/v1/memories"), 400, "scope_error")  # still needs a scope
     assert "LOCAL DEVELOPMENT MODE" in capfd.readouterr().err
+
+
+def test_review_over_http(memory):
+    """With review on, POST /v1/memories returns the pending operations; POST /v1/reviews/{trace_id}
+    approves (or edits) them."""
+    reviewed = Memory(services=memory.services, settings=memory.settings.model_copy(update={"review": True}))
+    try:
+        with ServerThread(create_app(memory=reviewed)) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
+            pending = c.post("/v1/memories", json={"messages": "I live in Split."}, headers=A).json()
+            assert pending["status"] == "awaiting_review" and pending["pending_operations"]
+            assert all("Split" not in r["memory"] for r in c.get("/v1/memories", headers=A).json()["results"])
+            _assert_error(c.post(f"/v1/reviews/{pending['trace_id']}", json={}, headers=B), 404)  # not bob's
+            ops = [{**pending["pending_operations"][0], "text": "Lives in Split, Croatia"}]
+            done = c.post(f"/v1/reviews/{pending['trace_id']}", json={"operations": ops}, headers=A)
+            assert done.status_code == 200, done.text
+            assert [r["memory"] for r in done.json()["results"]] == ["Lives in Split, Croatia"]
+            _assert_error(c.post(f"/v1/reviews/{pending['trace_id']}", json={}, headers=A), 404)  # nothing waits
+    finally:
+        reviewed.close()
