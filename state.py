@@ -103,6 +103,7 @@ class SearchState(SearchInput, total=False):
     keyword_hits: list[dict]
     graph_hits: list[dict]
     graph_relations: list[dict]
+    graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
     time_hits: list[dict]  # dense hits inside the period the query names
     fused: list[dict]
     candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first

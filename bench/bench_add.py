@@ -115,24 +115,6 @@ def preload(services, user_id: str, n: int, seed: int = 7) -> float:
     return time.perf_counter() - start
 
 
-def _assemble_without_graph(settings, emb):
-    """Services without the graph modules (while memoryx.stores.graph is not installed)."""
-    from memoryx.embeddings import embedding_dims, make_embeddings
-    from memoryx.models.factory import make_chat_model
-    from memoryx.services import Services
-    from memoryx.stores.projections import Projector
-    from memoryx.stores.sql import SQLStore
-    from memoryx.stores.vectors import make_vector_store
-
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    emb = emb or make_embeddings(settings)
-    sql = SQLStore(settings.resolved_sql_url())
-    vectors = make_vector_store(settings, embedding_dims(emb, settings))
-    llm = make_chat_model("offline", settings)
-    return Services(settings=settings, sql=sql, vectors=vectors, graph=None, embeddings=emb,
-                    projector=Projector(sql, vectors, None, emb), extraction_llm=llm, judgment_llm=llm, graph_llm=llm)
-
-
 def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmup: int = 3) -> dict:
     from memoryx.checkpointing import close_checkpointer, make_checkpointer
     from memoryx.context import Context
@@ -143,12 +125,7 @@ def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmu
     data = Path(tempfile.mkdtemp(prefix="memoryx-bench-"))
     settings = Settings(data_dir=data, graph_backend="falkordb" if graph_on else "none", checkpointer="sqlite", llm="offline")
     emb = InstantEmbeddings() if embeddings == "instant" else None
-    try:
-        services = build_services(settings, embeddings=emb)
-    except ImportError:
-        if graph_on:
-            raise
-        services = _assemble_without_graph(settings, emb)
+    services = build_services(settings, embeddings=emb)
     saver = make_checkpointer(settings)
     graph = compile_add_graph(saver)
     user = "bench-user"
@@ -197,11 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for g in graphs:
         for e in embs:
-            try:
-                rows.append(run_case(existing=args.existing, adds=args.adds, graph_on=g, embeddings=e))
-            except ImportError as exc:  # e.g. no graph store module yet
-                print(f"skipped graph={'on' if g else 'off'} embeddings={e}: {exc}", file=sys.stderr)
-            print(rows[-1] if rows else "", file=sys.stderr)
+            rows.append(run_case(existing=args.existing, adds=args.adds, graph_on=g, embeddings=e))
+            print(rows[-1], file=sys.stderr)
     cols = ["graph", "embeddings", "existing", "adds", "median_ms", "p90_ms", "overhead_median_ms", "model_ms_median",
             "calls_per_add", "max_calls", "tokens_per_add", "preload_s"]
     print("| " + " | ".join(cols) + " |")

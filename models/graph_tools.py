@@ -8,7 +8,6 @@ came from. The parsers below accept both spellings and the usual deviations of r
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 

@@ -203,7 +203,8 @@ def _ask_conflicts(services, state: AddState, candidates: list[dict], new: list[
         if named is None:
             log.info("graph conflicts: tool calling failed (%s); falling back to JSON mode", problem)
     if named is None:
-        named = _delete_by_json(llm, user_id, user_msg, config, trace_id)
+        # JSON mode proper gets one retry; a fallback after a failed tool call gets one attempt (call budget)
+        named = _delete_by_json(llm, user_id, user_msg, config, trace_id, attempts=2 if mode == "json" else 1)
     return _match(named, candidates, user_id)
 
 
@@ -222,22 +223,26 @@ def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> tuple[li
     return named, ""
 
 
-def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None) -> list[dict]:
+def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None, *, attempts: int) -> list[dict]:
     messages = [SystemMessage(DELETE_RELATIONS_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
-    try:
-        answer = llm.invoke(messages, config=config)
-    except Exception as exc:
-        raise ModelOutputError(f"Graph conflict model call failed: {type(exc).__name__}: {exc}", trace_id=trace_id) from exc
-    data = message_json(answer)
-    if isinstance(data, dict) and isinstance(data.get("delete", data.get("relations")), list):
-        return parse_relation_items(data.get("delete", data.get("relations")))
-    if isinstance(data, list):
-        return parse_relation_items(data)
-    calls = collect_tool_calls(answer)
-    if calls:
-        return [r for c in calls for r in parse_relation_items(c["args"])]
-    raise ModelOutputError(f"Graph conflict detection: unparseable model output: {str(answer.content)[:300]!r}",
-                           trace_id=trace_id)
+    answer = None
+    for _ in range(attempts):
+        try:
+            answer = llm.invoke(messages, config=config)
+        except Exception as exc:
+            raise ModelOutputError(f"Graph conflict model call failed: {type(exc).__name__}: {exc}", trace_id=trace_id) from exc
+        data = message_json(answer)
+        if isinstance(data, dict) and isinstance(data.get("delete", data.get("relations")), list):
+            return parse_relation_items(data.get("delete", data.get("relations")))
+        if isinstance(data, list):
+            return parse_relation_items(data)
+        calls = collect_tool_calls(answer)
+        if calls:
+            return [r for c in calls for r in parse_relation_items(c["args"])]
+        messages = messages + [answer, HumanMessage(
+            'Your answer could not be used: it is not a JSON object {"delete": [...]}. Answer again with only that object.')]
+    raise ModelOutputError(f"Graph conflict detection: unparseable model output after {attempts} attempt(s): "
+                           f"{str(getattr(answer, 'content', ''))[:300]!r}", trace_id=trace_id)
 
 
 def _match(named: list[dict], candidates: list[dict], user_id: str) -> list[dict]:

@@ -3,17 +3,19 @@
 It validates the scope and the filters, normalises the query, and writes the search `plan`:
 
 * ``tokens``      keyword tokens (memoryx.text.tokenize: CJK-aware, the same tokenizer as the index)
-* ``entities``    entities of the scope's knowledge graph named in the query, found by exact (normalised)
-                  name match of the query's word n-grams (Latin) and character n-grams (Chinese/Japanese/
-                  Korean) with `SQLStore.find_entities_by_names` - one SQL query, no model
-* ``names``       the proper names of the query (graph entities + capitalised words), used by ranking
+* ``entity_candidates`` the query's word n-grams (Latin) and character n-grams (Chinese/Japanese/Korean):
+                  graph_recall matches them exactly (normalised) against the scope's entities with
+                  `SQLStore.find_entities_by_names` - one SQL query, no model, in parallel with the embedding
+* ``names``       the capitalised words of the query that look like names (ranking adds the graph entities)
 * ``time_window`` [start, end) epoch seconds when the query names a date or a period ("on 9 May 2023",
                   "in July 2023", "2023年5月", "last week", "昨天", "先週"), else None
 * ``when``        True when the query asks for a time ("when ...", "什么时候", "いつ")
-* ``mode`` / ``expand_depth`` / ``graph``: the query planner (seed 002 §12.3.4). ``fast``: no graph
-  expansion (the graph path only reads the edges of the named entities, depth 0); ``deep``: depth 2;
-  ``auto``: the graph path runs when the query names known entities, with the configured depth (raised to at
-  least 1 for causal / relational questions such as "why ...", "related to ...", "为什么", "有关").
+* ``mode`` / ``expand_depth`` / ``graph``: the query planner (seed 002 §12.3.4). ``expand_depth`` counts
+  hops from the entities named in the query: 0 = no graph path, 1 = the relations of those entities,
+  2 = plus the relations of the entities they reach. ``fast``: depth 0 (dense + keyword only); ``deep``:
+  depth 2; ``auto``: the graph path runs when the query names known entities, with the configured depth
+  (MEMORYX_GRAPH_EXPAND_DEPTH, default 1), raised to 2 for causal / relational questions ("why ...",
+  "related to ...", "为什么", "有关", "なぜ"). An explicit ``expand_depth`` input wins in auto and deep mode.
 
 An optional model step rewrites the query (and lists extra entity names / keywords) when the input says
 ``rewrite: true`` or the setting ``search_rewrite`` is on; a model failure falls back to the plain query.
@@ -242,9 +244,9 @@ def _setting(settings: Any, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def plan_mode(state: dict, ctx: Context, settings: Any, query: str, entities: list[dict],
-              graph_available: bool) -> tuple[str, int, bool]:
-    """(mode, expand_depth, run the graph path?) - the query planner of seed 002 §12.3.4."""
+def plan_mode(state: dict, ctx: Context, settings: Any, query: str) -> tuple[str, int]:
+    """(mode, expand_depth) - the query planner of seed 002 §12.3.4 (the graph path runs when depth > 0 and
+    the query names entities of the scope)."""
     mode = (state.get("mode") or getattr(ctx, "search_mode", None) or settings.search_mode or "auto").lower()
     if mode not in ("fast", "deep", "auto"):
         raise InvalidInputError(f"mode must be one of fast, deep, auto; got {state.get('mode')!r}")
@@ -260,10 +262,9 @@ def plan_mode(state: dict, ctx: Context, settings: Any, query: str, entities: li
         depth = 2 if explicit is None else explicit
     else:
         depth = configured if explicit is None else explicit
-        if explicit is None and _DEEP_RE.search(query):
-            depth = max(depth, 1)
-    depth = max(0, min(2, int(depth)))
-    return mode, depth, bool(entities) and graph_available
+        if explicit is None and depth > 0 and _DEEP_RE.search(query):
+            depth = 2
+    return mode, max(0, min(2, int(depth)))
 
 
 def _rewrite(services: Any, query: str) -> dict:
@@ -323,17 +324,9 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
             log.warning("query rewriting failed, searching with the plain query: %s", exc)
 
     graph_available = services.graph is not None and getattr(ctx, "graph_enabled", True)
-    entities: list[dict] = []
-    # entities live in SQL, so their names also help ranking when no graph backend runs
-    cands = entity_candidates(query) + list(rewritten.get("entities") or [])
-    if cands:
-        try:
-            entities = services.sql.find_entities_by_names(scope, cands)
-        except Exception as exc:
-            log.warning("entity lookup failed, searching without the graph path: %s", exc)
-    mode, depth, run_graph = plan_mode(state, ctx, settings, query, entities, graph_available)
-
-    names = list(dict.fromkeys([e["name"] for e in entities] + proper_names(query)))
+    mode, depth = plan_mode(state, ctx, settings, query)
+    # The entity lookup itself runs in graph_recall, in parallel with the query embedding.
+    candidates = entity_candidates(query) + list(rewritten.get("entities") or [])
     window = time_window(query)
     keyword_text = " ".join([rewritten.get("query") or query, *rewritten.get("keywords", [])])
     plan = {
@@ -341,13 +334,13 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         "semantic_query": rewritten.get("query") or query,
         "keyword_query": keyword_text,
         "tokens": tokenize(keyword_text),
-        "entities": [{"id": e["id"], "name": e["name"]} for e in entities],
-        "names": names,
+        "entity_candidates": candidates,
+        "names": proper_names(query),
         "time_window": list(window) if window else None,
         "when": asks_when(query),
         "mode": mode,
         "expand_depth": depth,
-        "graph": run_graph,
+        "graph": graph_available and depth > 0,
         "limit": limit,
         "scope": scope.as_dict(),
         "rewritten": bool(rewritten),

@@ -245,7 +245,7 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
 
     # boosts --------------------------------------------------------------------------------------------
     window = plan.get("time_window")
-    names = plan.get("names") or []
+    names = list(dict.fromkeys([e["name"] for e in state.get("graph_entities") or []] + list(plan.get("names") or [])))
     patterns = [_name_pattern(n) for n in names[:8]]
     when = bool(plan.get("when"))
     for c in cands:

@@ -4,9 +4,10 @@
                    when the query names a period, a second top-k restricted to that period (source "time").
 * keyword_recall - BM25 over the sparse keyword vectors (Qdrant IDF modifier; the CJK-aware tokenizer of
                    memoryx.text), scope + filters pushed down.
-* graph_recall   - the query's entities -> GraphStore.neighbourhood (depth 0-2, optional relation names,
-                   invalidated edges hidden unless include_invalid) -> the memories attached to the reached
-                   relations, scored by distance: 1 / (1 + hops). Filters are applied later, on the SQL rows
+* graph_recall   - the scope's entities named in the query (exact normalised match of the query's n-grams)
+                   -> GraphStore.neighbourhood (expand_depth 1-2 hops, optional relation names, invalidated
+                   edges hidden unless include_invalid) -> the memories attached to the reached relations,
+                   scored by distance: 1 / hops. Filters are applied later, on the SQL rows
                    (rank step), since relations carry no memory payload.
 
 Each hit is {"id", "score", "payload"?}; each path writes its own state key, so the branches never conflict.
@@ -15,7 +16,9 @@ Each hit is {"id", "score", "payload"?}; each path writes its own state key, so 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 
 from langgraph.runtime import Runtime
 
@@ -41,6 +44,28 @@ def _hits(raw) -> list[dict]:
     return [{"id": h.id, "score": float(h.score), "payload": h.payload or {}} for h in raw]
 
 
+_QCACHE: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
+_QCACHE_SIZE = 2048
+_QCACHE_LOCK = threading.Lock()
+
+
+def embed_query(embeddings, text: str) -> list[float]:
+    """The query vector, from a small LRU (a chatbot often searches the same text twice in a turn: search
+    then get_context, retries, several users asking the same thing)."""
+    key = (id(embeddings), text)
+    with _QCACHE_LOCK:
+        hit = _QCACHE.get(key)
+        if hit is not None:
+            _QCACHE.move_to_end(key)
+            return hit
+    vector = list(embeddings.embed_query(text))
+    with _QCACHE_LOCK:
+        _QCACHE[key] = vector
+        while len(_QCACHE) > _QCACHE_SIZE:
+            _QCACHE.popitem(last=False)
+    return vector
+
+
 def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
@@ -48,7 +73,7 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     scope = scope_of(state)
     node = parse_filters(state.get("filters"))
     k = candidate_k(state, services.settings)
-    vector = services.embeddings.embed_query(plan["semantic_query"])
+    vector = embed_query(services.embeddings, plan["semantic_query"])
     embedded = _ms(start)
     hits = _hits(services.vectors.search_memories(vector, scope, limit=k, filters=node))
     time_hits: list[dict] = []
@@ -78,17 +103,25 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     plan = state["plan"]
     services = services_of(runtime)
     graph = services.graph
-    if not plan.get("graph") or graph is None or not plan.get("entities"):
-        return {"graph_hits": [], "graph_relations": [], "timings": {"graph_recall": _ms(start)}}
     scope = scope_of(state)
+    empty = {"graph_hits": [], "graph_relations": [], "graph_entities": []}
+    entities: list[dict] = []
+    if plan.get("entity_candidates"):
+        try:  # names of the scope's entities found in the query (also used by ranking)
+            entities = services.sql.find_entities_by_names(scope, plan["entity_candidates"])
+        except Exception as exc:
+            log.warning("entity lookup failed, searching without the graph path: %s", exc)
+    found = [{"id": e["id"], "name": e["name"]} for e in entities]
+    if not plan.get("graph") or graph is None or not entities:
+        return {**empty, "graph_entities": found, "timings": {"graph_recall": _ms(start)}}
     include_invalid = bool(state.get("include_invalid"))
     relation_names = state.get("relation_types") or None
     try:
-        relations = graph.neighbourhood(scope, [e["id"] for e in plan["entities"]], depth=int(plan["expand_depth"]),
+        relations = graph.neighbourhood(scope, [e["id"] for e in entities], depth=int(plan["expand_depth"]),
                                         relation_names=relation_names, include_invalid=include_invalid, limit=200)
     except Exception as exc:  # the other paths still answer; the failure is logged
         log.warning("graph recall failed, searching without it: %s", exc)
-        return {"graph_hits": [], "graph_relations": [], "timings": {"graph_recall": _ms(start)}}
+        return {**empty, "graph_entities": found, "timings": {"graph_recall": _ms(start)}}
     best: dict[str, float] = {}
     kept: list[dict] = []
     for rel in relations:
@@ -99,11 +132,12 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         if not mid:
             continue
         hops = rel.get("hops")
-        hops = 0 if hops is None else max(0, int(hops))
-        score = 1.0 / (1.0 + hops)
+        hops = 1 if hops is None else max(1, int(hops))
+        score = 1.0 / hops  # seed 002 §5.2: 1 / graph distance
         if score > best.get(mid, -1.0):
             best[mid] = score
     hits = [{"id": mid, "score": s, "payload": {}} for mid, s in sorted(best.items(), key=lambda kv: -kv[1])]
     hits = hits[: candidate_k(state, services.settings) * 2]
     kept.sort(key=lambda r: (r.get("hops") or 0))
-    return {"graph_hits": hits, "graph_relations": kept, "timings": {"graph_recall": _ms(start)}}
+    return {"graph_hits": hits, "graph_relations": kept, "graph_entities": found,
+            "timings": {"graph_recall": _ms(start)}}

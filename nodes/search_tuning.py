@@ -33,7 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "weight_keyword": 0.55,
     "weight_graph": 0.35,
     "weight_time": 0.30,        # dense recall restricted to the period the query names
-    "time_bonus": 0.25,
+    "time_bonus": 0.40,
     "name_bonus": 0.10,
     "when_bonus": 0.10,
     "context_weight": 0.6,

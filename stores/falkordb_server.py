@@ -21,8 +21,13 @@ Things FalkorDB 4.16's *experimental* Bolt endpoint gets wrong, and what this mo
   while there are changes; a final snapshot on clean shutdown). A SIGKILL loses the writes since the last
   snapshot (about a second). The graph is a projection of SQL: ``Projector.reindex`` rebuilds it.
 * **A client GOODBYE wedges the next connection** (its handshake is never answered; the one after works).
-  `bolt_sweep()` clears such a slot with a raw handshake and `disable_goodbye()` keeps our own drivers
-  from creating them. graph.py uses both.
+  `bolt_sweep()` clears such a slot with a raw handshake and `patch_driver_for_falkordb()` keeps our
+  own drivers from creating them. graph.py uses both.
+* **Replies are written without TCP_NODELAY**: a reply spanning two writes waits for our delayed ACK
+  (~40 ms). `patch_driver_for_falkordb()` sets TCP_QUICKACK before each receive (Linux).
+* **The Bolt port listens on all interfaces, without authentication** (it binds in6addr_any; an empty
+  Bolt auth is accepted even with ``requirepass``). The Redis port is bound to 127.0.0.1, but the Bolt
+  port cannot be: on a machine reachable from untrusted networks, firewall it (or use a Neo4j server).
 * Parameter and database-name quirks are handled in graph.py (see its docstring).
 """
 
@@ -90,41 +95,68 @@ def bolt_sweep(host: str, port: int, *, timeout: float = 0.5, attempts: int = 8)
     return False
 
 
-def disable_goodbye(driver: Any) -> None:
-    """Keep a neo4j driver from sending GOODBYE when it closes connections (FalkorDB 4.16 Bolt bug).
+def patch_driver_for_falkordb(driver: Any) -> None:
+    """Adapt a neo4j driver to FalkorDB's Bolt endpoint (best effort; neo4j 5.x/6.x pool internals).
 
-    Without GOODBYE the server simply sees the socket close, which it handles cleanly. Patches the
-    connections already pooled and every connection the pool opens later. Best effort: relies on the
-    driver's pool internals (neo4j 5.x/6.x) and does nothing if they differ.
+    * no GOODBYE when connections close (a GOODBYE wedges the server's next connection); the server just
+      sees the socket close, which it handles cleanly;
+    * `bolt_sweep()` before opening a connection, in case another client left a wedged slot;
+    * TCP_QUICKACK before each receive (Linux): the server writes a reply in several small writes without
+      TCP_NODELAY, so without an immediate ACK from us Nagle holds the second write until our delayed
+      ACK fires (~40 ms per statement whose reply spans more than one write).
+
+    Patches the connections already pooled and every connection the pool opens later.
     """
     pool = getattr(driver, "_pool", None)
-    if pool is None or getattr(pool, "_memoryx_no_goodbye", False):
+    if pool is None or getattr(pool, "_memoryx_falkordb", False):
         return
     try:
         opener = pool.opener
 
-        def opener_without_goodbye(*args: Any, **kwargs: Any) -> Any:
+        def falkordb_opener(*args: Any, **kwargs: Any) -> Any:
             address = args[0] if args else None
             if address is not None:
                 with contextlib.suppress(Exception):
                     bolt_sweep(str(address.host), int(address.port))
             conn = opener(*args, **kwargs)
-            _no_goodbye(conn)
+            _patch_connection(conn)
             return conn
 
-        pool.opener = opener_without_goodbye
+        pool.opener = falkordb_opener
         with pool.lock:
             for conns in list(pool.connections.values()):
                 for conn in list(conns):
-                    _no_goodbye(conn)
-        pool._memoryx_no_goodbye = True
+                    _patch_connection(conn)
+        pool._memoryx_falkordb = True
     except Exception as exc:  # pragma: no cover - other driver versions
-        log.debug("could not disable Bolt GOODBYE on this neo4j driver: %r", exc)
+        log.debug("could not adapt this neo4j driver to FalkorDB: %r", exc)
 
 
-def _no_goodbye(conn: Any) -> None:
+
+def _patch_connection(conn: Any) -> None:
     with contextlib.suppress(Exception):
         conn.goodbye = lambda *args, **kwargs: None
+    quickack = getattr(socket, "TCP_QUICKACK", None)
+    if quickack is None:
+        return
+    with contextlib.suppress(Exception):
+        bolt_socket = conn.socket
+        raw = bolt_socket._socket
+        if not isinstance(raw, socket.socket):
+            return
+        recv, recv_into = bolt_socket.recv, bolt_socket.recv_into
+
+        def ack_recv(n: int) -> Any:
+            with contextlib.suppress(OSError):
+                raw.setsockopt(socket.IPPROTO_TCP, quickack, 1)
+            return recv(n)
+
+        def ack_recv_into(buffer: Any, nbytes: int) -> Any:
+            with contextlib.suppress(OSError):
+                raw.setsockopt(socket.IPPROTO_TCP, quickack, 1)
+            return recv_into(buffer, nbytes)
+
+        bolt_socket.recv, bolt_socket.recv_into = ack_recv, ack_recv_into
 
 
 def bolt_ping(url: str, *, timeout: float = 3.0) -> None:
@@ -134,7 +166,7 @@ def bolt_ping(url: str, *, timeout: float = 3.0) -> None:
     driver = neo4j.GraphDatabase.driver(url, auth=None, connection_timeout=timeout,
                                         connection_acquisition_timeout=timeout, max_transaction_retry_time=0)
     try:
-        disable_goodbye(driver)
+        patch_driver_for_falkordb(driver)
         with driver.session() as session:
             value = session.run("RETURN 1 AS ok").single()
         if value is None or value[0] != 1:

@@ -34,35 +34,8 @@ def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgme
 
     values = {"data_dir": tmp_path / "data", "graph_backend": "falkordb" if graph else "none", "checkpointer": "sqlite"}
     settings = Settings(**{**values, **settings_overrides})
-    try:
-        return build_services(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
-                              graph_llm=graph_llm, embeddings=shared_embeddings())
-    except ImportError:  # the graph store module is not there yet: the fact pipeline needs no graph
-        if graph:
-            raise
-        return _assemble(settings, llm, extraction_llm, judgment_llm, graph_llm)
-
-
-def _assemble(settings, llm, extraction_llm, judgment_llm, graph_llm):
-    from memoryx.embeddings import embedding_dims
-    from memoryx.models.factory import make_chat_model
-    from memoryx.services import Services
-    from memoryx.stores.projections import Projector
-    from memoryx.stores.sql import SQLStore
-    from memoryx.stores.vectors import make_vector_store
-
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    emb = shared_embeddings()
-    sql = SQLStore(settings.resolved_sql_url())
-    vectors = make_vector_store(settings, embedding_dims(emb, settings))
-
-    def model(given):
-        chosen = given if given is not None else llm
-        return make_chat_model(chosen, settings) if isinstance(chosen, str) else chosen
-
-    return Services(settings=settings, sql=sql, vectors=vectors, graph=None, embeddings=emb,
-                    projector=Projector(sql, vectors, None, emb), extraction_llm=model(extraction_llm),
-                    judgment_llm=model(judgment_llm), graph_llm=model(graph_llm))
+    return build_services(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
+                          graph_llm=graph_llm, embeddings=shared_embeddings())
 
 
 def ctx(services, **overrides) -> Context:

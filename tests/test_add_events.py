@@ -8,6 +8,7 @@ import pytest
 from add_support import NoModel, ctx, facts_answer, make_services, memories, ops_answer, run_add, scripted, texts
 from memoryx.checkpointing import make_checkpointer
 from memoryx.graphs.add import builder, compile_add_graph
+from memoryx.scope import Scope
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_add_update_delete_none_with_the_offline_model(offline):
     assert [h["event"] for h in services.sql.history(home_id)] == ["ADD", "UPDATE"]
     assert [h["event"] for h in services.sql.history(jazz_id)] == ["ADD", "DELETE"]
     # the vector projection follows SQL: the deleted memory is gone, the updated one has the new text
-    hits = services.vectors.keyword_search("jazz", __import__("memoryx.scope").scope.Scope(user_id="alice"), limit=10)
+    hits = services.vectors.keyword_search("jazz", Scope(user_id="alice"), limit=10)
     assert jazz_id not in {h.id for h in hits}
 
 
@@ -156,22 +157,19 @@ def test_exact_duplicates_are_skipped(tmp_path):
 
 
 def test_agent_facts_are_kept_apart(tmp_path):
-    extraction = scripted(json_facts := '{"facts": [{"text": "User likes hiking", "owner": "user"}, '
-                                        '{"text": "Assistant is called Robo", "owner": "agent"}]}')
+    extraction = scripted('{"facts": [{"text": "User likes hiking", "owner": "user"}, '
+                          '{"text": "Assistant is called Robo", "owner": "agent"}]}')
     services = make_services(tmp_path, extraction_llm=extraction, judgment_llm=NoModel())
     try:
         r = run_add(builder.compile(), services, [{"role": "user", "content": "I like hiking"},
                                                   {"role": "assistant", "content": "Great! I'm Robo, by the way."}],
                     agent_id="robo")
         assert len(r["results"]) == 2
-        from memoryx.scope import Scope
-
         user_side = services.sql.list_memories(Scope(user_id="alice"))
         agent_side = [m for m in services.sql.list_memories(Scope(agent_id="robo")) if m["user_id"] is None]
         assert [m["memory"] for m in user_side] == ["User likes hiking"]
         assert [m["memory"] for m in agent_side] == ["Assistant is called Robo"]
         assert agent_side[0]["metadata"]["owner"] == "agent"
-        assert json_facts
     finally:
         services.close()
 

@@ -22,7 +22,6 @@ class CountCalls(BaseCallbackHandler):
 
 @pytest.fixture(scope="module")
 def graph_services(tmp_path_factory):
-    pytest.importorskip("memoryx.stores.graph")
     services = make_services(tmp_path_factory.mktemp("graph"), graph=True)
     yield services
     services.close()

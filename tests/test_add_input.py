@@ -8,7 +8,7 @@ import uuid
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from add_support import NoModel, facts_answer, make_services, memories, run_add, scripted
+from add_support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.add import builder
 from memoryx.nodes.validate_input import normalize_messages, split_long
@@ -102,7 +102,7 @@ def test_infer_false_stores_each_message_as_is(quiet):
 def test_trace_id_is_generated_and_raw_input_saved(quiet):
     services, graph = quiet
     out = graph.invoke({"messages": [{"role": "user", "content": "ok"}], "user_id": "alice"},
-                       context=__import__("add_support").ctx(services))
+                       context=ctx(services))
     trace_id = out["result"]["trace_id"]
     assert uuid.UUID(trace_id)
     assert services.sql.get_raw_input(trace_id)["messages"] == [{"role": "user", "content": "ok"}]

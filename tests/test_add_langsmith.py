@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import pytest
 
-from add_support import ctx, make_services, run_add
+from add_support import make_services, run_add
 
 EXPECTED_NODES = ["validate_input", "extract_facts", "retrieve_similar", "judge", "execute_ops", "finalize"]
 

@@ -8,15 +8,13 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from add_support import facts_answer, make_services, ops_answer, run_add, scripted, texts
+from add_support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
 from memoryx.checkpointing import make_checkpointer
 from memoryx.errors import ModelOutputError
 from memoryx.graphs.add import add_run_config, builder, compile_add_graph
 from memoryx.nodes.add_common import extract_json
 from memoryx.nodes.extract_facts import parse_facts
 from memoryx.nodes.judge import Decision, parse_decisions, resolve_decisions
-
-from add_support import ctx
 
 
 def test_extract_json_tolerates_fences_think_and_prose():

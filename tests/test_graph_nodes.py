@@ -564,3 +564,24 @@ def test_concurrent_graph_steps_for_one_user(base_services):
     assert errors == []
     assert valid_triples(services, user) == {(user, "likes", f) for f in foods}
     assert sorted(e["name"] for e in services.sql.list_entities(Scope(user_id=user))) == sorted(foods + [user])
+
+
+def test_unusable_conflict_answers_fail_the_step_with_nothing_written(base_services):
+    user = new_user()
+    add_memories(services_with(base_services, CountingOffline()), user, "User lives in Quito")
+    before = valid_triples(base_services, user, include_invalid=True)
+    llm = ScriptedModel(responses=[
+        AIMessage(content=json.dumps({"relations": [{"source": "I", "relationship": "lives_in", "destination": "Lima"}]})),
+        AIMessage(content="I would delete the Quito one."),
+        AIMessage(content="Really, the Quito one."),
+    ])
+    services = services_with(base_services, llm, mode="json")
+    row = store_memory(services, user, "Lives in Lima")
+    state = {"user_id": user, "trace_id": "trace-conflict", "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
+    rt = runtime(services)
+    state |= extract_relations(state, rt)
+    state |= link_entities(state, rt)
+    with pytest.raises(ModelOutputError, match="trace-conflict"):
+        resolve_graph_conflicts(state, rt)
+    assert len(llm.calls) == 3, "extraction, then the conflict call and its one retry"
+    assert valid_triples(base_services, user, include_invalid=True) == before

@@ -133,15 +133,18 @@ def test_graph_depth_and_relation_filter_and_fast_mode(svc):
         return {r["id"] for r in res["results"] if "graph" in r["sources"]}, res["relations"]
 
     g0, rel0 = graph_ids(expand_depth=0)
-    assert g0 == {m1} and [r["relationship"] for r in rel0] == ["knows"]
+    assert g0 == set() and rel0 == []
     g1, rel1 = graph_ids(expand_depth=1)
-    assert g1 == {m1, m2} and {r["relationship"] for r in rel1} == {"knows", "works_at"}
-    gf, _ = graph_ids(mode="fast")
-    assert gf == {m1}
-    gd, _ = graph_ids(mode="deep")
-    assert gd == {m1, m2}
-    gr, relr = graph_ids(expand_depth=1, relation_types=["works_at"])
-    assert m1 not in gr and all(r["relationship"] == "works_at" for r in relr)
+    assert g1 == {m1} and [r["relationship"] for r in rel1] == ["knows"]
+    g2, rel2 = graph_ids(expand_depth=2)
+    assert g2 == {m1, m2} and {r["relationship"] for r in rel2} == {"knows", "works_at"}
+    assert graph_ids(mode="fast")[0] == set()
+    assert graph_ids(mode="deep")[0] == {m1, m2}
+    assert graph_ids(mode="auto")[0] == {m1}  # settings default: depth 1
+    gr, relr = graph_ids(expand_depth=2, relation_types=["knows"])
+    assert gr == {m1} and all(r["relationship"] == "knows" for r in relr)
+    gr, relr = graph_ids(expand_depth=2, relation_types=["works_at"])
+    assert gr == set() and relr == []  # only relations of the named types are walked
 
 
 def test_invalidated_edges_hidden(svc):
