@@ -152,11 +152,14 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.warmup + args.queries):
             u = rng.choice(users)
             while True:  # distinct queries: the query-embedding cache must not flatter the numbers
-                q = rng.choice(QUESTIONS).format(v=rng.choice(VERBS), o=rng.choice(OBJECTS),
-                                                 w=rng.choice(WHEN[:-1]), n=rng.choice(user_entities[u]))
+                template = rng.choice(QUESTIONS)
+                q = template.format(v=rng.choice(VERBS), o=rng.choice(OBJECTS), w=rng.choice(WHEN[:-1]),
+                                    n=rng.choice(user_entities[u]))
                 q = f"{q} {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
-                if i % 2 == 0 and "{n}" not in q:
+                if i % 2 == 0 and "{n}" not in template:
                     q = f"{q} {rng.choice(user_entities[u])}"
+                elif i % 2 == 1 and "{n}" in template:
+                    continue
                 if q not in seen:
                     seen.add(q)
                     break
