@@ -48,10 +48,12 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
             linked.setdefault(row["normalized_name"], row)
 
     to_embed = [k for k in names if k not in linked and k != user_key]
+    embedded: dict[str, list[float]] = {}
     if to_embed:
         vectors = services.embeddings.embed_documents([names[k] for k in to_embed])
         best: dict[str, tuple[float, str]] = {}  # normalised name -> (score, entity id)
-        for key, vector in zip(to_embed, vectors):
+        embedded = dict(zip(to_embed, vectors))
+        for key, vector in embedded.items():
             for hit in services.vectors.search_entities(vector, scope, limit=5, threshold=ctx.entity_merge_threshold):
                 payload = hit.payload or {}
                 if hit.score < ctx.entity_merge_threshold or not same_scope(payload, scope):
@@ -66,15 +68,18 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
             if entity_id in rows:
                 linked[key] = rows[entity_id]
 
-    created = []
+    created, created_vectors = [], []
     for key, name in names.items():
         if key not in linked:
             etype = "person" if key == user_key else types.get(key, "entity")
             row = services.sql.upsert_entity(scope=scope, name=name, entity_type=etype)
             linked[key] = row
             created.append(row["id"])
+            created_vectors.append(embedded.get(key))
     if created:
-        services.projector.sync_entities(created)
+        # reuse the name embeddings computed above (the user's own entity was never embedded)
+        reuse = all(v is not None for v in created_vectors)
+        services.projector.sync_entities(created, vectors=created_vectors if reuse else None)
     return {"linked_entities": linked, "timings": {"link_entities": elapsed_ms(started)}}
 
 

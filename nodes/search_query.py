@@ -39,7 +39,7 @@ from memoryx.errors import InvalidInputError
 from memoryx.filters import parse_filters
 from memoryx.scope import Scope
 from memoryx.state import SearchState
-from memoryx.text import normalize_name, tokenize
+from memoryx.text import tokenize
 
 log = logging.getLogger(__name__)
 

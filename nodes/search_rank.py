@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -227,20 +227,12 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     fused = state.get("fused") or []
     pool = [dict(c, sources=list(c["sources"])) for c in fused[: max(4 * int(t["candidate_k"]), 4 * limit)]]
 
-    # memory dicts: vector payloads for dense/keyword hits (filters were pushed down there), SQL rows for hits
-    # of the graph path only (relations carry no payload; filters are checked here)
-    need_rows = [c["id"] for c in pool if not c.get("payload")]
-    rows = {m["id"]: m for m in sql.get_memories(need_rows)} if need_rows else {}
+    # memory dicts from the vector payloads (dense/keyword hits; filters were pushed down there). Hits of the
+    # graph path alone carry no payload: their SQL rows come with the final fetch (filters checked there).
     cands: list[dict] = []
     for c in pool:
-        if c.get("payload"):
-            c["memory"] = _from_payload(c["id"], c.pop("payload"))
-        else:
-            c.pop("payload", None)
-            mem = rows.get(c["id"])
-            if mem is None or not scope.contains(mem) or not matches(node, mem):
-                continue
-            c["memory"] = mem
+        payload = c.pop("payload", None)
+        c["memory"] = _from_payload(c["id"], payload) if payload else None
         cands.append(c)
 
     # boosts --------------------------------------------------------------------------------------------
@@ -250,6 +242,8 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     when = bool(plan.get("when"))
     for c in cands:
         mem = c["memory"]
+        if mem is None:
+            continue
         bonus = 0.0
         if window:
             ts = _epoch(mem.get("created_at"))
@@ -270,7 +264,8 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     weight, win = float(t["context_weight"]), int(t["context_window"])
     gap = float(t["context_max_gap_minutes"]) * 60.0
     types = set(t["context_types"] or ())
-    seeds = [c for c in cands[: int(t["context_seeds"])] if not types or c["memory"].get("memory_type") in types] \
+    seeds = [c for c in cands[: int(t["context_seeds"])]
+             if c["memory"] is not None and (not types or c["memory"].get("memory_type") in types)] \
         if weight > 0 and win > 0 else []
     seed_times = [ts for ts in (_epoch(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     try:

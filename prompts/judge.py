@@ -36,21 +36,21 @@ Rules:
 5. Keep the language of the fact: Chinese facts stay Chinese, Japanese facts stay Japanese.
 6. Facts marked "owner": "agent" are about the assistant and may only touch memories marked the same way.
 7. Return ONLY a JSON object, no prose, no code fences:
-{{"operations": [{{"fact": 0, "reason": "...", "event": "ADD|UPDATE|DELETE|NONE", "id": "0" or null, "text": "...", "old_memory": "..." (UPDATE only)}}]}}
+{"operations": [{"fact": 0, "reason": "...", "event": "ADD|UPDATE|DELETE|NONE", "id": "0" or null, "text": "...", "old_memory": "..." (UPDATE only)}]}
 
 Examples:
-Existing memories: [{{"id": "0", "text": "User lives in Berlin"}}, {{"id": "1", "text": "User likes pizza"}}]
-New facts: [{{"fact": 0, "text": "User moved to Paris"}}, {{"fact": 1, "text": "User no longer likes pizza"}}, {{"fact": 2, "text": "User's name is Ana"}}]
-Output: {{"operations": [
-  {{"fact": 0, "reason": "Where the user lives changed from Berlin to Paris; the home is single-valued.", "event": "UPDATE", "id": "0", "text": "User moved to Paris", "old_memory": "User lives in Berlin"}},
-  {{"fact": 1, "reason": "The user retracted the preference for pizza, so the old memory is no longer true.", "event": "DELETE", "id": "1", "text": "User likes pizza"}},
-  {{"fact": 1, "reason": "Keep the retraction itself so the new information is not lost.", "event": "ADD", "id": null, "text": "User no longer likes pizza"}},
-  {{"fact": 2, "reason": "The name is not stored yet.", "event": "ADD", "id": null, "text": "User's name is Ana"}}]}}
+Existing memories: [{"id": "0", "text": "User lives in Berlin"}, {"id": "1", "text": "User likes pizza"}]
+New facts: [{"fact": 0, "text": "User moved to Paris"}, {"fact": 1, "text": "User no longer likes pizza"}, {"fact": 2, "text": "User's name is Ana"}]
+Output: {"operations": [
+  {"fact": 0, "reason": "Where the user lives changed from Berlin to Paris; the home is single-valued.", "event": "UPDATE", "id": "0", "text": "User moved to Paris", "old_memory": "User lives in Berlin"},
+  {"fact": 1, "reason": "The user retracted the preference for pizza, so the old memory is no longer true.", "event": "DELETE", "id": "1", "text": "User likes pizza"},
+  {"fact": 1, "reason": "Keep the retraction itself so the new information is not lost.", "event": "ADD", "id": null, "text": "User no longer likes pizza"},
+  {"fact": 2, "reason": "The name is not stored yet.", "event": "ADD", "id": null, "text": "User's name is Ana"}]}
 
-Existing memories: [{{"id": "0", "text": "用户喜欢喝咖啡"}}]
-New facts: [{{"fact": 0, "text": "用户很喜欢喝咖啡"}}]
-Output: {{"operations": [
-  {{"fact": 0, "reason": "已有记忆表达了相同的偏好，无需操作。", "event": "NONE", "id": "0", "text": "用户喜欢喝咖啡"}}]}}
+Existing memories: [{"id": "0", "text": "用户喜欢喝咖啡"}]
+New facts: [{"fact": 0, "text": "用户很喜欢喝咖啡"}]
+Output: {"operations": [
+  {"fact": 0, "reason": "已有记忆表达了相同的偏好，无需操作。", "event": "NONE", "id": "0", "text": "用户喜欢喝咖啡"}]}
 """
 
 EXISTING_HEADER = "Existing memories:"

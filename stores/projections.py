@@ -93,9 +93,10 @@ class Projector:
         second embedding pass when the caller already embedded the texts."""
         self._sync("memory", ids, lambda: self._project_memories(ids, vectors))
 
-    def sync_entities(self, ids: list[str]) -> None:
-        """Project entity rows: graph nodes + entity embeddings. Missing rows are deleted from both."""
-        self._sync("entity", ids, lambda: self._project_entities(ids))
+    def sync_entities(self, ids: list[str], *, vectors: list[list[float]] | None = None) -> None:
+        """Project entity rows: graph nodes + entity embeddings. Missing rows are deleted from both.
+        `vectors` (same order as ids) are the name embeddings the caller already computed."""
+        self._sync("entity", ids, lambda: self._project_entities(ids, vectors))
 
     def sync_relations(self, relations: list[dict]) -> None:
         """Project relation rows (as returned by SQLStore) into the graph, including their validity."""
@@ -138,15 +139,18 @@ class Projector:
         if gone:
             self.vectors.delete_memories(gone)
 
-    def _project_entities(self, ids: list[str]) -> None:
+    def _project_entities(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
         if not ids:
             return
+        given = dict(zip(ids, vectors)) if vectors is not None else {}
         live = self.sql.get_entities(ids)
         known = {r["id"] for r in live}
         gone = [i for i in ids if i not in known]
         if live:
-            vecs = self.embeddings.embed_documents([r["name"] for r in live])
-            self.vectors.upsert_entities([entity_point(r, v) for r, v in zip(live, vecs)])
+            missing = [r for r in live if r["id"] not in given]
+            if missing:
+                given.update(zip([r["id"] for r in missing], self.embeddings.embed_documents([r["name"] for r in missing])))
+            self.vectors.upsert_entities([entity_point(r, given[r["id"]]) for r in live])
             if self.graph is not None:
                 for scope, rows in _by_scope(live).items():
                     self.graph.upsert_entities(

@@ -302,11 +302,14 @@ class RelationRow(ScopeColumns, Base):
     invalidated_by: Mapped[str | None] = mapped_column(sa.String(64))
 
 
-# At most one VALID copy of a fact per scope; invalidated copies stay as history. Enforced by the database
-# (partial unique index, supported by both engines) so two concurrent writers cannot duplicate it.
+# At most one VALID copy of a fact per scope and memory; invalidated copies stay as history. The memory is
+# part of the key so that two memories stating the same fact each own a copy: deleting one of them must
+# not invalidate what the other still states. Enforced by the database (partial unique index, supported by
+# both engines) so two concurrent writers cannot duplicate it.
 sa.Index(
     "uq_relations_valid",
     RelationRow.scope_key, RelationRow.source_id, RelationRow.relation, RelationRow.target_id,
+    sa.func.coalesce(RelationRow.memory_id, ""),  # NULLs are distinct in unique indexes: fold them
     unique=True,
     sqlite_where=RelationRow.valid == sa.true(),
     postgresql_where=RelationRow.valid == sa.true(),
@@ -1006,6 +1009,7 @@ class SQLStore:
                     row = s.scalars(select(RelationRow).where(
                         RelationRow.scope_key == key, RelationRow.source_id == source_id,
                         RelationRow.relation == relation, RelationRow.target_id == target_id,
+                        RelationRow.memory_id.is_(None) if memory_id is None else RelationRow.memory_id == memory_id,
                         RelationRow.valid == sa.true())).first()
                     if row is None:
                         row = RelationRow(id=relation_id or _new_id(), scope_key=key, **scope.as_dict(),

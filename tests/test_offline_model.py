@@ -120,3 +120,13 @@ def test_factory_specs():
     with pytest.raises(InvalidInputError):
         make_chat_model("nosuchprovider:model", settings)
     assert model_name_of(OfflineChatModel().bind_tools([])) == "offline"
+
+
+def test_prompts_reach_the_model_as_valid_text():
+    """No template leftovers ({{ }}) in what a real model receives; reasons before events in the format."""
+    judge_prompt = MEMORY_UPDATE_PROMPT
+    extract_prompt = extraction_system_prompt(now="2025-03-10", agent_facts=True)
+    for text in (judge_prompt, extract_prompt):
+        assert "{{" not in text and "}}" not in text and "{now}" not in text
+    assert judge_prompt.index('"reason"') < judge_prompt.index('"event"')
+    assert "2025-03-10" in extract_prompt and '"owner": "agent"' in extract_prompt

@@ -569,3 +569,18 @@ def test_scope_lock_excludes_another_process(url, store):
         child.stdin.close()
         child.wait(timeout=20)
     assert child.returncode == 0
+
+
+def test_same_fact_from_two_memories_survives_deleting_one(store):
+    """Each memory owns its copy of a relation, so a DELETE cascade of one keeps the other's."""
+    zhang = store.upsert_entity(scope=ALICE, name="张三", entity_type="person")
+    beijing = store.upsert_entity(scope=ALICE, name="北京", entity_type="city")
+    first = store.add_relation(scope=ALICE, source_id=zhang["id"], relation="工作于", target_id=beijing["id"],
+                               memory_id="m1", trace_id="t1")
+    second = store.add_relation(scope=ALICE, source_id=zhang["id"], relation="工作于", target_id=beijing["id"],
+                                memory_id="m2", trace_id="t2")
+    assert first["id"] != second["id"]
+    store.invalidate_relations([r["id"] for r in store.relations_for_memory("m1")], trace_id="t3")
+    still = store.relations_around(ALICE, [zhang["id"]])
+    assert [r["memory_id"] for r in still] == ["m2"]
+    assert store.orphan_entities([beijing["id"]]) == []
