@@ -44,6 +44,9 @@ def _width() -> int:
     return max(60, min(shutil.get_terminal_size((120, 20)).columns, 200))
 
 
+_ISO = __import__("re").compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+
+
 def _cell(value: Any, width: int) -> str:
     if value is None:
         text = "-"
@@ -53,6 +56,8 @@ def _cell(value: Any, width: int) -> str:
         text = json.dumps(value, ensure_ascii=False) if value else "-"
     else:
         text = str(value)
+        if _ISO.match(text):  # 2026-11-21T23:21:24.866264+00:00 -> 2026-11-21 23:21:24
+            text = text[:10] + " " + text[11:19]
     text = " ".join(text.split())
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
@@ -210,7 +215,10 @@ def _print_add_result(result: dict) -> None:
         return
     rows = result.get("results") or []
     if rows:
-        print_table(rows, [("event", "EVENT"), ("id", "ID"), ("memory", "MEMORY"), ("previous_memory", "PREVIOUS")], wide="memory")
+        columns = [("event", "EVENT"), ("id", "ID"), ("memory", "MEMORY")]
+        if any(r.get("previous_memory") for r in rows):
+            columns.append(("previous_memory", "PREVIOUS"))
+        print_table(rows, columns, wide="memory")
     else:
         print("Nothing new to remember.")
     rel = result.get("relations") or {}
@@ -632,6 +640,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NEEDS_SCOPE = {"add": "add", "search": "search", "list": "list"}
+
+
+def _precheck(args) -> None:
+    """Input errors that need no store: missing scope, malformed JSON options, missing files."""
+    command = args.command
+    if command in _NEEDS_SCOPE:
+        _require_scope(args, _NEEDS_SCOPE[command])
+    if command == "delete" and getattr(args, "all", False):
+        _require_scope(args, "delete --all")
+    for name in ("metadata", "filters"):
+        if getattr(args, name, None) is not None:
+            _json_arg(getattr(args, name), f"--{name}")
+    for name in ("limit", "batch", "sessions"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise UsageError(f"--{name} must be a positive number, got {value}.")
+    path = getattr(args, "file", None)
+    if path and not Path(path).exists():
+        raise UsageError(f"File not found: {path}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -660,6 +690,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     get_settings.cache_clear()
     m = None
     try:
+        _precheck(args)  # usage errors before the (slow) stores open
         m = _open_memory(args)
         return args.func(args, m)
     except UsageError as exc:

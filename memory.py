@@ -309,8 +309,8 @@ class _Core:
         _scope(user_id, agent_id, run_id)  # fail fast with a ScopeError naming the fields
         if messages is None:
             raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
-        if isinstance(messages, dict):
-            messages = [messages]
+        if isinstance(messages, dict) or (hasattr(messages, "content") and hasattr(messages, "type")):
+            messages = [messages]  # one {"role", "content"} dict or one LangChain message
         if not isinstance(messages, (str, list)):
             raise InvalidInputError(f"messages must be a string or a list of {{'role', 'content'}} dicts, got {type(messages).__name__}.")
         if metadata is not None and not isinstance(metadata, dict):
@@ -319,6 +319,11 @@ class _Core:
         inp = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
                "metadata": metadata or {}, "infer": bool(infer), "trace_id": trace_id}
         return inp, self.run_config(trace_id, "memoryx.add", user_id, agent_id, run_id)
+
+    def check_review(self, graph, review: bool | None) -> None:
+        if (self.settings.review if review is None else review) and getattr(graph, "checkpointer", None) is None:
+            raise InvalidInputError("Review pauses the add run in a checkpoint, but MEMORYX_CHECKPOINTER=none; "
+                                    "set it to auto, sqlite, postgres or memory.")
 
     def run_config(self, trace_id: str, name: str, user_id=None, agent_id=None, run_id=None) -> dict:
         try:
@@ -600,6 +605,7 @@ class Memory:
         core = self._core
         inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id)
         graph = core.add_graph()
+        core.check_review(graph, review)
         out = graph.invoke(inp, config, context=core.context(review=review))
         return core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
 
@@ -777,6 +783,7 @@ class AsyncMemory:
         core = self._core
         inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id)
         graph = await self._add_graph()
+        core.check_review(graph, review)
         out = await graph.ainvoke(inp, config, context=core.context(review=review))
         snapshot = await self._snapshot(graph, config)
         return core.finish_add(out, inp["trace_id"], lambda: snapshot)

@@ -80,13 +80,10 @@ def test_crud_json_roundtrip(data_dir):
 
     judg = json.loads(run(data_dir, "judgments", "list", "--user-id", user, "--json").stdout)
     assert added["trace_id"] in [j["trace_id"] for j in judg]
-    run(data_dir, "judgments", "verify", added["trace_id"], "correct", "--notes", "fine")
+    verified = json.loads(run(data_dir, "judgments", "verify", added["trace_id"], "correct", "--notes", "fine", "--json").stdout)
+    assert verified["verification_result"] == "CORRECT"
     stats = json.loads(run(data_dir, "judgments", "stats", "--json").stdout)
     assert stats["verified"] >= 1
-    shown = json.loads(run(data_dir, "judgments", "show", added["trace_id"], "--json").stdout)
-    assert shown["verification_result"] == "CORRECT"
-    assert run(data_dir, "reindex", "--user-id", user, "--json").returncode == 0
-    run(data_dir, "delete", "--all", "--user-id", user, "--yes", "--json")
 
 
 def test_import_messages_and_locomo(data_dir, tmp_path):
@@ -114,8 +111,7 @@ def test_import_messages_and_locomo(data_dir, tmp_path):
 
 def test_exit_codes(data_dir, tmp_path):
     missing = run(data_dir, "get", str(uuid.uuid4()), check=2)
-    assert "not found" in missing.stderr.lower() or "no memory" in missing.stderr.lower()
-    run(data_dir, "history", str(uuid.uuid4()), check=2)
+    assert "not found" in missing.stderr.lower() and "memoryx list" in missing.stderr
     usage = run(data_dir, "search", "hello", check=1)  # no scope
     assert "--user-id" in usage.stderr
     run(data_dir, "frobnicate", check=1)
