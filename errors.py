@@ -11,7 +11,8 @@ class MemoryXError(Exception):
         self.trace_id = trace_id
 
     def __str__(self) -> str:  # keep the trace id visible in logs and CLI output
-        base = super().__str__()
+        # args[0], not super().__str__(): KeyError (a base of NotFoundError) would quote the message
+        base = str(self.args[0]) if self.args else ""
         return f"{base} (trace_id={self.trace_id})" if self.trace_id else base
 
 
@@ -22,8 +23,7 @@ class ScopeError(MemoryXError, ValueError):
 class NotFoundError(MemoryXError, KeyError):
     """An id that does not exist (or is not visible in the given scope)."""
 
-    def __str__(self) -> str:  # KeyError would otherwise repr() the message
-        return MemoryXError.__str__(self)
+    __str__ = MemoryXError.__str__  # KeyError would otherwise repr() the message
 
 
 class InvalidInputError(MemoryXError, ValueError):

@@ -4,7 +4,8 @@ MemoryX talks to it over Bolt (langchain-neo4j / the neo4j driver), so the same 
 Neo4j server. One server per data directory:
 
 * files live in ``<data_dir>/falkordb`` (``dump.rdb``, ``falkordb.log``, ``server.json``, ``server.lock``);
-* ``server.json`` records pid, ports and the owner process. A second `EmbeddedFalkorDB` (same process or
+* ``server.json`` records pid, ports and the owner process (after a clean stop: the ports only, reused
+  by the next start when free). A second `EmbeddedFalkorDB` (same process or
   another one) on the same data dir that finds that server alive reuses it instead of starting another;
 * the process that started the server owns it: only the owner's `stop()` (and its atexit hook) shuts it
   down; `stop()` from anyone else is a no-op. If the owner died without stopping it (SIGKILL), the next
@@ -28,6 +29,8 @@ Things FalkorDB 4.16's *experimental* Bolt endpoint gets wrong, and what this mo
 * **The Bolt port listens on all interfaces, without authentication** (it binds in6addr_any; an empty
   Bolt auth is accepted even with ``requirepass``). The Redis port is bound to 127.0.0.1, but the Bolt
   port cannot be: on a machine reachable from untrusted networks, firewall it (or use a Neo4j server).
+* **Replies are not split into Bolt chunks**: one record over 65,535 bytes hangs the connection. graph.py
+  keeps records small; `patch_driver_for_falkordb()` adds a read timeout as a last resort.
 * Parameter and database-name quirks are handled in graph.py (see its docstring).
 """
 
@@ -95,7 +98,7 @@ def bolt_sweep(host: str, port: int, *, timeout: float = 0.5, attempts: int = 8)
     return False
 
 
-def patch_driver_for_falkordb(driver: Any) -> None:
+def patch_driver_for_falkordb(driver: Any, *, read_timeout: float | None = 60.0) -> None:
     """Adapt a neo4j driver to FalkorDB's Bolt endpoint (best effort; neo4j 5.x/6.x pool internals).
 
     * no GOODBYE when connections close (a GOODBYE wedges the server's next connection); the server just
@@ -103,7 +106,9 @@ def patch_driver_for_falkordb(driver: Any) -> None:
     * `bolt_sweep()` before opening a connection, in case another client left a wedged slot;
     * TCP_QUICKACK before each receive (Linux): the server writes a reply in several small writes without
       TCP_NODELAY, so without an immediate ACK from us Nagle holds the second write until our delayed
-      ACK fires (~40 ms per statement whose reply spans more than one write).
+      ACK fires (~40 ms per statement whose reply spans more than one write);
+    * a read timeout (`read_timeout` seconds): the server does not split replies into Bolt chunks, so a
+      single record over 64 KB desynchronises the stream and the read would otherwise wait forever.
 
     Patches the connections already pooled and every connection the pool opens later.
     """
@@ -119,23 +124,26 @@ def patch_driver_for_falkordb(driver: Any) -> None:
                 with contextlib.suppress(Exception):
                     bolt_sweep(str(address.host), int(address.port))
             conn = opener(*args, **kwargs)
-            _patch_connection(conn)
+            _patch_connection(conn, read_timeout)
             return conn
 
         pool.opener = falkordb_opener
         with pool.lock:
             for conns in list(pool.connections.values()):
                 for conn in list(conns):
-                    _patch_connection(conn)
+                    _patch_connection(conn, read_timeout)
         pool._memoryx_falkordb = True
     except Exception as exc:  # pragma: no cover - other driver versions
         log.debug("could not adapt this neo4j driver to FalkorDB: %r", exc)
 
 
 
-def _patch_connection(conn: Any) -> None:
+def _patch_connection(conn: Any, read_timeout: float | None) -> None:
     with contextlib.suppress(Exception):
         conn.goodbye = lambda *args, **kwargs: None
+    if read_timeout:
+        with contextlib.suppress(Exception):
+            conn.socket.set_read_timeout(read_timeout)
     quickack = getattr(socket, "TCP_QUICKACK", None)
     if quickack is None:
         return
@@ -220,7 +228,10 @@ def _owner_alive(pid: int | None) -> bool:
 
 
 def _port_free(port: int) -> bool:
+    """Can a server listen on this port? (SO_REUSEADDR like redis and FalkorDB: connections of a killed
+    server lingering in TIME_WAIT do not make its port busy.)"""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
         except OSError:
@@ -349,7 +360,7 @@ class EmbeddedFalkorDB:
                 if state and _pid_alive(state.get("pid")):
                     self._reuse(state)
                 else:
-                    if state:
+                    if state and state.get("pid"):
                         log.info("ignoring stale %s (pid %s is not running)", self.state_path, state.get("pid"))
                     self._launch(state)
             return self.bolt_url
@@ -371,8 +382,9 @@ class EmbeddedFalkorDB:
                         self._wait_exit(pid, proc, 5.0)
                 state = self._read_state()
                 if state and state.get("pid") == pid:
-                    with contextlib.suppress(OSError):
-                        self.state_path.unlink()
+                    # keep the ports (remembered for the next start), drop the pid
+                    state.update(pid=None, owner_pid=None, stopped_at=time.time())
+                    self._write_json(state)
             finally:
                 self._forget()
 
@@ -553,14 +565,16 @@ class EmbeddedFalkorDB:
     def _read_state(self) -> dict | None:
         try:
             state = json.loads(self.state_path.read_text(encoding="utf-8"))
-            return state if isinstance(state, dict) and state.get("pid") else None
+            return state if isinstance(state, dict) else None
         except (OSError, ValueError):
             return None
 
     def _write_state(self, *, owner_pid: int) -> None:
-        state = {"pid": self.pid, "port": self.port, "bolt_port": self.bolt_port, "owner_pid": owner_pid,
-                 "host": HOST, "started_at": time.time(), "data_dir": str(self.data_dir),
-                 "python": sys.executable}
+        self._write_json({"pid": self.pid, "port": self.port, "bolt_port": self.bolt_port, "owner_pid": owner_pid,
+                          "host": HOST, "started_at": time.time(), "data_dir": str(self.data_dir),
+                          "python": sys.executable})
+
+    def _write_json(self, state: dict) -> None:
         tmp = self.state_path.with_suffix(f".json.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
         os.replace(tmp, self.state_path)

@@ -55,6 +55,9 @@ log = logging.getLogger(__name__)
 
 Flavor = Literal["auto", "falkordb", "neo4j"]
 BATCH = 500           # rows per UNWIND statement
+PAGE = 12             # neighbourhood rows per result record (12 x ~4.9 KB worst case < 64 KB)
+MAX_NAME_CHARS = 512  # entity / relation names longer than this are stored clipped (full text stays in SQL)
+MAX_TEXT_CHARS = 256  # ids, types, memory ids, trace ids
 MAX_DEPTH = 2
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ADVICE = (
@@ -107,6 +110,14 @@ def _normalize_name(name: str) -> str:
         name = unicodedata.normalize("NFKC", name or "").replace("_", " ").lower()
         return re.sub(r"\s+", " ", name).strip()
     return normalize_name(name)
+
+
+def _clip(value: Any, limit: int, what: str) -> Any:
+    """Bound the size of stored strings: FalkorDB's Bolt cannot send a record over 64 KB."""
+    if isinstance(value, str) and len(value) > limit:
+        log.warning("graph %s longer than %d characters stored clipped (%d characters)", what, limit, len(value))
+        return value[:limit]
+    return value
 
 
 def cypher_literal(value: Any) -> str:
@@ -198,7 +209,8 @@ class GraphStore:
     """The graph projection over Bolt (Neo4j or FalkorDB). Thread-safe; one per process is enough."""
 
     def __init__(self, url: str, username: str = "", password: str = "", *, flavor: Flavor = "auto",
-                 reconnect: Callable[[], str] | None = None, connect_timeout: float = 5.0):
+                 reconnect: Callable[[], str] | None = None, connect_timeout: float = 5.0,
+                 read_timeout: float = 60.0):
         """`flavor`: 'falkordb' / 'neo4j', or 'auto' to detect it. `reconnect` (used for the embedded
         server): called when the server is unreachable; it may restart the server and returns its Bolt URL,
         after which the failed statement is retried once."""
@@ -208,6 +220,7 @@ class GraphStore:
         self._requested_flavor = flavor
         self._reconnect = reconnect
         self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
         self._lock = threading.RLock()
         self._closed = False
         self.graph = None
@@ -231,17 +244,26 @@ class GraphStore:
         config = {"connection_timeout": self._connect_timeout,
                   "connection_acquisition_timeout": max(10.0, 2 * self._connect_timeout),
                   "max_transaction_retry_time": 2.0, "keep_alive": True}
-        try:
-            graph = Neo4jGraph(url=url, username=self._username, password=self._password, refresh_schema=False,
-                               driver_config=config)
-        except Exception as exc:  # ValueError (unreachable, bad credentials), neo4j ConfigurationError, ...
-            raise StoreUnavailableError(f"Cannot connect to the graph store at {url!r}: {exc}. {_ADVICE}") from exc
+        sweepable = self._requested_flavor != "neo4j" and parsed.scheme in ("bolt", "neo4j") and parsed.hostname
+        for attempt in range(3):
+            try:
+                graph = Neo4jGraph(url=url, username=self._username, password=self._password,
+                                   refresh_schema=False, driver_config=config)
+                break
+            except Exception as exc:  # ValueError (unreachable, bad credentials), ConfigurationError, ...
+                # FalkorDB can drop a connection that races with another client's GOODBYE: if the port
+                # still answers a handshake, try again
+                if attempt < 2 and sweepable and bolt_sweep(parsed.hostname, parsed.port or 7687, timeout=0.5):
+                    log.debug("graph connect attempt %d failed (%s); retrying", attempt + 1, exc)
+                    continue
+                raise StoreUnavailableError(
+                    f"Cannot connect to the graph store at {url!r}: {exc}. {_ADVICE}") from exc
         driver = graph._driver
         flavor = self._requested_flavor
         if flavor == "auto":
             flavor = self._detect_flavor(driver)
         if flavor == "falkordb":
-            patch_driver_for_falkordb(driver)
+            patch_driver_for_falkordb(driver, read_timeout=self._read_timeout)
         self.graph, self._driver, self.url, self.flavor = graph, driver, url, flavor
         # FalkorDB: no database name (see module docstring); Neo4j: the graph's database (default 'neo4j')
         self._database = None if flavor == "falkordb" else getattr(graph, "_database", None)
@@ -287,6 +309,7 @@ class GraphStore:
             driver = self._driver
             if self._closed or driver is None:
                 raise StoreUnavailableError(f"The graph store at {self.url} is closed ({op}).")
+            started = time.monotonic()
             try:
                 with driver.session(database=self._database) as session:
                     result = session.run(text, args)
@@ -296,6 +319,8 @@ class GraphStore:
                 raise StoreUnavailableError(f"Graph statement '{op}' failed on {self.url}: {exc}") from exc
             except (nx.DriverError, OSError) as exc:  # connection refused / dropped / timed out
                 last = exc
+                if time.monotonic() - started > min(10.0, self._read_timeout / 2):
+                    break  # a read that timed out: retrying would only wait again
                 if attempt == 0:
                     continue  # the pool has dropped the dead connection: try a fresh one
                 if attempt == 1 and self._reconnect is not None:
@@ -360,10 +385,14 @@ class GraphStore:
                 raise InvalidInputError(f"entity id must be a non-empty string, got {eid!r}")
             if not isinstance(name, str) or not name.strip():
                 raise InvalidInputError(f"entity {eid}: name must be a non-empty string")
+            if len(eid) > MAX_TEXT_CHARS:
+                raise InvalidInputError(f"entity id longer than {MAX_TEXT_CHARS} characters")
             rows.append({
-                "id": eid, "name": name,
-                "normalized_name": e.get("normalized_name") or _normalize_name(name),
-                "entity_type": e.get("entity_type") or e.get("type") or "entity",
+                "id": eid, "name": _clip(name, MAX_NAME_CHARS, "entity name"),
+                "normalized_name": _clip(e.get("normalized_name") or _normalize_name(name), MAX_NAME_CHARS,
+                                         "entity name"),
+                "entity_type": _clip(e.get("entity_type") or e.get("type") or "entity", MAX_TEXT_CHARS,
+                                     "entity type"),
                 "created_at_ms": to_ms(e.get("created_at_ms", e.get("created_at"))) or stamp,
                 "updated_at_ms": stamp, **fields,
             })
@@ -409,12 +438,16 @@ class GraphStore:
                 if not isinstance(r.get(key), str) or not r.get(key):
                     raise InvalidInputError(f"relation {rid}: {key} must be a non-empty string")
             valid = r.get("valid", True)
+            if len(rid) > MAX_TEXT_CHARS:
+                raise InvalidInputError(f"relation id longer than {MAX_TEXT_CHARS} characters")
             rows.append({
-                "id": rid, "source_id": r["source_id"], "target_id": r["target_id"], "relation": name,
-                "memory_id": r.get("memory_id"), "valid": True if valid is None else bool(valid),
+                "id": rid, "source_id": r["source_id"], "target_id": r["target_id"],
+                "relation": _clip(name, MAX_NAME_CHARS, "relation name"),
+                "memory_id": _clip(r.get("memory_id"), MAX_TEXT_CHARS, "memory id"),
+                "valid": True if valid is None else bool(valid),
                 "created_at_ms": to_ms(r.get("created_at_ms", r.get("created_at"))) or stamp,
                 "invalidated_at_ms": to_ms(r.get("invalidated_at_ms", r.get("invalidated_at"))),
-                "invalidated_by": r.get("invalidated_by"), **fields,
+                "invalidated_by": _clip(r.get("invalidated_by"), MAX_TEXT_CHARS, "invalidated_by"), **fields,
             })
         if not rows:
             return
@@ -449,8 +482,9 @@ class GraphStore:
         at = to_ms(at_ms) if at_ms is not None else now_ms()
         query = ("MATCH ()-[r:RELATES]->() WHERE r.id IN $ids AND r.valid = true "
                  "SET r.valid = false, r.invalidated_at_ms = $at, r.invalidated_by = $by")
+        by = _clip(trace_id, MAX_TEXT_CHARS, "invalidated_by")
         for chunk in _chunks(ids):
-            self._run("invalidate_relations", query, {"ids": chunk, "at": at, "by": trace_id})
+            self._run("invalidate_relations", query, {"ids": chunk, "at": at, "by": by})
 
     def delete_relations(self, relation_ids: list[str]) -> None:
         ids = _ids(relation_ids, "relation ids")
@@ -516,9 +550,12 @@ class GraphStore:
             "WITH DISTINCT r "
             "WITH r, startNode(r) AS a, endNode(r) AS b "
             "ORDER BY r.created_at_ms DESC, r.id LIMIT $limit "
-            # one record holding a list: decoding 1 record is far cheaper than N for the Python driver
-            "RETURN collect([r.id, a.id, a.name, a.entity_type, r.name, b.id, b.name, b.entity_type, "
-            "r.memory_id, r.valid, r.created_at_ms, r.invalidated_at_ms, r.invalidated_by]) AS rows"
+            # rows packed PAGE to a record: the Python driver decodes a few records much faster than many,
+            # and FalkorDB cannot send a record over 64 KB (names are capped, see _clip)
+            "WITH collect([r.id, a.id, a.name, a.entity_type, r.name, b.id, b.name, b.entity_type, "
+            "r.memory_id, r.valid, r.created_at_ms, r.invalidated_at_ms, r.invalidated_by]) AS items "
+            "UNWIND range(0, size(items) - 1, $page) AS i "
+            "RETURN items[i..i + $page] AS rows"
         )
         out: list[dict] = []
         seen_rel: set[str] = set()
@@ -527,8 +564,8 @@ class GraphStore:
             if not frontier or len(out) >= limit:
                 break
             result = self._run("neighbourhood", query, {**params, "ids": frontier, "seen": sorted(seen_rel),
-                                                        "limit": limit - len(out)})
-            items = (result[0]["rows"] or []) if result else []
+                                                        "limit": limit - len(out), "page": PAGE})
+            items = [values for record in result for values in (record["rows"] or [])]
             items.sort(key=lambda v: (-(v[10] or 0), v[0]))
             nxt: list[str] = []
             for values in items:

@@ -69,17 +69,19 @@ def triples(rows: list[dict]) -> set[tuple]:
 
 
 def _servers_for(path: Path) -> list[int]:
-    """pids of redis-server processes whose command line names this data dir."""
+    """pids of live redis-server processes running in <path>/falkordb (redis rewrites its argv, so the
+    working directory, which EmbeddedFalkorDB sets, identifies them)."""
     out = []
-    needle = str(path.resolve()).encode()
+    wanted = (path / "falkordb").resolve()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
                 cmd = (proc / "cmdline").read_bytes()
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if b"redis-server" in cmd and state != "Z" and Path(os.readlink(proc / "cwd")) == wanted:
+                    out.append(int(proc.name))
             except OSError:
                 continue
-            if b"redis-server" in cmd and needle in cmd:
-                out.append(int(proc.name))
     return out
 
 
@@ -109,14 +111,17 @@ def test_parameters_round_trip_as_data(store):
         cypher_literal("nul\x00byte")
 
 
-def test_parameters_larger_than_4kb(store, scope):
-    """FalkorDB's Bolt layer would overflow a 4 KB buffer with Bolt parameters; ours go in the header."""
-    a, b = ent("A" * 3000), ent("B")
+def test_parameters_larger_than_4kb_and_results_larger_than_64kb(store, scope):
+    """FalkorDB's Bolt layer overflows a 4 KB buffer with Bolt parameters (ours go in the header) and
+    cannot send a record over 64 KB (names are clipped, neighbourhood rows are paged)."""
+    a, b = ent("猫" * 30_000), ent("B")  # 90 KB of UTF-8 as one name
     store.upsert_entities(scope, [a, b])
-    rels = [rel(a, f"关系 {i} '{i}'", b) for i in range(1200)]  # > BATCH rows, ~150 KB of parameters
+    rels = [rel(a, f"关系 {i} '{i}' " + "很" * 600, b) for i in range(1200)]  # > BATCH rows, ~2 MB of params
     store.upsert_relations(scope, rels)
     assert store.counts(scope) == {"entities": 2, "relations": 1200, "valid_relations": 1200}
-    assert len(store.neighbourhood(scope, [a["id"]], limit=5000)) == 1200
+    rows = store.neighbourhood(scope, [a["id"]], limit=5000)
+    assert len(rows) == 1200 and len({r["id"] for r in rows}) == 1200
+    assert rows[0]["source"] == "猫" * 512 and len(rows[0]["relation"]) == 512  # stored clipped
 
 
 # ----------------------------------------------------------------------------------------------- writes
@@ -318,7 +323,8 @@ def test_persistence_across_clean_restart(tmp_path):
     first_pid, bolt = server.pid, server.bolt_port
     g.close()
     server.stop()
-    assert not _servers_for(tmp_path) and not (server.dir / "server.json").exists()
+    assert not _servers_for(tmp_path)
+    assert json.loads((server.dir / "server.json").read_text())["pid"] is None  # ports kept
     again = EmbeddedFalkorDB(tmp_path)
     url = again.start()
     try:
