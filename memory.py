@@ -436,26 +436,9 @@ class _Core:
 
     def _cascade_graph(self, memory_id: str, trace_id: str) -> None:
         """Invalidate the relations the deleted memory supported and drop entities left without any."""
-        try:
-            from memoryx.nodes import graph_conflicts
-        except ImportError:
-            graph_conflicts = None
-        helper = getattr(graph_conflicts, "cascade_memory_delete", None) if graph_conflicts else None
-        if helper is not None:
-            helper(self.services, [memory_id], trace_id=trace_id)
-            return
-        sql = self.services.sql
-        relations = [r for r in sql.relations_for_memory(memory_id) if r.get("valid", True)]
-        if not relations:
-            return
-        invalidated = sql.invalidate_relations([r["id"] for r in relations], trace_id=trace_id)
-        projector = self.services.projector
-        projector.sync_relations(invalidated)
-        entity_ids = sorted({r["source_id"] for r in relations} | {r["target_id"] for r in relations})
-        orphans = [e["id"] for e in sql.orphan_entities(entity_ids)]
-        if orphans:
-            sql.delete_entities(orphans)
-            projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
+        from memoryx.nodes.graph_conflicts import cascade_memory_delete
+
+        cascade_memory_delete(self.services, [memory_id], trace_id=trace_id)
 
     def _clear_scope_graph(self, scope: Scope, trace_id: str) -> None:
         """What is left of the scope's knowledge graph once its memories are gone (relations that no

@@ -258,3 +258,21 @@ def _match(named: list[dict], candidates: list[dict], user_id: str) -> list[dict
                normalize_name(resolve_self(item["destination"], user_id)))
         out += index.get(key, [])
     return out
+
+
+def cascade_memory_delete(services, memory_ids: list[str], *, trace_id: str | None) -> dict:
+    """Seed 000 §5.4 for memories deleted outside the add graph (Memory.delete): invalidate the relations
+    those memories supported and remove the entities left without any valid relation.
+    The caller holds the scope lock."""
+    sql = services.sql
+    relations = [r for memory_id in memory_ids for r in sql.relations_for_memory(memory_id)]
+    if not relations:
+        return empty_changes()
+    invalidated = sql.invalidate_relations([r["id"] for r in relations], trace_id=trace_id)
+    services.projector.sync_relations(invalidated)
+    entity_ids = sorted({r["source_id"] for r in relations} | {r["target_id"] for r in relations})
+    orphans = [e["id"] for e in sql.orphan_entities(entity_ids)]
+    if orphans:
+        sql.delete_entities(orphans)
+        services.projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
+    return {"added_entities": [], "deleted_entities": [change_of(r) for r in invalidated]}

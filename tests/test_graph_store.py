@@ -376,7 +376,7 @@ def test_bad_url_is_store_unavailable():
         GraphStore(f"bolt://127.0.0.1:{port}", flavor="neo4j")
     assert "MEMORYX_NEO4J_URL" in str(err.value) and "MEMORYX_GRAPH_BACKEND" in str(err.value)
     with pytest.raises(StoreUnavailableError):
-        GraphStore("http://not-bolt", flavor="neo4j")
+        GraphStore("foo://not-bolt", flavor="neo4j")
     assert time.monotonic() - started < 10
 
 
