@@ -15,6 +15,7 @@ median time of each node.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -55,6 +56,72 @@ def percentile(values: list[float], pct: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
+def setup(services, args, rng: random.Random) -> tuple[list[str], dict[str, list[str]], int]:
+    """Write the memories and the per-user graphs; returns (users, entity names per user, memory count)."""
+    import numpy as np
+
+    from memoryx.scope import Scope
+
+    total = args.users * args.per_user
+    t0 = time.perf_counter()
+    pool = sorted({sentence(rng) for _ in range(args.pool * 3)})[: args.pool]
+    pool_vecs = np.asarray(services.embeddings.embed_documents(pool), dtype="float32")
+    t_embed = time.perf_counter() - t0
+    nrng = np.random.default_rng(args.seed)
+
+    t1 = time.perf_counter()
+    users = [f"bench-user-{u:04d}" for u in range(args.users)]
+    user_memories: dict[str, list[str]] = {}
+    batch_ids: list[str] = []
+    batch_vecs: list[np.ndarray] = []
+    for u in users:
+        scope = Scope(user_id=u)
+        mids = []
+        for _ in range(args.per_user):
+            k = rng.randrange(len(pool))
+            row = services.sql.insert_memory(scope=scope, text=pool[k], importance=rng.random(),
+                                             metadata={"topic": rng.choice(["home", "work", "travel"])})
+            v = pool_vecs[k] + nrng.normal(0, 0.02, pool_vecs.shape[1]).astype("float32")
+            batch_ids.append(row["id"])
+            batch_vecs.append(v / np.linalg.norm(v))
+            mids.append(row["id"])
+        user_memories[u] = mids
+        if len(batch_ids) >= 2000:
+            services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
+            batch_ids, batch_vecs = [], []
+    if batch_ids:
+        services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
+    t_mem = time.perf_counter() - t1
+
+    t2 = time.perf_counter()
+    user_entities: dict[str, list[str]] = {}
+    n_rel = 0
+    ent_batch: list[str] = []
+    rel_batch: list[dict] = []
+    for n_user, u in enumerate(users, 1):
+        scope = Scope(user_id=u)
+        names = rng.sample(NAMES, min(args.entities_per_user - 2, len(NAMES))) + rng.sample(PLACES, 2)
+        ents = [services.sql.upsert_entity(scope=scope, name=n, entity_type="entity") for n in names]
+        ent_batch.extend(e["id"] for e in ents)
+        for _ in range(args.relations_per_user):
+            a, b = rng.sample(ents, 2)
+            rel_batch.append(services.sql.add_relation(scope=scope, source_id=a["id"], relation=rng.choice(RELATIONS),
+                                                       target_id=b["id"], memory_id=rng.choice(user_memories[u]),
+                                                       trace_id=None))
+        user_entities[u] = names
+        if n_user % 100 == 0 or n_user == len(users):  # project in batches (one embedding call per batch)
+            services.projector.sync_entities(ent_batch)
+            services.projector.sync_relations(rel_batch)
+            n_rel += len(rel_batch)
+            ent_batch, rel_batch = [], []
+    t_graph = time.perf_counter() - t2
+    print(f"setup: {total} memories for {len(users)} users in {t_mem:.0f} s (+{t_embed:.0f} s embedding a pool "
+          f"of {len(pool)} sentences), graph {len(users) * args.entities_per_user} entities / {n_rel} relations "
+          f"in {t_graph:.0f} s", file=sys.stderr)
+
+    return users, user_entities, total
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=1000)
@@ -66,17 +133,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pool", type=int, default=1500, help="distinct template sentences embedded for real")
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--torch-threads", type=int, default=None,
+                    help="torch intra-op threads for the query embedding (deployment knob; default: torch's own)")
     args = ap.parse_args(argv)
-
-    import numpy as np
 
     from memoryx.context import Context
     from memoryx.graphs.search import graph as search_graph
     from memoryx.nodes.search_rank import flush_access
-    from memoryx.scope import Scope
     from memoryx.services import build_services
     from memoryx.settings import Settings
 
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     rng = random.Random(args.seed)
     tmp = None
     if args.data_dir is None:
@@ -87,62 +157,17 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(data_dir=data_dir)
     services = build_services(settings, llm="offline")
     total = args.users * args.per_user
+    manifest = data_dir / "bench_manifest.json"
     try:
-        t0 = time.perf_counter()
-        pool = sorted({sentence(rng) for _ in range(args.pool * 3)})[: args.pool]
-        pool_vecs = np.asarray(services.embeddings.embed_documents(pool), dtype="float32")
-        t_embed = time.perf_counter() - t0
-        nrng = np.random.default_rng(args.seed)
-
-        t1 = time.perf_counter()
-        users = [f"bench-user-{u:04d}" for u in range(args.users)]
-        user_memories: dict[str, list[str]] = {}
-        batch_ids: list[str] = []
-        batch_vecs: list[np.ndarray] = []
-        for u in users:
-            scope = Scope(user_id=u)
-            mids = []
-            for _ in range(args.per_user):
-                k = rng.randrange(len(pool))
-                row = services.sql.insert_memory(scope=scope, text=pool[k], importance=rng.random(),
-                                                 metadata={"topic": rng.choice(["home", "work", "travel"])})
-                v = pool_vecs[k] + nrng.normal(0, 0.02, pool_vecs.shape[1]).astype("float32")
-                batch_ids.append(row["id"])
-                batch_vecs.append(v / np.linalg.norm(v))
-                mids.append(row["id"])
-            user_memories[u] = mids
-            if len(batch_ids) >= 2000:
-                services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
-                batch_ids, batch_vecs = [], []
-        if batch_ids:
-            services.projector.sync_memories(batch_ids, vectors=[x.tolist() for x in batch_vecs])
-        t_mem = time.perf_counter() - t1
-
-        t2 = time.perf_counter()
-        user_entities: dict[str, list[str]] = {}
-        n_rel = 0
-        ent_batch: list[str] = []
-        rel_batch: list[dict] = []
-        for n_user, u in enumerate(users, 1):
-            scope = Scope(user_id=u)
-            names = rng.sample(NAMES, min(args.entities_per_user - 2, len(NAMES))) + rng.sample(PLACES, 2)
-            ents = [services.sql.upsert_entity(scope=scope, name=n, entity_type="entity") for n in names]
-            ent_batch.extend(e["id"] for e in ents)
-            for _ in range(args.relations_per_user):
-                a, b = rng.sample(ents, 2)
-                rel_batch.append(services.sql.add_relation(scope=scope, source_id=a["id"], relation=rng.choice(RELATIONS),
-                                                           target_id=b["id"], memory_id=rng.choice(user_memories[u]),
-                                                           trace_id=None))
-            user_entities[u] = names
-            if n_user % 100 == 0 or n_user == len(users):  # project in batches (one embedding call per batch)
-                services.projector.sync_entities(ent_batch)
-                services.projector.sync_relations(rel_batch)
-                n_rel += len(rel_batch)
-                ent_batch, rel_batch = [], []
-        t_graph = time.perf_counter() - t2
-        print(f"setup: {total} memories for {len(users)} users in {t_mem:.0f} s (+{t_embed:.0f} s embedding a pool "
-              f"of {len(pool)} sentences), graph {len(users) * args.entities_per_user} entities / {n_rel} relations "
-              f"in {t_graph:.0f} s", file=sys.stderr)
+        if manifest.exists():  # --data-dir of an earlier run: reuse its stores
+            saved = json.loads(manifest.read_text())
+            users, user_entities = saved["users"], saved["user_entities"]
+            total = len(users) * saved["per_user"]
+            print(f"reusing {total} memories for {len(users)} users in {data_dir}", file=sys.stderr)
+        else:
+            users, user_entities, total = setup(services, args, rng)
+            manifest.write_text(json.dumps({"users": users, "user_entities": user_entities,
+                                            "per_user": args.per_user}))
 
         ctx = Context(services=services)
         timings: dict[str, list[float]] = {}

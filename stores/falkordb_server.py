@@ -289,6 +289,18 @@ def _file_lock(path: Path, timeout: float) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+_warned_exposed = False
+
+
+def _warn_exposed_once(bolt_port: int) -> None:
+    global _warned_exposed
+    if not _warned_exposed:
+        _warned_exposed = True
+        log.warning("embedded FalkorDB: its Bolt port %s listens on all network interfaces without "
+                    "authentication (a FalkorDB 4.16 limitation); firewall it on machines reachable from "
+                    "untrusted networks", bolt_port)
+
+
 # ------------------------------------------------------------------------------------------------- server
 
 
@@ -312,6 +324,9 @@ class EmbeddedFalkorDB:
         self.pid: int | None = None
         self.owner = False            # True when this object started (or adopted) the server
         self.reused = False           # True when start() found a live server and reused it
+        #: True when start() found the previous server dead without a clean stop (SIGKILL, crash, reboot):
+        #: writes of its last ~second may be missing, so callers may want to reindex the graph from SQL.
+        self.recovered_unclean = False
         self._proc: subprocess.Popen | None = None
         self._lock = threading.RLock()
         self._atexit = False
@@ -357,12 +372,24 @@ class EmbeddedFalkorDB:
             self.dir.mkdir(parents=True, exist_ok=True)
             with _file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30):
                 state = self._read_state()
+                reused = False
                 if state and _pid_alive(state.get("pid")):
-                    self._reuse(state)
-                else:
+                    try:
+                        self._reuse(state)
+                        reused = True
+                    except StoreUnavailableError:
+                        if _pid_alive(state.get("pid")):
+                            raise  # alive but not answering: never start a second server on the same files
+                        log.info("the FalkorDB server pid %s exited while being reused; starting a new one",
+                                 state.get("pid"))
+                        state = {**state, "pid": None}
+                if not reused:
                     if state and state.get("pid"):
-                        log.info("ignoring stale %s (pid %s is not running)", self.state_path, state.get("pid"))
+                        log.warning("the embedded FalkorDB recorded in %s (pid %s) is gone without a clean "
+                                    "stop; starting a new one (writes of its last second may be missing)",
+                                    self.state_path, state.get("pid"))
                     self._launch(state)
+                    self.recovered_unclean = bool(state and state.get("pid"))
             return self.bolt_url
 
     def stop(self, timeout: float = 20.0) -> None:
@@ -371,6 +398,11 @@ class EmbeddedFalkorDB:
             if not self.owner or self.pid is None:
                 return
             pid, proc = self.pid, self._proc
+            try:
+                lock = _file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30)
+                lock.__enter__()
+            except Exception:  # stop anyway; a concurrent start() copes with a server that goes away
+                lock = None
             try:
                 if self.is_running():
                     with contextlib.suppress(ProcessLookupError):
@@ -386,6 +418,9 @@ class EmbeddedFalkorDB:
                     state.update(pid=None, owner_pid=None, stopped_at=time.time())
                     self._write_json(state)
             finally:
+                if lock is not None:
+                    with contextlib.suppress(Exception):
+                        lock.__exit__(None, None, None)
                 self._forget()
 
     # --- internals ------------------------------------------------------------------------------------
@@ -395,7 +430,7 @@ class EmbeddedFalkorDB:
                 self._proc.poll()
         self._proc = None
         self.pid = self.port = self.bolt_port = None
-        self.owner = self.reused = False
+        self.owner = self.reused = self.recovered_unclean = False
 
     def _reuse(self, state: dict) -> None:
         pid, port, bolt_port = int(state["pid"]), int(state["port"]), int(state["bolt_port"])
@@ -455,7 +490,7 @@ class EmbeddedFalkorDB:
             "--port", str(port), "--bind", HOST, "--protected-mode", "yes",
             "--dir", str(self.dir), "--dbfilename", RDB_FILE,
             "--appendonly", "no", "--save", self.save_policy,
-            "--logfile", str(self.log_path), "--daemonize", "no",
+            "--logfile", str(self.log_path), "--loglevel", "warning", "--daemonize", "no",
             "--loadmodule", module, "BOLT_PORT", str(bolt_port),
         ]
 
@@ -489,6 +524,7 @@ class EmbeddedFalkorDB:
             self.owner, self.reused = True, False
             self._write_state(owner_pid=os.getpid())
             self._register_atexit()
+            _warn_exposed_once(bolt_port)
             log.info("started embedded FalkorDB pid %s (port %s, bolt port %s) in %s", proc.pid, port, bolt_port,
                      self.dir)
             return

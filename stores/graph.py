@@ -45,11 +45,14 @@ import threading
 import time
 import unicodedata
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 from urllib.parse import urlparse
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.scope import SCOPE_FIELDS, Scope
+
+if TYPE_CHECKING:
+    from memoryx.stores.falkordb_server import EmbeddedFalkorDB
 
 log = logging.getLogger(__name__)
 
@@ -529,6 +532,8 @@ class GraphStore:
         frontier = _ids(entity_ids, "entity ids")
         if scope is None:
             raise ScopeError("neighbourhood needs a scope")
+        if isinstance(relation_names, str):
+            relation_names = [relation_names]
         if relation_names is not None:
             names = [n for n in relation_names if isinstance(n, str) and n]
             if not names:
@@ -598,7 +603,7 @@ class GraphStore:
 # ----------------------------------------------------------------------------------------------- factory
 
 
-def make_graph_store(settings) -> tuple[GraphStore | None, "EmbeddedFalkorDB | None"]:  # noqa: F821
+def make_graph_store(settings) -> tuple[GraphStore | None, "EmbeddedFalkorDB | None"]:
     """'falkordb': start (or reuse) the embedded server under settings.data_dir and connect to it, with
     automatic restart if it dies; 'neo4j': connect to settings.neo4j_url; 'none': (None, None)."""
     backend = settings.graph_backend
