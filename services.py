@@ -137,6 +137,10 @@ def build_services(
         raise
     # replay projection writes that a crashed or failed earlier run left in the outbox
     try:
+        if falkordb is not None and getattr(falkordb, "recovered_unclean", False):
+            # the embedded graph snapshots every second: after a crash, rebuild it from the SQL truth
+            log.warning("embedded FalkorDB stopped uncleanly last time; rebuilding the graph from SQL")
+            services.projector.rebuild_graph()
         replayed = services.projector.retry_pending()
         if replayed:
             log.info("replayed %d pending projection writes", replayed)

@@ -189,6 +189,23 @@ class Projector:
                 self.sql.fail_projection(job["id"], repr(exc))
         return done
 
+    def rebuild_graph(self, *, batch_size: int = 1000) -> dict:
+        """Rebuild the whole graph projection from SQL (entities, then relations with their validity).
+        Run at start when the embedded graph server died uncleanly and may have lost its last writes."""
+        if self.graph is None:
+            return {"entities": 0, "relations": 0}
+        self.graph.reset()
+        entities = self.sql.list_entities(None)
+        for scope, rows in _by_scope(entities).items():
+            for i in range(0, len(rows), batch_size):
+                self.graph.upsert_entities(scope, [
+                    {"id": r["id"], "name": r["name"], "entity_type": r.get("entity_type") or "entity"}
+                    for r in rows[i : i + batch_size]
+                ])
+        relations = self.sql.list_relations(None, include_invalid=True)
+        self._project_relations(relations)
+        return {"entities": len(entities), "relations": len(relations)}
+
     def reindex(self, scope: Scope | None = None, *, batch_size: int = 256) -> dict:
         """Rebuild the projections of a scope (or of everything) from SQL. Raises if a store is down."""
         started = time.perf_counter()

@@ -120,3 +120,33 @@ def test_process_killed_between_sql_and_projection(tmp_path, embeddings):
     assert sql.pending_projections() == []
     vectors.close()
     sql.close()
+
+
+def test_graph_rebuilt_from_sql_after_the_graph_server_is_killed(tmp_path, embeddings):
+    """The embedded FalkorDB snapshots every second; SQL holds the truth. A SIGKILLed graph server loses
+    its newest writes, and the projection is rebuilt from SQL when services start again."""
+    from memoryx.services import build_services
+
+    settings = Settings(data_dir=tmp_path / "data")
+    services = build_services(settings, embeddings=embeddings)
+    try:
+        sql, projector = services.sql, services.projector
+        zhang = sql.upsert_entity(scope=ALICE, name="张三", entity_type="person")
+        beijing = sql.upsert_entity(scope=ALICE, name="北京", entity_type="city")
+        rel = sql.add_relation(scope=ALICE, source_id=zhang["id"], relation="工作于", target_id=beijing["id"],
+                               memory_id="m1", trace_id="t1")
+        projector.sync_entities([zhang["id"], beijing["id"]])
+        projector.sync_relations([rel])
+        services.graph.delete_scope(ALICE)  # the writes the crash loses
+        os.kill(services.falkordb.pid, signal.SIGKILL)
+        services.falkordb._proc.wait(5)
+    finally:
+        services.vectors.close()
+        services.sql.close()
+    again = build_services(settings, embeddings=embeddings)
+    try:
+        assert again.falkordb.recovered_unclean
+        rows = again.graph.neighbourhood(ALICE, [zhang["id"]], depth=1)
+        assert [(r["source"], r["relation"], r["target"]) for r in rows] == [("张三", "工作于", "北京")]
+    finally:
+        again.close()
