@@ -546,16 +546,8 @@ def _scope_arg(scope: Scope | dict | None, user_id=None, agent_id=None, run_id=N
 # --------------------------------------------------------------------------------------------------------
 
 
-class Memory:
-    """Long-term memory, mem0-compatible. See the module docstring.
-
-    Args:
-        settings: a `Settings`, a config dict (flat settings or mem0 style), or None for MEMORYX_* env.
-        llm: a LangChain chat model used for every role (or per role: extraction_llm, judgment_llm, graph_llm).
-        embeddings: a LangChain `Embeddings`.
-        services: already built `memoryx.services.Services` to share (not closed by `close()`).
-        **overrides: individual settings fields, e.g. `data_dir="/tmp/mx"`, `review=True`.
-    """
+class _MemoryFront:
+    """What Memory and AsyncMemory share: construction from settings/config and access to the core."""
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
                  graph_llm=None, embeddings=None, services=None, **overrides: Any):
@@ -563,7 +555,7 @@ class Memory:
                            graph_llm=graph_llm, embeddings=embeddings, services=services, **overrides)
 
     @classmethod
-    def from_config(cls, config: dict, **kwargs: Any) -> "Memory":
+    def from_config(cls, config: dict, **kwargs: Any):
         return cls(settings_from_config(config), **kwargs)
 
     @property
@@ -573,6 +565,18 @@ class Memory:
     @property
     def services(self):
         return self._core.services
+
+
+class Memory(_MemoryFront):
+    """Long-term memory, mem0-compatible. See the module docstring.
+
+    Args:
+        settings: a `Settings`, a config dict (flat settings or mem0 style), or None for MEMORYX_* env.
+        llm: a LangChain chat model used for every role (or per role: extraction_llm, judgment_llm, graph_llm).
+        embeddings: a LangChain `Embeddings`.
+        services: already built `memoryx.services.Services` to share (not closed by `close()`).
+        **overrides: individual settings fields, e.g. `data_dir="/tmp/mx"`, `review=True`.
+    """
 
     # --- graphs -------------------------------------------------------------------------------------
 
@@ -700,17 +704,15 @@ class Memory:
 # --------------------------------------------------------------------------------------------------------
 
 
-class AsyncMemory:
+class AsyncMemory(_MemoryFront):
     """`Memory` for asyncio. Graphs run natively with `ainvoke`; store calls run in worker threads.
 
     Construct it directly (the stores open synchronously, once) or with `await AsyncMemory.create(...)`
     to keep the event loop free while the embedded stores start.
     """
 
-    def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
-                 graph_llm=None, embeddings=None, services=None, **overrides: Any):
-        self._core = _Core(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
-                           graph_llm=graph_llm, embeddings=embeddings, services=services, **overrides)
+    def __init__(self, settings: Settings | dict | None = None, **kwargs: Any):
+        super().__init__(settings, **kwargs)
         self._agraph = None
         self._asaver = None
         self._asaver_close = None
@@ -719,18 +721,6 @@ class AsyncMemory:
     @classmethod
     async def create(cls, settings: Settings | dict | None = None, **kwargs: Any) -> "AsyncMemory":
         return await asyncio.to_thread(cls, settings, **kwargs)
-
-    @classmethod
-    def from_config(cls, config: dict, **kwargs: Any) -> "AsyncMemory":
-        return cls(settings_from_config(config), **kwargs)
-
-    @property
-    def settings(self) -> Settings:
-        return self._core.settings
-
-    @property
-    def services(self):
-        return self._core.services
 
     async def _add_graph(self):
         """The add graph compiled with an async checkpointer when one is configured."""

@@ -135,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--torch-threads", type=int, default=None,
                     help="torch intra-op threads for the query embedding (deployment knob; default: torch's own)")
+    ap.add_argument("--int8-query-encoder", action="store_true",
+                    help="experiment: after ingest, swap the MiniLM encoder for its int8 dynamic quantisation "
+                         "(torch.ao quantize_dynamic on the Linear layers) to show the latency a quantised query "
+                         "encoder would give; not what the product ships today")
+    ap.add_argument("--mode", choices=["fast", "auto", "deep"], default=None,
+                    help="search mode of every query (default: the settings' search_mode)")
     args = ap.parse_args(argv)
 
     from memoryx.context import Context
@@ -169,6 +175,16 @@ def main(argv: list[str] | None = None) -> int:
             manifest.write_text(json.dumps({"users": users, "user_entities": user_entities,
                                             "per_user": args.per_user}))
 
+        if args.int8_query_encoder:
+            import warnings
+
+            import torch
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                st = services.embeddings.model  # LocalMiniLMEmbeddings: the SentenceTransformer
+                st[0].model = torch.ao.quantization.quantize_dynamic(st[0].model, {torch.nn.Linear},
+                                                                     dtype=torch.qint8)
         ctx = Context(services=services)
         timings: dict[str, list[float]] = {}
         lat: list[float] = []
@@ -189,7 +205,10 @@ def main(argv: list[str] | None = None) -> int:
                     seen.add(q)
                     break
             s = time.perf_counter()
-            out = search_graph.invoke({"query": q, "user_id": u, "limit": 10}, context=ctx,
+            inp = {"query": q, "user_id": u, "limit": 10}
+            if args.mode:
+                inp["mode"] = args.mode
+            out = search_graph.invoke(inp, context=ctx,
                                       output_keys=["result", "timings"])
             ms = (time.perf_counter() - s) * 1000.0
             if i < args.warmup:
@@ -201,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
                 timings.setdefault(k, []).append(v)
         flush_access()
 
-        print(f"\nSearch latency, {total:,} memories / {len(users):,} users, embedded defaults "
-              f"(fusion={settings.fusion}, search_mode={settings.search_mode}, graph depth "
+        extra = (f", torch threads {args.torch_threads}" if args.torch_threads else "") + (
+            ", int8 query encoder (experiment)" if args.int8_query_encoder else "")
+        print(f"\nSearch latency, {total:,} memories / {len(users):,} users, embedded defaults{extra} "
+              f"(fusion={settings.fusion}, search_mode={args.mode or settings.search_mode}, graph depth "
               f"{settings.graph_expand_depth}), {len(lat)} queries ({graph_runs} with graph hits):\n")
         print("| metric | ms |\n|---|---|")
         for name, value in (("p50", percentile(lat, 50)), ("p90", percentile(lat, 90)), ("p99", percentile(lat, 99)),

@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="where turn embeddings are cached between runs ('' to disable)")
     ap.add_argument("--ablations", action="store_true", help="also run the search graph with single techniques off")
     ap.add_argument("--limit-qas", type=int, default=None, help="evaluate only the first N questions (smoke runs)")
+    ap.add_argument("--bm25-b", type=float, default=None,
+                    help="preview of a different BM25 length normalisation (memoryx.text.BM25_B, applied at ingest)")
     args = ap.parse_args(argv)
 
     from dataclasses import replace
@@ -206,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     from memoryx.context import Context
     from memoryx.scope import Scope
 
+    if args.bm25_b is not None:
+        import memoryx.text
+
+        memoryx.text.BM25_B = args.bm25_b
     turns, qas = load(args.data)
     if args.limit_qas:
         qas = qas[: args.limit_qas]
@@ -268,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
             variants["  - rrf fusion (k=60) + the rest"] = graph_run(with_settings(fusion="rrf"))
         variants = {k: v for k, v in variants.items() if v is not None}
         results = evaluate(services, qas, id_to_dia, variants)
+        import memoryx.text
+
+        print(f"LoCoMo retrieval, {len(qas)} questions, {len(turns)} turns, BM25 k1={memoryx.text.BM25_K1} "
+              f"b={memoryx.text.BM25_B}, embeddings {services.settings.embedding_model}, no LLM\n")
         print(table(results))
     finally:
         services.close()
