@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     # --- search --------------------------------------------------------------------------------
     search_mode: Literal["fast", "deep", "auto"] = Field("auto", description="Query planner mode: fast (no graph expansion), deep (depth 2), auto (graph when the query names known entities).")
     graph_expand_depth: int = Field(1, description="Breadth-first expansion depth of the graph path (0-2).")
-    fusion: Literal["rrf", "weighted"] = Field("rrf", description="How recall paths are fused.")
+    fusion: Literal["rrf", "weighted"] = Field("weighted", description="How recall paths are fused: weighted scores (default; best on LoCoMo) or reciprocal-rank fusion.")
     rrf_k: int = Field(60, description="Reciprocal-rank-fusion constant.")
     weight_relevance: float = Field(0.7, description="Weight of the fused relevance in the final score.")
     weight_importance: float = Field(0.1, description="Weight of the memory's importance in the final score.")

@@ -28,7 +28,7 @@ __all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name",
 # BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
 # length normalisation uses a fixed average length because memories are short, single facts.
 BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_B = 0.3  # chat turns vary in length a lot; strong length normalisation hurt recall on LoCoMo
 BM25_AVG_LEN = 12.0
 
 _CJK_CLASS = (

@@ -180,13 +180,13 @@ def evaluate(services, qas: list[dict], id_to_dia: dict[str, str], variants: dic
 def table(results: dict) -> str:
     cats = [1, 2, 3, 4]
     head = ("| run | " + " | ".join(f"{CATEGORIES[c]} (n={len(next(iter(results.values()))[c])})" for c in cats)
-            + f" | overall @5 | overall @10 (n={len(next(iter(results.values()))['all'])}) | ms/query |")
-    lines = [head, "|" + "---|" * (len(cats) + 4)]
+            + f" | overall @5 | overall @10 (n={len(next(iter(results.values()))['all'])}) |")
+    lines = [head, "|" + "---|" * (len(cats) + 3)]
     for name, per in results.items():
         cells = [f"{sum(r[1] for r in per[c]) / len(per[c]):.3f}" if per[c] else "-" for c in cats]
         all5 = sum(r[0] for r in per["all"]) / len(per["all"])
         all10 = sum(r[1] for r in per["all"]) / len(per["all"])
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {all5:.3f} | **{all10:.3f}** | {per['_ms']:.1f} |")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {all5:.3f} | **{all10:.3f}** |")
     return "\n".join(lines) + "\n(per-category columns: fraction of evidence turns in the top 10)"
 
 

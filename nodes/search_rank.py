@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import math
@@ -141,6 +142,9 @@ def _epoch(value: Any) -> float | None:
         return None
 
 
+_NO_LOCK = contextlib.nullcontext()
+
+
 def rows_with_context(sql: Any, scope: Scope, ids: list[str], seed_times: list[float], *,
                       max_gap_s: float) -> list[dict]:
     """One statement: the live memories of `scope` whose id is in `ids` OR whose created_at lies within
@@ -172,7 +176,8 @@ def rows_with_context(sql: Any, scope: Scope, ids: list[str], seed_times: list[f
             .where(*[col[k] == v for k, v in scope.as_dict().items()], col.deleted_at.is_(None), sa.or_(*conds))
             .order_by(col.created_at, col.id))
     out = []
-    with sql.engine.connect() as conn:
+    mem_lock = getattr(sql, "_mem_lock", None)  # in-memory SQLite: one shared connection, serialised
+    with mem_lock if mem_lock is not None else _NO_LOCK, sql.engine.connect() as conn:
         for r in conn.execute(stmt):
             out.append({"id": r.id, "memory": r.text, "hash": r.hash, "user_id": r.user_id, "agent_id": r.agent_id,
                         "run_id": r.run_id, "category": r.category, "importance": r.importance,

@@ -416,3 +416,23 @@ def test_token_estimate_cjk():
     assert 2 <= estimate_tokens("hello world") <= 4
     zh = build_context([{"id": "x", "memory": "我" * 100}], max_tokens=30)
     assert zh["tokens"] <= 30 and zh["truncated"]
+
+
+def test_search_on_postgresql(pg_url, tmp_path):
+    """The SQL parts of search (entity lookup, context rows, filters) on PostgreSQL."""
+    from memoryx.services import build_services
+
+    settings = Settings(data_dir=tmp_path / "pg", sql_url=pg_url, graph_backend="none")
+    with build_services(settings, llm="offline") as svc:
+        user = _user("pg")
+        base = datetime(2024, 6, 1, 12, tzinfo=UTC)
+        q = add(svc, user, "Ana: what instrument do you play?", memory_type="episodic", created_at=base,
+                metadata={"k": 1})
+        a = add(svc, user, "Ben: the cello, since I was nine.", memory_type="episodic",
+                created_at=base + timedelta(seconds=30), metadata={"k": 1})
+        add(svc, user, "Ana: nice weather today", memory_type="episodic", created_at=base + timedelta(days=3),
+            metadata={"k": 2})
+        res = search(svc, "what instrument do you play", user, filters={"k": 1})
+        assert ids(res)[0] == q and a in ids(res) and "context" in by_id(res)[a]["sources"]
+        assert all(r["metadata"]["k"] == 1 for r in res["results"])
+        flush_access()
