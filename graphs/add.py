@@ -32,14 +32,9 @@ from memoryx.nodes.review import review
 from memoryx.nodes.validate_input import validate_input
 from memoryx.state import AddInput, AddOutput, AddState
 
-try:  # the knowledge-graph steps (nodes/graph_*.py)
-    from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
-    from memoryx.nodes.graph_linking import link_entities
-    from memoryx.nodes.graph_relations import extract_relations
-
-    GRAPH_NODES = True
-except ImportError:  # pragma: no cover - the fact pipeline works on its own
-    GRAPH_NODES = False
+from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
+from memoryx.nodes.graph_linking import link_entities
+from memoryx.nodes.graph_relations import extract_relations
 
 EMPTY_RELATIONS = {"added_entities": [], "deleted_entities": []}
 
@@ -75,8 +70,6 @@ def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["revie
 
 
 def graph_wanted(runtime: Runtime[Context] | None) -> bool:
-    if not GRAPH_NODES:
-        return False
     if not context_of(runtime).graph_enabled:
         return False
     return services_of(runtime).graph is not None
@@ -109,16 +102,13 @@ builder.add_edge("retrieve_similar", "judge")
 builder.add_conditional_edges("judge", route_judgment, ["review", "execute_ops"])
 builder.add_edge("review", "execute_ops")
 builder.add_edge("store_raw", "finalize")
-if GRAPH_NODES:
-    builder.add_node("extract_relations", extract_relations)
-    builder.add_node("link_entities", link_entities)
-    builder.add_node("resolve_graph_conflicts", resolve_graph_conflicts)
-    builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "extract_relations", "finalize"])
-    builder.add_edge("extract_relations", "link_entities")
-    builder.add_edge("link_entities", "resolve_graph_conflicts")
-    builder.add_edge("resolve_graph_conflicts", "finalize")
-else:  # pragma: no cover
-    builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "finalize"])
+builder.add_node("extract_relations", extract_relations)
+builder.add_node("link_entities", link_entities)
+builder.add_node("resolve_graph_conflicts", resolve_graph_conflicts)
+builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "extract_relations", "finalize"])
+builder.add_edge("extract_relations", "link_entities")
+builder.add_edge("link_entities", "resolve_graph_conflicts")
+builder.add_edge("resolve_graph_conflicts", "finalize")
 builder.add_edge("finalize", END)
 
 

@@ -147,12 +147,9 @@ class OfflineChatModel(BaseChatModel):
 
 
 def _graph_handles(messages, tools) -> bool:
-    try:
-        from memoryx.models import offline_graph
-    except ImportError:
-        return False
-    handles = getattr(offline_graph, "handles", None)
-    return bool(handles and handles(messages, tools))
+    from memoryx.models import offline_graph
+
+    return offline_graph.handles(messages, tools)
 
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")

@@ -57,19 +57,9 @@ def llm_config(state: dict, step: str, model_name: str) -> dict:
 
 def change_marker(sql) -> int | None:
     """A number that changes whenever any memory is added, updated or deleted (the newest history row).
-
-    Uses `sql.last_change_seq()` when the store offers it, else reads max(seq) of memory_history. None when
-    unknown (callers then assume that something changed).
-    """
-    fn = getattr(sql, "last_change_seq", None)
+    None when unknown (callers then assume that something changed)."""
     try:
-        if fn is not None:
-            return fn()
-        import sqlalchemy as sa
-
-        with sql.engine.connect() as conn:
-            value = conn.execute(sa.text("SELECT max(seq) FROM memory_history")).scalar()
-        return int(value or 0)
+        return sql.last_change_seq()
     except Exception:  # noqa: BLE001 - a missing marker only costs a re-search
         return None
 

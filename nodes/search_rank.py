@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import logging
 import math
@@ -21,7 +20,6 @@ import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timezone
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -30,7 +28,6 @@ from memoryx.context import Context, services_of
 from memoryx.filters import matches, parse_filters, to_epoch
 from memoryx.nodes.search_query import scope_of
 from memoryx.nodes.search_tuning import tuning
-from memoryx.scope import Scope
 from memoryx.state import SearchState
 
 log = logging.getLogger(__name__)
@@ -142,50 +139,6 @@ def _epoch(value: Any) -> float | None:
         return None
 
 
-_NO_LOCK = contextlib.nullcontext()
-
-
-def rows_with_context(sql: Any, scope: Scope, ids: list[str], seed_times: list[float], *,
-                      max_gap_s: float) -> list[dict]:
-    """One statement: the live memories of `scope` whose id is in `ids` OR whose created_at lies within
-    `max_gap_s` of one of `seed_times` (epoch seconds), as memory dicts, oldest first.
-
-    Within each such time range every memory of the scope is returned, so the neighbours of a seed can be read
-    off this list. Uses `SQLStore.rows_with_context` when the store offers it; otherwise a Core query on the
-    store's engine (a search must stay within a few milliseconds: no ORM session, one round trip).
-    """
-    native = getattr(sql, "rows_with_context", None)
-    if native is not None:
-        return native(scope, ids, seed_times, max_gap_s=max_gap_s)
-    import sqlalchemy as sa
-
-    from memoryx.stores.sql import MemoryRow, _iso  # noqa: PLC2701 - until the store offers it
-
-    col = MemoryRow.__table__.c
-    conds = []
-    if ids:
-        conds.append(col.id.in_(list(ids)))
-    for ts in seed_times:
-        conds.append(col.created_at.between(datetime.fromtimestamp(ts - max_gap_s, tz=timezone.utc),
-                                            datetime.fromtimestamp(ts + max_gap_s, tz=timezone.utc)))
-    if not conds:
-        return []
-    stmt = (sa.select(col.id, col.text, col.hash, col.user_id, col.agent_id, col.run_id, col.category,
-                      col.importance, col.memory_type, col.metadata, col.created_at, col.updated_at,
-                      col.access_count, col.last_accessed_at, col.trace_id)
-            .where(*[col[k] == v for k, v in scope.as_dict().items()], col.deleted_at.is_(None), sa.or_(*conds))
-            .order_by(col.created_at, col.id))
-    out = []
-    mem_lock = getattr(sql, "_mem_lock", None)  # in-memory SQLite: one shared connection, serialised
-    with mem_lock if mem_lock is not None else _NO_LOCK, sql.engine.connect() as conn:
-        for r in conn.execute(stmt):
-            out.append({"id": r.id, "memory": r.text, "hash": r.hash, "user_id": r.user_id, "agent_id": r.agent_id,
-                        "run_id": r.run_id, "category": r.category, "importance": r.importance,
-                        "memory_type": r.memory_type, "metadata": dict(r.metadata or {}),
-                        "created_at": _iso(r.created_at), "updated_at": _iso(r.updated_at),
-                        "access_count": r.access_count or 0, "last_accessed_at": _iso(r.last_accessed_at),
-                        "deleted_at": None, "trace_id": r.trace_id})
-    return out
 
 
 def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
@@ -274,7 +227,7 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
         if weight > 0 and win > 0 else []
     seed_times = [ts for ts in (_epoch(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     try:
-        rows = rows_with_context(sql, scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
+        rows = sql.rows_with_context(scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
     except Exception as exc:  # never fail a search on the context step: plain rows, no propagation
         log.warning("context expansion failed: %s", exc)
         rows, seeds = sql.get_memories([c["id"] for c in cands[:keep]]), []

@@ -725,6 +725,31 @@ class SQLStore:
                 found.update((r.id, _memory_dict(r)) for r in s.scalars(q))
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
+    def rows_with_context(self, scope: Scope, ids: list[str], seed_times: list[float], *,
+                          max_gap_s: float) -> list[dict]:
+        """One statement: the live memories of `scope` whose id is in `ids` OR whose created_at lies within
+        `max_gap_s` of one of `seed_times` (epoch seconds), as memory dicts, oldest first. The search graph
+        reads the neighbouring turns of its best hits off this list; Core, not ORM, because a search must
+        stay within a few milliseconds."""
+        scope = _require_scope(scope)
+        col = MemoryRow.__table__.c
+        conds = [col.id.in_(list(ids))] if ids else []
+        for ts in seed_times:
+            conds.append(col.created_at.between(datetime.fromtimestamp(ts - max_gap_s, tz=timezone.utc),
+                                                datetime.fromtimestamp(ts + max_gap_s, tz=timezone.utc)))
+        if not conds:
+            return []
+        stmt = (select(MemoryRow)
+                .where(*_scope_where(MemoryRow, scope), MemoryRow.deleted_at.is_(None), sa.or_(*conds))
+                .order_by(MemoryRow.created_at, MemoryRow.id))
+        with self._tx() as s:
+            return [_memory_dict(r) for r in s.scalars(stmt)]
+
+    def last_change_seq(self) -> int:
+        """A number that grows whenever any memory is added, updated or deleted (the newest history row)."""
+        with self._tx() as s:
+            return int(s.scalar(select(sa.func.max(HistoryRow.seq))) or 0)
+
     def history(self, memory_id: str) -> list[dict]:
         with self._tx() as s:
             if s.get(MemoryRow, memory_id) is None:
