@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     weight_recency: float = Field(0.1, description="Weight of recency decay in the final score.")
     weight_access: float = Field(0.1, description="Weight of access frequency in the final score.")
     recency_half_life_days: float = Field(30.0, description="Half-life of the recency decay, in days.")
+    search_tuning: dict[str, Any] = Field(default_factory=dict, description="JSON overrides of the finer ranking knobs documented in nodes/search_tuning.py, e.g. {\"weight_keyword\": 0.6, \"context_window\": 3}.")
     reranker: str | None = Field(None, description="Optional reranker: 'cross-encoder:<path>' or a chat model spec.")
 
     # --- server --------------------------------------------------------------------------------

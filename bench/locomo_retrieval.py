@@ -262,15 +262,14 @@ def main(argv: list[str] | None = None) -> int:
                     "plain RRF dense+keyword": plain_rrf}
         if services.graph is not None and services.sql.list_entities(None):
             variants["graph alone"] = None  # infer=False adds no entities; shown only when there are some
-        variants["search graph (weighted fusion, default pipeline)"] = graph_run(with_settings(fusion="weighted"))
         variants["search graph (settings as configured: fusion=%s)" % services.settings.fusion] = graph_run(services)
         if args.ablations:
-            w = dict(fusion="weighted")
-            variants["  - without context propagation"] = graph_run(with_settings(**w, search_context_weight=0.0))
-            variants["  - without time-window path/bonus"] = graph_run(with_settings(**w, search_weight_time=0.0,
-                                                                                       search_time_bonus=0.0))
-            variants["  - without name/when bonuses"] = graph_run(with_settings(**w, search_name_bonus=0.0,
-                                                                                  search_when_bonus=0.0))
+            def without(**knobs):
+                return graph_run(with_settings(search_tuning={**services.settings.search_tuning, **knobs}))
+
+            variants["  - without context propagation"] = without(context_weight=0.0)
+            variants["  - without time-window path/bonus"] = without(weight_time=0.0, time_bonus=0.0)
+            variants["  - without name/when bonuses"] = without(name_bonus=0.0, when_bonus=0.0)
             variants["  - rrf fusion (k=60) + the rest"] = graph_run(with_settings(fusion="rrf"))
         variants = {k: v for k, v in variants.items() if v is not None}
         results = evaluate(services, qas, id_to_dia, variants)

@@ -1,8 +1,8 @@
 """The knobs of search ranking, with their documented defaults.
 
 The main ones are Settings fields (MEMORYX_SEARCH_MODE, _FUSION, _RRF_K, _WEIGHT_RELEVANCE, _WEIGHT_IMPORTANCE,
-_WEIGHT_RECENCY, _WEIGHT_ACCESS, _RECENCY_HALF_LIFE_DAYS, _RERANKER). The finer ones below are read from a
-Settings attribute of the same name when it exists (``search_<name>``), else the default applies. The defaults
+_WEIGHT_RECENCY, _WEIGHT_ACCESS, _RECENCY_HALF_LIFE_DAYS, _RERANKER). The finer ones below can be overridden
+with the JSON setting MEMORYX_SEARCH_TUNING (unknown names are refused), else the default applies. The defaults
 were chosen on the LoCoMo retrieval benchmark by category, never per question (bench/locomo_retrieval.py).
 
 Scores, in order:
@@ -47,10 +47,11 @@ DEFAULTS: dict[str, Any] = {
 
 
 def tuning(settings: Any) -> dict[str, Any]:
-    """DEFAULTS, overridden by `search_<name>` attributes of the settings object when present."""
-    out = dict(DEFAULTS)
-    for name in DEFAULTS:
-        value = getattr(settings, f"search_{name}", None)
-        if value is not None:
-            out[name] = value
-    return out
+    """DEFAULTS, overridden by the settings' `search_tuning` map."""
+    overrides = dict(getattr(settings, "search_tuning", None) or {})
+    unknown = sorted(set(overrides) - set(DEFAULTS))
+    if unknown:
+        from memoryx.errors import InvalidInputError
+
+        raise InvalidInputError(f"MEMORYX_SEARCH_TUNING has unknown knobs {unknown}; known: {sorted(DEFAULTS)}")
+    return {**DEFAULTS, **overrides}

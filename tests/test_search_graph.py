@@ -436,3 +436,14 @@ def test_search_on_postgresql(pg_url, tmp_path):
         assert ids(res)[0] == q and a in ids(res) and "context" in by_id(res)[a]["sources"]
         assert all(r["metadata"]["k"] == 1 for r in res["results"])
         flush_access()
+
+
+def test_search_tuning_overrides_and_refuses_unknown_knobs():
+    from memoryx.errors import InvalidInputError
+    from memoryx.nodes.search_tuning import DEFAULTS, tuning
+    from memoryx.settings import Settings
+
+    assert tuning(Settings(search_tuning={"context_window": 3}))["context_window"] == 3
+    assert tuning(Settings())["context_window"] == DEFAULTS["context_window"]
+    with pytest.raises(InvalidInputError, match="context_windw"):
+        tuning(Settings(search_tuning={"context_windw": 3}))
