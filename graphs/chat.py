@@ -29,6 +29,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
+from memoryx.nodes.add_common import message_text
 from memoryx.context import Context, services_of
 from memoryx.errors import ScopeError
 from memoryx.scope import SCOPE_FIELDS
@@ -65,13 +66,7 @@ class ChatContext(Context):
     memory_tokens: int = field(default=800, metadata={"description": "Token budget of the memory block in the system prompt."})
 
 
-def _text(message: Any) -> str:
-    content = getattr(message, "content", message)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
+_text = message_text
 
 
 def _last(messages: list[AnyMessage], kind: type) -> BaseMessage | None:
