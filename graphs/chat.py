@@ -29,9 +29,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
-from memoryx.nodes.add_common import message_text
 from memoryx.context import Context, services_of
 from memoryx.errors import ScopeError
+from memoryx.nodes.add_common import message_text as _text
 from memoryx.scope import SCOPE_FIELDS
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -64,9 +64,6 @@ class ChatContext(Context):
     recall_limit: int = field(default=5, metadata={"description": "Memories recalled before each answer."})
     remember: bool = field(default=True, metadata={"description": "Store what the user said after each answer (add graph)."})
     memory_tokens: int = field(default=800, metadata={"description": "Token budget of the memory block in the system prompt."})
-
-
-_text = message_text
 
 
 def _last(messages: list[AnyMessage], kind: type) -> BaseMessage | None:
