@@ -219,7 +219,9 @@ class Projector:
                 self.graph.delete_scope(scope)
         memories = self.sql.list_memories(scope, limit=None)
         for i in range(0, len(memories), batch_size):
-            self._project_memories([m["id"] for m in memories[i : i + batch_size]])
+            chunk = memories[i : i + batch_size]  # live rows already in hand: no per-id re-read
+            vecs = self.embeddings.embed_documents([m["memory"] for m in chunk])
+            self.vectors.upsert_memories([memory_point(m, v) for m, v in zip(chunk, vecs)])
         entities = self.sql.list_entities(scope)
         for i in range(0, len(entities), batch_size):
             self._project_entities([e["id"] for e in entities[i : i + batch_size]])
