@@ -15,10 +15,12 @@ import math
 import re
 from typing import Any, Iterable
 
+from memoryx.text import CJK_CLASS
+
 __all__ = ["build_context", "estimate_tokens"]
 
-_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-                  r"\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]")
+# CJK characters and full-width forms each count as one token.
+_CJK = re.compile(f"[{CJK_CLASS}\uff00-\uffef]")
 _WORDISH = re.compile(r"\S+")
 
 HEADER = "## Memories about the user (most relevant first)"

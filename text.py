@@ -1,4 +1,5 @@
-"""Tokenizer and sparse (BM25-style) vectors for keyword search.
+"""Text: the one home of normalisation (duplicate identity, entity names), the CJK character class, and the
+tokenizer with sparse (BM25-style) vectors for keyword search.
 
 The keyword path of search stores, next to the dense embedding, a sparse vector per memory: hashed token
 ids with BM25-saturated term frequencies. The IDF half of BM25 is computed by Qdrant itself
@@ -17,13 +18,14 @@ Tokenisation is deliberately dependency-free and language-agnostic:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 import zlib
 from functools import lru_cache
 
-__all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "token_id",
-           "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
+__all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "normalize_text", "fact_key",
+           "memory_hash", "token_id", "CJK_CLASS", "CJK_CHAR", "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
 
 # BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
 # length normalisation uses a fixed average length because memories are short, single facts.
@@ -31,7 +33,7 @@ BM25_K1 = 1.2
 BM25_B = 0.3  # chat turns vary in length a lot; strong length normalisation hurt recall on LoCoMo
 BM25_AVG_LEN = 12.0
 
-_CJK_CLASS = (
+CJK_CLASS = (
     "\u1100-\u11ff"          # Hangul Jamo
     "\u3040-\u309f"          # Hiragana
     "\u30a0-\u30ff"          # Katakana (incl. prolonged sound mark)
@@ -43,11 +45,13 @@ _CJK_CLASS = (
     "\uf900-\ufaff"          # CJK compatibility ideographs
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
+# One CJK character (Han, kana, Hangul): what tokenisation, entity candidates and name checks agree on.
+CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 _KATAKANA_RUN = re.compile("[\u30a0-\u30ff\u31f0-\u31ff]{2,}")
 _TOKEN_RE = re.compile(
-    rf"(?P<cjk>[{_CJK_CLASS}]+)"
+    rf"(?P<cjk>[{CJK_CLASS}]+)"
     rf"|(?P<num>\d+(?:[.,]\d+)+)"
-    rf"|(?P<word>[^\W_{_CJK_CLASS}]+(?:['’][^\W_{_CJK_CLASS}]+)*)"
+    rf"|(?P<word>[^\W_{CJK_CLASS}]+(?:['’][^\W_{CJK_CLASS}]+)*)"
 )
 
 STOP_WORDS = frozenset(
@@ -150,3 +154,23 @@ def normalize_name(name: str) -> str:
     """Canonical form of an entity name: NFKC, lowercase, '_' -> ' ', trimmed, single spaces."""
     name = unicodedata.normalize("NFKC", name or "").replace("_", " ").lower()
     return _SPACES.sub(" ", name).strip()
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, lowercase, trimmed, whitespace collapsed: the form two memories must share to be duplicates."""
+    return " ".join(unicodedata.normalize("NFKC", text or "").lower().split())
+
+
+def memory_hash(text: str) -> str:
+    """md5 of the normalised text; callers use it with `SQLStore.find_by_hash`."""
+    return hashlib.md5(normalize_text(text).encode("utf-8")).hexdigest()
+
+
+_PUNCTUATION_RUN = re.compile(r"[\s\.,;:!?。，！？；：\"'“”‘’]+")
+
+
+def fact_key(text: str) -> str:
+    """Looser identity than `normalize_text`: punctuation ignored too, so "I live in Rome." matches the
+    fact "I live in Rome" when a model's answer is matched back to the facts it was shown."""
+    t = unicodedata.normalize("NFKC", text or "").lower().strip()
+    return _PUNCTUATION_RUN.sub(" ", t).strip()

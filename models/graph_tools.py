@@ -13,6 +13,8 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memoryx.text import CJK_CHAR
+
 EXTRACT_ENTITIES = "extract_entities"
 ESTABLISH_RELATIONSHIPS = "establish_relationships"
 DELETE_GRAPH_MEMORY = "delete_graph_memory"
@@ -140,7 +142,6 @@ def message_json(message) -> object | None:
 
 # --- names -------------------------------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _QUOTES = "\"'`“”‘’「」『』《》<>[]()（）"
 _SELF = {s.casefold() for s in (
     "i", "me", "my", "mine", "myself", "user", "the user", "the_user", "user_id", "userid", "self",
@@ -149,7 +150,7 @@ _SELF = {s.casefold() for s in (
 
 
 def has_cjk(text: str) -> bool:
-    return bool(_CJK.search(text or ""))
+    return bool(CJK_CHAR.search(text or ""))
 
 
 def clean_name(value) -> str:

@@ -25,7 +25,6 @@ token, one per CJK character) so benchmarks can report tokens per add.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Sequence
 
@@ -35,17 +34,14 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from memoryx.chitchat import is_chitchat
+from memoryx.context_block import estimate_tokens
 from memoryx.models import offline_rules as rules
+from memoryx.text import fact_key
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory"}
-
-
-def estimate_tokens(text: str) -> int:
-    text = text or ""
-    cjk = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", text))
-    return cjk + math.ceil((len(text) - cjk) / 4)
 
 
 def _text(message: BaseMessage) -> str:
@@ -131,7 +127,7 @@ class OfflineChatModel(BaseChatModel):
             if turn["role"] != "user":
                 continue  # the offline model keeps no agent facts
             for fact in extract_user_facts(turn["content"]):
-                key = rules.normalize_text(fact["text"])
+                key = fact_key(fact["text"])
                 if key not in seen:
                     seen.add(key)
                     facts.append(fact)
@@ -171,7 +167,7 @@ def extract_user_facts(content: str) -> list[dict]:
         sentence = sentence.strip()
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             continue  # questions carry no facts
-        if rules.is_chitchat(sentence):
+        if is_chitchat(sentence):
             continue
         for clause in rules.split_clauses(sentence):
             st = rules.parse_statement(clause)
@@ -187,7 +183,7 @@ def extract_user_facts(content: str) -> list[dict]:
 
 
 def _generic_fact(clause: str) -> str | None:
-    if rules.is_chitchat(clause):
+    if is_chitchat(clause):
         return None
     lang = rules.detect_language(clause)
     if lang == "en":
@@ -227,9 +223,9 @@ def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
         owner = fact.get("owner", "user")
         st = rules.parse_statement(text)
         same_owner = [(m, s) for m, s in parsed_mem if m.get("owner", "user") == owner]
-        norm = rules.normalize_text(text)
+        norm = fact_key(text)
 
-        duplicate = next((m for m, s in same_owner if rules.normalize_text(m.get("text", "")) == norm), None)
+        duplicate = next((m for m, s in same_owner if fact_key(m.get("text", "")) == norm), None)
         if duplicate is None and st is not None:
             duplicate = next((m for m, s in same_owner if s is not None and s.key == st.key and s.polarity == st.polarity), None)
         if duplicate is not None:

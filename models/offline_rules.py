@@ -224,31 +224,3 @@ def fact_category(st: Statement) -> tuple[str, float, str]:
     if st.attribute == "name":
         return ("fact", 0.9, "semantic")
     return ("fact", 0.8, "semantic")
-
-
-def normalize_text(text: str) -> str:
-    """Loose text identity used by the offline judge (NFKC, lowercase, no punctuation/extra spaces)."""
-    t = unicodedata.normalize("NFKC", text or "").lower().strip()
-    t = re.sub(r"[\s\.,;:!?。，！？；：\"'“”‘’]+", " ", t)
-    return t.strip()
-
-
-_CHITCHAT_EN = re.compile(
-    r"^(?:hi|hello|hey|yo|thanks|thank you|thx|ok|okay|k|sure|yes|no|yep|nope|cool|great|nice|lol|haha|bye|"
-    r"good (?:morning|night|evening|afternoon)|how are you|what's up|see you|you're welcome|got it|sounds good|"
-    r"alright|fine|awesome|wow|hmm|right)(?:\s+(?:there|again|so much|a lot|man|buddy|everyone|all))?[\s!.?,~]*$",
-    re.I,
-)
-_CHITCHAT_ZH = re.compile(r"^(?:你好|您好|嗨|哈喽|谢谢|谢啦|多谢|好的|好|嗯|嗯嗯|哦|哈哈+|再见|拜拜|晚安|早上好|早安|没问题|收到|是的|对|不客气|行)[!！。.~～？?，,]*$")
-_CHITCHAT_JA = re.compile(r"^(?:こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|はい|いいえ|うん|さようなら|またね|了解|どうも)[!！。.~～？?]*$")
-
-
-def is_chitchat(text: str) -> bool:
-    """True for pure greetings/acknowledgements/thanks (seed 003 §3.1 rule pre-filter)."""
-    clauses = [c.strip() for part in split_clauses(text) for c in re.split(r"[,，、]", part) if c.strip()]
-    if not clauses:
-        return True
-    for c in clauses:
-        if not (_CHITCHAT_EN.match(c) or _CHITCHAT_ZH.match(c) or _CHITCHAT_JA.match(c)):
-            return False
-    return True

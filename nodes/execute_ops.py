@@ -26,18 +26,12 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
 from memoryx.errors import NotFoundError
-from memoryx.models.offline_rules import normalize_text
 from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
+from memoryx.text import fact_key, memory_hash
 
 MAX_STALE_RETRIES = 2
-
-
-def _memory_hash(text: str) -> str:
-    from memoryx.stores.sql import memory_hash
-
-    return memory_hash(text)
 
 
 def _owner(op: dict, facts: list[dict]) -> str:
@@ -70,7 +64,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
     sql = services.sql
     trace_id = state["trace_id"]
     metadata = dict(state.get("metadata") or {})
-    fact_vec = {normalize_text(f["text"]): v for f, v in zip(facts, vectors or [])}
+    fact_vec = {fact_key(f["text"]): v for f, v in zip(facts, vectors or [])}
     results: list[dict] = []
     executed: list[dict] = []
     known_vectors: dict[str, list[float]] = {}
@@ -80,7 +74,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
         scope = scope_for_owner(state, owner)
         text = op["text"]
         memory_id = deterministic_id(trace_id, f"op{i}")
-        dup = sql.find_by_hash(scope, _memory_hash(text))
+        dup = sql.find_by_hash(scope, memory_hash(text))
         if dup is not None and dup["id"] != memory_id:
             executed.append({"event": "NONE", "id": dup["id"], "memory": text, "op": i,
                              "reason": "exact duplicate of an existing memory: skipped"})
@@ -92,7 +86,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id)
         results.append({"id": memory_id, "memory": text, "event": "ADD"})
         executed.append({"event": "ADD", "id": memory_id, "memory": text, "op": i})
-        vec = fact_vec.get(normalize_text(text))
+        vec = fact_vec.get(fact_key(text))
         if vec is not None:
             known_vectors[memory_id] = vec
         else:
@@ -105,7 +99,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             add(i, op, owner)
         elif event == "UPDATE":
             scope = scope_for_owner(state, owner)
-            dup = sql.find_by_hash(scope, _memory_hash(op["text"]))
+            dup = sql.find_by_hash(scope, memory_hash(op["text"]))
             if dup is not None and dup["id"] != op["id"]:
                 try:
                     row = sql.delete_memory(op["id"], trace_id=trace_id)
@@ -129,7 +123,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             previous = op.get("old_memory")
             results.append({"id": op["id"], "memory": op["text"], "event": "UPDATE", "previous_memory": previous})
             executed.append({"event": "UPDATE", "id": op["id"], "memory": op["text"], "previous_memory": previous, "op": i})
-            vec = fact_vec.get(normalize_text(op["text"]))
+            vec = fact_vec.get(fact_key(op["text"]))
             if vec is not None:
                 known_vectors[op["id"]] = vec
             else:

@@ -19,7 +19,8 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
-from memoryx.models.offline_rules import is_chitchat, normalize_text
+from memoryx.chitchat import is_chitchat
+from memoryx.text import fact_key
 from memoryx.nodes.add_common import elapsed_ms, extract_json, keeps_agent_facts, llm_config, message_text, scope_of
 from memoryx.prompts.facts import extraction_system_prompt, format_conversation
 from memoryx.state import AddState, Fact
@@ -153,7 +154,7 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     seen: set[tuple[str, str]] = set()
     for fact in facts:
         owner = fact["owner"] if agent_apart else "user"
-        key = (owner, normalize_text(fact["text"]))
+        key = (owner, fact_key(fact["text"]))
         if key in seen:
             continue
         seen.add(key)

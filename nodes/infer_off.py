@@ -14,11 +14,10 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import deterministic_id, elapsed_ms, scope_of
 from memoryx.state import AddState
+from memoryx.text import memory_hash
 
 
 def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:
-    from memoryx.stores.sql import memory_hash
-
     start = time.perf_counter()
     services = services_of(runtime)
     sql = services.sql

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memoryx.context import Context, context_of, services_of
 from memoryx.models.factory import model_name_of
-from memoryx.models.offline_rules import normalize_text
+from memoryx.text import fact_key
 from memoryx.nodes.add_common import elapsed_ms, extract_json, keeps_agent_facts, scope_of
 from memoryx.nodes.extract_facts import call_with_retry
 from memoryx.nodes.retrieve_similar import all_facts
@@ -124,8 +124,8 @@ def resolve_decisions(decisions: list[Decision], facts: list[dict], candidates: 
     for d in decisions:
         fact_index = d.fact if d.fact is not None and 0 <= d.fact < n else None
         if fact_index is None and d.event in ("ADD", "UPDATE") and d.text:
-            key = normalize_text(d.text)
-            fact_index = next((i for i, f in enumerate(facts) if normalize_text(f["text"]) == key), None)
+            key = fact_key(d.text)
+            fact_index = next((i for i, f in enumerate(facts) if fact_key(f["text"]) == key), None)
         fact = facts[fact_index] if fact_index is not None else None
         owner = (fact or {}).get("owner", "user")
         reason = (d.reason or "").strip()
@@ -176,9 +176,9 @@ def resolve_decisions(decisions: list[Decision], facts: list[dict], candidates: 
 
     # a contradiction never loses the new fact; neither does a model that forgot a fact
     kept = {op["fact_index"] for op in ops if op["event"] in ("ADD", "UPDATE", "NONE") and op.get("fact_index") is not None}
-    kept_texts = {normalize_text(op["text"]) for op in ops if op["event"] in ("ADD", "UPDATE")}
+    kept_texts = {fact_key(op["text"]) for op in ops if op["event"] in ("ADD", "UPDATE")}
     for i, fact in enumerate(facts):
-        if i in kept or normalize_text(fact["text"]) in kept_texts:
+        if i in kept or fact_key(fact["text"]) in kept_texts:
             continue
         deleted = any(op["event"] == "DELETE" and op.get("fact_index") == i for op in ops)
         why = "it contradicted a memory that was deleted, and the new fact must not be lost" if deleted \

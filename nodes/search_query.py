@@ -39,7 +39,7 @@ from memoryx.errors import InvalidInputError
 from memoryx.filters import parse_filters
 from memoryx.scope import Scope
 from memoryx.state import SearchState
-from memoryx.text import tokenize
+from memoryx.text import CJK_CLASS, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +72,9 @@ def normalize_query(query: Any) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", query)).strip()
 
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_LATIN_WORD = re.compile(rf"(?:(?![{_CJK}])[^\W_])+(?:['’.\-](?:(?![{_CJK}])[^\W_])+)*")
+
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+_LATIN_WORD = re.compile(rf"(?:(?![{CJK_CLASS}])[^\W_])+(?:['’.\-](?:(?![{CJK_CLASS}])[^\W_])+)*")
 
 
 def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> list[str]:

@@ -43,13 +43,13 @@ import math
 import re
 import threading
 import time
-import unicodedata
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 from urllib.parse import urlparse
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.text import normalize_name
 
 if TYPE_CHECKING:
     from memoryx.stores.falkordb_server import EmbeddedFalkorDB
@@ -104,15 +104,6 @@ def to_ms(value: Any) -> int | None:
             value = value.replace(tzinfo=timezone.utc)
         return int(value.timestamp() * 1000)
     raise InvalidInputError(f"not a time: {value!r}")
-
-
-def _normalize_name(name: str) -> str:
-    try:
-        from memoryx.text import normalize_name
-    except Exception:  # pragma: no cover - text.py is optional for this module
-        name = unicodedata.normalize("NFKC", name or "").replace("_", " ").lower()
-        return re.sub(r"\s+", " ", name).strip()
-    return normalize_name(name)
 
 
 def _clip(value: Any, limit: int, what: str) -> Any:
@@ -392,7 +383,7 @@ class GraphStore:
                 raise InvalidInputError(f"entity id longer than {MAX_TEXT_CHARS} characters")
             rows.append({
                 "id": eid, "name": _clip(name, MAX_NAME_CHARS, "entity name"),
-                "normalized_name": _clip(e.get("normalized_name") or _normalize_name(name), MAX_NAME_CHARS,
+                "normalized_name": _clip(e.get("normalized_name") or normalize_name(name), MAX_NAME_CHARS,
                                          "entity name"),
                 "entity_type": _clip(e.get("entity_type") or e.get("type") or "entity", MAX_TEXT_CHARS,
                                      "entity type"),

@@ -15,7 +15,6 @@ import os
 import tempfile
 import threading
 import time
-import unicodedata
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -39,6 +38,7 @@ from memoryx.errors import (
     StoreUnavailableError,
 )
 from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.text import memory_hash, normalize_name
 
 UTC = timezone.utc
 JUDGMENT_STATUSES = ("running", "done", "failed", "awaiting_review")
@@ -81,21 +81,6 @@ def _as_utc(value: datetime | str | None, name: str = "time") -> datetime | None
     if not isinstance(value, datetime):
         raise InvalidInputError(f"{name} must be a datetime or ISO-8601 string, got {type(value).__name__}")
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def normalize_text(text: str) -> str:
-    """NFKC, lowercase, trimmed, whitespace collapsed: the form two texts must share to be duplicates."""
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
-
-
-def memory_hash(text: str) -> str:
-    """md5 of the normalised text; callers use it with `SQLStore.find_by_hash`."""
-    return hashlib.md5(normalize_text(text).encode("utf-8")).hexdigest()
-
-
-def _normalize_name(name: str) -> str:
-    # Same behaviour as memoryx.text.normalize_name; duplicated so the store has no dependency on it.
-    return " ".join(unicodedata.normalize("NFKC", name).lower().replace("_", " ").split())
 
 
 def _scope_key(scope: Scope) -> str:
@@ -937,7 +922,7 @@ class SQLStore:
         """One entity per (exact scope, normalised name). A known name keeps its id and first spelling."""
         scope = _require_scope(scope)
         name = _clean_text(name, "entity name")
-        normalized = _normalize_name(name)
+        normalized = normalize_name(name)
         entity_type = (entity_type or "entity").strip() or "entity"
         key = _scope_key(scope)
         for attempt in (1, 2):
@@ -972,7 +957,7 @@ class SQLStore:
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def find_entities_by_names(self, scope: Scope, names: list[str]) -> list[dict]:
-        normalized = list(dict.fromkeys(_normalize_name(n) for n in names if isinstance(n, str) and n.strip()))
+        normalized = list(dict.fromkeys(normalize_name(n) for n in names if isinstance(n, str) and n.strip()))
         if not normalized:
             return []
         q = (select(EntityRow).where(EntityRow.normalized_name.in_(normalized), *_scope_where(EntityRow, scope))

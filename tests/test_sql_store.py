@@ -13,7 +13,8 @@ import pytest
 
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.sql import SCHEMA_VERSION, SQLStore, memory_hash
+from memoryx.stores.sql import SCHEMA_VERSION, SQLStore
+from memoryx.text import memory_hash
 
 ALICE = Scope(user_id="alice")
 BOB = Scope(user_id="bob")
