@@ -1,0 +1,241 @@
+"""Model I/O: the one place that reads what a chat model answered and asks again when it cannot.
+
+- `message_text` / `extract_json`: the text of an answer, and the first JSON object or array in it
+  (<think> blocks, code fences and prose around it tolerated). Unreadable output, nesting too deep
+  included, is a `MalformedOutputError`, never a crash.
+- `loads_lenient`, `collect_tool_calls`, `message_json`: tool calls as models really emit them (valid,
+  invalid, or written into the text) and JSON read without raising.
+- `call_with_retry`: call, parse, and on a parse error ask again showing the model its error.
+- `tools_or_json`: the graph steps' mode switch: tool calling, falling back to a JSON answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Sequence, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from memoryx.errors import ModelOutputError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_UNOPENED_THINK_END = re.compile(r"^.*?</(?:think|thinking|reasoning)>", re.S | re.I)
+_FENCE = re.compile(r"```(?:json|JSON|javascript)?\s*(.*?)```", re.S)
+_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+RAW_SEPARATOR = "\n---\n"  # between the answers of one call_with_retry in its `raw`
+
+
+class MalformedOutputError(ModelOutputError, ValueError):
+    """A model answer that cannot be read. A ValueError too, so every parser's "bad answer" path (and
+    call_with_retry's retry) handles it like any other parse error."""
+
+
+# --------------------------------------------------------------------------------------- reading answers
+
+
+def message_text(message: Any) -> str:
+    """The text of a chat message (string or content-block list), or of a plain string."""
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON object/array in a model answer: <think> blocks and code fences stripped, prose
+    around it tolerated. Raises MalformedOutputError (a ValueError) saying what was wrong."""
+    if text is None:
+        raise MalformedOutputError("the answer is empty")
+    cleaned = _UNOPENED_THINK_END.sub("", _THINK.sub("", text), count=1)
+    candidates = [m.group(1) for m in _FENCE.finditer(cleaned)] + [cleaned]
+    decoder = json.JSONDecoder()
+    last_error = "no JSON object found in the answer"
+    for chunk in candidates:
+        chunk = chunk.strip()
+        for start, ch in enumerate(chunk):
+            if ch not in "{[":
+                continue
+            try:
+                value, _ = decoder.raw_decode(chunk[start:])
+            except json.JSONDecodeError as exc:
+                last_error = f"invalid JSON: {exc.msg} at position {exc.pos}"
+                continue
+            except RecursionError:
+                # every later start position lies inside the same nesting: stop here, not after n^2 work
+                raise MalformedOutputError("the JSON in the answer is nested too deeply to read") from None
+            if isinstance(value, (dict, list)):
+                return value
+    raise MalformedOutputError(last_error)
+
+
+def loads_lenient(text: Any) -> Any | None:
+    """A JSON value out of a model answer (as `extract_json`), also with trailing commas; a dict or list
+    passes through. None when nothing can be read."""
+    if isinstance(text, (dict, list)):
+        return text
+    if not isinstance(text, str):
+        return None
+    for variant in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        try:
+            return extract_json(variant)
+        except ValueError:
+            pass
+    return None
+
+
+def message_json(message: Any) -> Any | None:
+    """The JSON value in a message's text, or None."""
+    return loads_lenient(message_text(message))
+
+
+def collect_tool_calls(message: Any) -> list[dict]:
+    """[{"name", "args"}] from an AIMessage: parsed tool calls, invalid ones whose arguments can still be
+    read, and tool calls written into the text (`<tool_call>{...}</tool_call>` or a bare
+    {"name": ..., "arguments": ...} object), as emitted by models served without a tool parser."""
+    calls: list[dict] = []
+    for tc in getattr(message, "tool_calls", None) or []:
+        args = tc.get("args")
+        if isinstance(args, str):
+            args = loads_lenient(args)
+        calls.append({"name": tc.get("name") or "", "args": args if isinstance(args, (dict, list)) else {}})
+    for tc in getattr(message, "invalid_tool_calls", None) or []:
+        args = loads_lenient(tc.get("args") or "")
+        if isinstance(args, (dict, list)):
+            calls.append({"name": tc.get("name") or "", "args": args})
+    if calls:
+        return calls
+    text = _THINK.sub("", message_text(message))
+    blobs = [loads_lenient(b) for b in _TOOL_CALL_TAG.findall(text)] or [loads_lenient(text)]
+    for blob in blobs:
+        for item in blob if isinstance(blob, list) else [blob]:
+            if isinstance(item, dict) and isinstance(item.get("name"), str) and any(
+                k in item for k in ("arguments", "args", "parameters")
+            ):
+                args = item.get("arguments", item.get("args", item.get("parameters")))
+                args = loads_lenient(args) if isinstance(args, str) else args
+                calls.append({"name": item["name"], "args": args if isinstance(args, (dict, list)) else {}})
+    return calls
+
+
+# --------------------------------------------------------------------------------------- asking again
+
+
+@dataclass
+class ModelReply(Generic[T]):
+    """What `call_with_retry` got: the parsed value, every answer's text joined by RAW_SEPARATOR (a failed
+    call as "<error: ...>"), the latency of all calls in ms, and the number of calls made."""
+
+    value: T
+    raw: str
+    latency_ms: float
+    calls: int
+
+
+class RetriesExhausted(ModelOutputError):
+    """`call_with_retry` gave up. `problem`: the last parse (or call) error; `raw`, `latency_ms`, `calls`
+    as in ModelReply; `answer`: the last answer message (None when the last call itself failed)."""
+
+    def __init__(self, problem: str, *, raw: str, latency_ms: float, calls: int, answer: BaseMessage | None,
+                 trace_id: str | None = None):
+        super().__init__(f"The model's answer could not be used after {calls} attempt(s): {problem}",
+                         trace_id=trace_id)
+        self.problem, self.raw, self.latency_ms, self.calls, self.answer = problem, raw, latency_ms, calls, answer
+
+
+def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[BaseMessage], T], *,
+                    retry_prompt: str, attempts: int = 2, config: dict | None = None,
+                    retry_call_errors: bool = False) -> ModelReply[T]:
+    """Call `llm` with `messages` and return `parse(answer)` in a ModelReply.
+
+    `parse` gets the answer message (use `message_text(answer)` for its text, `extract_json` for its JSON)
+    and raises ValueError (MalformedOutputError, pydantic's ValidationError, ...) when the answer is
+    unusable. Then, while attempts remain, the model is called again with its answer and
+    `retry_prompt.format(error=<the parse error>)` appended to the conversation, so it sees what was wrong
+    (literal braces in `retry_prompt` are written `{{` `}}`).
+
+    `attempts` counts calls (2: one retry; 1: no retry). An exception of the call itself propagates
+    unchanged, unless `retry_call_errors`: then the same conversation is sent again while attempts remain.
+    When no attempt succeeds: RetriesExhausted (a ModelOutputError) carrying the last problem, the raw
+    answers, the latency and the last answer, for the caller to record or to reword; it is chained to the
+    last parse or call error.
+    """
+    start = time.perf_counter()
+    conversation = list(messages)
+    raws: list[str] = []
+    problem, answer, cause = "", None, None
+    for attempt in range(1, attempts + 1):
+        try:
+            answer = llm.invoke(conversation, config=config or {})
+        except Exception as exc:  # noqa: BLE001 - re-raised below unless the caller retries call errors
+            if not retry_call_errors:
+                raise
+            problem, answer, cause = f"model call failed: {type(exc).__name__}: {exc}", None, exc
+            raws.append(f"<error: {problem}>")
+            continue
+        raw = message_text(answer)
+        raws.append(raw)
+        try:
+            value = parse(answer)
+        except ValueError as exc:
+            problem, cause = str(exc), exc
+            if attempt < attempts:
+                conversation += [AIMessage(content=raw), HumanMessage(content=retry_prompt.format(error=problem))]
+            continue
+        return ModelReply(value=value, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=attempt)
+    raise RetriesExhausted(problem, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=attempts,
+                           answer=answer) from cause
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+# --------------------------------------------------------------------------------------- tools, then JSON
+
+
+class ToolsUnavailable(Exception):
+    """Tool calling failed in a way a JSON answer may fix. `no_call`: the model answered without calling
+    a tool (for a tool-calling model that usually means it found nothing)."""
+
+    def __init__(self, message: str, *, no_call: bool = False):
+        super().__init__(message)
+        self.no_call = no_call
+
+
+def tools_or_json(mode: str, by_tools: Callable[[], T], by_json: Callable[[int], T], *, step: str,
+                  trace_id: str | None, when_no_call: Callable[[], T] | None = None) -> T:
+    """Run a graph step in `mode` (settings.graph_extraction_mode):
+
+    * ``tools``: `by_tools()` only. A ToolsUnavailable is a ModelOutputError naming the settings to change,
+      except a model that called nothing when `when_no_call` is given: its value is returned.
+    * ``auto``: `by_tools()`; on ToolsUnavailable, `by_json(1)`: one JSON attempt, so the step costs at
+      most two calls.
+    * ``json``: `by_json(2)`: a JSON answer with one retry.
+
+    `step` names the step in messages ("Graph extraction").
+    """
+    if mode in ("tools", "auto"):
+        try:
+            return by_tools()
+        except ToolsUnavailable as exc:
+            if mode == "tools" and exc.no_call and when_no_call is not None:
+                return when_no_call()
+            if mode == "tools":
+                raise ModelOutputError(
+                    f"{step} by tool calling failed: {exc}. Use a model with tool calling for MEMORYX_GRAPH_LLM, "
+                    "or set MEMORYX_GRAPH_EXTRACTION_MODE=json (or auto).", trace_id=trace_id,
+                ) from exc
+            log.info("%s: tool calling failed (%s); falling back to JSON mode", step, exc)
+            return by_json(1)
+    return by_json(2)
