@@ -1,0 +1,328 @@
+"""The vector-store contract, its payloads and the public methods both backends share.
+
+Payload of a memory point (the same in both backends, so one filter translator serves both)::
+
+    {"id", "text", "hash", "user_id", "agent_id", "run_id", "memory_type", "category", "importance",
+     "created_at" (ISO), "created_ts" (epoch s), "updated_at", "updated_ts", "metadata": {...}}
+
+Scope fields are only written when set. Point ids are the memory ids (uuid strings); any other string id is
+mapped to a stable uuid5 and the original is kept in ``payload["id"]``. Every query carries the scope as
+exact matches on the fields the Scope sets.
+
+`VectorStore` implements every public method once, over a few primitives each backend provides
+(`_point`, `_upsert`, `_delete`, `_dense`, `_sparse`, `_count`, `_delete_where`, `_clear`, `_shutdown`).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from memoryx.errors import InvalidInputError
+from memoryx.filters import FilterNode, to_epoch
+from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.text import normalize_name, query_sparse_vector, sparse_vector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memoryx.stores.vectors.filters import _Dialect
+
+DENSE = "dense"
+SPARSE = "keywords"
+KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "memory_type", "category")
+FLOAT_INDEXES = ("created_ts", "updated_ts")
+BOOL_SHADOW = "_bools"
+BATCH = 512  # points per update operation / request
+_ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
+
+
+@dataclass
+class VectorHit:
+    id: str
+    score: float
+    payload: dict = field(default_factory=dict)
+
+
+# =========================================================================================================
+# payloads and ids
+
+def point_id(item_id: Any) -> str:
+    """Qdrant point id of one of our ids: the uuid itself, else a stable uuid5 of the string."""
+    if isinstance(item_id, uuid.UUID):
+        return str(item_id)
+    if not isinstance(item_id, str) or not item_id:
+        raise InvalidInputError(f"Vector point ids must be non-empty strings, got {item_id!r}")
+    try:
+        return str(uuid.UUID(item_id))
+    except ValueError:
+        return str(uuid.uuid5(_ID_NAMESPACE, item_id))
+
+
+def hit_id(pid: Any, payload: dict | None) -> str:
+    """Our id of a returned point: the original id kept in the payload, else the point id."""
+    if payload and payload.get("id"):
+        return str(payload["id"])
+    return str(pid)
+
+
+def batched(seq: Sequence) -> Iterator[Sequence]:
+    for i in range(0, len(seq), BATCH):
+        yield seq[i : i + BATCH]
+
+
+def _vector(v: Any, dims: int, what: str) -> list[float]:
+    if v is None:
+        raise InvalidInputError(f"{what}: 'vector' is missing")
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if len(v) != dims:
+        raise InvalidInputError(
+            f"{what}: vector has {len(v)} dimensions, the collection has {dims}. The embedding model changed? "
+            "Keep MEMORYX_EMBEDDING_MODEL/MEMORYX_EMBEDDING_DIMS, or reindex into a new data dir / collection prefix."
+        )
+    return v
+
+
+def _iso(value: Any) -> tuple[str, float]:
+    if value is None:
+        value = datetime.now(timezone.utc)
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.isoformat(), value.timestamp()
+    if isinstance(value, str):
+        return value, to_epoch(value, what="created_at")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
+        return dt.isoformat(), float(value)
+    raise InvalidInputError(f"created_at/updated_at must be an ISO string or datetime, got {value!r}")
+
+
+def _json_safe(obj: Any) -> Any:
+    if obj is None:
+        return {}
+    if not isinstance(obj, dict):
+        raise InvalidInputError(f"metadata must be a dict, got {type(obj).__name__}")
+    try:
+        json.dumps(obj)
+        return obj
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(obj, default=str))
+
+
+def memory_payload(item: dict) -> dict:
+    created_at, created_ts = _iso(item.get("created_at"))
+    upd = item.get("updated_at")
+    updated_at, updated_ts = _iso(upd) if upd is not None else (created_at, created_ts)
+    payload: dict[str, Any] = {
+        "id": str(item["id"]),
+        "text": item.get("text") if item.get("text") is not None else item.get("memory", ""),
+        "memory_type": item.get("memory_type") or "fact",
+        "category": item.get("category"),
+        "importance": float(item["importance"]) if item.get("importance") is not None else 0.5,
+        "created_at": created_at,
+        "created_ts": created_ts,
+        "updated_at": updated_at,
+        "updated_ts": updated_ts,
+        "metadata": _json_safe(item.get("metadata")),
+    }
+    if item.get("hash"):
+        payload["hash"] = item["hash"]
+    for k in SCOPE_FIELDS:
+        if item.get(k):
+            payload[k] = item[k]
+    if not any(item.get(k) for k in SCOPE_FIELDS):
+        raise InvalidInputError(f"Memory {item.get('id')!r} has no user_id/agent_id/run_id; every point needs a scope")
+    return payload
+
+
+def entity_payload(item: dict) -> dict:
+    name = item.get("name") or ""
+    payload: dict[str, Any] = {
+        "id": str(item["id"]),
+        "name": name,
+        "normalized_name": normalize_name(name),
+        "entity_type": item.get("entity_type") or "entity",
+    }
+    for k in SCOPE_FIELDS:
+        if item.get(k):
+            payload[k] = item[k]
+    if not any(item.get(k) for k in SCOPE_FIELDS):
+        raise InvalidInputError(f"Entity {item.get('id')!r} has no user_id/agent_id/run_id; every point needs a scope")
+    return payload
+
+
+def bool_shadow(value: Any) -> Any:
+    """Metadata booleans as 'true'/'false' strings at the same paths (None when there are none).
+
+    Work-around for qdrant-edge-py 0.9, whose MatchValue(True) is converted to the integer 1 and never
+    matches a JSON boolean; the edge backend filters booleans on this keyword shadow instead.
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        out = {k: sv for k, v in value.items() if (sv := bool_shadow(v)) is not None}
+        return out or None
+    if isinstance(value, list):
+        return [("true" if x else "false") for x in value if isinstance(x, bool)] or None
+    return None
+
+
+def _check_scope(scope: Scope) -> Scope:
+    if not isinstance(scope, Scope):
+        raise InvalidInputError(f"scope must be a memoryx.scope.Scope, got {type(scope).__name__}")
+    return scope
+
+
+# =========================================================================================================
+# the shared store
+
+class VectorStore(ABC):
+    """Memories and entities as points with a dense vector and a BM25 sparse vector, scoped per tenant.
+
+    A backend sets `_memories` / `_entities` (its handle of each collection: a shard, a collection name)
+    and `_dialect` (the filter types of its Qdrant API), and implements the primitives below.
+    """
+
+    dims: int
+    prefix: str
+    _memories: Any
+    _entities: Any
+    _dialect: _Dialect
+
+    def __init__(self, dims: int, *, prefix: str):
+        if int(dims) <= 0:
+            raise InvalidInputError(f"dims must be positive, got {dims}")
+        self.dims = int(dims)
+        self.prefix = prefix
+        self._closed = False
+
+    # -- backend primitives ---------------------------------------------------------------------------
+    @abstractmethod
+    def _point(self, pid: str, vectors: dict[str, Any], payload: dict) -> Any:
+        """One point of the backend's API; `vectors` holds DENSE and, for non-empty text, SPARSE (ids, values)."""
+
+    @abstractmethod
+    def _upsert(self, collection: Any, points: list) -> None: ...
+
+    @abstractmethod
+    def _delete(self, collection: Any, pids: list[str]) -> None:
+        """Delete these point ids (unique, never empty)."""
+
+    @abstractmethod
+    def _dense(self, collection: Any, vector: list[float], flt: Any, limit: int,
+               threshold: float | None) -> list[VectorHit]: ...
+
+    @abstractmethod
+    def _sparse(self, collection: Any, ids: list[int], values: list[float], flt: Any, corpus: Any,
+                limit: int) -> list[VectorHit]:
+        """Sparse dot product with IDF computed over the points matching `corpus` (BM25 within the scope)."""
+
+    @abstractmethod
+    def _count(self, collection: Any, flt: Any) -> int: ...
+
+    @abstractmethod
+    def _delete_where(self, collection: Any, flt: Any) -> None: ...
+
+    @abstractmethod
+    def _clear(self, collection: Any) -> None:
+        """Remove every point of the collection; it stays usable."""
+
+    @abstractmethod
+    def _shutdown(self) -> None:
+        """Release the backend and mark the store closed (called once)."""
+
+    # -- shared plumbing ------------------------------------------------------------------------------
+    def _filter(self, scope: Scope | None, node: FilterNode | dict | None):
+        return self._dialect.query_filter(scope, node)
+
+    def _memory_payload(self, item: dict) -> dict:
+        return memory_payload(item)
+
+    def _points(self, items: list[dict], build: Callable[[dict], dict], text_key: str, what: str) -> list:
+        by_id: dict[str, Any] = {}  # last write wins inside one batch, at the first write's position
+        for item in items:
+            if "id" not in item:
+                raise InvalidInputError(f"{what}: every item needs an 'id'")
+            payload = build(item)
+            vectors: dict[str, Any] = {DENSE: _vector(item.get("vector"), self.dims, f"{what} {item['id']!r}")}
+            ids, vals = sparse_vector(payload.get(text_key) or "")
+            if ids:
+                vectors[SPARSE] = (ids, vals)
+            pid = point_id(item["id"])
+            by_id[pid] = self._point(pid, vectors, payload)
+        return list(by_id.values())
+
+    def _delete_ids(self, collection: Any, ids: list[str]) -> None:
+        pids = list(dict.fromkeys(point_id(i) for i in ids))
+        if pids:
+            self._delete(collection, pids)
+
+    def _search(self, collection: Any, vector, scope: Scope, limit: int, threshold, node) -> list[VectorHit]:
+        flt = self._filter(_check_scope(scope), node)
+        return self._dense(collection, _vector(vector, self.dims, "query"), flt, max(1, int(limit)), threshold)
+
+    def _count_in(self, collection: Any, scope: Scope | None) -> int:
+        return self._count(collection, self._filter(scope, None) if scope is not None else None)
+
+    # -- memories -------------------------------------------------------------------------------------
+    def upsert_memories(self, items: list[dict]) -> None:
+        if items:
+            self._upsert(self._memories, self._points(items, self._memory_payload, "text", "memory"))
+
+    def delete_memories(self, ids: list[str]) -> None:
+        self._delete_ids(self._memories, ids)
+
+    def search_memories(self, vector, scope: Scope, *, limit: int = 5, threshold: float | None = None,
+                        filters: FilterNode | None = None) -> list[VectorHit]:
+        return self._search(self._memories, vector, scope, limit, threshold, filters)
+
+    def keyword_search(self, text: str, scope: Scope, *, limit: int = 10,
+                       filters: FilterNode | None = None) -> list[VectorHit]:
+        _check_scope(scope)
+        ids, vals = query_sparse_vector(text or "")
+        if not ids:
+            return []
+        return self._sparse(self._memories, ids, vals, self._filter(scope, filters), self._filter(scope, None),
+                            max(1, int(limit)))
+
+    def count_memories(self, scope: Scope | None = None) -> int:
+        return self._count_in(self._memories, scope)
+
+    # -- entities -------------------------------------------------------------------------------------
+    def upsert_entities(self, items: list[dict]) -> None:
+        if items:
+            self._upsert(self._entities, self._points(items, entity_payload, "name", "entity"))
+
+    def search_entities(self, vector, scope: Scope, *, limit: int = 5,
+                        threshold: float | None = None) -> list[VectorHit]:
+        return self._search(self._entities, vector, scope, limit, threshold, None)
+
+    def delete_entities(self, ids: list[str]) -> None:
+        self._delete_ids(self._entities, ids)
+
+    def count_entities(self, scope: Scope | None = None) -> int:
+        return self._count_in(self._entities, scope)
+
+    # -- maintenance ----------------------------------------------------------------------------------
+    def delete_scope(self, scope: Scope) -> None:
+        flt = self._filter(_check_scope(scope), None)
+        for collection in (self._memories, self._entities):
+            self._delete_where(collection, flt)
+
+    def reset(self) -> None:
+        for collection in (self._memories, self._entities):
+            self._clear(collection)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._shutdown()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
