@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
-    from memoryx.stores.falkordb_server import EmbeddedFalkorDB
-    from memoryx.stores.graph import GraphStore
+    from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore
     from memoryx.stores.projections import Projector
     from memoryx.stores.sql import SQLStore
     from memoryx.stores.vectors import VectorStore

@@ -30,8 +30,7 @@ import uuid
 from pathlib import Path
 
 from memoryx.scope import Scope
-from memoryx.stores.falkordb_server import EmbeddedFalkorDB
-from memoryx.stores.graph import GraphStore
+from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore
 
 RELATIONS = ["lives_in", "works_at", "likes", "knows", "owns", "喜欢", "住在", "在…工作", "说“你好”",
              "it's \"complicated\"", "is_friend_of", "studied_at", "visited", "大学同学（2010–2014）"]

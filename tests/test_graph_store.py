@@ -17,8 +17,7 @@ import pytest
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.falkordb_server import EmbeddedFalkorDB
-from memoryx.stores.graph import GraphStore, cypher_literal, make_graph_store
+from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, cypher_literal, make_graph_store
 
 TRICKY = [
     "喜欢“猫”，'真的'！",
@@ -306,7 +305,7 @@ def test_second_instance_reuses_the_server(falkor, store):
     again.stop()  # not the owner: no-op
     assert falkor.is_running() and store.counts() is not None
     # another process reuses it too, without starting a second server
-    code = ("import json,sys; from memoryx.stores.falkordb_server import EmbeddedFalkorDB as E; "
+    code = ("import json,sys; from memoryx.stores.graph import EmbeddedFalkorDB as E; "
             "e=E(sys.argv[1]); e.start(); print(json.dumps([e.pid, e.owner, e.bolt_url])); e.stop()")
     out = subprocess.run([sys.executable, "-c", code, str(falkor.data_dir)], capture_output=True, text=True,
                          timeout=60, check=True)

