@@ -31,7 +31,7 @@ from typing_extensions import NotRequired
 
 from memoryx.context import Context, services_of
 from memoryx.errors import ScopeError
-from memoryx.nodes.add_common import message_text as _text
+from memoryx.models.llm_io import message_text as _text
 from memoryx.scope import SCOPE_FIELDS
 
 DEFAULT_SYSTEM_PROMPT = (

@@ -3,7 +3,8 @@
 Same tool names and argument names as mem0's graphs/tools.py (extract_entities, establish_relationships,
 delete_graph_memory) so prompts and traces read alike; `establish_relationships` takes `relations` (mem0
 calls that list `entities`, which confuses models) and each relation may carry the index of the memory it
-came from. The parsers below accept both spellings and the usual deviations of real models.
+came from. The parsers below accept both spellings and the usual deviations of real models; reading tool
+calls and JSON out of an answer is `memoryx.models.llm_io`'s job.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memoryx.models.llm_io import loads_lenient
 from memoryx.text import CJK_CHAR
 
 EXTRACT_ENTITIES = "extract_entities"
@@ -73,71 +75,6 @@ def tool_names(tools) -> set[str]:
             if name:
                 names.add(name)
     return names
-
-
-# --------------------------------------------------------------------------------------------------------
-# Robust parsing of what models answer: tool calls (valid, invalid, or written into the text) and JSON.
-# --------------------------------------------------------------------------------------------------------
-
-
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
-_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-
-
-def loads_lenient(text) -> object | None:
-    """A JSON value out of a model answer (add_common.extract_json: <think> blocks, code fences and prose
-    around it tolerated), also with trailing commas. None when nothing can be read."""
-    from memoryx.nodes.add_common import extract_json
-
-    if isinstance(text, (dict, list)):
-        return text
-    if not isinstance(text, str):
-        return None
-    for attempt in (text, _TRAILING_COMMA.sub(r"\1", text)):
-        try:
-            return extract_json(attempt)
-        except ValueError:
-            pass
-    return None
-
-
-def collect_tool_calls(message) -> list[dict]:
-    """[{"name", "args"}] from an AIMessage: parsed tool calls, invalid ones whose arguments can still be
-    read, and tool calls written into the text (`<tool_call>{...}</tool_call>` or a bare
-    {"name": ..., "arguments": ...} object), as emitted by models served without a tool parser."""
-    calls: list[dict] = []
-    for tc in getattr(message, "tool_calls", None) or []:
-        args = tc.get("args")
-        if isinstance(args, str):
-            args = loads_lenient(args)
-        calls.append({"name": tc.get("name") or "", "args": args if isinstance(args, (dict, list)) else {}})
-    for tc in getattr(message, "invalid_tool_calls", None) or []:
-        args = loads_lenient(tc.get("args") or "")
-        if isinstance(args, (dict, list)):
-            calls.append({"name": tc.get("name") or "", "args": args})
-    if calls:
-        return calls
-    from memoryx.nodes.add_common import message_text
-
-    text = _THINK.sub("", message_text(message))
-    blobs = [loads_lenient(b) for b in _TOOL_CALL_TAG.findall(text)] or [loads_lenient(text)]
-    for blob in blobs:
-        for item in blob if isinstance(blob, list) else [blob]:
-            if isinstance(item, dict) and isinstance(item.get("name"), str) and any(
-                k in item for k in ("arguments", "args", "parameters")
-            ):
-                args = item.get("arguments", item.get("args", item.get("parameters")))
-                args = loads_lenient(args) if isinstance(args, str) else args
-                calls.append({"name": item["name"], "args": args if isinstance(args, (dict, list)) else {}})
-    return calls
-
-
-def message_json(message) -> object | None:
-    """The JSON value in an AIMessage's text (JSON mode)."""
-    from memoryx.nodes.add_common import message_text
-
-    return loads_lenient(message_text(message))
 
 
 # --- names -------------------------------------------------------------------------------------------

@@ -143,14 +143,15 @@ class ModelReply(Generic[T]):
 
 
 class RetriesExhausted(ModelOutputError):
-    """`call_with_retry` gave up. `problem`: the last parse (or call) error; `raw`, `latency_ms`, `calls`
-    as in ModelReply; `answer`: the last answer message (None when the last call itself failed)."""
+    """`call_with_retry` gave up. `problem`: the last parse error, or "model call failed: <error>";
+    `call_failed`: the last attempt failed in the call itself (then `answer` is None, else the last answer
+    message); `raw`, `latency_ms`, `calls` as in ModelReply."""
 
-    def __init__(self, problem: str, *, raw: str, latency_ms: float, calls: int, answer: BaseMessage | None,
-                 trace_id: str | None = None):
-        super().__init__(f"The model's answer could not be used after {calls} attempt(s): {problem}",
-                         trace_id=trace_id)
-        self.problem, self.raw, self.latency_ms, self.calls, self.answer = problem, raw, latency_ms, calls, answer
+    def __init__(self, problem: str, *, call_failed: bool, raw: str, latency_ms: float, calls: int,
+                 answer: BaseMessage | None):
+        super().__init__(f"The model's answer could not be used after {calls} attempt(s): {problem}")
+        self.problem, self.call_failed, self.answer = problem, call_failed, answer
+        self.raw, self.latency_ms, self.calls = raw, latency_ms, calls
 
 
 def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[BaseMessage], T], *,
@@ -164,24 +165,28 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
     `retry_prompt.format(error=<the parse error>)` appended to the conversation, so it sees what was wrong
     (literal braces in `retry_prompt` are written `{{` `}}`).
 
-    `attempts` counts calls (2: one retry; 1: no retry). An exception of the call itself propagates
-    unchanged, unless `retry_call_errors`: then the same conversation is sent again while attempts remain.
-    When no attempt succeeds: RetriesExhausted (a ModelOutputError) carrying the last problem, the raw
-    answers, the latency and the last answer, for the caller to record or to reword; it is chained to the
-    last parse or call error.
+    `attempts` counts calls (2: one retry; 1: no retry). When the call itself raises, the same conversation
+    is sent again while attempts remain if `retry_call_errors`, else the caller gives up at once.
+
+    Giving up raises RetriesExhausted (a ModelOutputError) carrying the last problem, whether the call
+    failed, the raw answers, the latency and the last answer, for the caller to record or to reword with
+    its trace id; it is chained to the last parse or call error. Anything else the parser raises (a bug,
+    not a bad answer) propagates unchanged.
     """
     start = time.perf_counter()
     conversation = list(messages)
     raws: list[str] = []
     problem, answer, cause = "", None, None
-    for attempt in range(1, attempts + 1):
+    calls = 0
+    while calls < attempts:
+        calls += 1
         try:
             answer = llm.invoke(conversation, config=config or {})
-        except Exception as exc:  # noqa: BLE001 - re-raised below unless the caller retries call errors
-            if not retry_call_errors:
-                raise
+        except Exception as exc:  # noqa: BLE001 - any failing call: an endpoint down, a refusal, a timeout
             problem, answer, cause = f"model call failed: {type(exc).__name__}: {exc}", None, exc
             raws.append(f"<error: {problem}>")
+            if not retry_call_errors:
+                break
             continue
         raw = message_text(answer)
         raws.append(raw)
@@ -189,12 +194,12 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
             value = parse(answer)
         except ValueError as exc:
             problem, cause = str(exc), exc
-            if attempt < attempts:
+            if calls < attempts:
                 conversation += [AIMessage(content=raw), HumanMessage(content=retry_prompt.format(error=problem))]
             continue
-        return ModelReply(value=value, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=attempt)
-    raise RetriesExhausted(problem, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=attempts,
-                           answer=answer) from cause
+        return ModelReply(value=value, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=calls)
+    raise RetriesExhausted(problem, call_failed=answer is None, raw=RAW_SEPARATOR.join(raws),
+                           latency_ms=_ms(start), calls=calls, answer=answer) from cause
 
 
 def _ms(start: float) -> float:

@@ -37,6 +37,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from memoryx.chitchat import is_chitchat
 from memoryx.context_block import estimate_tokens
 from memoryx.models import offline_rules as rules
+from memoryx.models.llm_io import message_text
 from memoryx.text import fact_key
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
@@ -44,17 +45,10 @@ GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memo
 FACT_TASKS = {"extract_facts", "judge_memory"}
 
 
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-
-
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
     """The MemoryX task tag of a prompt (first tagged system/human message), or None."""
     for m in messages:
-        match = TASK_TAG.search(_text(m)[:300])
+        match = TASK_TAG.search(message_text(m)[:300])
         if match:
             return match.group(1)
     return None
@@ -103,10 +97,10 @@ class OfflineChatModel(BaseChatModel):
                 content="The offline MemoryX model only answers MemoryX's own prompts. Configure a real model "
                 "with MEMORYX_LLM=provider:model (and MEMORYX_LLM_BASE_URL for an OpenAI-compatible server)."
             )
-        prompt_tokens = sum(estimate_tokens(_text(m)) for m in messages)
+        prompt_tokens = sum(estimate_tokens(message_text(m)) for m in messages)
         if tools:
             prompt_tokens += estimate_tokens(json.dumps(tools))
-        out_text = _text(message) + (json.dumps([tc["args"] for tc in message.tool_calls]) if message.tool_calls else "")
+        out_text = message_text(message) + (json.dumps([tc["args"] for tc in message.tool_calls]) if message.tool_calls else "")
         completion_tokens = estimate_tokens(out_text)
         message.usage_metadata = {
             "input_tokens": prompt_tokens,
@@ -120,7 +114,7 @@ class OfflineChatModel(BaseChatModel):
     def _extract_facts(self, messages: list[BaseMessage]) -> str:
         from memoryx.prompts.facts import parse_conversation
 
-        human = "\n".join(_text(m) for m in messages if not isinstance(m, SystemMessage))
+        human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
         facts: list[dict] = []
         seen: set[str] = set()
         for turn in parse_conversation(human):
@@ -137,7 +131,7 @@ class OfflineChatModel(BaseChatModel):
     def _judge(self, messages: list[BaseMessage]) -> str:
         from memoryx.prompts.judge import parse_judge_input
 
-        human = "\n".join(_text(m) for m in messages if not isinstance(m, SystemMessage))
+        human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
         memories, facts = parse_judge_input(human)
         return json.dumps({"operations": judge(memories, facts)}, ensure_ascii=False)
 

@@ -31,6 +31,7 @@ from memoryx.models.graph_tools import (
     EXTRACT_ENTITIES,
     tool_names,
 )
+from memoryx.models.llm_io import message_text
 from memoryx.models.offline_rules import (
     ENTITY_TYPES,
     RELATION_NAMES,
@@ -41,7 +42,6 @@ from memoryx.models.offline_rules import (
     parse_statement,
     split_clauses,
 )
-from memoryx.nodes.add_common import message_text
 from memoryx.prompts.graph import (
     EXISTING_HEADER,
     MEMORIES_HEADER,

@@ -1,12 +1,9 @@
-"""Small helpers shared by the add graph's nodes: scopes, deterministic ids, model-call config, JSON."""
+"""Small helpers shared by the add graph's nodes: scopes, deterministic ids, model-call config."""
 
 from __future__ import annotations
 
-import json
-import re
 import time
 import uuid
-from typing import Any
 
 from memoryx.scope import Scope
 
@@ -66,43 +63,3 @@ def change_marker(sql) -> int | None:
 
 def elapsed_ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 3)
-
-
-# --------------------------------------------------------------------------------------- robust JSON
-
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
-_FENCE = re.compile(r"```(?:json|JSON|javascript)?\s*(.*?)```", re.S)
-
-
-def message_text(message: Any) -> str:
-    content = getattr(message, "content", message)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
-
-
-def extract_json(text: str) -> Any:
-    """The first JSON object/array in a model answer: <think> blocks and code fences stripped, prose
-    around it tolerated. Raises ValueError saying what was wrong."""
-    if text is None:
-        raise ValueError("the answer is empty")
-    cleaned = _THINK.sub("", text)
-    cleaned = re.sub(r"^.*?</(?:think|thinking|reasoning)>", "", cleaned, flags=re.S | re.I)  # unopened close tag
-    candidates = [m.group(1) for m in _FENCE.finditer(cleaned)] + [cleaned]
-    decoder = json.JSONDecoder()
-    last_error = "no JSON object found in the answer"
-    for chunk in candidates:
-        chunk = chunk.strip()
-        for start, ch in enumerate(chunk):
-            if ch not in "{[":
-                continue
-            try:
-                value, _ = decoder.raw_decode(chunk[start:])
-            except json.JSONDecodeError as exc:
-                last_error = f"invalid JSON: {exc.msg} at position {exc.pos}"
-                continue
-            if isinstance(value, (dict, list)):
-                return value
-    raise ValueError(last_error)

@@ -13,16 +13,17 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
+from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text
 from memoryx.chitchat import is_chitchat
 from memoryx.text import fact_key
-from memoryx.nodes.add_common import elapsed_ms, extract_json, keeps_agent_facts, llm_config, message_text, scope_of
-from memoryx.prompts.facts import extraction_system_prompt, format_conversation
+from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
+from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation
 from memoryx.state import AddState, Fact
 
 CATEGORIES = ("preference", "fact", "plan", "experience", "opinion")
@@ -30,9 +31,6 @@ MEMORY_TYPES = ("episodic", "semantic", "preference", "fact")
 _IMPORTANCE_WORDS = {"high": 0.9, "medium": 0.6, "med": 0.6, "low": 0.3, "高": 0.9, "中": 0.6, "低": 0.3}
 _DEFAULT_TYPE = {"preference": "preference", "fact": "semantic", "plan": "episodic", "experience": "episodic",
                  "opinion": "semantic"}
-
-RETRY_EXTRACTION = ('Your previous answer could not be used: {error}\nAnswer again with ONLY the JSON object: '
-                    '{{"facts": [{{"text": "...", "category": "...", "importance": 0.7, "memory_type": "...", "owner": "user"}}]}}')
 
 
 def _importance(value: Any) -> float:
@@ -104,36 +102,6 @@ def fail_run(services, state: dict, step: str, error: str, raw: str | None, mode
         f"same trace id once the model works (or use a stronger model).", trace_id=trace_id)
 
 
-def call_with_retry(llm, messages: list, parse, *, state: dict, step: str, retry_template: str, services) -> tuple[Any, str, float, int]:
-    """Invoke, parse; on a parse (or call) error retry once with the error shown. Returns
-    (parsed, raw answers joined, latency ms, calls made). Raises ModelOutputError after the retry."""
-    name = model_name_of(llm)
-    config = llm_config(state, step, name)
-    start = time.perf_counter()
-    raws: list[str] = []
-    conversation = list(messages)
-    error = ""
-    for attempt in (1, 2):
-        try:
-            answer = llm.invoke(conversation, config=config)
-        except Exception as exc:  # noqa: BLE001 - a failing model call is retried once like bad output
-            error = f"model call failed: {type(exc).__name__}: {exc}"
-            raws.append(f"<error: {error}>")
-            if attempt == 2:
-                raise fail_run(services, state, step, error, "\n---\n".join(raws), name, elapsed_ms(start)) from exc
-            continue
-        raw = message_text(answer)
-        raws.append(raw)
-        try:
-            return parse(raw), "\n---\n".join(raws), elapsed_ms(start), attempt
-        except ValueError as exc:
-            error = str(exc)
-            if attempt == 2:
-                raise fail_run(services, state, step, error, "\n---\n".join(raws), name, elapsed_ms(start)) from exc
-            conversation = conversation + [AIMessage(content=raw), HumanMessage(content=retry_template.format(error=error))]
-    raise AssertionError("unreachable")
-
-
 def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     services = services_of(runtime)
@@ -145,20 +113,25 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     agent_apart = keeps_agent_facts(state)
     prompt = [SystemMessage(content=extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart)),
               HumanMessage(content=format_conversation(turns))]
-    facts, raw, latency, calls = call_with_retry(
-        services.extraction_llm, prompt, parse_facts, state=state, step="extract_facts",
-        retry_template=RETRY_EXTRACTION, services=services)
+    llm = services.extraction_llm
+    model_name = model_name_of(llm)
+    try:
+        reply = call_with_retry(llm, prompt, lambda answer: parse_facts(message_text(answer)),
+                                retry_prompt=RETRY_EXTRACTION_PROMPT, retry_call_errors=True,
+                                config=llm_config(state, "extract_facts", model_name))
+    except RetriesExhausted as exc:
+        raise fail_run(services, state, "extract_facts", exc.problem, exc.raw, model_name, exc.latency_ms) from exc
 
     user_facts: list[Fact] = []
     agent_facts: list[Fact] = []
     seen: set[tuple[str, str]] = set()
-    for fact in facts:
+    for fact in reply.value:
         owner = fact["owner"] if agent_apart else "user"
         key = (owner, fact_key(fact["text"]))
         if key in seen:
             continue
         seen.add(key)
         (agent_facts if owner == "agent" else user_facts).append({**fact, "owner": owner})
-    return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": raw,
-            "timings": {"extract_facts": elapsed_ms(start), "extract_facts_llm": latency},
-            "model_calls": {"extract_facts": calls}}
+    return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": reply.raw,
+            "timings": {"extract_facts": elapsed_ms(start), "extract_facts_llm": reply.latency_ms},
+            "model_calls": {"extract_facts": reply.calls}}

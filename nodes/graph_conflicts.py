@@ -35,11 +35,18 @@ from memoryx.errors import ModelOutputError
 from memoryx.models.graph_tools import (
     DELETE_GRAPH_MEMORY,
     DELETE_TOOLS,
-    collect_tool_calls,
-    message_json,
     normalize_relation,
     parse_relation_items,
     resolve_self,
+)
+from memoryx.models.llm_io import (
+    RetriesExhausted,
+    ToolsUnavailable,
+    call_with_retry,
+    collect_tool_calls,
+    message_json,
+    message_text,
+    tools_or_json,
 )
 from memoryx.nodes.graph_linking import same_scope
 from memoryx.models.factory import model_name_of
@@ -51,6 +58,7 @@ from memoryx.prompts.graph import (
     EXISTING_HEADER,
     NEW_INFO_HEADER,
     NEW_RELATIONS_HEADER,
+    RETRY_DELETE_JSON_PROMPT,
     USER_ID_HEADER,
 )
 from memoryx.state import AddState
@@ -194,55 +202,53 @@ def _ask_conflicts(services, state: AddState, candidates: list[dict], new: list[
                 f"{NEW_INFO_HEADER}\n{info_txt}\n{NEW_RELATIONS_HEADER}\n{new_txt}")
     mode, trace_id, llm = services.settings.graph_extraction_mode, state.get("trace_id"), services.graph_llm
     config = llm_config(state, "resolve_graph_conflicts", model_name_of(llm))
-    named: list[dict] | None = None
-    if mode in ("tools", "auto"):
-        named, problem = _delete_by_tools(llm, user_id, user_msg, config)
-        if named is None and mode == "tools":
-            raise ModelOutputError(f"Graph conflict detection by tool calling failed: {problem}. Use a model with "
-                                   "tool calling or set MEMORYX_GRAPH_EXTRACTION_MODE=json (or auto).", trace_id=trace_id)
-        if named is None:
-            log.info("graph conflicts: tool calling failed (%s); falling back to JSON mode", problem)
-    if named is None:
-        # JSON mode proper gets one retry; a fallback after a failed tool call gets one attempt (call budget)
-        named = _delete_by_json(llm, user_id, user_msg, config, trace_id, attempts=2 if mode == "json" else 1)
+    # JSON mode proper gets one retry; a fallback after a failed tool call gets one attempt (call budget)
+    named = tools_or_json(
+        mode, lambda: _delete_by_tools(llm, user_id, user_msg, config),
+        lambda attempts: _delete_by_json(llm, user_id, user_msg, config, trace_id, attempts=attempts),
+        step="Graph conflict detection", trace_id=trace_id,
+    )
     return _match(named, candidates, user_id)
 
 
-def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> tuple[list[dict] | None, str]:
+def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> list[dict]:
     try:
         bound = llm.bind_tools(DELETE_TOOLS)
         messages = [SystemMessage(DELETE_RELATIONS_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
         answer = bound.invoke(messages, config=config)
     except Exception as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+        raise ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
     calls = collect_tool_calls(answer)
     named = [r for c in calls if c["name"] in (DELETE_GRAPH_MEMORY, "") for r in parse_relation_items(c["args"])]
     if not calls:  # no call: nothing outdated, unless the text carries the JSON form
         data = message_json(answer)
         named = parse_relation_items(data.get("delete", [])) if isinstance(data, dict) else []
-    return named, ""
+    return named
 
 
 def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None, *, attempts: int) -> list[dict]:
     messages = [SystemMessage(DELETE_RELATIONS_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
-    answer = None
-    for _ in range(attempts):
-        try:
-            answer = llm.invoke(messages, config=config)
-        except Exception as exc:
-            raise ModelOutputError(f"Graph conflict model call failed: {type(exc).__name__}: {exc}", trace_id=trace_id) from exc
-        data = message_json(answer)
-        if isinstance(data, dict) and isinstance(data.get("delete", data.get("relations")), list):
-            return parse_relation_items(data.get("delete", data.get("relations")))
-        if isinstance(data, list):
-            return parse_relation_items(data)
-        calls = collect_tool_calls(answer)
-        if calls:
-            return [r for c in calls for r in parse_relation_items(c["args"])]
-        messages = messages + [answer, HumanMessage(
-            'Your answer could not be used: it is not a JSON object {"delete": [...]}. Answer again with only that object.')]
-    raise ModelOutputError(f"Graph conflict detection: unparseable model output after {attempts} attempt(s): "
-                           f"{str(getattr(answer, 'content', ''))[:300]!r}", trace_id=trace_id)
+    try:
+        return call_with_retry(llm, messages, _read_deletions, retry_prompt=RETRY_DELETE_JSON_PROMPT,
+                               attempts=attempts, config=config).value
+    except RetriesExhausted as exc:
+        if exc.call_failed:
+            raise ModelOutputError(f"Graph conflict {exc.problem}", trace_id=trace_id) from exc
+        raise ModelOutputError(f"Graph conflict detection: unparseable model output after {attempts} attempt(s): "
+                               f"{message_text(exc.answer)[:300]!r}", trace_id=trace_id) from exc
+
+
+def _read_deletions(answer) -> list[dict]:
+    """The triples a JSON-mode answer names as outdated; ValueError when it names none in a usable form."""
+    data = message_json(answer)
+    if isinstance(data, dict) and isinstance(data.get("delete", data.get("relations")), list):
+        return parse_relation_items(data.get("delete", data.get("relations")))
+    if isinstance(data, list):
+        return parse_relation_items(data)
+    calls = collect_tool_calls(answer)
+    if calls:
+        return [r for c in calls for r in parse_relation_items(c["args"])]
+    raise ValueError('it is not a JSON object {"delete": [...]}')
 
 
 def _match(named: list[dict], candidates: list[dict], user_id: str) -> list[dict]:

@@ -32,11 +32,18 @@ from memoryx.models.graph_tools import (
     EXTRACT_ENTITIES,
     EXTRACTION_TOOLS,
     EstablishRelationships,
-    collect_tool_calls,
-    message_json,
     parse_entity_items,
     parse_relation_items,
     resolve_self,
+)
+from memoryx.models.llm_io import (
+    RetriesExhausted,
+    ToolsUnavailable,
+    call_with_retry,
+    collect_tool_calls,
+    message_json,
+    message_text,
+    tools_or_json,
 )
 from memoryx.prompts.graph import (
     ENTITIES_HEADER,
@@ -44,6 +51,7 @@ from memoryx.prompts.graph import (
     EXTRACT_GRAPH_PROMPT,
     EXTRACT_RELATIONS_PROMPT,
     MEMORIES_HEADER,
+    RETRY_GRAPH_JSON_PROMPT,
     USER_ID_HEADER,
 )
 from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
@@ -121,29 +129,13 @@ def extract_graph(llm, memories: list[dict], user_id: str, *, mode: str = "auto"
 # --- model calls ---------------------------------------------------------------------------------------------
 
 
-class _ToolsUnavailable(Exception):
-    """Tool calling failed in a way JSON mode may fix. `no_call`: the model answered in prose only."""
-
-    def __init__(self, message: str, *, no_call: bool = False):
-        super().__init__(message)
-        self.no_call = no_call
-
-
 def _ask(llm, user_msg: str, user_id: str, mode: str, trace_id: str | None, config: dict) -> tuple[list, list]:
-    if mode in ("tools", "auto"):
-        try:
-            return _ask_tools(llm, user_msg, user_id, config)
-        except _ToolsUnavailable as exc:
-            if mode == "tools" and exc.no_call:
-                return [], []  # a tool-calling model that calls nothing found nothing
-            if mode == "tools":
-                raise ModelOutputError(
-                    f"Graph extraction by tool calling failed: {exc}. Use a model with tool calling for "
-                    "MEMORYX_GRAPH_LLM, or set MEMORYX_GRAPH_EXTRACTION_MODE=json (or auto).", trace_id=trace_id,
-                ) from exc
-            log.info("graph extraction: tool calling failed (%s); falling back to JSON mode", exc)
-            return _ask_json(llm, user_msg, user_id, config, attempts=1, trace_id=trace_id)
-    return _ask_json(llm, user_msg, user_id, config, attempts=2, trace_id=trace_id)
+    return tools_or_json(
+        mode, lambda: _ask_tools(llm, user_msg, user_id, config),
+        lambda attempts: _ask_json(llm, user_msg, user_id, config, attempts=attempts, trace_id=trace_id),
+        step="Graph extraction", trace_id=trace_id,
+        when_no_call=lambda: ([], []),  # a tool-calling model that calls nothing found nothing
+    )
 
 
 def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, list]:
@@ -151,11 +143,11 @@ def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, li
     try:
         bound = llm.bind_tools(EXTRACTION_TOOLS)
     except Exception as exc:  # NotImplementedError for models without tool calling, or a provider refusal
-        raise _ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        raise ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
     try:
         answer = bound.invoke([SystemMessage(system), HumanMessage(user_msg)], config=config)
     except Exception as exc:
-        raise _ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        raise ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
 
     calls = collect_tool_calls(answer)
     if not calls:
@@ -163,7 +155,7 @@ def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, li
         parsed = _parse_json_answer(message_json(answer))
         if parsed is not None:
             return parsed
-        raise _ToolsUnavailable("the model answered without a tool call", no_call=True)
+        raise ToolsUnavailable("the model answered without a tool call", no_call=True)
     entities, relations, got_relations = [], [], False
     for call in calls:
         if call["name"] == EXTRACT_ENTITIES:
@@ -207,31 +199,27 @@ def _ask_relations(llm, user_msg: str, user_id: str, entities: list[dict], confi
 def _ask_json(llm, user_msg: str, user_id: str, config: dict, *, attempts: int,
               trace_id: str | None) -> tuple[list, list]:
     messages = [SystemMessage(EXTRACT_GRAPH_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
-    problem = ""
-    for attempt in range(attempts):
-        try:
-            answer = llm.invoke(messages, config=config)
-        except Exception as exc:
-            raise ModelOutputError(f"Graph extraction model call failed: {type(exc).__name__}: {exc}",
-                                   trace_id=trace_id) from exc
-        parsed = _parse_json_answer(message_json(answer))
-        if parsed is None:
-            # a JSON-mode model may still have emitted tool calls: read them
-            calls = collect_tool_calls(answer)
-            if calls:
-                ents = [e for c in calls if c["name"] == EXTRACT_ENTITIES for e in parse_entity_items(c["args"])]
-                rels = [r for c in calls if c["name"] != EXTRACT_ENTITIES for r in parse_relation_items(c["args"])]
-                return ents, rels
-            text = str(getattr(answer, "content", ""))[:300]
-            problem = f"the answer is not a JSON object with 'entities' and 'relations': {text!r}"
-            messages = messages + [answer, HumanMessage(
-                f"Your answer could not be used: {problem}. Answer again with only the JSON object "
-                '{"entities": [...], "relations": [...]}.'
-            )]
-            continue
+    try:
+        return call_with_retry(llm, messages, _read_json_answer, retry_prompt=RETRY_GRAPH_JSON_PROMPT,
+                               attempts=attempts, config=config).value
+    except RetriesExhausted as exc:
+        if exc.call_failed:
+            raise ModelOutputError(f"Graph extraction {exc.problem}", trace_id=trace_id) from exc
+        raise ModelOutputError(f"Graph extraction: unparseable model output after {attempts} attempt(s): "
+                               f"{exc.problem}", trace_id=trace_id) from exc
+
+
+def _read_json_answer(answer) -> tuple[list, list]:
+    """(entities, relations) of a JSON-mode answer; ValueError naming the problem when it has neither."""
+    parsed = _parse_json_answer(message_json(answer))
+    if parsed is not None:
         return parsed
-    raise ModelOutputError(f"Graph extraction: unparseable model output after {attempts} attempt(s): {problem}",
-                           trace_id=trace_id)
+    calls = collect_tool_calls(answer)  # a JSON-mode model may still have emitted tool calls: read them
+    if calls:
+        ents = [e for c in calls if c["name"] == EXTRACT_ENTITIES for e in parse_entity_items(c["args"])]
+        rels = [r for c in calls if c["name"] != EXTRACT_ENTITIES for r in parse_relation_items(c["args"])]
+        return ents, rels
+    raise ValueError(f"the answer is not a JSON object with 'entities' and 'relations': {message_text(answer)[:300]!r}")
 
 
 def _looks_like_entities(args) -> bool:

@@ -26,9 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memoryx.context import Context, context_of, services_of
 from memoryx.models.factory import model_name_of
+from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text
 from memoryx.text import fact_key
-from memoryx.nodes.add_common import elapsed_ms, extract_json, keeps_agent_facts, scope_of
-from memoryx.nodes.extract_facts import call_with_retry
+from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
+from memoryx.nodes.extract_facts import fail_run
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.prompts.facts import format_conversation
 from memoryx.prompts.judge import MEMORY_UPDATE_PROMPT, RETRY_PROMPT, format_judge_input
@@ -210,9 +211,14 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         prompt = [SystemMessage(content=MEMORY_UPDATE_PROMPT), HumanMessage(content=format_judge_input(memories, fact_items))]
         llm = services.judgment_llm
         model_name = model_name_of(llm)
-        decisions, raw, latency, calls = call_with_retry(llm, prompt, parse_decisions, state=state, step="judge",
-                                                         retry_template=RETRY_PROMPT, services=services)
-        ops, notes = resolve_decisions(decisions, facts, candidates)
+        try:
+            reply = call_with_retry(llm, prompt, lambda answer: parse_decisions(message_text(answer)),
+                                    retry_prompt=RETRY_PROMPT, retry_call_errors=True,
+                                    config=llm_config(state, "judge", model_name))
+        except RetriesExhausted as exc:
+            raise fail_run(services, state, "judge", exc.problem, exc.raw, model_name, exc.latency_ms) from exc
+        raw, latency, calls = reply.raw, reply.latency_ms, reply.calls
+        ops, notes = resolve_decisions(reply.value, facts, candidates)
 
     record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)
     if ctx.review:  # the run pauses for a human: the record must be visible now

@@ -92,6 +92,11 @@ def format_conversation(messages: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# Shown with the model's own answer when that answer could not be parsed (models.llm_io.call_with_retry).
+RETRY_EXTRACTION_PROMPT = ('Your previous answer could not be used: {error}\nAnswer again with ONLY the JSON object: '
+                           '{{"facts": [{{"text": "...", "category": "...", "importance": 0.7, "memory_type": "...", "owner": "user"}}]}}')
+
+
 def parse_conversation(text: str) -> list[dict]:
     """Inverse of format_conversation (used by the offline model): [{"role", "content"}]."""
     import re

@@ -180,3 +180,8 @@ ENTITIES_HEADER = "Entities:"
 EXISTING_HEADER = "Existing relations:"
 NEW_INFO_HEADER = "New information:"
 NEW_RELATIONS_HEADER = "New relations:"
+
+# Shown with the model's own answer when a JSON-mode answer could not be read (models.llm_io.call_with_retry).
+RETRY_GRAPH_JSON_PROMPT = ('Your answer could not be used: {error}. Answer again with only the JSON object '
+                           '{{"entities": [...], "relations": [...]}}.')
+RETRY_DELETE_JSON_PROMPT = 'Your answer could not be used: {error}. Answer again with only that object.'

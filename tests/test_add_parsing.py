@@ -12,7 +12,7 @@ from add_support import ctx, facts_answer, make_services, ops_answer, run_add, s
 from memoryx.checkpointing import make_checkpointer
 from memoryx.errors import ModelOutputError
 from memoryx.graphs.add import add_run_config, builder, compile_add_graph
-from memoryx.nodes.add_common import extract_json
+from memoryx.models.llm_io import extract_json
 from memoryx.nodes.extract_facts import parse_facts
 from memoryx.nodes.judge import Decision, parse_decisions, resolve_decisions
 
