@@ -1,0 +1,142 @@
+"""Cross-process scope locks: writers of one scope queue up, whichever process or thread they run in.
+
+PostgreSQL uses a session-level advisory lock (released by the server if the process dies); SQLite uses an
+flock'ed file next to the database. Both are taken through `not_reentrant`, which refuses a second take of
+the same lock in the same thread instead of letting it wait for itself until the timeout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from memoryx.errors import ConcurrencyError, StoreUnavailableError
+from memoryx.scope import Scope
+
+
+@contextmanager
+def not_reentrant(key: tuple[str, str], scope: Scope, lock: AbstractContextManager) -> Iterator[None]:
+    """Hold `lock`, marking `key` as held by this thread; raise at once if the thread already holds it."""
+    held = _held_locks()
+    if key in held:
+        raise ConcurrencyError(
+            f"scope_lock({scope.key()}) is already held by this thread; it is not reentrant. "
+            "Take the lock once around the whole operation."
+        )
+    with lock:
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
+
+
+@contextmanager
+def advisory_lock(engine: Engine, scope: Scope, timeout: float,
+                  wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[None]:
+    """PostgreSQL advisory lock on the scope; `wrap_errors` turns driver errors into MemoryX errors."""
+    lock_key = int.from_bytes(hashlib.sha1(scope.key().encode("utf-8")).digest()[:8], "big", signed=True)
+    # A dedicated autocommit connection: the session-level advisory lock lives as long as it does and is
+    # released by the server if this process dies.
+    with wrap_errors():
+        conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    acquired = False
+    try:
+        with wrap_errors():
+            acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
+                                                       {"k": lock_key}).scalar()), timeout)
+        if not acquired:
+            raise _lock_timeout(scope, timeout, "another MemoryX worker (PostgreSQL advisory lock)")
+        yield
+    finally:
+        try:
+            if acquired:
+                conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key})
+            conn.close()
+        except SQLAlchemyError:
+            conn.invalidate()  # closing the connection releases the lock on the server
+
+
+@contextmanager
+def file_lock(lock_dir: Path, scope: Scope, timeout: float) -> Iterator[None]:
+    """flock on a file per scope in `lock_dir`; the file names the holder for the next waiter's message."""
+    import fcntl  # POSIX only; imported here so the rest of the store works anywhere
+
+    path = lock_dir / f"{hashlib.sha1(scope.key().encode('utf-8')).hexdigest()}.lock"
+    try:
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        # A new open file description per call: flock then excludes other threads of this process too.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreUnavailableError(
+            f"Cannot create the scope lock file {path}: {exc}. The locks live next to the SQLite file of "
+            "MEMORYX_SQL_URL; make that directory writable or point MEMORYX_SQL_URL elsewhere."
+        ) from exc
+    try:
+        def try_lock() -> bool:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                return False
+
+        if not _poll(try_lock, timeout):
+            holder = _read_holder(path)
+            raise _lock_timeout(scope, timeout, f"{holder} (lock file {path})")
+        try:
+            os.ftruncate(fd, 0)  # who holds it, for the timeout message of the next waiter
+            os.write(fd, f"pid {os.getpid()} thread {threading.get_ident()}".encode())
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)  # the file stays: unlinking a lock file races with a waiter that opened it
+
+
+_thread_state = threading.local()
+
+
+def _held_locks() -> set[tuple[str, str]]:
+    held = getattr(_thread_state, "held", None)
+    if held is None:
+        held = _thread_state.held = set()
+    return held
+
+
+def _poll(attempt: Callable[[], bool], timeout: float) -> bool:
+    """Try at once, then with growing pauses (10 ms .. 100 ms) until the deadline."""
+    deadline = time.monotonic() + max(0.0, timeout)
+    pause = 0.01
+    while True:
+        if attempt():
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(pause, remaining))
+        pause = min(pause * 2, 0.1)
+
+
+def _read_holder(path: Path) -> str:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        text = ""
+    return f"another writer ({text})" if text else "another writer"
+
+
+def _lock_timeout(scope: Scope, timeout: float, holder: str) -> ConcurrencyError:
+    return ConcurrencyError(
+        f"Could not lock scope {scope.key()} within {timeout:g} s: held by {holder}. Another add/update for "
+        "this scope is still running; retry when it finishes or pass a larger timeout."
+    )

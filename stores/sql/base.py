@@ -1,0 +1,233 @@
+"""The SQL store's base: engine creation (SQLite hooks, PostgreSQL pools), error wrapping, one-transaction
+sessions, migrations and the cross-process scope lock. The concept modules (memories, judgments, graph
+truth, outbox) build their queries on `_tx`.
+
+Every write is one short transaction, so every failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Self
+
+import sqlalchemy as sa
+from sqlalchemy import event, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool, StaticPool
+
+from memoryx.errors import ConcurrencyError, StoreUnavailableError
+from memoryx.scope import Scope
+from memoryx.stores.locks import advisory_lock, file_lock, not_reentrant
+from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, SchemaVersion
+from memoryx.stores.sql.values import require_scope, utc_now
+
+
+class SQLStoreBase:
+    """Owns the engine and sessions. Thread-safe: each method is one short transaction on its own session."""
+
+    def __init__(self, url: str, *, echo: bool = False):
+        self._closed = False
+        self._lock_engine: Engine | None = None
+        try:
+            parsed = make_url(url)
+        except Exception as exc:  # ArgumentError, ValueError, TypeError on garbage input
+            raise StoreUnavailableError(
+                f"MEMORYX_SQL_URL is not a valid SQLAlchemy URL ({url!r}: {exc}). Use e.g. "
+                "sqlite:////path/memoryx.db or postgresql+psycopg://user@host:5432/db, or unset it to use "
+                "SQLite in MEMORYX_DATA_DIR."
+            ) from exc
+        if parsed.drivername in ("postgresql", "postgres"):
+            parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3 is the driver we ship
+        self.url = parsed
+        self.safe_url = parsed.render_as_string(hide_password=True)
+        self.is_postgres = parsed.get_backend_name() == "postgresql"
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        try:
+            self.engine = self._make_engine(parsed, echo)
+            # Reads and writes share one pool; on SQLite the "write" copy starts BEGIN IMMEDIATE so writers
+            # queue on busy_timeout instead of failing when a read snapshot tries to upgrade.
+            self._write_engine = self.engine.execution_options(memoryx_write=True)
+            with self._wrap_errors():
+                self._migrate()
+        except StoreUnavailableError:
+            raise
+        except Exception as exc:
+            raise self._unavailable(exc) from exc
+        self._read = sessionmaker(bind=self.engine, expire_on_commit=False)
+        self._write = sessionmaker(bind=self._write_engine, expire_on_commit=False)
+
+    # ---- engine, errors, transactions --------------------------------------------------------------------
+
+    def _make_engine(self, url, echo: bool) -> Engine:
+        if self.is_sqlite:
+            database = url.database or ""
+            in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
+            if in_memory:
+                # One shared connection (an in-memory database exists per connection); a process lock
+                # serialises transactions on it. Tests and throwaway use only.
+                engine = sa.create_engine(url, echo=echo, poolclass=StaticPool,
+                                          connect_args={"check_same_thread": False})
+                self._lock_dir = Path(tempfile.mkdtemp(prefix="memoryx-locks-"))
+                self._mem_lock: threading.RLock | None = threading.RLock()
+            else:
+                path = Path(database).expanduser().resolve()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                engine = sa.create_engine(url, echo=echo, connect_args={"check_same_thread": False, "timeout": 30})
+                self._lock_dir = path.parent / "locks"
+                self._mem_lock = None
+            self._install_sqlite_hooks(engine)
+            return engine
+        self._mem_lock = None
+        self._lock_dir = None
+        connect_args = {"connect_timeout": 10} if self.is_postgres else {}
+        if self.is_postgres:
+            # Lock connections come from their own unpooled engine: many waiters polling for a scope lock
+            # must never take the pooled connections the lock holder needs to finish its work.
+            self._lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
+        return sa.create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+
+    @staticmethod
+    def _install_sqlite_hooks(engine: Engine) -> None:
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn, _record):
+            # Let SQLAlchemy, not the sqlite3 module, decide where transactions begin (SQLAlchemy's
+            # documented recipe); then BEGIN below makes reads and writes real transactions.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            cur.execute("PRAGMA synchronous=NORMAL")  # durable enough with WAL, much faster
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn):
+            write = conn.get_execution_options().get("memoryx_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        hint = ("Start PostgreSQL or fix host/port/database/user in the URL"
+                if self.is_postgres else "Check that the directory exists and is writable")
+        return StoreUnavailableError(
+            f"The SQL store at {self.safe_url} is unavailable: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}. "
+            f"{hint}, or set MEMORYX_SQL_URL to a reachable database "
+            "(unset it to use SQLite under MEMORYX_DATA_DIR)."
+        )
+
+    @contextmanager
+    def _wrap_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except OperationalError as exc:
+            if self.is_sqlite and "locked" in str(exc).lower():
+                raise ConcurrencyError(
+                    f"The SQLite database {self.safe_url} stayed locked by another writer for 30 s. "
+                    "Retry; for many concurrent writers set MEMORYX_SQL_URL to PostgreSQL."
+                ) from exc
+            raise self._unavailable(exc) from exc
+        except (sa.exc.InterfaceError, sa.exc.NoSuchModuleError) as exc:
+            raise self._unavailable(exc) from exc
+        except sa.exc.TimeoutError as exc:  # connection pool exhausted
+            raise ConcurrencyError(
+                f"No free connection to {self.safe_url} within the pool timeout: too many concurrent "
+                "operations in this process. Retry, or run fewer operations at once."
+            ) from exc
+        except sa.exc.DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise self._unavailable(exc) from exc
+            raise
+
+    @contextmanager
+    def _tx(self, write: bool = False) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on any error (nothing half-written)."""
+        self._check_open()
+        maker = self._write if write else self._read
+        mem_lock = self._mem_lock
+        if mem_lock is not None:
+            mem_lock.acquire()
+        try:
+            with self._wrap_errors(), maker.begin() as session:
+                yield session
+        finally:
+            if mem_lock is not None:
+                mem_lock.release()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailableError("This SQLStore is closed; build a new one (or new Services).")
+
+    def _migrate(self) -> None:
+        with self._write_engine.begin() as conn:
+            if self.is_postgres:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+            SchemaVersion.__table__.create(conn, checkfirst=True)
+            current = conn.execute(select(sa.func.max(SchemaVersion.version))).scalar()
+            if current is not None and current > SCHEMA_VERSION:
+                raise StoreUnavailableError(
+                    f"The database at {self.safe_url} has schema version {current}, newer than this MemoryX "
+                    f"({SCHEMA_VERSION}). Upgrade memoryx, or point MEMORYX_SQL_URL at another database."
+                )
+            if current is None:
+                Base.metadata.create_all(conn)
+                todo = [v for v, _ in MIGRATIONS]
+            else:
+                todo = []
+                for version, migrate in MIGRATIONS:
+                    if version > current:
+                        migrate(conn)
+                        todo.append(version)
+                Base.metadata.create_all(conn)  # brand-new tables of later versions (checkfirst)
+            for version in todo:
+                conn.execute(sa.insert(SchemaVersion).values(version=version, applied_at=utc_now()))
+
+    def schema_version(self) -> int:
+        with self._tx() as s:
+            return int(s.execute(select(sa.func.max(SchemaVersion.version))).scalar() or 0)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.engine.dispose()
+            if self._lock_engine is not None:
+                self._lock_engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def reset(self) -> None:
+        """Delete every row of every table (the schema and its version stay)."""
+        with self._tx(write=True) as s:
+            for table in reversed(Base.metadata.sorted_tables):  # children before parents (foreign keys)
+                if table.name != SchemaVersion.__tablename__:
+                    s.execute(table.delete())
+
+    # ---- concurrency ------------------------------------------------------------------------------------
+
+    @contextmanager
+    def scope_lock(self, scope: Scope, timeout: float = 60.0) -> Iterator[None]:
+        """Exclusive lock on one scope across threads and processes (writers of one user queue up).
+
+        Not reentrant: taking it again in the same thread (or in a coroutine on the same event loop) raises
+        ConcurrencyError at once instead of waiting for itself until the timeout.
+        """
+        scope = require_scope(scope)
+        self._check_open()
+        key = (self.safe_url, scope.key())  # two stores (databases) never share a lock
+        if self.is_postgres:
+            assert self._lock_engine is not None
+            lock = advisory_lock(self._lock_engine, scope, timeout, self._wrap_errors)
+        else:
+            assert self._lock_dir is not None
+            lock = file_lock(self._lock_dir, scope, timeout)
+        with not_reentrant(key, scope, lock):
+            yield

@@ -1,0 +1,198 @@
+"""The knowledge graph's truth: entities (one per scope and normalised name) and relations, which are
+invalidated rather than deleted so that they stay as history. The graph database is a projection of these."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import sqlalchemy as sa
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from memoryx.errors import NotFoundError
+from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.stores.sql.base import SQLStoreBase
+from memoryx.stores.sql.schema import EntityRow, RelationRow, entity_dict, relation_dict
+from memoryx.stores.sql.values import clean_text, id_chunks, new_id, require_scope, scope_dict, scope_where, utc_now
+from memoryx.text import normalize_name
+
+
+class GraphTruth(SQLStoreBase):
+    """Entities and relations with validity, per scope."""
+
+    def upsert_entity(self, *, scope: Scope, name: str, entity_type: str = "entity",
+                      entity_id: str | None = None) -> dict:
+        """One entity per (exact scope, normalised name). A known name keeps its id and first spelling."""
+        scope = require_scope(scope)
+        name = clean_text(name, "entity name")
+        normalized = normalize_name(name)
+        entity_type = (entity_type or "entity").strip() or "entity"
+        key = _scope_key(scope)
+        for attempt in (1, 2):
+            try:
+                with self._tx(write=True) as s:
+                    row = s.scalars(select(EntityRow).where(EntityRow.scope_key == key,
+                                                            EntityRow.normalized_name == normalized)).first()
+                    if row is None and entity_id:
+                        row = s.get(EntityRow, entity_id)  # replay of a create under the same id
+                    if row is None:
+                        now = utc_now()
+                        row = EntityRow(id=entity_id or new_id(), scope_key=key, **scope.as_dict(), name=name,
+                                        normalized_name=normalized, entity_type=entity_type,
+                                        created_at=now, updated_at=now)
+                        s.add(row)
+                    elif entity_type != "entity" and row.entity_type != entity_type:
+                        # A specific type refines the generic one; "entity" never overwrites a real type.
+                        row.entity_type = entity_type
+                        row.updated_at = utc_now()
+                    s.flush()
+                    return entity_dict(row)
+            except IntegrityError:
+                if attempt == 2:  # a concurrent writer created it; the second pass finds it
+                    raise
+        raise AssertionError("unreachable")
+
+    def get_entities(self, ids: list[str]) -> list[dict]:
+        found: dict[str, dict] = {}
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                found.update((r.id, entity_dict(r)) for r in s.scalars(select(EntityRow).where(EntityRow.id.in_(chunk))))
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def find_entities_by_names(self, scope: Scope, names: list[str]) -> list[dict]:
+        normalized = list(dict.fromkeys(normalize_name(n) for n in names if isinstance(n, str) and n.strip()))
+        if not normalized:
+            return []
+        q = (select(EntityRow).where(EntityRow.normalized_name.in_(normalized), *scope_where(EntityRow, scope))
+             .order_by(EntityRow.created_at, EntityRow.id))
+        with self._tx() as s:
+            return [entity_dict(r) for r in s.scalars(q)]
+
+    def list_entities(self, scope: Scope | None) -> list[dict]:
+        q = select(EntityRow).where(*scope_where(EntityRow, scope)).order_by(EntityRow.created_at, EntityRow.id)
+        with self._tx() as s:
+            return [entity_dict(r) for r in s.scalars(q)]
+
+    def orphan_entities(self, entity_ids: list[str]) -> list[dict]:
+        """Entities (of the given ids) that no VALID relation references: safe to delete (seed 000 §5.4)."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        used: set[str] = set()
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                q = select(RelationRow.source_id, RelationRow.target_id).where(
+                    RelationRow.valid == sa.true(),
+                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk)))
+                for src, dst in s.execute(q):
+                    used.update((src, dst))
+        return self.get_entities([i for i in ids if i not in used])
+
+    def delete_entities(self, entity_ids: list[str]) -> None:
+        """Hard delete; relations that reference them (normally only invalidated ones) go too."""
+        with self._tx(write=True) as s:
+            for chunk in id_chunks(entity_ids):
+                s.execute(sa.delete(RelationRow).where(
+                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))))
+                s.execute(sa.delete(EntityRow).where(EntityRow.id.in_(chunk)))
+
+    # ---- relations ----------------------------------------------------------------------------------------
+
+    def _relation_dicts(self, s: Session, rows: list[RelationRow]) -> list[dict]:
+        ids = {r.source_id for r in rows} | {r.target_id for r in rows}
+        names: dict[str, str] = {}
+        for chunk in id_chunks(ids):
+            names.update(s.execute(select(EntityRow.id, EntityRow.name).where(EntityRow.id.in_(chunk))).all())
+        return [relation_dict(r, names) for r in rows]
+
+    def add_relation(self, *, scope: Scope, source_id: str, relation: str, target_id: str,
+                     memory_id: str | None, trace_id: str | None, relation_id: str | None = None) -> dict:
+        scope = require_scope(scope)
+        relation = clean_text(relation, "relation")
+        key = _scope_key(scope)
+        for attempt in (1, 2):
+            try:
+                with self._tx(write=True) as s:
+                    if relation_id and (row := s.get(RelationRow, relation_id)) is not None:
+                        return self._relation_dicts(s, [row])[0]  # replay under the same id
+                    for entity_id in (source_id, target_id):
+                        entity = s.get(EntityRow, entity_id)
+                        if entity is None or not scope.contains(scope_dict(entity)):
+                            raise NotFoundError(f"Entity {entity_id} not found in this scope; upsert it first.")
+                    row = s.scalars(select(RelationRow).where(
+                        RelationRow.scope_key == key, RelationRow.source_id == source_id,
+                        RelationRow.relation == relation, RelationRow.target_id == target_id,
+                        RelationRow.memory_id.is_(None) if memory_id is None else RelationRow.memory_id == memory_id,
+                        RelationRow.valid == sa.true())).first()
+                    if row is None:
+                        row = RelationRow(id=relation_id or new_id(), scope_key=key, **scope.as_dict(),
+                                          source_id=source_id, relation=relation, target_id=target_id,
+                                          memory_id=memory_id, trace_id=trace_id, valid=True, created_at=utc_now())
+                        s.add(row)
+                        s.flush()
+                    return self._relation_dicts(s, [row])[0]
+            except IntegrityError:
+                if attempt == 2:  # the same fact was written concurrently; the second pass returns it
+                    raise
+        raise AssertionError("unreachable")
+
+    def get_relations(self, ids: list[str]) -> list[dict]:
+        """Relations by id (valid or not), in the order of ids; unknown ids are skipped. Used by projections."""
+        rows: dict[str, RelationRow] = {}
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                rows.update((r.id, r) for r in s.scalars(select(RelationRow).where(RelationRow.id.in_(chunk))))
+            ordered = [rows[i] for i in dict.fromkeys(ids) if i in rows]
+            return self._relation_dicts(s, ordered)
+
+    def invalidate_relations(self, relation_ids: list[str], *, trace_id: str | None) -> list[dict]:
+        """Mark relations invalid (kept as history). Already-invalid ones keep their first invalidation."""
+        ids = list(dict.fromkeys(relation_ids))
+        with self._tx(write=True) as s:
+            rows: dict[str, RelationRow] = {}
+            for chunk in id_chunks(ids):
+                rows.update((r.id, r) for r in s.scalars(select(RelationRow).where(RelationRow.id.in_(chunk))))
+            missing = [i for i in ids if i not in rows]
+            if missing:
+                raise NotFoundError(f"Unknown relation ids {missing}; nothing was invalidated.")
+            now = utc_now()
+            for row in rows.values():
+                if row.valid:
+                    row.valid, row.invalidated_at, row.invalidated_by = False, now, trace_id
+            s.flush()
+            return self._relation_dicts(s, [rows[i] for i in ids])
+
+    def _list_relations(self, where: list, include_invalid: bool) -> list[dict]:
+        q = select(RelationRow).where(*where)
+        if not include_invalid:
+            q = q.where(RelationRow.valid == sa.true())
+        with self._tx() as s:
+            rows = list(s.scalars(q.order_by(RelationRow.created_at, RelationRow.id)))
+            return self._relation_dicts(s, rows)
+
+    def relations_for_memory(self, memory_id: str, *, include_invalid: bool = False) -> list[dict]:
+        return self._list_relations([RelationRow.memory_id == memory_id], include_invalid)
+
+    def relations_around(self, scope: Scope, entity_ids: list[str], *, include_invalid: bool = False) -> list[dict]:
+        """Relations in the scope that start or end at any of the entities (one hop)."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        found: dict[str, dict] = {}
+        for chunk in id_chunks(ids):
+            where = [*scope_where(RelationRow, require_scope(scope)),
+                     sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))]
+            found.update((r["id"], r) for r in self._list_relations(where, include_invalid))
+        return list(found.values())
+
+    def list_relations(self, scope: Scope | None, *, include_invalid: bool = False) -> list[dict]:
+        return self._list_relations(scope_where(RelationRow, scope), include_invalid)
+
+
+def _scope_key(scope: Scope) -> str:
+    # Not scope.key(): that renders None as '-', so user_id='-' would collide with "no user". JSON keeps
+    # None distinct; sha1 keeps the indexed column short whatever the ids look like.
+    raw = json.dumps([getattr(scope, f) for f in SCOPE_FIELDS], ensure_ascii=False)
+    return hashlib.sha1(raw.encode("utf-8")).hexdigest()

@@ -1,0 +1,271 @@
+"""Memories in the SQL store: their rows and history, lookups and listings, access counts, the raw inputs
+a run started from, and the hard delete of a whole scope."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
+from memoryx.scope import Scope
+from memoryx.stores.sql.base import SQLStoreBase
+from memoryx.stores.sql.schema import (
+    EntityRow,
+    HistoryRow,
+    JudgmentRow,
+    MemoryRow,
+    OutboxRow,
+    RawInputRow,
+    RelationRow,
+    history_dict,
+    memory_dict,
+)
+from memoryx.stores.sql.values import (
+    as_utc,
+    check_importance,
+    check_metadata,
+    clean_text,
+    id_chunks,
+    iso,
+    new_id,
+    require_scope,
+    scope_dict,
+    scope_where,
+    utc_now,
+)
+from memoryx.text import memory_hash
+
+
+class MemoryRecords(SQLStoreBase):
+    """Memories and what belongs to them: history rows, access counts, raw inputs."""
+
+    memory_hash = staticmethod(memory_hash)
+
+    def insert_memory(self, *, scope: Scope, text: str, category: str | None = None, importance: float = 0.5,
+                      memory_type: str = "fact", metadata: dict | None = None, trace_id: str | None = None,
+                      memory_id: str | None = None, created_at: datetime | None = None,
+                      actor: str = "memoryx") -> dict:
+        scope = require_scope(scope)
+        text = clean_text(text)
+        meta = check_metadata(metadata)
+        importance = check_importance(importance)
+        memory_id = memory_id or new_id()
+        created = as_utc(created_at, "created_at") or utc_now()
+        try:
+            with self._tx(write=True) as s:
+                existing = s.get(MemoryRow, memory_id)
+                if existing is not None:
+                    return self._replayed(existing, scope)
+                row = MemoryRow(
+                    id=memory_id, text=text, hash=memory_hash(text), **scope.as_dict(), category=category,
+                    importance=importance, memory_type=memory_type or "fact", meta=meta, created_at=created,
+                    updated_at=created, deleted_at=None, access_count=0, trace_id=trace_id,
+                )
+                s.add(row)
+                s.flush()  # the history row references it
+                s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="ADD", old_memory=None,
+                                 new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
+                s.flush()
+                return memory_dict(row)
+        except IntegrityError:
+            # A concurrent replay inserted the same id between our check and our insert.
+            with self._tx() as s:
+                existing = s.get(MemoryRow, memory_id)
+                if existing is None:
+                    raise
+                return self._replayed(existing, scope)
+
+    @staticmethod
+    def _replayed(row: MemoryRow, scope: Scope) -> dict:
+        data = memory_dict(row)
+        if not scope.contains(data):
+            raise ScopeError(f"Memory id {row.id} already exists in another scope; use a new id.")
+        return data
+
+    def update_memory(self, memory_id: str, *, text: str, metadata: dict | None = None, trace_id: str | None = None,
+                      actor: str = "memoryx", category: str | None = None, importance: float | None = None,
+                      memory_type: str | None = None) -> dict:
+        text = clean_text(text)
+        meta = check_metadata(metadata) if metadata is not None else None
+        importance = check_importance(importance) if importance is not None else None
+        with self._tx(write=True) as s:
+            row = s.get(MemoryRow, memory_id)
+            if row is None or row.deleted_at is not None:
+                raise NotFoundError(f"Memory {memory_id} does not exist or was deleted; nothing to update.")
+            changes = {"text": text, "meta": meta, "category": category, "importance": importance,
+                       "memory_type": memory_type}
+            changes = {k: v for k, v in changes.items() if v is not None and v != getattr(row, k)}
+            if not changes:
+                return memory_dict(row)  # unchanged: no write, no history
+            old_text = row.text
+            now = utc_now()
+            for key, value in changes.items():
+                setattr(row, key, value)
+            row.hash = memory_hash(row.text)
+            row.updated_at = now
+            if trace_id is not None:
+                row.trace_id = trace_id  # the latest run that touched it: where to look for "why"
+            s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
+                             new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now))
+            s.flush()
+            return memory_dict(row)
+
+    def delete_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "memoryx") -> dict:
+        with self._tx(write=True) as s:
+            row = s.get(MemoryRow, memory_id)
+            if row is None:
+                raise NotFoundError(f"Memory {memory_id} does not exist.")
+            if row.deleted_at is None:  # second delete: no second history row
+                now = utc_now()
+                row.deleted_at = now
+                row.updated_at = now
+                s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="DELETE", old_memory=row.text,
+                                 new_memory=None, actor=actor, trace_id=trace_id, created_at=now))
+                s.flush()
+            return memory_dict(row)
+
+    def get_memory(self, memory_id: str, *, scope: Scope | None = None, include_deleted: bool = False) -> dict:
+        with self._tx() as s:
+            row = s.get(MemoryRow, memory_id)
+            data = memory_dict(row) if row is not None else None
+        if data is None or (data["deleted_at"] and not include_deleted) or (
+                scope is not None and not require_scope(scope).contains(data)):
+            # Same message for "missing" and "someone else's": never confirm another tenant's ids.
+            raise NotFoundError(f"Memory {memory_id} not found in this scope.")
+        return data
+
+    def list_memories(self, scope: Scope | None, *, limit: int | None = 100, offset: int = 0,
+                      include_deleted: bool = False, memory_types: list[str] | None = None,
+                      categories: list[str] | None = None, created_after: datetime | str | None = None,
+                      created_before: datetime | str | None = None) -> list[dict]:
+        q = select(MemoryRow).where(*scope_where(MemoryRow, scope))
+        if not include_deleted:
+            q = q.where(MemoryRow.deleted_at.is_(None))
+        if memory_types:
+            q = q.where(MemoryRow.memory_type.in_(list(memory_types)))
+        if categories:
+            q = q.where(MemoryRow.category.in_(list(categories)))
+        if created_after is not None:
+            q = q.where(MemoryRow.created_at >= as_utc(created_after, "created_after"))
+        if created_before is not None:
+            q = q.where(MemoryRow.created_at < as_utc(created_before, "created_before"))
+        q = q.order_by(MemoryRow.created_at.desc(), MemoryRow.id.desc()).offset(max(0, offset))
+        if limit is not None:
+            q = q.limit(max(0, limit))
+        with self._tx() as s:
+            return [memory_dict(r) for r in s.scalars(q)]
+
+    def count_memories(self, scope: Scope | None = None) -> int:
+        q = select(sa.func.count()).select_from(MemoryRow).where(
+            MemoryRow.deleted_at.is_(None), *scope_where(MemoryRow, scope))
+        with self._tx() as s:
+            return int(s.execute(q).scalar() or 0)
+
+    def find_by_hash(self, scope: Scope, text_hash: str) -> dict | None:
+        q = (select(MemoryRow)
+             .where(MemoryRow.hash == text_hash, MemoryRow.deleted_at.is_(None), *scope_where(MemoryRow, scope))
+             .order_by(MemoryRow.created_at, MemoryRow.id).limit(1))
+        with self._tx() as s:
+            row = s.scalars(q).first()
+            return memory_dict(row) if row is not None else None
+
+    def get_memories(self, ids: list[str]) -> list[dict]:
+        found: dict[str, dict] = {}
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                q = select(MemoryRow).where(MemoryRow.id.in_(chunk), MemoryRow.deleted_at.is_(None))
+                found.update((r.id, memory_dict(r)) for r in s.scalars(q))
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def rows_with_context(self, scope: Scope, ids: list[str], seed_times: list[float], *,
+                          max_gap_s: float) -> list[dict]:
+        """One statement: the live memories of `scope` whose id is in `ids` OR whose created_at lies within
+        `max_gap_s` of one of `seed_times` (epoch seconds), as memory dicts, oldest first. The search graph
+        reads the neighbouring turns of its best hits off this list; Core, not ORM, because a search must
+        stay within a few milliseconds."""
+        scope = require_scope(scope)
+        col = MemoryRow.__table__.c
+        conds = [col.id.in_(list(ids))] if ids else []
+        for ts in seed_times:
+            conds.append(col.created_at.between(datetime.fromtimestamp(ts - max_gap_s, tz=timezone.utc),
+                                                datetime.fromtimestamp(ts + max_gap_s, tz=timezone.utc)))
+        if not conds:
+            return []
+        stmt = (select(MemoryRow)
+                .where(*scope_where(MemoryRow, scope), MemoryRow.deleted_at.is_(None), sa.or_(*conds))
+                .order_by(MemoryRow.created_at, MemoryRow.id))
+        with self._tx() as s:
+            return [memory_dict(r) for r in s.scalars(stmt)]
+
+    def last_change_seq(self) -> int:
+        """A number that grows whenever any memory is added, updated or deleted (the newest history row)."""
+        with self._tx() as s:
+            return int(s.scalar(select(sa.func.max(HistoryRow.seq))) or 0)
+
+    def history(self, memory_id: str) -> list[dict]:
+        with self._tx() as s:
+            if s.get(MemoryRow, memory_id) is None:
+                raise NotFoundError(f"Memory {memory_id} does not exist.")
+            rows = s.scalars(select(HistoryRow).where(HistoryRow.memory_id == memory_id).order_by(HistoryRow.seq))
+            return [history_dict(r) for r in rows]
+
+    def record_access(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        now = utc_now()
+        with self._tx(write=True) as s:
+            for chunk in id_chunks(ids):
+                s.execute(sa.update(MemoryRow).where(MemoryRow.id.in_(chunk))
+                          .values(access_count=MemoryRow.access_count + 1, last_accessed_at=now))
+
+    def delete_scope(self, scope: Scope) -> int:
+        """Hard delete of everything in the scope (memories, history, judgments, inputs, graph, outbox)."""
+        scope = require_scope(scope)
+        mem_ids = select(MemoryRow.id).where(*scope_where(MemoryRow, scope))
+        ent_ids = select(EntityRow.id).where(*scope_where(EntityRow, scope))
+        with self._tx(write=True) as s:
+            rel_q = select(RelationRow.id).where(sa.or_(
+                sa.and_(*scope_where(RelationRow, scope)),
+                RelationRow.source_id.in_(ent_ids), RelationRow.target_id.in_(ent_ids)))
+            rel_id_list = list(s.scalars(rel_q))
+            mem_id_list = list(s.scalars(mem_ids))
+            ent_id_list = list(s.scalars(ent_ids))
+            for kind, id_list in (("memory", mem_id_list), ("entity", ent_id_list), ("relation", rel_id_list)):
+                for chunk in id_chunks(id_list):
+                    s.execute(sa.delete(OutboxRow).where(OutboxRow.kind == kind, OutboxRow.target_id.in_(chunk)))
+            for chunk in id_chunks(rel_id_list):
+                s.execute(sa.delete(RelationRow).where(RelationRow.id.in_(chunk)))
+            s.execute(sa.delete(EntityRow).where(*scope_where(EntityRow, scope)))
+            s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(mem_ids)))
+            s.execute(sa.delete(MemoryRow).where(*scope_where(MemoryRow, scope)))
+            s.execute(sa.delete(JudgmentRow).where(*scope_where(JudgmentRow, scope)))
+            s.execute(sa.delete(RawInputRow).where(*scope_where(RawInputRow, scope)))
+            return len(mem_id_list)
+
+
+    # ---- raw inputs -----------------------------------------------------------------------------------------
+
+    def save_raw_input(self, *, trace_id: str, scope: Scope, messages: list[dict], metadata: dict | None) -> None:
+        """Keep what the user sent, verbatim; a replay of the same trace keeps the first copy."""
+        scope = require_scope(scope)
+        if not trace_id:
+            raise InvalidInputError("trace_id is required to save a raw input")
+        meta = check_metadata(metadata)
+        try:
+            with self._tx(write=True) as s:
+                if s.scalars(select(RawInputRow.id).where(RawInputRow.trace_id == trace_id)).first() is None:
+                    s.add(RawInputRow(id=new_id(), trace_id=trace_id, **scope.as_dict(), messages=messages,
+                                      meta=meta, created_at=utc_now()))
+        except IntegrityError:
+            pass  # a concurrent replay saved it first
+
+    def get_raw_input(self, trace_id: str) -> dict:
+        with self._tx() as s:
+            row = s.scalars(select(RawInputRow).where(RawInputRow.trace_id == trace_id)).first()
+            if row is None:
+                raise NotFoundError(f"No raw input for trace {trace_id}.")
+            return {"id": row.id, "trace_id": row.trace_id, **scope_dict(row), "messages": row.messages,
+                    "metadata": dict(row.meta or {}), "created_at": iso(row.created_at)}
