@@ -1,11 +1,16 @@
 """One typed settings object for MemoryX, read from `MEMORYX_*` environment variables.
 
 Every knob of the system lives here so that the README's configuration table, the CLI, the server and
-the graphs all agree. An optional dotenv-style file (`MEMORYX_ENV_FILE`, default `.env`) is read too.
+the graphs all agree: code reads a setting as an attribute of `Settings`, never with a fallback default. An
+optional dotenv-style file (`MEMORYX_ENV_FILE`, default `.env`) is read too. A `MEMORYX_*` variable that
+names no setting (a typo such as MEMORYX_SEARCH_MOD) is logged as a warning naming the closest real one,
+once, when the process-wide settings load.
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -14,10 +19,17 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "MEMORYX_"
+# MEMORYX_ variables that are not settings: the env file's location, and the test suite's own switches
+ENV_NOT_SETTINGS = ("MEMORYX_ENV_FILE",)
+ENV_TEST_PREFIX = "MEMORYX_TEST_"
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="MEMORYX_",
+        env_prefix=ENV_PREFIX,
         env_file=os.environ.get("MEMORYX_ENV_FILE", ".env"),
         env_file_encoding="utf-8",
         extra="ignore",
@@ -69,7 +81,7 @@ class Settings(BaseSettings):
     checkpointer: Literal["auto", "sqlite", "postgres", "memory", "none"] = Field("auto", description="Checkpoint saver of the add graph. 'auto': PostgreSQL if SQL_URL is PostgreSQL, else SQLite at DATA_DIR/checkpoints.db.")
 
     # --- search --------------------------------------------------------------------------------
-    search_mode: Literal["fast", "deep", "auto"] = Field("auto", description="Query planner mode: fast (no graph expansion), deep (depth 2), auto (graph when the query names known entities).")
+    search_mode: Literal["fast", "deep", "auto", "hybrid", "vector", "keyword"] = Field("auto", description="Search recipe (memoryx/search/recipes.py): fast (no graph expansion), deep (depth 2), auto (graph when the query names known entities), hybrid (dense + keyword only), vector (dense only), keyword (BM25 only).")
     graph_expand_depth: int = Field(1, description="Breadth-first expansion depth of the graph path (0-2).")
     fusion: Literal["rrf", "weighted"] = Field("weighted", description="How recall paths are fused: weighted scores (default; best on LoCoMo) or reciprocal-rank fusion.")
     rrf_k: int = Field(60, description="Reciprocal-rank-fusion constant.")
@@ -78,8 +90,9 @@ class Settings(BaseSettings):
     weight_recency: float = Field(0.1, description="Weight of recency decay in the final score.")
     weight_access: float = Field(0.1, description="Weight of access frequency in the final score.")
     recency_half_life_days: float = Field(30.0, description="Half-life of the recency decay, in days.")
-    search_tuning: dict[str, Any] = Field(default_factory=dict, description="JSON overrides of the finer ranking knobs documented in nodes/search_tuning.py, e.g. {\"weight_keyword\": 0.6, \"context_window\": 3}.")
-    reranker: str | None = Field(None, description="Optional reranker: 'cross-encoder:<path>' or a chat model spec.")
+    search_tuning: dict[str, Any] = Field(default_factory=dict, description="JSON overrides of the finer ranking knobs documented in memoryx/search/tuning.py, e.g. {\"weight_keyword\": 0.6, \"context_window\": 3}.")
+    search_rewrite: bool = Field(False, description="Let the extraction model rewrite each search query (plus extra names and keywords) before searching; a failure searches with the plain query.")
+    reranker: str | None = Field(None, description="Optional reranker: unset or 'none' (off), 'cross-encoder:<path>', or a chat model spec.")
 
     # --- server --------------------------------------------------------------------------------
     api_keys: dict[str, list[str] | dict] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"admin\": true}. Empty: local development mode, no auth.")
@@ -93,7 +106,37 @@ class Settings(BaseSettings):
         return getattr(self, f"{role}_llm") or self.llm
 
 
+def unknown_env_names(environ: dict[str, str] | None = None) -> dict[str, str | None]:
+    """{unknown MEMORYX_ variable: the closest setting's variable, or None} for the variables of `environ`
+    (default: the process environment) that name no setting."""
+    environ = os.environ if environ is None else environ
+    known = [ENV_PREFIX + name.upper() for name in Settings.model_fields]
+    out: dict[str, str | None] = {}
+    for name in sorted(environ):
+        upper = name.upper()
+        if (not upper.startswith(ENV_PREFIX) or upper in known or upper in ENV_NOT_SETTINGS
+                or upper.startswith(ENV_TEST_PREFIX)):
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.6)
+        out[name] = close[0] if close else None
+    return out
+
+
+_warned: set[str] = set()
+
+
+def warn_unknown_env(environ: dict[str, str] | None = None) -> None:
+    """Log a warning for each MEMORYX_ variable that names no setting (each name once per process)."""
+    for name, close in unknown_env_names(environ).items():
+        if name in _warned:
+            continue
+        _warned.add(name)
+        hint = f"; did you mean {close}?" if close else ""
+        log.warning("environment variable %s is not a MemoryX setting and is ignored%s", name, hint)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """Process-wide settings read from the environment (cached; call `get_settings.cache_clear()` in tests)."""
+    warn_unknown_env()
     return Settings()

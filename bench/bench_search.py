@@ -123,6 +123,8 @@ def setup(services, args, rng: random.Random) -> tuple[list[str], dict[str, list
 
 
 def main(argv: list[str] | None = None) -> int:
+    from memoryx.search.recipes import RECIPES
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=1000)
     ap.add_argument("--per-user", type=int, default=100)
@@ -139,13 +141,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="experiment: after ingest, swap the MiniLM encoder for its int8 dynamic quantisation "
                          "(torch.ao quantize_dynamic on the Linear layers) to show the latency a quantised query "
                          "encoder would give; not what the product ships today")
-    ap.add_argument("--mode", choices=["fast", "auto", "deep"], default=None,
-                    help="search mode of every query (default: the settings' search_mode)")
+    ap.add_argument("--mode", choices=sorted(RECIPES), default=None,
+                    help="search recipe of every query (default: the settings' search_mode)")
     args = ap.parse_args(argv)
 
     from memoryx.context import Context
     from memoryx.graphs.search import graph as search_graph
-    from memoryx.nodes.search_rank import flush_access
+    from memoryx.search.access import flush_access
     from memoryx.services import build_services
     from memoryx.settings import Settings
 

@@ -5,14 +5,19 @@
                      ├─ keyword_recall ─┼─ fuse ─ expand_context ─ rank ─┬─ (reranker) rerank ─┬─ finalize
                      └─ graph_recall ───┘                                └─────────────────────┘
 
-* analyze_query (nodes/search_query.py): scope and filter validation (ScopeError / InvalidInputError before any
-  store is read), tokens, entity names of the scope's graph found in the query, dates/periods named, the
-  fast / deep / auto plan and its expansion depth; no model unless query rewriting is switched on.
+Each node lives in the module of its name under memoryx/nodes/ (nodes/analyze_query.py, nodes/fuse.py, ...).
+
+* analyze_query: scope and filter validation (ScopeError / InvalidInputError before any store is read), then
+  the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, entity names of the scope's graph
+  found in the query, dates/periods named (memoryx.search.dates), the recipe (fast / deep / auto / hybrid /
+  vector / keyword, memoryx.search.recipes) and its expansion depth; no model unless query rewriting is on.
 * the three recall paths run in parallel (one superstep): dense (query embedded once; plus the period the
-  query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first neighbourhood -> memories).
-* fuse / expand_context / rank / rerank / finalize (nodes/search_rank.py): weighted or RRF fusion with the
-  paths that found each memory in "sources", neighbouring-memory context, final score with importance,
-  recency and access frequency, optional reranker, limit, and access recording after the reply.
+  query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first neighbourhood -> memories). A
+  path the recipe leaves out returns nothing at once.
+* fuse / expand_context / rank / rerank / finalize: weighted or RRF fusion with the paths that found each
+  memory in "sources", neighbouring-memory context, final score with importance, recency and access
+  frequency (memoryx.search.scoring), optional reranker (memoryx.search.rerankers), limit, and access
+  recording after the reply (memoryx.search.access).
 
 Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "threshold", "mode", "expand_depth",
 "relation_types", "include_invalid", "rewrite"?, "record_access"?}. Output key `result`:
@@ -30,10 +35,16 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 
 from memoryx.context import Context
-from memoryx.nodes.search_query import analyze_query
-from memoryx.nodes.search_rank import expand_context, finalize, fuse, rank, rerank
-from memoryx.nodes.search_recall import dense_recall, graph_recall, keyword_recall
-from memoryx.state import SearchInput, SearchOutput, SearchState
+from memoryx.nodes.analyze_query import analyze_query
+from memoryx.nodes.dense_recall import dense_recall
+from memoryx.nodes.expand_context import expand_context
+from memoryx.nodes.finalize import finalize
+from memoryx.nodes.fuse import fuse
+from memoryx.nodes.graph_recall import graph_recall
+from memoryx.nodes.keyword_recall import keyword_recall
+from memoryx.nodes.rank import rank
+from memoryx.nodes.rerank import rerank
+from memoryx.search.state import SearchInput, SearchOutput, SearchState
 
 RecallPath = Literal["dense_recall", "keyword_recall", "graph_recall"]
 
@@ -41,14 +52,14 @@ RecallPath = Literal["dense_recall", "keyword_recall", "graph_recall"]
 def route_query(state: SearchState) -> list[RecallPath] | Literal["finalize"]:
     """Empty query: straight to an empty result. Otherwise fan out to every recall path (each one returns
     nothing quickly when it does not apply, e.g. the graph path when the query names no known entity)."""
-    if (state.get("plan") or {}).get("empty"):
+    if state["plan"].empty:
         return "finalize"
     return ["dense_recall", "keyword_recall", "graph_recall"]
 
 
 def route_rank(state: SearchState) -> Literal["rerank", "finalize"]:
     """Rerank only when a reranker is configured (the plan says so) and there is something to rerank."""
-    if (state.get("plan") or {}).get("reranker") and state.get("ranked"):
+    if state["plan"].reranker and state.get("ranked"):
         return "rerank"
     return "finalize"
 

@@ -1,0 +1,164 @@
+"""expand_context: the SQL rows of the fused candidates (scope, liveness and filters re-checked on the system
+of record), the time / name / "when" boosts, then neighbouring-memory propagation (memoryx.search.tuning
+explains each knob).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.filters import matches
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.search.dates import states_time
+from memoryx.search.plan import SearchPlan
+from memoryx.search.scoring import epoch_of
+from memoryx.search.state import SearchState
+from memoryx.text import CJK_CLASS
+
+log = logging.getLogger(__name__)
+
+MAX_NAMES = 8
+
+
+def _name_pattern(name: str) -> re.Pattern:
+    if re.search(f"[{CJK_CLASS}]", name):  # no word boundaries between CJK characters
+        return re.compile(re.escape(name), re.I)
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.I)
+
+
+def _mentions(memory: dict, pattern: re.Pattern) -> bool:
+    if pattern.search(memory.get("memory") or ""):
+        return True
+    meta = memory.get("metadata") or {}
+    for key in ("name", "speaker", "actor", "author"):
+        v = meta.get(key)
+        if isinstance(v, str) and pattern.fullmatch(v.strip()):
+            return True
+    return False
+
+
+def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
+    """[(distance, id)] of the memories stored just before / after each seed, from `rows` (oldest first, complete
+    within max_gap_s of each seed), at most `window` on each side and `max_gap_s` away."""
+    pos = {r["id"]: i for i, r in enumerate(rows)}
+    times = [epoch_of(r["created_at"]) or 0.0 for r in rows]
+    out: dict[str, list[tuple[int, str]]] = {}
+    for sid in seed_ids:
+        i = pos.get(sid)
+        if i is None:
+            continue
+        found: list[tuple[int, str]] = []
+        for step in (-1, 1):
+            j, dist = i + step, 1
+            while 0 <= j < len(rows) and dist <= window and abs(times[j] - times[i]) <= max_gap_s:
+                found.append((dist, rows[j]["id"]))
+                j += step
+                dist += 1
+        out[sid] = found
+    return out
+
+
+def _from_payload(mid: str, payload: dict) -> dict:
+    """A memory dict from a vector-store payload (the SQL row replaces it before the final ranking)."""
+    mem = {"id": mid, "memory": payload.get("text") or "", "metadata": payload.get("metadata") or {},
+           "created_at": payload.get("created_at"), "updated_at": payload.get("updated_at"),
+           "memory_type": payload.get("memory_type"), "category": payload.get("category"),
+           "importance": payload.get("importance"), "hash": payload.get("hash")}
+    for k in ("user_id", "agent_id", "run_id"):
+        mem[k] = payload.get(k)
+    return mem
+
+
+def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None:
+    """Add the time / name / "when" bonuses to the candidates' relevance (those with a payload)."""
+    t = plan.tuning
+    window = plan.time_window
+    names = list(dict.fromkeys(entity_names + list(plan.names)))
+    patterns = [_name_pattern(n) for n in names[:MAX_NAMES]]
+    for c in cands:
+        mem = c["memory"]
+        if mem is None:
+            continue
+        bonus = 0.0
+        if window:
+            ts = epoch_of(mem.get("created_at"))
+            if ts is not None and window[0] <= ts < window[1]:
+                bonus += t.time_bonus
+        if patterns:
+            hit = sum(1 for p in patterns if _mentions(mem, p))
+            bonus += t.name_bonus * hit / len(patterns)
+        if plan.asks_when and states_time(mem.get("memory") or ""):
+            bonus += t.when_bonus
+        c["relevance"] += bonus
+
+
+def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    plan = state["plan"]
+    sql = services_of(runtime).sql
+    t = plan.tuning
+    limit = plan.limit
+    fused = state.get("fused") or []
+    pool = [dict(c, sources=list(c["sources"])) for c in fused[: max(4 * t.candidate_k, 4 * limit)]]
+
+    # memory dicts from the vector payloads (dense/keyword hits; filters were pushed down there). Hits of the
+    # graph path alone carry no payload: their SQL rows come with the final fetch (filters checked there).
+    cands: list[dict] = []
+    for c in pool:
+        payload = c.pop("payload", None)
+        c["memory"] = _from_payload(c["id"], payload) if payload else None
+        cands.append(c)
+    _boost(cands, plan, [e["name"] for e in state.get("graph_entities") or []])
+
+    # context propagation + the SQL rows, in one statement ---------------------------------------------
+    # The system of record decides liveness, scope, filters and access counts of everything returned.
+    by_id = {c["id"]: c for c in cands}
+    cands.sort(key=lambda x: -x["relevance"])
+    keep = max(3 * limit, 30, t.rerank_top if plan.reranker else 0)
+    weight, win = float(t.context_weight), int(t.context_window)
+    gap = float(t.context_max_gap_minutes) * 60.0
+    types = set(t.context_types or ())
+    seeds = [c for c in cands[: t.context_seeds]
+             if c["memory"] is not None and (not types or c["memory"].get("memory_type") in types)] \
+        if weight > 0 and win > 0 else []
+    seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
+    try:
+        rows = sql.rows_with_context(plan.scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
+    except Exception as exc:  # never fail a search on the context step: plain rows, no propagation
+        log.warning("context expansion failed: %s", exc)
+        rows, seeds = sql.get_memories([c["id"] for c in cands[:keep]]), []
+    truth = {r["id"]: r for r in rows}
+    if seeds:
+        turns = [r for r in rows if not types or r.get("memory_type") in types]
+        adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
+        loans: dict[str, float] = {}
+        for seed in seeds:
+            for dist, mid in adj.get(seed["id"], []):
+                loan = weight * seed["relevance"] * float(t.context_decay) ** (dist - 1)
+                if loan > loans.get(mid, 0.0):
+                    loans[mid] = loan
+        for mid, loan in loans.items():
+            c = by_id.get(mid)
+            if c is None:  # found only through its neighbour
+                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
+            c["relevance"] += loan
+            c["sources"].append("context")
+
+    out: list[dict] = []
+    for c in sorted(by_id.values(), key=lambda x: -x["relevance"]):
+        mem = truth.get(c["id"])
+        if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
+            continue  # deleted since it was projected, outside the scope, or failing the filters
+        c["memory"] = mem
+        out.append(c)
+        if len(out) >= keep:
+            break
+    top = out[0]["relevance"] if out else 0.0
+    for c in out:
+        c["relevance"] = c["relevance"] / top if top > 0 else 0.0
+    return {"candidates": out, "timings": {"expand_context": elapsed_ms(start)}}

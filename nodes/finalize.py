@@ -1,0 +1,67 @@
+"""finalize: limit, the mem0-shaped output, and access recording in a background thread
+(memoryx.search.access; it never delays the reply).
+
+Output: {"results": [{"id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "hash",
+"user_id", "agent_id", "run_id", "memory_type", "category"}], "relations": [{"source", "relationship",
+"destination", "valid"?}]}.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.search.access import record_access_later
+from memoryx.search.state import SearchState
+
+SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
+_FIELDS = ("user_id", "agent_id", "run_id", "memory_type", "category")
+
+
+def format_result(c: dict) -> dict:
+    mem = c["memory"]
+    out = {
+        "id": mem["id"],
+        "memory": mem["memory"],
+        "score": round(float(c["score"]), 6),
+        "sources": [s for s in SOURCE_ORDER if s in c["sources"]] + [s for s in c["sources"] if s not in SOURCE_ORDER],
+        "metadata": mem.get("metadata") or {},
+        "created_at": mem.get("created_at"),
+        "updated_at": mem.get("updated_at"),
+        "hash": mem.get("hash"),
+    }
+    for k in _FIELDS:
+        out[k] = mem.get(k)
+    return out
+
+
+def format_relations(relations: list[dict], limit: int, include_invalid: bool) -> list[dict]:
+    out: list[dict] = []
+    seen: set[tuple] = set()
+    for r in relations:
+        key = (r.get("source"), r.get("relation"), r.get("target"))
+        if key in seen or not r.get("source") or not r.get("target"):
+            continue
+        seen.add(key)
+        item = {"source": r["source"], "relationship": r["relation"], "destination": r["target"]}
+        if include_invalid:
+            item["valid"] = r.get("valid", True) is not False
+        out.append(item)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def finalize(state: SearchState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    plan = state["plan"]
+    if plan.empty:
+        return {"result": {"results": [], "relations": []}, "timings": {"finalize": elapsed_ms(start)}}
+    results = [format_result(c) for c in (state.get("ranked") or [])[: plan.limit]]
+    relations = format_relations(state.get("graph_relations") or [], plan.limit, plan.include_invalid)
+    if results and plan.record_access:
+        record_access_later(services_of(runtime).sql, [r["id"] for r in results])
+    return {"result": {"results": results, "relations": relations}, "timings": {"finalize": elapsed_ms(start)}}

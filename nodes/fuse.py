@@ -1,0 +1,75 @@
+"""fuse: the recall paths' best-first lists -> one list with a fused relevance in [0, 1] and the paths that
+found each hit ("sources").
+
+Weighted fusion (MEMORYX_FUSION=weighted, the default) min-max normalises each path's scores and sums them
+with the path weights of MEMORYX_SEARCH_TUNING; reciprocal-rank fusion (rrf) sums weight / (rrf_k + rank),
+every path counting alike and the period-restricted list half.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.search.state import SearchState
+
+PATHS = ("dense", "keyword", "graph", "time")
+RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5}
+
+
+def _minmax(values: list[float]) -> list[float]:
+    if not values:
+        return []
+    lo, hi = min(values), max(values)
+    if hi - lo < 1e-12:
+        return [1.0] * len(values)
+    return [(v - lo) / (hi - lo) for v in values]
+
+
+def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[str, float], rrf_k: int) -> list[dict]:
+    """Fuse best-first hit lists. Returns [{"id", "relevance" (0..1), "sources", "path_scores", "payload"}]."""
+    fused: dict[str, dict] = {}
+    for path in PATHS:
+        hits = path_hits.get(path) or []
+        if not hits:
+            continue
+        w = float(weights.get(path, 0.0))
+        if method == "weighted":
+            contrib = [w * s for s in _minmax([h["score"] for h in hits])]
+        else:
+            contrib = [w / (rrf_k + rank + 1) for rank in range(len(hits))]
+        seen: set[str] = set()
+        for h, c in zip(hits, contrib):
+            if h["id"] in seen:
+                continue
+            seen.add(h["id"])
+            item = fused.setdefault(h["id"], {"id": h["id"], "relevance": 0.0, "sources": [], "path_scores": {},
+                                              "payload": {}})
+            item["relevance"] += c
+            item["sources"].append(path)
+            item["path_scores"][path] = round(float(h["score"]), 6)
+            if h.get("payload") and not item["payload"]:
+                item["payload"] = h["payload"]
+    items = sorted(fused.values(), key=lambda x: -x["relevance"])
+    top = items[0]["relevance"] if items else 0.0
+    for it in items:
+        it["relevance"] = it["relevance"] / top if top > 0 else 0.0
+    return items
+
+
+def fuse(state: SearchState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    plan = state["plan"]
+    t = plan.tuning
+    if plan.fusion == "rrf":
+        weights = RRF_WEIGHTS
+    else:
+        weights = {"dense": t.weight_dense, "keyword": t.weight_keyword, "graph": t.weight_graph,
+                   "time": t.weight_time}
+    fused = fuse_hits({"dense": state.get("dense_hits") or [], "keyword": state.get("keyword_hits") or [],
+                       "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or []},
+                      method=plan.fusion, weights=weights, rrf_k=plan.rrf_k)
+    return {"fused": fused, "timings": {"fuse": elapsed_ms(start)}}

@@ -1,0 +1,66 @@
+"""graph_recall: the scope's entities named in the query (exact normalised match of the query's n-grams,
+one SQL query), then, when the plan walks the graph, GraphStore.neighbourhood (expand_depth 1-2 hops,
+optional relation names, invalidated edges hidden unless include_invalid) and the memories attached to the
+reached relations, scored by distance: 1 / hops.
+
+The entities found are written even when the graph is not walked: ranking uses their names. Filters are
+applied later, on the SQL rows (expand_context), since relations carry no memory payload.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.search.state import SearchState
+
+log = logging.getLogger(__name__)
+
+MAX_RELATIONS = 200
+
+
+def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    plan = state["plan"]
+    services = services_of(runtime)
+    graph = services.graph
+    empty = {"graph_hits": [], "graph_relations": [], "graph_entities": []}
+    entities: list[dict] = []
+    if plan.entity_candidates:
+        try:  # names of the scope's entities found in the query (also used by ranking)
+            entities = services.sql.find_entities_by_names(plan.scope, list(plan.entity_candidates))
+        except Exception as exc:
+            log.warning("entity lookup failed, searching without the graph path: %s", exc)
+    found = [{"id": e["id"], "name": e["name"]} for e in entities]
+    if not plan.use_graph or graph is None or not entities:
+        return {**empty, "graph_entities": found, "timings": {"graph_recall": elapsed_ms(start)}}
+    try:
+        relations = graph.neighbourhood(plan.scope, [e["id"] for e in entities], depth=plan.expand_depth,
+                                        relation_names=list(plan.relation_types) if plan.relation_types else None,
+                                        include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
+    except Exception as exc:  # the other paths still answer; the failure is logged
+        log.warning("graph recall failed, searching without it: %s", exc)
+        return {**empty, "graph_entities": found, "timings": {"graph_recall": elapsed_ms(start)}}
+    best: dict[str, float] = {}
+    kept: list[dict] = []
+    for rel in relations:
+        if not plan.include_invalid and rel.get("valid") is False:
+            continue  # defence in depth: the store already hides them
+        kept.append(rel)
+        mid = rel.get("memory_id")
+        if not mid:
+            continue
+        hops = rel.get("hops")
+        hops = 1 if hops is None else max(1, int(hops))
+        score = 1.0 / hops  # seed 002 §5.2: 1 / graph distance
+        if score > best.get(mid, -1.0):
+            best[mid] = score
+    hits = [{"id": mid, "score": s, "payload": {}} for mid, s in sorted(best.items(), key=lambda kv: -kv[1])]
+    hits = hits[: plan.candidate_k * 2]
+    kept.sort(key=lambda r: (r.get("hops") or 0))
+    return {"graph_hits": hits, "graph_relations": kept, "graph_entities": found,
+            "timings": {"graph_recall": elapsed_ms(start)}}

@@ -1,0 +1,143 @@
+"""Dates and periods named in a query or a memory, without a model.
+
+* `time_window(query)`: the period a query is about, as [start, end) epoch seconds ("on 9 May 2023",
+  "in July 2023", "2023年5月", "last week", "昨天", "先週"), or None.
+* `asks_when(query)`: the query asks for a time ("when ...", "什么时候", "いつ").
+* `states_time(text)`: a memory states a time (yesterday, last week, 2023, 昨天 ...): what a "when" question
+  wants back.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import datetime, timedelta, timezone
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS["sept"] = 9
+WEEKDAYS = {d.lower() for d in calendar.day_name}
+
+_WHEN_RE = re.compile(
+    r"^\s*(when|what (year|month|day|date|time)|how long (ago|since|before|after)?|since when|at what time)\b"
+    r"|\bwhen\b|什么时候|何时|哪一?天|哪一?年|几月|几号|几点|多久|いつ|何時|何日|何年|何月", re.I)
+
+_TIME_TEXT = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last (night|week|weekend|month|year|summer|winter|spring|fall|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (week|weekend|month|year)|"
+    r"this (morning|afternoon|evening|week|weekend|month|year)|recently|(19|20)\d{2}|"
+    r"(on|last|this|next) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|昨天|前天|今天|明天|上周|上星期|上个月|去年|前年|下周|下个月|明年|\d+\s*年|\d+\s*月|\d+\s*[日号]"
+    r"|昨日|一昨日|先週|先月|昨年|来週|来月|来年|今朝|今週",
+    re.I,
+)
+
+
+def asks_when(query: str) -> bool:
+    return bool(_WHEN_RE.search(query))
+
+
+def states_time(text: str) -> bool:
+    return bool(_TIME_TEXT.search(text))
+
+
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAMES})\.?,?\s*(\d{{4}})?\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?", re.I)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH_NAMES})\.?,?\s+(\d{{4}})\b", re.I)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_ISO_MONTH = re.compile(r"\b(\d{4})-(\d{1,2})\b(?!-)")
+_CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(?:(\d{1,2})\s*[日号])?")
+_CJK_YEAR = re.compile(r"(\d{4})\s*年")
+_YEAR = re.compile(r"\b(?:in|of|during|since|year)\s+((?:19|20)\d{2})\b|^((?:19|20)\d{2})$", re.I)
+_BEFORE = re.compile(r"\b(before|prior to|until|by)\s*$|之前|以前|前に|まで", re.I)
+_AFTER = re.compile(r"\b(after|since|following)\s*$|之后|以后|後に|以降", re.I)
+
+
+def _day(dt: datetime) -> datetime:
+    return datetime(dt.year, dt.month, dt.day, tzinfo=timezone.utc)
+
+
+_RELATIVE = [
+    (re.compile(r"\byesterday\b|昨天|昨日", re.I), lambda now: (_day(now) - timedelta(days=1), _day(now))),
+    (re.compile(r"\btoday\b|今天|今日", re.I), lambda now: (_day(now), _day(now) + timedelta(days=1))),
+    (re.compile(r"\b(last|past) week\b|上周|上星期|先週", re.I),
+     lambda now: (_day(now) - timedelta(days=14), _day(now) + timedelta(days=1))),
+    (re.compile(r"\bthis week\b|这周|本周|今週", re.I), lambda now: (_day(now) - timedelta(days=7), _day(now) + timedelta(days=1))),
+    (re.compile(r"\b(last|past) month\b|上个月|上月|先月", re.I),
+     lambda now: (_day(now) - timedelta(days=62), _day(now) + timedelta(days=1))),
+    (re.compile(r"\b(last|past) year\b|去年|昨年", re.I),
+     lambda now: (datetime(now.year - 1, 1, 1, tzinfo=timezone.utc), datetime(now.year, 1, 15, tzinfo=timezone.utc))),
+]
+
+
+def _safe_date(y: int, m: int, d: int) -> datetime | None:
+    try:
+        return datetime(y, m, d, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def month_window(y: int, m: int) -> tuple[datetime, datetime]:
+    """The month, plus a week: events of a month are often told a few days after it ends."""
+    start = datetime(y, m, 1, tzinfo=timezone.utc)
+    end = datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=timezone.utc)
+    return start, end + timedelta(days=7)
+
+
+def time_window(query: str, now: datetime | None = None) -> tuple[float, float] | None:
+    """The period a query is about, as [start, end) epoch seconds, or None.
+
+    A named day covers that day +- 1 day (timezones, "the day before"); "before <day>" covers the two weeks up
+    to it and "after <day>" the two weeks from it; a month covers the month plus a week (events are told a few
+    days later); a year the whole year plus two weeks. Relative periods (yesterday, last week, 上周, 先週 ...)
+    are taken from `now`.
+    """
+    now = now or datetime.now(timezone.utc)
+    year_default = now.year
+
+    def around(day: datetime, span: re.Match) -> tuple[datetime, datetime]:
+        before = query[max(0, span.start() - 14) : span.start()]
+        if _BEFORE.search(before):
+            return day - timedelta(days=14), day + timedelta(days=1)
+        if _AFTER.search(before):
+            return day, day + timedelta(days=15)
+        return day - timedelta(days=1), day + timedelta(days=2)
+
+    def pack(win: tuple[datetime, datetime]) -> tuple[float, float]:
+        return win[0].timestamp(), win[1].timestamp()
+
+    for rx, order in ((_ISO_DATE, "ymd"), (_CJK_DATE, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+        for m in rx.finditer(query):
+            if order == "ymd":
+                y, mo, d = m.group(1), m.group(2), m.group(3)
+                if d is None:  # 2023年5月
+                    return pack(month_window(int(y), int(mo))) if 1 <= int(mo) <= 12 else None
+                day = _safe_date(int(y), int(mo), int(d))
+            elif order == "dmy":
+                d, mon, y = m.group(1), m.group(2), m.group(3)
+                day = _safe_date(int(y) if y else year_default, MONTHS[mon.lower()], int(d))
+            else:
+                mon, d, y = m.group(1), m.group(2), m.group(3)
+                if mon.lower() == "may" and not y and not re.match(r"\s*\d", query[m.end(1):]):
+                    continue
+                day = _safe_date(int(y) if y else year_default, MONTHS[mon.lower()], int(d))
+            if day is not None:
+                return pack(around(day, m))
+    m = _MONTH_YEAR.search(query) or _ISO_MONTH.search(query)
+    if m:
+        if m.re is _ISO_MONTH:
+            y, mo = int(m.group(1)), int(m.group(2))
+        else:
+            y, mo = int(m.group(2)), MONTHS[m.group(1).lower()]
+        if 1 <= mo <= 12:
+            return pack(month_window(y, mo))
+    m = _CJK_YEAR.search(query) or _YEAR.search(query)
+    if m:
+        y = int(m.group(1) or m.group(2))
+        return pack((datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 15, tzinfo=timezone.utc)))
+    for rx, window in _RELATIVE:
+        if rx.search(query):
+            return pack(window(now))
+    return None

@@ -1,0 +1,96 @@
+"""The search plan: everything one search does, decided once by analyze_query and read by every later node.
+
+The plan is derived from the input, the settings and the recipe (memoryx.search.recipes); the nodes after
+analyze_query read it instead of the raw input, so the scope, the filters and the knobs are checked and
+derived exactly once. A plan with an empty `query` means "nothing to search": the graph goes straight to
+an empty result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memoryx.errors import InvalidInputError
+from memoryx.filters import FilterNode
+from memoryx.scope import Scope
+from memoryx.search.recipes import AUTO, MAX_DEPTH, RecallPath, SearchRecipe
+from memoryx.search.tuning import SearchTuning
+
+MAX_LIMIT = 1000
+DEFAULT_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    scope: Scope
+    limit: int = DEFAULT_LIMIT
+    query: str = ""  # normalised (NFKC, single spaces); "" = nothing to search
+    filters: FilterNode | None = None  # parsed once; pushed down to the stores, re-checked on the SQL rows
+    threshold: float | None = None
+    relation_types: tuple[str, ...] | None = None  # graph walk restricted to these relation names
+    include_invalid: bool = False  # show invalidated relations too
+    record_access: bool = True  # count the returned memories as accessed (background)
+
+    # what the query says
+    semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
+    keyword_query: str = ""  # searched by BM25 (plus the rewrite's extra keywords)
+    tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.text.tokenize); none: the keyword path is skipped
+    entity_candidates: tuple[str, ...] = ()  # strings that could name an entity of the scope
+    names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
+    time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names
+    asks_when: bool = False
+    rewritten: bool = False  # a model rewrote the query
+
+    # how it is searched
+    recipe: SearchRecipe = AUTO
+    expand_depth: int = 0
+    use_graph: bool = False  # the graph path walks (depth > 0, a graph store, graph enabled)
+    tuning: SearchTuning = field(default_factory=SearchTuning)
+    fusion: Literal["rrf", "weighted"] = "weighted"
+    rrf_k: int = 60
+    reranker: str | None = None  # reranker spec (memoryx.search.rerankers); None: no rerank step
+
+    @property
+    def empty(self) -> bool:
+        return not self.query
+
+    def uses(self, path: RecallPath) -> bool:
+        return self.recipe.uses(path)
+
+    @property
+    def candidate_k(self) -> int:
+        """Hits asked of each recall path."""
+        return max(int(self.tuning.candidate_k), 2 * self.limit)
+
+
+# ------------------------------------------------------------------------------------- input checks
+
+
+def checked_limit(limit: Any) -> int:
+    if limit is None:
+        return DEFAULT_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"limit must be an integer between 1 and {MAX_LIMIT}, got {limit!r}")
+    return limit
+
+
+def checked_threshold(threshold: Any) -> float | None:
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
+        raise InvalidInputError(f"threshold must be a number, got {threshold!r}")
+    return None if threshold is None else float(threshold)
+
+
+def checked_relation_types(relation_types: Any) -> tuple[str, ...] | None:
+    if relation_types is None:
+        return None
+    if not isinstance(relation_types, list) or not all(isinstance(r, str) and r.strip() for r in relation_types):
+        raise InvalidInputError(f"relation_types must be a list of relation names, got {relation_types!r}")
+    return tuple(relation_types) or None
+
+
+def checked_depth(expand_depth: Any) -> int | None:
+    if expand_depth is not None and (isinstance(expand_depth, bool) or not isinstance(expand_depth, int)
+                                     or not 0 <= expand_depth <= MAX_DEPTH):
+        raise InvalidInputError(f"expand_depth must be 0, 1 or 2; got {expand_depth!r}")
+    return expand_depth

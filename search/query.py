@@ -1,0 +1,87 @@
+"""What a query says, without a model: its normalised text, the strings that could name an entity, the
+capitalised words that look like names; and the optional model step that rewrites it.
+
+graph_recall matches `entity_candidates` exactly (normalised) against the scope's entities with
+`SQLStore.find_entities_by_names` - one SQL query, no model, in parallel with the query embedding.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from memoryx.errors import InvalidInputError
+from memoryx.models.llm_io import call_with_retry, extract_json, message_text
+from memoryx.prompts.search import REWRITE_QUERY_PROMPT, RETRY_REWRITE_PROMPT, QueryRewrite
+from memoryx.search.dates import MONTHS, WEEKDAYS
+from memoryx.text import CJK_CLASS
+
+MAX_ENTITY_CANDIDATES = 400
+
+
+def normalize_query(query: Any) -> str:
+    if query is None:
+        return ""
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", query)).strip()
+
+
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+_LATIN_WORD = re.compile(rf"(?:(?![{CJK_CLASS}])[^\W_])+(?:['’.\-](?:(?![{CJK_CLASS}])[^\W_])+)*")
+
+
+def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> list[str]:
+    """Word n-grams (1..4 words) and CJK character n-grams (1..8 chars) of the query: every string that could
+    be an entity name, to be matched exactly (after normalisation) against the scope's entities."""
+    text = unicodedata.normalize("NFKC", query)
+    out: dict[str, None] = {}
+    # latin-like words, kept in order; possessive 's removed ("Melanie's" -> "Melanie")
+    words = [re.sub(r"['’]s$", "", w) for w in _LATIN_WORD.findall(text)]
+    for n in range(1, max_words + 1):
+        for i in range(len(words) - n + 1):
+            out[" ".join(words[i : i + n])] = None
+    for run in _CJK_RUN.findall(text):
+        for n in range(1, min(max_chars, len(run)) + 1):
+            for i in range(len(run) - n + 1):
+                out[run[i : i + n]] = None
+    cands = [c for c in out if c.strip()]
+    return cands[:MAX_ENTITY_CANDIDATES]
+
+
+_QUESTION_WORDS = {
+    "what", "when", "where", "who", "whom", "whose", "why", "which", "how", "did", "does", "do", "is", "are",
+    "was", "were", "can", "could", "would", "should", "will", "has", "have", "had", "tell", "show", "find",
+    "list", "give", "i", "my", "me", "we", "our", "you", "your", "the", "a", "an", "in", "on", "at", "of",
+    "and", "or", "to", "for", "with", "from", "about", "it", "this", "that", "please", "remind", "recall",
+    "during", "since", "after", "before", "last", "next", "yesterday", "today", "tomorrow",
+}
+
+
+def proper_names(query: str) -> list[str]:
+    """Capitalised words of a Latin-script query that look like names ("Caroline", "New York")."""
+    out: dict[str, None] = {}
+    for m in re.finditer(r"\b[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*)*", query):
+        phrase = re.sub(r"['’]s$", "", m.group(0))
+        parts = [p for p in phrase.split() if p.lower() not in _QUESTION_WORDS and p.lower() not in MONTHS
+                 and p.lower() not in WEEKDAYS]
+        if parts:
+            out[" ".join(parts)] = None
+    return list(out)
+
+
+def _read_rewrite(answer: BaseMessage) -> QueryRewrite:
+    data = extract_json(message_text(answer))
+    if not isinstance(data, dict):
+        raise ValueError("the answer is not a JSON object")
+    return QueryRewrite.model_validate(data)
+
+
+def rewrite_query(llm: Any, query: str) -> QueryRewrite:
+    """Optional model step: the query rewritten for search, with extra entity names and keywords. Raises
+    RetriesExhausted (memoryx.models.llm_io) when the model's answers cannot be read."""
+    messages = [SystemMessage(content=REWRITE_QUERY_PROMPT), HumanMessage(content=query)]
+    return call_with_retry(llm, messages, _read_rewrite, retry_prompt=RETRY_REWRITE_PROMPT).value

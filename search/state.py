@@ -1,0 +1,49 @@
+"""State of the search graph (memoryx.graphs.search). TypedDicts from typing_extensions (LangServe + pydantic
+on Python 3.11 need it).
+
+Input keys are what a caller passes; analyze_query turns them into one `SearchPlan` that every later node
+reads; each recall path writes its own key, so the parallel branches never conflict.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from typing_extensions import Annotated, NotRequired, TypedDict
+
+from memoryx.search.plan import SearchPlan
+
+
+class SearchInput(TypedDict):
+    query: str
+    user_id: NotRequired[str | None]
+    agent_id: NotRequired[str | None]
+    run_id: NotRequired[str | None]
+    limit: NotRequired[int]
+    filters: NotRequired[dict | None]
+    threshold: NotRequired[float | None]
+    mode: NotRequired[str | None]  # a recipe name: fast | deep | auto | hybrid | vector | keyword
+    expand_depth: NotRequired[int | None]
+    relation_types: NotRequired[list[str] | None]
+    include_invalid: NotRequired[bool]
+    rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
+    record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
+
+
+class SearchOutput(TypedDict):
+    result: dict
+
+
+class SearchState(SearchInput, total=False):
+    plan: SearchPlan  # scope, filters, query analysis, recipe and knobs, derived once
+    dense_hits: list[dict]  # [{"id", "score", "payload"}] best first
+    keyword_hits: list[dict]
+    graph_hits: list[dict]
+    graph_relations: list[dict]
+    graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
+    time_hits: list[dict]  # dense hits inside the period the query names
+    fused: list[dict]
+    candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
+    ranked: list[dict]  # final scores, thresholded
+    timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
+    result: dict

@@ -1,0 +1,76 @@
+"""The finer knobs of search ranking, with their documented defaults.
+
+The main ones are Settings fields (MEMORYX_SEARCH_MODE, _FUSION, _RRF_K, _WEIGHT_RELEVANCE, _WEIGHT_IMPORTANCE,
+_WEIGHT_RECENCY, _WEIGHT_ACCESS, _RECENCY_HALF_LIFE_DAYS, _RERANKER). The finer ones below can be overridden
+with the JSON setting MEMORYX_SEARCH_TUNING (unknown names and values of the wrong type are refused), else the
+default applies. The defaults were chosen on the LoCoMo retrieval benchmark by category, never per question
+(bench/locomo_retrieval.py).
+
+Scores, in order:
+
+1. Each recall path returns a best-first list of ``candidate_k`` hits. Weighted fusion (default) min-max
+   normalises each path's scores to [0, 1] and sums them with the path weights; RRF sums
+   ``weight / (rrf_k + rank)``. Either way the fused relevance is scaled to [0, 1].
+2. Boosts on the fused relevance: ``time_bonus`` when the memory's time (created_at) falls in the period the
+   query names; ``name_bonus`` x the share of the query's names the memory mentions; ``when_bonus`` for memories
+   that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when".
+3. Context propagation: the ``context_seeds`` best memories lend ``context_weight`` x their relevance
+   (x ``context_decay`` per extra step) to the memories stored right before and after them in the same scope
+   (``context_window`` on each side, each step at most ``context_max_gap_minutes`` from the seed): the turns of a conversation
+   around a hit usually hold the rest of the answer. A memory gets the best such loan added to its own score.
+   Only memories of the ``context_types`` (default: episodic, i.e. raw conversation turns) lend and borrow:
+   extracted facts stored at the same moment are not each other's context.
+4. Final score = (w_rel x relevance + w_imp x importance + w_rec x recency + w_acc x access) / sum(w), where
+   recency = 0.5 ** (age_days / half_life) and access = log(1 + access_count) / log(1 + 50), capped at 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memoryx.errors import InvalidInputError
+from memoryx.settings import Settings
+
+
+class SearchTuning(BaseModel):
+    """The finer ranking knobs (see the module docstring for where each one acts)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    candidate_k: int = Field(30, description="Hits per recall path (at least 2 x limit).")
+    weight_dense: float = Field(0.45, description="Weighted fusion: weight of the dense path.")
+    weight_keyword: float = Field(0.55, description="Weighted fusion: weight of the keyword (BM25) path.")
+    weight_graph: float = Field(0.35, description="Weighted fusion: weight of the graph path.")
+    weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
+    time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")
+    name_bonus: float = Field(0.10, description="Times the share of the query's names the memory mentions.")
+    when_bonus: float = Field(0.10, description="Added to memories that state a time when the query asks 'when'.")
+    context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")
+    context_window: int = Field(2, description="Neighbouring memories on each side of a seed.")
+    context_decay: float = Field(0.7, description="Factor per extra step away from the seed.")
+    context_seeds: int = Field(10, description="Best memories that lend to their neighbours.")
+    context_max_gap_minutes: float = Field(30.0, description="Largest time between two steps of a neighbourhood.")
+    # only conversation turns: infer=False stores messages as episodic
+    context_types: tuple[str, ...] = Field(("episodic",), description="Memory types that lend and borrow context.")
+    rerank_top: int = Field(30, description="Candidates handed to the reranker, when one is configured.")
+
+    def __getitem__(self, knob: str) -> Any:
+        """A knob by its JSON name, as MEMORYX_SEARCH_TUNING writes it."""
+        return getattr(self, knob)
+
+
+DEFAULTS: dict[str, Any] = SearchTuning().model_dump()
+
+
+def tuning(settings: Settings) -> SearchTuning:
+    """The knobs: DEFAULTS overridden by the settings' `search_tuning` map."""
+    overrides = dict(settings.search_tuning)
+    unknown = sorted(set(overrides) - set(DEFAULTS))
+    if unknown:
+        raise InvalidInputError(f"MEMORYX_SEARCH_TUNING has unknown knobs {unknown}; known: {sorted(DEFAULTS)}")
+    try:
+        return SearchTuning(**overrides)
+    except ValidationError as exc:
+        raise InvalidInputError(f"MEMORYX_SEARCH_TUNING has a bad value: {exc}") from exc
