@@ -17,8 +17,10 @@ from memoryx.context import Context
 from memoryx.context_block import build_context, estimate_tokens
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.search import builder, graph as search_graph
-from memoryx.nodes.search_query import entity_candidates, time_window
-from memoryx.nodes.search_rank import flush_access, fuse_hits
+from memoryx.nodes.fuse import fuse_hits
+from memoryx.search.access import flush_access
+from memoryx.search.dates import time_window
+from memoryx.search.query import entity_candidates
 from memoryx.scope import Scope
 from memoryx.settings import Settings
 
@@ -189,6 +191,18 @@ def test_fuse_hits_rrf_and_weighted():
     assert rrf[0]["id"] == "b" and rrf[0]["sources"] == ["dense", "keyword"] and rrf[0]["relevance"] == 1.0
     weighted = fuse_hits(hits, method="weighted", weights={"dense": 0.5, "keyword": 0.5}, rrf_k=60)
     assert {x["id"] for x in weighted} == {"a", "b", "c"} and weighted[-1]["relevance"] == 0.0
+
+
+def test_recipes_keyword_vector_hybrid(svc):
+    user = _user()
+    serial = add(svc, user, "The router serial number is XQ7731ZB")
+    add(svc, user, "I adore golden retrievers")
+    keyword = search(svc, "XQ7731ZB puppy", user, mode="keyword")
+    assert ids(keyword) == [serial] and keyword["results"][0]["sources"] == ["keyword"]
+    vector = search(svc, "XQ7731ZB puppy", user, mode="vector")
+    assert vector["results"] and all("keyword" not in r["sources"] for r in vector["results"])
+    hybrid = search(svc, "XQ7731ZB puppy", user, mode="hybrid")
+    assert {s for r in hybrid["results"] for s in r["sources"]} <= {"dense", "keyword", "context"}
 
 
 def test_limit_threshold_and_rrf_setting(svc):
@@ -440,7 +454,7 @@ def test_search_on_postgresql(pg_url, tmp_path):
 
 def test_search_tuning_overrides_and_refuses_unknown_knobs():
     from memoryx.errors import InvalidInputError
-    from memoryx.nodes.search_tuning import DEFAULTS, tuning
+    from memoryx.search.tuning import DEFAULTS, tuning
     from memoryx.settings import Settings
 
     assert tuning(Settings(search_tuning={"context_window": 3}))["context_window"] == 3
