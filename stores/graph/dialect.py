@@ -4,6 +4,8 @@ The store writes one portable Cypher text with ``$name`` parameters; the dialect
 parameters travel and how an index is created idempotently.
 
 * `Neo4jDialect`: parameters travel natively; ``CREATE INDEX <name> IF NOT EXISTS``.
+* `FalkorDBNativeDialect`: FalkorDB over its own protocol (native.py): the `falkordb` client sends the
+  parameters; values it would render unsafely (NaN, NUL, objects it would ``str()``) are refused first.
 * `FalkorDBDialect`: FalkorDB's Bolt endpoint pastes Bolt parameters into a fixed 4 KB buffer *as unescaped
   text* (a ``'`` breaks the query or injects Cypher; over ~4 KB crashes the server), so no Bolt parameters
   are sent: they are encoded into FalkorDB's own parameter header (``CYPHER name=<literal> ... <query>``,
@@ -105,6 +107,44 @@ class FalkorDBDialect:
 
     def create_index(self, kind: str, label: str, prop: str, name: str) -> str:
         return f"CREATE INDEX FOR {index_pattern(kind, label)} ON (n.{prop})"
+
+
+def check_param(value: Any) -> None:
+    """Refuse what the `falkordb` client would render as something other than the value itself: NaN and
+    infinities, NUL characters (the server's parser stops there), map keys with a backtick, and any type
+    it would pass through ``str()``."""
+    if value is None or isinstance(value, (bool, int)):
+        return
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise InvalidInputError(f"graph properties cannot be NaN or infinite: {value!r}")
+    elif isinstance(value, str):
+        if "\x00" in value:
+            raise InvalidInputError("graph properties cannot contain NUL characters")
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_param(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str) or not key or "`" in key:
+                raise InvalidInputError(f"graph parameter map key must be a string without backticks, got {key!r}")
+            check_param(item)
+    else:
+        raise InvalidInputError(f"unsupported graph parameter type {type(value).__name__}: {value!r}")
+
+
+class FalkorDBNativeDialect(FalkorDBDialect):
+    """FalkorDB's own protocol: the client sends the parameters (see the module docstring)."""
+
+    def check(self, params: dict[str, Any]) -> dict[str, Any]:
+        for name, value in params.items():
+            if not _IDENT.match(name):
+                raise InvalidInputError(f"graph parameter name must be an identifier, got {name!r}")
+            check_param(value)
+        return params
+
+    def encode(self, query: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        return query, self.check(params)
 
 
 DIALECTS: dict[str, CypherDialect] = {"neo4j": Neo4jDialect(), "falkordb": FalkorDBDialect()}

@@ -1,11 +1,13 @@
-"""Process, port and lock helpers of the embedded FalkorDB (see falkordb_server.py)."""
+"""Process, socket, secret, port and lock helpers of the embedded FalkorDB (see falkordb_server.py)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import random
+import secrets
 import socket
+import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
@@ -13,13 +15,15 @@ from typing import Iterator
 from memoryx.errors import StoreUnavailableError
 
 HOST = "127.0.0.1"
-#: Ports chosen when none are configured. FalkorDB 4.16 reads BOLT_PORT into an int16_t: a Bolt port above
-#: 32767 silently disables Bolt, so ports are picked below 32768.
+#: Bolt ports (tests only) are picked below 32768: FalkorDB 4.16 reads BOLT_PORT into an int16_t, and a
+#: port above 32767 silently disables Bolt.
 PORT_RANGE = (20000, 32767)
 MAX_BOLT_PORT = 32767
+#: AF_UNIX paths are limited to 108 bytes including the NUL
+MAX_SOCKET_PATH = 100
 ADVICE = (
-    "Set MEMORYX_FALKORDB_PORT / MEMORYX_FALKORDB_BOLT_PORT to free ports, or choose another graph backend "
-    "with MEMORYX_GRAPH_BACKEND=neo4j (and MEMORYX_NEO4J_URL) or MEMORYX_GRAPH_BACKEND=none."
+    "The embedded graph (MEMORYX_GRAPH_BACKEND=falkordb) runs under MEMORYX_DATA_DIR/falkordb; choose "
+    "MEMORYX_GRAPH_BACKEND=neo4j (and MEMORYX_NEO4J_URL) or MEMORYX_GRAPH_BACKEND=none otherwise."
 )
 
 
@@ -76,7 +80,7 @@ def port_free(port: int) -> bool:
     return True
 
 
-def free_port(exclude: set[int]) -> int:
+def free_port(exclude: frozenset[int] | set[int] = frozenset()) -> int:
     """A free port below 32768 (FalkorDB keeps BOLT_PORT in an int16; Linux's ephemeral range starts at
     32768, so ports here are also unlikely to be grabbed by outgoing connections in between)."""
     rng = random.SystemRandom()
@@ -87,17 +91,47 @@ def free_port(exclude: set[int]) -> int:
     raise StoreUnavailableError("Could not find a free TCP port for the embedded FalkorDB. " + ADVICE)
 
 
-def redis_ping(port: int, timeout: float = 1.0) -> str:
-    """Raw RESP PING; returns the reply line ('+PONG', '-LOADING ...') or raises OSError."""
-    with socket.create_connection((HOST, port), timeout=timeout) as s:
-        s.sendall(b"PING\r\n")
-        data = b""
-        while not data.endswith(b"\r\n"):
-            chunk = s.recv(256)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode("utf-8", "replace").strip()
+def socket_ping(path: str, password: str, timeout: float = 1.0) -> None:
+    """AUTH + PING over the unix socket; raises (redis errors, OSError) until the server answers PONG."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    client = redis.Redis(unix_socket_path=path, password=password, socket_timeout=timeout,
+                         socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
+    try:
+        if client.ping() is not True:
+            raise RuntimeError("no PONG")
+    finally:
+        client.close()
+
+
+def read_or_create_secret(path: Path) -> str:
+    """The server password kept in `path` (mode 0600), created random on first use."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)  # copied around with looser rights: tighten before trusting it
+        secret = path.read_text(encoding="ascii").strip()
+        if secret:
+            return secret
+        os.chmod(path, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    secret = secrets.token_urlsafe(32)  # [A-Za-z0-9_-]: no quoting anywhere
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(secret + "\n")
+    return secret
+
+
+def socket_path_for(directory: Path) -> Path:
+    """``<directory>/falkordb.sock``, or, when that path is too long for AF_UNIX, a socket in a new private
+    (0700) directory of the system's runtime/temp dir (recorded in server.json by the caller)."""
+    wanted = directory / "falkordb.sock"
+    if len(os.fsencode(wanted)) <= MAX_SOCKET_PATH:
+        return wanted
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(tempfile.mkdtemp(prefix="memoryx-falkordb-", dir=base)) / "falkordb.sock"
 
 
 @contextlib.contextmanager

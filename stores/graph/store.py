@@ -8,13 +8,14 @@ One model, portable between Neo4j and (embedded) FalkorDB:
   invalidated_by, user_id, agent_id, run_id}]``. The relation text (any language, quotes, punctuation) is
   the *data* property ``name`` and is never part of a query's text;
 * times are epoch milliseconds (FalkorDB's Bolt has no ``datetime()``); ids are our own uuids (no
-  ``elementId()``);
+  ``elementId()``), so the same Cypher runs over both transports;
 * scope matching is the rule every MemoryX store uses: exact equality on each field the `Scope` sets
   (``Scope(user_id='a')`` sees a's entities of every agent/run; ``Scope(user_id='a', agent_id='x')`` only
   those with agent x). No prefix, case or partial matching.
 
-Statements go through a `GraphTransport` (transport.py; today `BoltTransport`), whose dialect
-(dialect.py) decides how parameters travel and how indexes are created.
+Statements go through a `GraphTransport` (transport.py): `NativeTransport` (FalkorDB's own protocol; the
+embedded default) or `BoltTransport` (Neo4j), whose dialect (dialect.py) decides how parameters travel and
+how indexes are created.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.graph.bolt import BoltTransport
 from memoryx.stores.graph.dialect import CypherDialect, DialectName
+from memoryx.stores.graph.native import NATIVE_SCHEMES, NativeTransport
 from memoryx.stores.graph.transport import GraphTransport
 from memoryx.stores.graph.values import chunks, clip, now_ms, to_ms, unique_ids
 from memoryx.text import normalize_name
@@ -75,10 +77,15 @@ class GraphStore:
     def __init__(self, transport: GraphTransport | str, username: str = "", password: str = "", *,
                  flavor: Literal["auto", "falkordb", "neo4j"] = "auto", reconnect: Callable[[], str] | None = None,
                  connect_timeout: float = 5.0, read_timeout: float = 60.0):
-        """`transport`: a connected `GraphTransport`, or a Bolt URL; the other arguments then configure the
-        `BoltTransport` (`flavor` 'auto' detects the server; `reconnect` may restart an embedded server and
-        returns its new URL)."""
-        if isinstance(transport, str):
+        """`transport`: a connected `GraphTransport`, or a URL: ``unix://…`` / ``redis://…`` for FalkorDB's
+        native protocol (`NativeTransport`), ``bolt://…`` / ``neo4j://…`` for `BoltTransport`; the other
+        arguments configure it (`flavor` 'auto' detects a Bolt server; `reconnect` may restart an embedded
+        server and returns its new URL)."""
+        if isinstance(transport, str) and transport.split("://", 1)[0] in NATIVE_SCHEMES:
+            transport = NativeTransport(transport, password or None, username=username or None,
+                                        reconnect=reconnect, connect_timeout=connect_timeout,
+                                        read_timeout=read_timeout)
+        elif isinstance(transport, str):
             transport = BoltTransport(transport, username, password, flavor=flavor, reconnect=reconnect,
                                       connect_timeout=connect_timeout, read_timeout=read_timeout)
         self.transport = transport

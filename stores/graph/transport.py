@@ -1,7 +1,8 @@
 """The transport interface: how `GraphStore` sends one Cypher statement to a graph server.
 
 A transport owns the connection (and its reconnects) and the wire's quirks; the store owns the Cypher.
-Implementations: `BoltTransport` (langchain-neo4j / the neo4j driver, for Neo4j and FalkorDB's Bolt port).
+Implementations: `NativeTransport` (FalkorDB's own protocol, native.py) and `BoltTransport` (langchain-neo4j /
+the neo4j driver, for Neo4j and, in tests, FalkorDB's Bolt port).
 """
 
 from __future__ import annotations

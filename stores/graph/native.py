@@ -1,0 +1,138 @@
+"""Native transport: FalkorDB's own protocol through the official `falkordb` client (over redis-py).
+
+The embedded server is reached over its private unix socket (``unix:///…/falkordb.sock`` plus the password
+of its data dir); a FalkorDB server elsewhere over ``redis://[:password@]host:port`` (``rediss://`` for
+TLS). Parameters travel as the client's query parameters (``graph.query(q, params)``): the client writes
+them into FalkorDB's parameter header with its own escaping and the server parses them as values, so a
+parameter never becomes Cypher and has no size limit. A dropped connection is retried once on a fresh one,
+then (with a `reconnect` callback, which may restart the embedded server) once more.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable
+from urllib.parse import unquote, urlparse
+
+from memoryx.errors import StoreUnavailableError
+from memoryx.stores.graph.dialect import FalkorDBNativeDialect
+from memoryx.stores.graph.transport import GraphTransport
+
+log = logging.getLogger(__name__)
+
+#: the graph (redis key) MemoryX keeps its projection in; the same one FalkorDB's Bolt endpoint uses
+GRAPH_NAME = "falkordb"
+ADVICE = (
+    "Check MEMORYX_GRAPH_BACKEND: 'falkordb' (embedded server under MEMORYX_DATA_DIR/falkordb, reached over "
+    "its private socket), 'neo4j' (server at MEMORYX_NEO4J_URL) or 'none' (no graph)."
+)
+NATIVE_SCHEMES = ("unix", "redis", "rediss", "falkor", "falkors")
+
+
+class NativeTransport(GraphTransport):
+    """Statements over FalkorDB's native protocol. Thread-safe (redis-py's connection pool)."""
+
+    def __init__(self, url: str, password: str | None = None, *, username: str | None = None,
+                 graph: str = GRAPH_NAME, reconnect: Callable[[], str] | None = None,
+                 connect_timeout: float = 5.0, read_timeout: float = 60.0):
+        """`url`: ``unix:///path/to.sock`` or ``redis://[user:password@]host:port``; `password` (and
+        `username`) override the URL's. `reconnect`: called when the server is unreachable; it may
+        restart the server and returns its URL, after which the failed statement is retried once."""
+        self.url = url
+        self.dialect = FalkorDBNativeDialect()
+        self._password = password
+        self._username = username
+        self._graph_name = graph
+        self._reconnect = reconnect
+        self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._lock = threading.RLock()
+        self._closed = False
+        self._db = None
+        self._graph = None
+        self._connect(url)
+
+    # --- connection ---------------------------------------------------------------------------------
+    def _connect(self, url: str) -> None:
+        from falkordb import FalkorDB
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        parsed = urlparse(url)
+        if parsed.scheme not in NATIVE_SCHEMES:
+            raise StoreUnavailableError(f"Not a FalkorDB URL: {url!r} (use unix:///path.sock or "
+                                        f"redis://host:port). {ADVICE}")
+        where: dict[str, Any] = ({"unix_socket_path": unquote(parsed.path)} if parsed.scheme == "unix" else
+                                 {"host": parsed.hostname or "localhost", "port": parsed.port or 6379,
+                                  "ssl": parsed.scheme in ("rediss", "falkors")})
+        password = self._password if self._password is not None else (unquote(parsed.password or "") or None)
+        username = self._username if self._username is not None else (unquote(parsed.username or "") or None)
+        try:
+            db = FalkorDB(**where, password=password, username=username, socket_timeout=self._read_timeout,
+                          socket_connect_timeout=self._connect_timeout, retry=Retry(NoBackoff(), 0))
+            db.connection.ping()
+        except Exception as exc:  # unreachable, wrong password, not a FalkorDB
+            raise StoreUnavailableError(f"Cannot connect to the graph store at {url!r}: {exc}. {ADVICE}") from exc
+        old, self._db, self._graph, self.url = self._db, db, db.select_graph(self._graph_name), url
+        if old is not None:
+            _close_quietly(old)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            db, self._db, self._graph = self._db, None, None
+        if db is not None:
+            _close_quietly(db)
+
+    # --- statements ---------------------------------------------------------------------------------
+    def run(self, op: str, query: str, params: dict[str, Any] | None = None) -> list[dict]:
+        """Connection failures are retried (then `reconnect`); server-side errors are not."""
+        import redis.exceptions as rx
+
+        params = self.dialect.check(params or {})
+        last: Exception | None = None
+        for attempt in range(3):
+            graph = self._graph
+            if self._closed or graph is None:
+                raise StoreUnavailableError(f"The graph store at {self.url} is closed ({op}).")
+            try:
+                result = graph.query(query, params or None)
+            except (rx.ConnectionError, rx.TimeoutError, OSError) as exc:
+                last = exc
+                if isinstance(exc, rx.TimeoutError):
+                    break  # a read that timed out: retrying would only wait again
+                if attempt == 0:
+                    continue  # the pool has dropped the dead connection: try a fresh one
+                if attempt == 1 and self._reconnect is not None:
+                    try:
+                        self._reconnect_now()
+                    except StoreUnavailableError:
+                        raise
+                    except Exception as rexc:
+                        last = rexc
+                        break
+                    continue
+                break
+            except rx.RedisError as exc:  # the server answered with an error (syntax, auth, ...)
+                raise StoreUnavailableError(f"Graph statement '{op}' failed on {self.url}: {exc}") from exc
+            keys = [column[1] for column in result.header]
+            return [dict(zip(keys, row)) for row in result.result_set]
+        raise StoreUnavailableError(
+            f"The graph store at {self.url} is unreachable ({op}: {type(last).__name__}: {last}). {ADVICE}"
+        ) from last
+
+    def _reconnect_now(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            url = self._reconnect() if self._reconnect else self.url
+            log.warning("graph store unreachable; reconnecting to %s", url)
+            self._connect(url)
+
+
+def _close_quietly(db: Any) -> None:
+    try:
+        db.close()
+    except Exception:  # pragma: no cover - closing a dead connection
+        pass
