@@ -1,7 +1,9 @@
 """The live objects the graphs run on: stores, embeddings and chat models, built from one Settings.
 
-`build_services()` is what `Memory()` calls; `get_default_services()` is the lazily built process-wide
-instance that graphs use when no services are injected (for example under `langgraph dev`).
+`build_services()` is what `Memory()` calls. Callers inject the services into every graph run through
+`Context(services=...)`; only a process that serves the graphs itself (`langgraph dev`, LangGraph Platform)
+runs them without: `Context.services` then declares `serving_services()` as its default, the one set this
+process builds from MEMORYX_ settings on first use.
 """
 
 from __future__ import annotations
@@ -39,13 +41,6 @@ class Services:
     falkordb: "EmbeddedFalkorDB | None" = None
     _closed: bool = field(default=False, repr=False)
 
-    @property
-    def offline(self) -> bool:
-        """True when any role runs on the offline rule-based model (demo/test model)."""
-        from memoryx.models.offline import OfflineChatModel
-
-        return any(isinstance(m, OfflineChatModel) for m in (self.extraction_llm, self.judgment_llm, self.graph_llm))
-
     def close(self) -> None:
         """Close every store and stop the embedded graph server if this process started it."""
         if self._closed:
@@ -57,7 +52,7 @@ class Services:
             ("sql store", getattr(self.sql, "close", None)),
             ("embedded FalkorDB", getattr(self.falkordb, "stop", None)),
         ):
-            if closer is None:
+            if closer is None:  # no graph backend or embedded server (or a test's stand-in with nothing to close)
                 continue
             try:
                 closer()
@@ -136,8 +131,8 @@ def build_services(
         raise
     # replay projection writes that a crashed or failed earlier run left in the outbox
     try:
-        if falkordb is not None and getattr(falkordb, "recovered_unclean", False):
-            # the embedded graph snapshots every second: after a crash, rebuild it from the SQL truth
+        if falkordb is not None and falkordb.recovered_unclean:
+            # a graph server that died without a clean shutdown may miss its last second of writes
             log.warning("embedded FalkorDB stopped uncleanly last time; rebuilding the graph from SQL")
             services.projector.rebuild_graph()
         replayed = services.projector.retry_pending()
@@ -148,21 +143,15 @@ def build_services(
     return services
 
 
-_default: Services | None = None
-_default_lock = threading.Lock()
+_serving: Services | None = None
+_serving_lock = threading.Lock()
 
 
-def get_default_services() -> Services:
-    """Process-wide services from MEMORYX_ settings, built on first use (langgraph dev, LangServe)."""
-    global _default
-    with _default_lock:
-        if _default is None or _default._closed:
-            _default = build_services()
-        return _default
-
-
-def set_default_services(services: Services | None) -> None:
-    """Install (or clear) the process-wide services, e.g. the ones a server already opened."""
-    global _default
-    with _default_lock:
-        _default = services
+def serving_services() -> Services:
+    """The services of a process serving the graphs with no services injected (langgraph dev, LangGraph
+    Platform): built from MEMORYX_ settings on first use, then shared by every run of the process."""
+    global _serving
+    with _serving_lock:
+        if _serving is None or _serving._closed:
+            _serving = build_services()
+        return _serving

@@ -48,12 +48,11 @@ class Settings(BaseSettings):
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")
 
     # --- graph store ---------------------------------------------------------------------------
-    graph_backend: Literal["falkordb", "neo4j", "none"] = Field("falkordb", description="'falkordb': embedded FalkorDB started by MemoryX (Bolt). 'neo4j': a Neo4j server at NEO4J_URL. 'none': no graph.")
+    graph_backend: Literal["falkordb", "neo4j", "none"] = Field("falkordb", description="'falkordb': embedded FalkorDB started by MemoryX (private unix socket, native protocol), or the FalkorDB server at FALKORDB_URL. 'neo4j': a Neo4j server at NEO4J_URL. 'none': no graph.")
     neo4j_url: str | None = Field(None, description="Bolt URL of the graph server for graph_backend=neo4j (bolt://host:7687).")
     neo4j_username: str = Field("neo4j", description="Graph server user name.")
     neo4j_password: str = Field("", description="Graph server password.")
-    falkordb_port: int | None = Field(None, description="Redis port of the embedded FalkorDB. Unset: a free port is chosen and remembered in DATA_DIR/falkordb.")
-    falkordb_bolt_port: int | None = Field(None, description="Bolt port of the embedded FalkorDB. Unset: a free port.")
+    falkordb_url: str | None = Field(None, description="A FalkorDB server for graph_backend=falkordb (redis://:password@host:port, rediss:// for TLS). Unset: the embedded server under DATA_DIR/falkordb, which has no TCP port.")
 
     # --- models --------------------------------------------------------------------------------
     llm: str = Field("offline", description="Default chat model for every role: 'offline' (rule-based demo/test model) or 'provider:model', e.g. 'openai:gpt-4o-mini'.")

@@ -490,3 +490,20 @@ def test_make_graph_store(tmp_path, monkeypatch):
         store.close()
         server.stop()
     assert not _servers_for(tmp_path)
+
+
+def test_make_graph_store_with_a_falkordb_server_url(falkor, tmp_path, monkeypatch):
+    """MEMORYX_FALKORDB_URL: a FalkorDB server elsewhere, reached over the native protocol (a unix:// URL
+    here; redis://:password@host:port for a TCP server). No embedded server is started."""
+    from urllib.parse import quote
+
+    from memoryx.settings import Settings
+
+    monkeypatch.setenv("MEMORYX_DATA_DIR", str(tmp_path))
+    url = f"unix://:{quote(falkor.password)}@{falkor.socket_path}"
+    store, server = make_graph_store(Settings(graph_backend="falkordb", falkordb_url=url))
+    try:
+        assert server is None and store._run("t", "RETURN 1 AS x") == [{"x": 1}]
+        assert not (tmp_path / "falkordb").exists()
+    finally:
+        store.close()

@@ -9,9 +9,9 @@ from memoryx.stores.graph.store import GraphStore
 
 
 def make_graph_store(settings) -> tuple[GraphStore | None, EmbeddedFalkorDB | None]:
-    """'falkordb': start (or reuse) the embedded server under settings.data_dir and connect to it over its
-    private socket, with automatic restart if it dies; 'neo4j': connect to settings.neo4j_url over Bolt;
-    'none': (None, None)."""
+    """'falkordb': the FalkorDB server at settings.falkordb_url, or else start (or reuse) the embedded server
+    under settings.data_dir and connect to it over its private socket, with automatic restart if it dies;
+    'neo4j': connect to settings.neo4j_url over Bolt; 'none': (None, None)."""
     backend = settings.graph_backend
     if backend == "none":
         return None, None
@@ -23,6 +23,8 @@ def make_graph_store(settings) -> tuple[GraphStore | None, EmbeddedFalkorDB | No
                                  flavor="auto")), None
     if backend != "falkordb":
         raise StoreUnavailableError(f"Unknown MEMORYX_GRAPH_BACKEND {backend!r}: use falkordb, neo4j or none.")
+    if settings.falkordb_url:
+        return _ready(GraphStore(NativeTransport(settings.falkordb_url))), None
     server = EmbeddedFalkorDB(settings.data_dir)
     url = server.start()
     try:
