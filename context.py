@@ -1,20 +1,20 @@
 """Run-time context of the MemoryX graphs (LangGraph `Runtime[Context]`).
 
-Fields carry descriptions so LangGraph Studio can show them. `services` holds the live stores and models;
-when it is None (as under `langgraph dev`) nodes use the process-wide services built from MEMORYX_ settings.
+Fields carry descriptions so LangGraph Studio can show them. `services` holds the live stores and models:
+`Memory`, the server and the tests inject theirs; a graph served with no context at all (`langgraph dev`)
+gets the serving process's own (`memoryx.services.serving_services`), as the field's default declares.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Annotated
 
 from langgraph.runtime import Runtime
+from pydantic import InstanceOf, WithJsonSchema
 
+from memoryx.services import Services, serving_services
 from memoryx.settings import Settings, get_settings
-
-if TYPE_CHECKING:
-    from memoryx.services import Services
 
 
 def _setting(name: str):
@@ -30,19 +30,16 @@ class Context:
     graph_enabled: bool = field(default=True, metadata={"description": "Extract entities and relations into the knowledge graph (needs a graph backend)."})
     search_mode: str = _setting("search_mode")
     graph_expand_depth: int = _setting("graph_expand_depth")
-    services: Any = field(default=None, metadata={"description": "Live stores and models (memoryx.services.Services). None: built from MEMORYX_ settings."})
-
-
-def services_of(runtime: Runtime[Context] | None) -> "Services":
-    """The Services of this run: the injected ones, else the process-wide defaults."""
-    ctx = getattr(runtime, "context", None) if runtime is not None else None
-    if ctx is not None and getattr(ctx, "services", None) is not None:
-        return ctx.services
-    from memoryx.services import get_default_services
-
-    return get_default_services()
+    # Studio draws the context from its JSON schema: live objects have none, so the field shows as an object
+    services: Annotated[InstanceOf[Services], WithJsonSchema({"type": "object"})] = field(default_factory=serving_services, metadata={"description": "Live stores and models (memoryx.services.Services). Not given: the serving process's own, built from MEMORYX_ settings."})
 
 
 def context_of(runtime: Runtime[Context] | None) -> Context:
-    ctx = getattr(runtime, "context", None) if runtime is not None else None
+    """The run's context; a run started without one (langgraph dev) gets the declared defaults."""
+    ctx = runtime.context if runtime is not None else None
     return ctx if isinstance(ctx, Context) else Context()
+
+
+def services_of(runtime: Runtime[Context] | None) -> Services:
+    """The Services of this run."""
+    return context_of(runtime).services

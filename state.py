@@ -11,6 +11,8 @@ from typing import Any
 
 from typing_extensions import Annotated, NotRequired, TypedDict
 
+from memoryx.scope import Scope
+
 
 class Fact(TypedDict):
     text: str
@@ -52,6 +54,7 @@ def _add_counts(left: dict | None, right: dict | None) -> dict:
 
 
 class AddState(AddInput, total=False):
+    scope: Scope  # the caller's scope, derived once from the ids by validate_input
     normalized_messages: list[dict]  # validated [{"role", "content", "timestamp"?}]
     facts: list[Fact]
     agent_facts: list[Fact]

@@ -16,6 +16,7 @@ Update and forget only touch memories inside that scope (an id from another scop
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Annotated, Any
 
@@ -41,7 +42,7 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
     bound = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     if any(bound.values()):
         Scope(**bound)  # validate now, not at the first tool call
-    is_async = hasattr(memory, "__aenter__")
+    is_async = inspect.iscoroutinefunction(memory.add)  # AsyncMemory
 
     def scope_of(config: RunnableConfig | None) -> dict:
         if any(bound.values()):

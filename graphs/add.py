@@ -22,21 +22,20 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.context import Context, context_of
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
-from memoryx.nodes.infer_off import store_raw
+from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
+from memoryx.nodes.graph_linking import link_entities
+from memoryx.nodes.graph_relations import extract_relations, graph_active
 from memoryx.nodes.judge import judge
 from memoryx.nodes.retrieve_similar import retrieve_similar
 from memoryx.nodes.review import review
+from memoryx.nodes.store_raw import store_raw
 from memoryx.nodes.validate_input import validate_input
 from memoryx.state import AddInput, AddOutput, AddState
 
-from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
-from memoryx.nodes.graph_linking import link_entities
-from memoryx.nodes.graph_relations import extract_relations
-
-EMPTY_RELATIONS = {"added_entities": [], "deleted_entities": []}
+GRAPH_NAME = "memoryx_add"
 
 
 def finalize(state: AddState) -> dict:
@@ -64,21 +63,13 @@ def route_facts(state: AddState) -> Literal["retrieve_similar", "finalize"]:
 
 
 def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["review", "execute_ops"]:
-    ctx = context_of(runtime)
-    review_on = bool(ctx.review)
-    return "review" if review_on and state.get("operations") else "execute_ops"
-
-
-def graph_wanted(runtime: Runtime[Context] | None) -> bool:
-    if not context_of(runtime).graph_enabled:
-        return False
-    return services_of(runtime).graph is not None
+    return "review" if context_of(runtime).review and state.get("operations") else "execute_ops"
 
 
 def route_executed(state: AddState, runtime: Runtime[Context]) -> Literal["retrieve_similar", "extract_relations", "finalize"]:
     if state.get("stale"):
         return "retrieve_similar"  # a concurrent add changed the similar memories: judge again
-    if graph_wanted(runtime) and state.get("executed"):
+    if graph_active(runtime) and state.get("executed"):
         return "extract_relations"
     return "finalize"
 
@@ -114,11 +105,11 @@ builder.add_edge("finalize", END)
 
 def compile_add_graph(checkpointer: Any = None):
     """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer)."""
-    return builder.compile(checkpointer=checkpointer, name="memoryx.add")
+    return builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
 
 
 def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-                   run_id: str | None = None, services: Any = None, run_name: str = "memoryx.add") -> dict:
+                   run_id: str | None = None, services: Any = None, run_name: str = GRAPH_NAME) -> dict:
     """Config of one add run: thread id = trace id; LangSmith tags/metadata with trace id, user and model."""
     from memoryx.models.factory import model_name_of
 

@@ -31,8 +31,11 @@ from typing_extensions import NotRequired
 
 from memoryx.context import Context, services_of
 from memoryx.errors import ScopeError
+from memoryx.models.factory import make_chat_model, model_name_of
 from memoryx.models.llm_io import message_text as _text
 from memoryx.scope import SCOPE_FIELDS
+
+OFFLINE_MODEL = "offline"  # the model name the offline rule-based model declares (MEMORYX_LLM=offline)
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with long-term memory of this user.\n"
@@ -125,11 +128,9 @@ def build_chat_builder(model: BaseChatModel | None = None) -> StateGraph:
 
     def respond(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         memories = state.get("memories") or []
-        ctx = runtime.context if isinstance(runtime.context, ChatContext) else ChatContext(services=getattr(runtime.context, "services", None))
+        ctx = runtime.context if isinstance(runtime.context, ChatContext) else ChatContext(services=services_of(runtime))
         llm = model or _model_for(ctx, runtime)
-        from memoryx.models.offline import OfflineChatModel
-
-        if isinstance(llm, OfflineChatModel):
+        if model_name_of(llm) == OFFLINE_MODEL:  # a rule-based model cannot converse: it shows what it recalled
             question = _last(state["messages"], HumanMessage)
             return {"messages": [AIMessage(content=_offline_reply(_text(question) if question else "", memories))]}
         system = SystemMessage(content=ctx.system_prompt.replace("{memories}", _format_memories(memories, ctx.memory_tokens)))
@@ -170,8 +171,6 @@ def _model_for(ctx: ChatContext, runtime: Runtime) -> BaseChatModel:
     services = services_of(runtime)
     spec = ctx.model or services.settings.llm
     if spec not in _models:
-        from memoryx.models.factory import make_chat_model
-
         _models[spec] = make_chat_model(spec, services.settings)
     return _models[spec]
 

@@ -11,10 +11,17 @@ from memoryx.scope import Scope
 ID_NAMESPACE = uuid.UUID("8f6b1d2e-3c4a-5b6c-9d8e-7f6a5b4c3d2e")
 
 
-def scope_of(state: dict) -> Scope:
-    """The caller's scope (ScopeError when no id is given)."""
+def derive_scope(state: dict) -> Scope:
+    """The caller's scope from the input ids (ScopeError when none is given): validate_input derives it
+    once into the state's "scope"."""
     return Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
                  run_id=state.get("run_id") or None)
+
+
+def scope_of(state: dict) -> Scope:
+    """The run's scope, as validate_input put it in the state (derived from the ids for a state built by
+    hand, as in node tests)."""
+    return state.get("scope") or derive_scope(state)
 
 
 def agent_scope_of(state: dict) -> Scope:

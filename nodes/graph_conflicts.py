@@ -61,24 +61,21 @@ from memoryx.prompts.graph import (
     RETRY_DELETE_JSON_PROMPT,
     USER_ID_HEADER,
 )
+from memoryx.memory_graph import (
+    change_of,
+    delete_cascade,
+    empty_changes,
+    relation_key as _key,
+    relations_with_ids,
+    remove_orphans,
+    update_delta,
+)
 from memoryx.state import AddState
 from memoryx.text import normalize_name
 
 log = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 50  # existing relations shown to the model at most
-
-
-def empty_changes() -> dict:
-    return {"added_entities": [], "deleted_entities": []}
-
-
-def change_of(row: dict) -> dict:
-    return {"source": row.get("source"), "relationship": row.get("relation"), "destination": row.get("target")}
-
-
-def _key(row: dict) -> tuple[str, str, str]:
-    return (row["source_id"], row["relation"], row["target_id"])
 
 
 def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
@@ -91,13 +88,7 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     linked: dict = state.get("linked_entities") or {}
 
     # new relations with entity ids (relations whose ends could not be linked are dropped)
-    new: list[dict] = []
-    for r in state.get("relations") or []:
-        src, dst = linked.get(normalize_name(r["source"])), linked.get(normalize_name(r["destination"]))
-        if src and dst and src["id"] != dst["id"]:
-            new.append({"source_id": src["id"], "source": src["name"], "relation": r["relation"],
-                        "target_id": dst["id"], "target": dst["name"], "memory_id": r.get("memory_id")})
-    new = list({_key(n): n for n in reversed(new)}.values())[::-1]  # one per triple, first wins
+    new = relations_with_ids(linked, state.get("relations") or [])
     new_keys = {_key(n) for n in new}
 
     # 1 + 2: memory cascades; their entities are checked for orphans at the end
@@ -105,15 +96,13 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     cascaded_entities: set[str] = set()
     for op in executed:
         if op.get("event") == "DELETE" and op.get("id"):
-            # invalid ones too: a deleted memory takes the history of its relations with it
-            rows = sql.relations_for_memory(op["id"], include_invalid=True)
-            to_invalidate.update((row["id"], row) for row in rows if row["valid"])
+            rows, ends = delete_cascade(sql, op["id"])
         elif op.get("event") == "UPDATE" and op.get("id"):
-            rows = [row for row in sql.relations_for_memory(op["id"]) if _key(row) not in new_keys]
-            to_invalidate.update((row["id"], row) for row in rows)
+            rows, ends = update_delta(sql, op["id"], new_keys)
         else:
             continue
-        cascaded_entities.update(e for row in rows for e in (row["source_id"], row["target_id"]))
+        to_invalidate.update((row["id"], row) for row in rows)
+        cascaded_entities |= ends
 
     # 3: conflicts with existing relations around the touched entities
     around_ids = {row["id"] for row in linked.values()}
@@ -144,11 +133,7 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
             services.projector.sync_relations(invalidated + added_rows)
         # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but left
         # unused. Ends of conflict-invalidated relations stay, so "lived in Berlin" remains as history.
-        touched = cascaded_entities | {row["id"] for row in linked.values()}
-        orphans = [r["id"] for r in sql.orphan_entities(list(touched))] if touched else []
-        if orphans:
-            sql.delete_entities(orphans)
-            services.projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
+        remove_orphans(services, cascaded_entities | {row["id"] for row in linked.values()})
 
     changes = {
         "added_entities": [change_of(r) for r in added_rows if _key(r) not in existing_keys],
@@ -265,20 +250,3 @@ def _match(named: list[dict], candidates: list[dict], user_id: str) -> list[dict
         out += index.get(key, [])
     return out
 
-
-def cascade_memory_delete(services, memory_ids: list[str], *, trace_id: str | None) -> dict:
-    """Seed 000 §5.4 for memories deleted outside the add graph (Memory.delete): invalidate the relations
-    those memories supported and remove the entities left without any valid relation.
-    The caller holds the scope lock."""
-    sql = services.sql
-    relations = [r for memory_id in memory_ids for r in sql.relations_for_memory(memory_id)]
-    if not relations:
-        return empty_changes()
-    invalidated = sql.invalidate_relations([r["id"] for r in relations], trace_id=trace_id)
-    services.projector.sync_relations(invalidated)
-    entity_ids = sorted({r["source_id"] for r in relations} | {r["target_id"] for r in relations})
-    orphans = [e["id"] for e in sql.orphan_entities(entity_ids)]
-    if orphans:
-        sql.delete_entities(orphans)
-        services.projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
-    return {"added_entities": [], "deleted_entities": [change_of(r) for r in invalidated]}

@@ -22,6 +22,7 @@ from memoryx.context import Context, context_of, services_of
 from memoryx.models.graph_tools import has_cjk
 from memoryx.nodes.add_common import elapsed_ms, scope_of
 from memoryx.nodes.graph_relations import graph_active, same_scope, self_name
+from memoryx.scope import Scope
 from memoryx.state import AddState
 from memoryx.text import normalize_name
 
@@ -32,11 +33,17 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
     relations = state.get("relations") or []
     if not relations or not graph_active(runtime):
         return {"linked_entities": {}}
-    services, ctx = services_of(runtime), context_of(runtime)
-    scope = scope_of(state)
-    user_key = normalize_name(self_name(state))
+    linked = link_names(services_of(runtime), scope_of(state), state.get("entities") or [], relations,
+                        user_name=self_name(state), merge_threshold=context_of(runtime).entity_merge_threshold)
+    return {"linked_entities": linked, "timings": {"link_entities": elapsed_ms(started)}}
 
-    types = {normalize_name(e["name"]): e.get("entity_type") or "entity" for e in state.get("entities") or []}
+
+def link_names(services, scope: Scope, entities: list[dict], relations: list[dict], *, user_name: str,
+               merge_threshold: float) -> dict[str, dict]:
+    """Normalised name of every relation end -> its entity row in `scope` (found or created). Also used
+    by Memory.update through memoryx.memory_graph."""
+    user_key = normalize_name(user_name)
+    types = {normalize_name(e["name"]): e.get("entity_type") or "entity" for e in entities}
     names: dict[str, str] = {}  # normalised -> first spelling, in order of appearance
     for r in relations:
         for name in (r["source"], r["destination"]):
@@ -54,9 +61,9 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
         best: dict[str, tuple[float, str]] = {}  # normalised name -> (score, entity id)
         embedded = dict(zip(to_embed, vectors))
         for key, vector in embedded.items():
-            for hit in services.vectors.search_entities(vector, scope, limit=5, threshold=ctx.entity_merge_threshold):
+            for hit in services.vectors.search_entities(vector, scope, limit=5, threshold=merge_threshold):
                 payload = hit.payload or {}
-                if hit.score < ctx.entity_merge_threshold or not same_scope(payload, scope):
+                if hit.score < merge_threshold or not same_scope(payload, scope):
                     continue
                 if not _compatible(names[key], payload.get("name") or ""):
                     continue
@@ -80,7 +87,7 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
         # reuse the name embeddings computed above (the user's own entity was never embedded)
         reuse = all(v is not None for v in created_vectors)
         services.projector.sync_entities(created, vectors=created_vectors if reuse else None)
-    return {"linked_entities": linked, "timings": {"link_entities": elapsed_ms(started)}}
+    return linked
 
 
 def _compatible(new_name: str, existing_name: str) -> bool:

@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.errors import InvalidInputError
-from memoryx.nodes.add_common import elapsed_ms, scope_of
+from memoryx.nodes.add_common import derive_scope, elapsed_ms
 from memoryx.state import AddState
 
 ROLES = ("user", "assistant", "system", "tool")
@@ -117,7 +117,7 @@ def validate_input(state: AddState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     services = services_of(runtime)
     settings = services.settings
-    scope = scope_of(state)  # ScopeError when no user/agent/run id
+    scope = derive_scope(state)  # ScopeError when no user/agent/run id: the one place the ids are checked
     metadata = state.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
@@ -143,5 +143,5 @@ def validate_input(state: AddState, runtime: Runtime[Context]) -> dict:
 
     if normalized:
         services.sql.save_raw_input(trace_id=trace_id, scope=scope, messages=messages, metadata=metadata)
-    return {"trace_id": trace_id, "normalized_messages": normalized, "metadata": metadata,
+    return {"trace_id": trace_id, "scope": scope, "normalized_messages": normalized, "metadata": metadata,
             "timings": {"validate_input": elapsed_ms(start)}}

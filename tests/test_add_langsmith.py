@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import pytest
 
-from add_support import make_services, run_add
+from tests.support import make_services, run_add
 
 EXPECTED_NODES = ["validate_input", "extract_facts", "retrieve_similar", "judge", "execute_ops", "finalize"]
 
@@ -97,7 +97,7 @@ def test_add_run_is_traced_with_one_child_per_node(tmp_path, fake_langsmith):
         services.close()
 
     runs = _runs(fake_langsmith.posts)
-    roots = [r for r in runs.values() if r.get("name") == "memoryx.add" and f"trace_id:{trace_id}" in (r.get("tags") or [])]
+    roots = [r for r in runs.values() if r.get("name") == "memoryx_add" and f"trace_id:{trace_id}" in (r.get("tags") or [])]
     assert len(roots) == 1, sorted({r.get("name") for r in runs.values()})
     root = roots[0]
     assert "user_id:alice" in root["tags"] and "model:offline" in root["tags"]

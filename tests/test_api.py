@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from memoryx import AsyncMemory, InvalidInputError, Memory, NotFoundError, ScopeError
-from memoryx.memory import settings_from_config
+from memoryx.mem0_config import settings_from_config
 
 
 def _uid(prefix: str) -> str:
@@ -165,7 +165,7 @@ def test_input_errors(mem):
 
 
 def test_delete_all_pages_through_everything(mem, monkeypatch):
-    import memoryx.memory as memory_module
+    import memoryx.memory_core as memory_module
 
     monkeypatch.setattr(memory_module, "_PAGE", 3)  # force several pages
     user, other = _uid("bulk"), _uid("keep")
@@ -325,3 +325,24 @@ def test_async_memory(mem, tmp_path):
         assert services._closed
 
     asyncio.run(own())
+
+
+def _valid_triples(mem, user: str) -> set[tuple[str, str, str]]:
+    from memoryx.scope import Scope
+
+    return {(r["source"], r["relation"], r["target"]) for r in mem.services.sql.list_relations(Scope(user_id=user))
+            if r["valid"]}
+
+
+def test_update_extracts_relations_again(mem):
+    """A direct update re-reads the memory's relations: the old one is no longer valid, the new one is."""
+    user = _uid("mover")
+    out = mem.add("I live in Lisbon", user_id=user)
+    mid = out["results"][0]["id"]
+    assert (user, "lives_in", "Lisbon") in _valid_triples(mem, user)
+    updated = mem.update(mid, "I moved to Porto")
+    triples = _valid_triples(mem, user)
+    assert (user, "lives_in", "Porto") in triples
+    assert (user, "lives_in", "Lisbon") not in triples
+    assert {"source": user, "relationship": "lives_in", "destination": "Lisbon"} in updated["relations"]["deleted_entities"]
+    assert all(r["memory_id"] == mid for r in mem.services.sql.relations_for_memory(mid))

@@ -318,3 +318,22 @@ def test_review_over_http(memory):
             _assert_error(c.post(f"/v1/reviews/{pending['trace_id']}", json={}, headers=A), 404)  # nothing waits
     finally:
         reviewed.close()
+
+
+def test_put_extracts_relations_again(client, memory):
+    """PUT /v1/memories/{id} goes through Memory.update: the replaced relation is invalidated, the new one added."""
+    from memoryx.scope import Scope
+
+    user = f"carol-{uuid.uuid4().hex[:6]}"
+    headers = {"X-API-Key": "key-admin"}
+    out = client.post("/v1/memories", json={"messages": "I live in Ghent", "user_id": user}, headers=headers).json()
+    mid = out["results"][0]["id"]
+
+    def valid() -> set:
+        return {(r["source"], r["relation"], r["target"])
+                for r in memory.services.sql.list_relations(Scope(user_id=user)) if r["valid"]}
+
+    assert (user, "lives_in", "Ghent") in valid()
+    upd = client.put(f"/v1/memories/{mid}", json={"text": "I moved to Bruges"}, headers=headers)
+    assert upd.status_code == 200, upd.text
+    assert (user, "lives_in", "Bruges") in valid() and (user, "lives_in", "Ghent") not in valid()
