@@ -1,8 +1,9 @@
 """Run-time context of the MemoryX graphs (LangGraph `Runtime[Context]`).
 
 Fields carry descriptions so LangGraph Studio can show them. `services` holds the live stores and models:
-`Memory`, the server and the tests inject theirs; a graph served with no context at all (`langgraph dev`)
-gets the serving process's own (`memoryx.services.serving_services`), as the field's default declares.
+`Memory`, the server and the tests inject theirs. Only a graph served with none (`langgraph dev`) gets the
+serving process's own, `memoryx.services.serving_services()`: `services_of` builds it on first use inside a
+node, off the server's event loop (building it as the field's default would block the loop).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class Context:
     search_mode: str = _setting("search_mode")
     graph_expand_depth: int = _setting("graph_expand_depth")
     # Studio draws the context from its JSON schema: live objects have none, so the field shows as an object
-    services: Annotated[InstanceOf[Services], WithJsonSchema({"type": "object"})] = field(default_factory=serving_services, metadata={"description": "Live stores and models (memoryx.services.Services). Not given: the serving process's own, built from MEMORYX_ settings."})
+    services: Annotated[InstanceOf[Services] | None, WithJsonSchema({"type": "object"})] = field(default=None, metadata={"description": "Live stores and models (memoryx.services.Services). Not given: the serving process's own, built from MEMORYX_ settings."})
 
 
 def context_of(runtime: Runtime[Context] | None) -> Context:
@@ -41,5 +42,6 @@ def context_of(runtime: Runtime[Context] | None) -> Context:
 
 
 def services_of(runtime: Runtime[Context] | None) -> Services:
-    """The Services of this run."""
-    return context_of(runtime).services
+    """The Services of this run: the injected ones, else (a served graph) the serving process's own."""
+    services = context_of(runtime).services
+    return services if services is not None else serving_services()

@@ -2,8 +2,8 @@
 
 `build_services()` is what `Memory()` calls. Callers inject the services into every graph run through
 `Context(services=...)`; only a process that serves the graphs itself (`langgraph dev`, LangGraph Platform)
-runs them without: `Context.services` then declares `serving_services()` as its default, the one set this
-process builds from MEMORYX_ settings on first use.
+runs them without: `memoryx.context.services_of` then uses `serving_services()`, the one set this process
+builds from MEMORYX_ settings on first use.
 """
 
 from __future__ import annotations
