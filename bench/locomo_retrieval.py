@@ -23,12 +23,11 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -43,70 +42,34 @@ DEFAULT_DATA = next((p for p in (HERE.parent.parent / "shared" / "data" / "locom
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
-def parse_session_date(text: str) -> datetime:
-    """'1:56 pm on 8 May, 2023' -> aware UTC datetime."""
-    m = re.match(r"\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", text, re.I)
-    if not m:
-        raise ValueError(f"unrecognised LoCoMo session date {text!r}")
-    hour, minute, ampm, day, month, year = m.groups()
-    hour = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
-    dt = datetime.strptime(f"{day} {month} {year}", "%d %B %Y")
-    return dt.replace(hour=hour, minute=int(minute), tzinfo=timezone.utc)
-
-
 def load(path: Path) -> tuple[list[dict], list[dict]]:
-    data = json.loads(path.read_text())
+    from memoryx import locomo
+
     turns, qas = [], []
-    for conv in data:
-        c = conv["conversation"]
-        scope = f"locomo-{conv['sample_id']}"
-        s = 1
-        while f"session_{s}" in c:
-            date_text = c[f"session_{s}_date_time"]
-            start = parse_session_date(date_text)
-            for i, t in enumerate(c[f"session_{s}"]):
-                turns.append({"scope": scope, "dia_id": t["dia_id"], "session": s, "session_date": date_text,
-                              "speaker": t["speaker"], "text": f"{t['speaker']}: {t['text']}",
-                              "created_at": start + timedelta(seconds=30 * i)})
-            s += 1
-        for qa in conv["qa"]:
-            if qa.get("category") not in CATEGORIES:
-                continue
-            evidence = [e for x in qa.get("evidence") or [] for e in re.split(r"[;,\s]+", x) if e.strip()]
-            if evidence:
+    for sample in json.loads(path.read_text()):
+        scope = f"locomo-{sample['sample_id']}"
+        for session in locomo.sessions(sample):
+            start = locomo.parse_session_date(session.date)
+            for i, t in enumerate(session.turns):
+                turns.append({"scope": scope, "dia_id": t["dia_id"], "session": session.number,
+                              "session_date": session.date, "speaker": t["speaker"],
+                              "text": f"{t['speaker']}: {t['text']}", "created_at": start + timedelta(seconds=30 * i)})
+        for qa in locomo.questions(sample):
+            if qa.get("category") in CATEGORIES and qa["evidence"]:
                 qas.append({"scope": scope, "question": qa["question"], "category": qa["category"],
-                            "evidence": evidence})
+                            "evidence": qa["evidence"]})
     return turns, qas
 
 
 def open_services(data_dir: Path, *, graph: bool = False):
     """Services on the embedded defaults in `data_dir` (FalkorDB only when asked: infer=False adds no graph)."""
+    from memoryx.services import build_services
     from memoryx.settings import Settings
 
     overrides = {"data_dir": data_dir}
     if not graph:
         overrides["graph_backend"] = "none"
-    settings = Settings(**overrides)
-    from memoryx.services import build_services
-
-    try:
-        return build_services(settings, llm="offline")
-    except ImportError:  # a checkout without the graph store module: the stores this benchmark needs
-        if graph:
-            raise
-        from memoryx.embeddings import embedding_dims, make_embeddings
-        from memoryx.services import Services
-        from memoryx.stores.projections import Projector
-        from memoryx.stores.sql import SQLStore
-        from memoryx.stores.vectors import make_vector_store
-
-        data_dir.mkdir(parents=True, exist_ok=True)
-        sql = SQLStore(settings.resolved_sql_url())
-        emb = make_embeddings(settings)
-        vectors = make_vector_store(settings, embedding_dims(emb, settings))
-        return Services(settings=settings, sql=sql, vectors=vectors, graph=None, embeddings=emb,
-                        projector=Projector(sql, vectors, None, emb), extraction_llm=None, judgment_llm=None,
-                        graph_llm=None)
+    return build_services(Settings(**overrides), llm="offline")
 
 
 def embed_cached(services, texts: list[str], cache: Path | None) -> list[list[float]]:

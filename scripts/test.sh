@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up MemoryX and runs the whole test suite against real engines (SQLite, PostgreSQL on
-# 127.0.0.1:5432, embedded Qdrant, embedded FalkorDB). Extra arguments go to pytest.
+# 127.0.0.1:5432, embedded Qdrant, embedded FalkorDB). Extra arguments go to pytest, e.g. `-m unit` for the
+# tests that need no engine (seconds; tests/conftest.py says how a test is classified).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

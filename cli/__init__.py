@@ -1,0 +1,116 @@
+"""`memoryx` command line.
+
+    memoryx demo                                  # scripted English + Chinese conversation, offline
+    memoryx add "I moved to Berlin" --user-id alice
+    memoryx search "where do I live?" --user-id alice --json
+    memoryx serve --host 127.0.0.1 --port 8000
+
+Tables for people, `--json` for scripts. Exit codes: 0 ok, 1 usage or input error, 2 not found,
+3 a store is unavailable (e.g. the data directory is held by `memoryx serve`).
+
+Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `serve`,
+`inputs` (exit codes, usage errors, option parsing), `render` (tables and JSON), `progress`.
+Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
+`memoryx --help` and usage errors answer at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Sequence
+
+from memoryx.cli.inputs import EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, precheck
+from memoryx.cli.parser import build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def _msg(exc: Exception) -> str:
+    """The error's message (NotFoundError is a KeyError: str() would quote it), with its trace id."""
+    text = str(exc.args[0]) if exc.args else type(exc).__name__
+    trace_id = getattr(exc, "trace_id", None)
+    return f"{text} (trace_id={trace_id})" if trace_id else text
+
+
+def _unavailable_message(exc: Exception) -> str:
+    from memoryx.cli.serve import server_hint
+    from memoryx.settings import get_settings
+
+    msg = f"Store unavailable: {_msg(exc)}"
+    try:
+        settings = get_settings()
+    except Exception:
+        return msg
+    return msg + server_hint(settings)
+
+
+def _open_memory(args):
+    from memoryx.memory import Memory
+
+    return Memory()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    if args.command == "judgments" and not getattr(args, "action", None):
+        print("memoryx judgments: choose an action: list, show TRACE_ID, verify TRACE_ID RESULT, stats", file=sys.stderr)
+        return EXIT_USAGE
+    if getattr(args, "data_dir", None):
+        os.environ["MEMORYX_DATA_DIR"] = args.data_dir
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import logging
+    import warnings
+
+    if getattr(args, "verbose", False):
+        logging.basicConfig(level=logging.DEBUG)
+    else:
+        logging.basicConfig(level=logging.WARNING)
+        warnings.filterwarnings("ignore")
+
+    from memoryx.errors import InvalidInputError, MemoryXError, NotFoundError, ScopeError, StoreUnavailableError
+    from memoryx.settings import get_settings
+
+    get_settings.cache_clear()
+    m = None
+    try:
+        precheck(args)  # usage errors before the (slow) stores open
+        m = _open_memory(args)
+        return args.func(args, m)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except NotFoundError as exc:
+        print(f"Not found: {_msg(exc)}\nSee the ids with `memoryx list --user-id <user>` "
+              "(or `memoryx judgments list` for trace ids).", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    except StoreUnavailableError as exc:
+        print(_unavailable_message(exc), file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except (ScopeError, InvalidInputError) as exc:
+        print(f"error: {_msg(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryXError as exc:
+        if getattr(args, "verbose", False):
+            raise
+        print(f"error: {_msg(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if getattr(args, "verbose", False):
+            raise
+        print(f"Unexpected error: {type(exc).__name__}: {exc}\nRe-run with -v for the traceback.", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if m is not None:
+            try:
+                m.close()
+            except Exception:
+                pass

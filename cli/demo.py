@@ -1,0 +1,66 @@
+"""`memoryx demo`: a short scripted conversation (English and Chinese) through add and search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memoryx.cli.inputs import EXIT_OK
+from memoryx.cli.render import print_json
+
+DEMO_USER = "demo-user"
+DEMO_CONVERSATION = [
+    [{"role": "user", "content": "Hi! My name is Alice. I live in Berlin and I work at Zalando."},
+     {"role": "assistant", "content": "Nice to meet you, Alice!"}],
+    [{"role": "user", "content": "I love spicy Sichuan food. I also like jazz."},
+     {"role": "assistant", "content": "Noted: Sichuan food and jazz."}],
+    [{"role": "user", "content": "我下个月要去上海出差，我的妹妹住在杭州。"},
+     {"role": "assistant", "content": "好的，祝你出差顺利！"}],
+    [{"role": "user", "content": "我喜欢喝乌龙茶。"},
+     {"role": "assistant", "content": "记住了，乌龙茶。"}],
+    [{"role": "user", "content": "I just moved to Munich!"},
+     {"role": "assistant", "content": "Congratulations on the move!"}],
+    [{"role": "user", "content": "I don't like jazz anymore."},
+     {"role": "assistant", "content": "Got it."}],
+]
+DEMO_QUERIES = ["Which city do I live in now?", "What food does she like?", "我妹妹住在哪里？", "她喜欢喝什么？"]
+DEMO_EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "NONE": "same"}
+
+
+def cmd_demo(args, m) -> int:
+    s = m.settings
+    out = {"model": s.llm, "data_dir": str(s.data_dir), "adds": [], "searches": []}
+    say = (lambda *a, **k: None) if args.json else print
+    if s.llm == "offline" and not any((s.extraction_llm, s.judgment_llm, s.graph_llm)):
+        say("Using the offline rule-based model (no API key, no network): fine for a demo, not for real use.\n"
+            "  For a real model: export MEMORYX_LLM=openai:gpt-4o-mini OPENAI_API_KEY=... (or MEMORYX_LLM_BASE_URL=\n"
+            "  http://localhost:11434/v1 for an OpenAI-compatible server such as Ollama or vLLM).")
+    else:
+        say(f"Using the chat model {s.llm!r}.")
+    say(f"Data directory: {Path(s.data_dir).resolve()}  (user_id={DEMO_USER!r}; earlier demo memories are cleared)\n")
+    m.delete_all(user_id=DEMO_USER)
+    for turn in DEMO_CONVERSATION:
+        user_text = turn[0]["content"]
+        result = m.add(turn, user_id=DEMO_USER)
+        out["adds"].append({"input": user_text, "result": result})
+        say(f"> {user_text}")
+        for item in result.get("results") or []:
+            prev = f"   (was: {item['previous_memory']})" if item.get("previous_memory") else ""
+            say(f"    {DEMO_EVENTS.get(item.get('event'), item.get('event', '?')):<7} {item.get('memory')}{prev}")
+        if not result.get("results"):
+            say("    (nothing new)")
+    say("")
+    for query in DEMO_QUERIES:
+        found = m.search(query, user_id=DEMO_USER, limit=3)
+        out["searches"].append({"query": query, "result": found})
+        say(f"? {query}")
+        for item in (found.get("results") or [])[:3]:
+            say(f"    {item.get('score', 0):.3f}  {item.get('memory')}")
+        if not found.get("results"):
+            say("    (no memories found)")
+    total = len(m.get_all(user_id=DEMO_USER)["results"])
+    out["memories"] = total
+    say(f"\n{total} memories stored for {DEMO_USER}. Next: `memoryx list --user-id {DEMO_USER}`, "
+        f"`memoryx history <id>`, `memoryx serve`, or `langgraph dev` to open the graphs in Studio.")
+    if args.json:
+        print_json(out)
+    return EXIT_OK

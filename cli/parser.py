@@ -1,0 +1,117 @@
+"""The `memoryx` argument parser: every command, its options and the function that runs it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memoryx.cli.commands import (
+    cmd_add,
+    cmd_delete,
+    cmd_get,
+    cmd_history,
+    cmd_judgments,
+    cmd_list,
+    cmd_reindex,
+    cmd_reset,
+    cmd_search,
+    cmd_update,
+)
+from memoryx.cli.demo import cmd_demo
+from memoryx.cli.importer import cmd_import
+from memoryx.cli.inputs import EXIT_USAGE
+from memoryx.cli.serve import cmd_serve
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's default exit code 2 means "not found" here
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}\nRun `{self.prog} --help` for the options.", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    g = common.add_argument_group("common options")
+    g.add_argument("--user-id", help="scope: the user the memories belong to")
+    g.add_argument("--agent-id", help="scope: the agent")
+    g.add_argument("--run-id", help="scope: the run / session")
+    g.add_argument("--json", action="store_true", help="print JSON for scripts instead of tables")
+    g.add_argument("--data-dir", help="data directory of the embedded stores (default: MEMORYX_DATA_DIR or .memoryx)")
+    g.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug logs")
+
+    parser = _Parser(prog="memoryx", description="MemoryX: long-term memory for LLM chatbots and agents.",
+                     epilog="Start with `memoryx demo`. Settings come from MEMORYX_* environment variables (or .env).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def cmd(name, func, help_, parents=(common,), **kw):
+        p = sub.add_parser(name, help=help_, description=help_, parents=list(parents), **kw)
+        p.set_defaults(func=func)
+        return p
+
+    p = cmd("add", cmd_add, "remember a message (facts are extracted by the model)")
+    p.add_argument("text", nargs="*", help="the message text")
+    p.add_argument("--file", help="a JSON list of {role, content} messages instead of text")
+    p.add_argument("--role", default="user", choices=["user", "assistant", "system", "raw"], help="role of the text (default user)")
+    p.add_argument("--metadata", help="JSON object stored with the memories")
+    p.add_argument("--no-infer", action="store_true", help="store the text verbatim, without extraction")
+
+    p = cmd("search", cmd_search, "find memories relevant to a query")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--threshold", type=float)
+    p.add_argument("--filters", help='JSON metadata filters, e.g. \'{"category": "preference"}\'')
+
+    p = cmd("list", cmd_list, "list the memories of a scope, newest first")
+    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--filters", help="JSON metadata filters")
+
+    p = cmd("get", cmd_get, "show one memory")
+    p.add_argument("memory_id")
+
+    p = cmd("update", cmd_update, "change the text of a memory")
+    p.add_argument("memory_id")
+    p.add_argument("text", nargs="+")
+    p.add_argument("--metadata", help="JSON object replacing the memory's metadata")
+
+    p = cmd("delete", cmd_delete, "delete a memory (or --all of a scope)")
+    p.add_argument("memory_id", nargs="?")
+    p.add_argument("--all", action="store_true", help="delete every memory of the given scope")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+    p = cmd("history", cmd_history, "the events of a memory, oldest first")
+    p.add_argument("memory_id")
+
+    p = cmd("judgments", cmd_judgments, "inspect and verify the model's ADD/UPDATE/DELETE judgments", parents=())
+    jsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    jl = jsub.add_parser("list", help="recent judgments", parents=[common])
+    jl.add_argument("--limit", type=int, default=20)
+    js = jsub.add_parser("show", help="one judgment by trace id", parents=[common])
+    js.add_argument("trace_id")
+    jv = jsub.add_parser("verify", help="record a human verdict", parents=[common])
+    jv.add_argument("trace_id")
+    jv.add_argument("result", type=str.upper, choices=["CORRECT", "INCORRECT", "PARTIAL"])
+    jv.add_argument("--notes")
+    jsub.add_parser("stats", help="accuracy of verified judgments, latency percentiles", parents=[common])
+
+    cmd("reindex", cmd_reindex, "rebuild the vector and graph projections from SQL (optionally one scope)")
+
+    p = cmd("import", cmd_import, "import a conversation file (JSON messages or LoCoMo)")
+    p.add_argument("file")
+    p.add_argument("--format", choices=["auto", "messages", "locomo"], default="auto")
+    p.add_argument("--batch", type=int, default=2, help="messages per add() for a message list (default 2)")
+    p.add_argument("--limit", type=int, help="LoCoMo: import only the first N conversations")
+    p.add_argument("--sessions", type=int, help="LoCoMo: import only the first N sessions of each conversation")
+    p.add_argument("--no-infer", action="store_true", help="store messages verbatim")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    p = cmd("serve", cmd_serve, "run the HTTP server (REST /v1, LangServe /graphs, /healthz, /metrics)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+
+    cmd("demo", cmd_demo, "a short scripted conversation (English and Chinese) through add and search")
+
+    p = cmd("reset", cmd_reset, "delete everything (all users)")
+    p.add_argument("--yes", action="store_true")
+    return parser
