@@ -42,7 +42,7 @@ def asks_why(query: str) -> bool:
 @dataclass(frozen=True)
 class SearchRecipe:
     name: RecipeName
-    paths: frozenset[RecallPath]
+    paths: tuple[RecallPath, ...]  # a tuple, not a set: the plan travels in LangServe's JSON stream
     expand_depth: int | None  # None: the configured depth (MEMORYX_GRAPH_EXPAND_DEPTH)
     requested_depth_wins: bool = False  # an `expand_depth` input replaces the recipe's
     deeper_for_why: bool = False  # causal / relational questions walk MAX_DEPTH hops
@@ -62,14 +62,14 @@ class SearchRecipe:
         return max(0, min(MAX_DEPTH, int(depth)))
 
 
-_ALL: frozenset[RecallPath] = frozenset({"dense", "keyword", "graph", "time"})
+_ALL: tuple[RecallPath, ...] = ("dense", "keyword", "graph", "time")
 
-FAST = SearchRecipe("fast", frozenset({"dense", "keyword", "time"}), expand_depth=0)
+FAST = SearchRecipe("fast", ("dense", "keyword", "time"), expand_depth=0)
 DEEP = SearchRecipe("deep", _ALL, expand_depth=MAX_DEPTH, requested_depth_wins=True)
 AUTO = SearchRecipe("auto", _ALL, expand_depth=None, requested_depth_wins=True, deeper_for_why=True)
-HYBRID = SearchRecipe("hybrid", frozenset({"dense", "keyword"}), expand_depth=0)
-VECTOR_ONLY = SearchRecipe("vector", frozenset({"dense"}), expand_depth=0)
-KEYWORD_ONLY = SearchRecipe("keyword", frozenset({"keyword"}), expand_depth=0)
+HYBRID = SearchRecipe("hybrid", ("dense", "keyword"), expand_depth=0)
+VECTOR_ONLY = SearchRecipe("vector", ("dense",), expand_depth=0)
+KEYWORD_ONLY = SearchRecipe("keyword", ("keyword",), expand_depth=0)
 
 RECIPES: dict[str, SearchRecipe] = {r.name: r for r in (FAST, DEEP, AUTO, HYBRID, VECTOR_ONLY, KEYWORD_ONLY)}
 
