@@ -1,4 +1,11 @@
-"""Shared fixtures: real engines only (SQLite, PostgreSQL on 127.0.0.1:5432, embedded Qdrant, FalkorDB)."""
+"""Shared fixtures: real engines only (SQLite, PostgreSQL on 127.0.0.1:5432, embedded Qdrant, FalkorDB).
+
+Run from the repository root: `python3 -m pytest` (the whole suite) or `python3 -m pytest -m unit` (the tests
+that need no engine, in seconds). A test is `unit` unless it asks, directly or through its fixtures, for a
+place on disk or a database (tmp_path, tmp_path_factory, sqlite_url, pg_url: every store lives in one of
+them) or is marked `slow`; all others are marked `integration`. So a test that opens a store takes
+`tmp_path` (or a fixture built on it), as every test here does; `@pytest.mark.integration` says so explicitly.
+"""
 
 from __future__ import annotations
 
@@ -62,3 +69,58 @@ def _isolated_settings(tmp_path, monkeypatch):
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def graph_services(tmp_path_factory):
+    """Services with the embedded FalkorDB and the offline model, shared by the tests of one module
+    (starting FalkorDB is the slow part); each test works in its own user scope."""
+    from tests.support import make_services  # after the environment above is set: it loads LangChain
+
+    services = make_services(tmp_path_factory.mktemp("services"), graph=True)
+    assert services.graph is not None, "these tests need the embedded FalkorDB"
+    yield services
+    services.close()
+
+
+# ------------------------------------------------------------------------------------ unit / integration
+
+ENGINE_FIXTURES = frozenset({"tmp_path", "tmp_path_factory", "sqlite_url", "pg_url"})
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "unit: needs no engine (no database, store, graph server, MiniLM or HTTP "
+                                       "server); `python3 -m pytest -m unit` runs these in seconds")
+    config.addinivalue_line("markers", "integration: runs against the real engines (SQLite, PostgreSQL, Qdrant, "
+                                       "FalkorDB, MiniLM, servers)")
+
+
+def _needs_engine(item: pytest.Function) -> bool:
+    """Whether a test asks for an engine fixture, directly or through other fixtures. Autouse fixtures are
+    left out: `_isolated_settings` gives every test a data dir whether it opens a store or not. A fixture of
+    ours that takes `request` may pick its engine at run time (`request.getfixturevalue("pg_url")`), so it
+    counts as one; pytest's own (parametrize values, tmp_path) do not."""
+    info = item._fixtureinfo
+    todo = list(info.argnames) + [name for mark in item.iter_markers("usefixtures") for name in mark.args]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in ENGINE_FIXTURES:
+            return True
+        if name in seen:
+            continue
+        seen.add(name)
+        for fixturedef in info.name2fixturedefs.get(name, ()):
+            ours = not fixturedef.func.__module__.startswith("_pytest")
+            if ours and "request" in fixturedef.argnames:
+                return True
+            todo.extend(fixturedef.argnames)
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if not isinstance(item, pytest.Function) or item.get_closest_marker("integration"):
+            continue
+        integration = item.get_closest_marker("slow") or _needs_engine(item)
+        item.add_marker(pytest.mark.integration if integration else pytest.mark.unit)

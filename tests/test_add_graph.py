@@ -4,12 +4,11 @@ invalidated on UPDATE, DELETE cascades, at most 4 model calls per add. The wirin
 
 from __future__ import annotations
 
-import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from add_support import ctx, make_services
 from memoryx.graphs.add import add_run_config, builder
 from memoryx.scope import Scope
+from tests.support import ctx, make_services
 
 
 class CountCalls(BaseCallbackHandler):
@@ -18,13 +17,6 @@ class CountCalls(BaseCallbackHandler):
 
     def on_chat_model_start(self, *args, **kwargs):
         self.calls += 1
-
-
-@pytest.fixture(scope="module")
-def graph_services(tmp_path_factory):
-    services = make_services(tmp_path_factory.mktemp("graph"), graph=True)
-    yield services
-    services.close()
 
 
 def _add(graph, services, text, user_id):

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from add_support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
+from tests.support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.add import builder
 from memoryx.nodes.validate_input import normalize_messages, split_long

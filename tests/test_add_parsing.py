@@ -8,7 +8,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from add_support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
+from tests.support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
 from memoryx.checkpointing import make_checkpointer
 from memoryx.errors import ModelOutputError
 from memoryx.graphs.add import add_run_config, builder, compile_add_graph

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from langgraph.types import Command
 
-from add_support import ctx, make_services, memories, run_add, texts
+from tests.support import ctx, make_services, memories, run_add, texts
 from memoryx.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.nodes import execute_ops as execute_module

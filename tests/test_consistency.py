@@ -14,19 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from memoryx.embeddings import make_embeddings
 from memoryx.scope import Scope
-from memoryx.settings import Settings
 from memoryx.stores.projections import Projector
 from memoryx.stores.sql import SQLStore
 from memoryx.stores.vectors import EdgeVectorStore
+from tests.support import make_services, shared_embeddings
 
 ALICE = Scope(user_id="alice")
 
 
 @pytest.fixture(scope="module")
 def embeddings():
-    return make_embeddings(Settings())
+    return shared_embeddings()
 
 
 def _stores(tmp_path: Path, embeddings):
@@ -125,10 +124,7 @@ def test_process_killed_between_sql_and_projection(tmp_path, embeddings):
 def test_graph_rebuilt_from_sql_after_the_graph_server_is_killed(tmp_path, embeddings):
     """The embedded FalkorDB snapshots every second; SQL holds the truth. A SIGKILLed graph server loses
     its newest writes, and the projection is rebuilt from SQL when services start again."""
-    from memoryx.services import build_services
-
-    settings = Settings(data_dir=tmp_path / "data")
-    services = build_services(settings, embeddings=embeddings)
+    services = make_services(tmp_path, graph=True)
     try:
         sql, projector = services.sql, services.projector
         zhang = sql.upsert_entity(scope=ALICE, name="张三", entity_type="person")
@@ -143,7 +139,7 @@ def test_graph_rebuilt_from_sql_after_the_graph_server_is_killed(tmp_path, embed
     finally:
         services.vectors.close()
         services.sql.close()
-    again = build_services(settings, embeddings=embeddings)
+    again = make_services(tmp_path, graph=True)
     try:
         assert again.falkordb.recovered_unclean
         rows = again.graph.neighbourhood(ALICE, [zhang["id"]], depth=1)

@@ -2,8 +2,8 @@
 against real stores: SQLite, the embedded Qdrant shard and the embedded FalkorDB, with scripted fake chat
 models (tool calls and JSON answers) and with the offline model.
 
-One Services object is shared by the module (FalkorDB and the embedding model start once); every test
-works in its own user scope.
+One Services object, the `graph_services` fixture of tests/conftest.py, is shared by the module (FalkorDB and
+the embedding model start once); every test works in its own user scope.
 """
 
 from __future__ import annotations
@@ -27,22 +27,10 @@ from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
 from memoryx.nodes.graph_linking import link_entities
 from memoryx.nodes.graph_relations import extract_relations
 from memoryx.scope import Scope
-from memoryx.settings import Settings
 from memoryx.text import normalize_name
 
 
-# --------------------------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def base_services(tmp_path_factory):
-    from memoryx.services import build_services
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("graph_nodes"), graph_backend="falkordb", llm="offline")
-    services = build_services(settings)
-    assert services.graph is not None
-    yield services
-    services.close()
+# ---------------------------------------------------------------------------------------------- helpers
 
 
 class ScriptedModel(FakeMessagesListChatModel):
@@ -142,7 +130,7 @@ def entity_vector_names(services, user_id: str, name: str) -> set[str]:
 # -------------------------------------------------------------------------------------- extraction
 
 
-def test_tool_calling_path_one_call_self_reference_and_attribution(base_services):
+def test_tool_calling_path_one_call_self_reference_and_attribution(graph_services):
     user = new_user()
     llm = ScriptedModel(responses=[AIMessage(content="", tool_calls=[
         tool_call("extract_entities", {"entities": [{"entity": "I", "entity_type": "person"},
@@ -153,7 +141,7 @@ def test_tool_calling_path_one_call_self_reference_and_attribution(base_services
             {"source": "USER_ID", "relationship": "works-at", "destination": "Acme"},  # no index: text match
         ]}),
     ])])
-    services = services_with(base_services, llm, mode="tools")
+    services = services_with(graph_services, llm, mode="tools")
     rows, state = add_memories(services, user, "Lives in Berlin", "Works at Acme")
 
     assert len(llm.calls) == 1, "entities and relations come from ONE call"
@@ -175,14 +163,14 @@ def test_tool_calling_path_one_call_self_reference_and_attribution(base_services
     assert graph_edges(services, user) == {(user, "lives_in", "Berlin"): True, (user, "works_at", "Acme"): True}
 
 
-def test_json_mode_keeps_chinese_and_tolerates_think_and_fences(base_services):
+def test_json_mode_keeps_chinese_and_tolerates_think_and_fences(graph_services):
     user = new_user()
     answer = ("<think>用户住在北京。</think>\n```json\n" + json.dumps({
         "entities": [{"entity": "我", "entity_type": "person"}, {"entity": "北京", "entity_type": "city"}],
         "relations": [{"source": "我", "relationship": "住在", "destination": "北京", "memory": 0}],
     }, ensure_ascii=False) + "\n```")
     llm = ScriptedModel(responses=[AIMessage(content=answer)])
-    services = services_with(base_services, llm, mode="json")
+    services = services_with(graph_services, llm, mode="json")
     _, state = add_memories(services, user, "我住在北京")
     assert len(llm.calls) == 1 and llm.calls[0]["tools"] == []
     assert "[memoryx-task: graph_extract]" in llm.calls[0]["messages"][0].content
@@ -190,31 +178,31 @@ def test_json_mode_keeps_chinese_and_tolerates_think_and_fences(base_services):
     assert valid_triples(services, user) == {(user, "住在", "北京")}
 
 
-def test_auto_mode_uses_json_for_a_model_without_tool_calling(base_services):
+def test_auto_mode_uses_json_for_a_model_without_tool_calling(graph_services):
     user = new_user()
     llm = ScriptedModel(tools_supported=False, responses=[AIMessage(content=json.dumps(
         {"entities": [], "relations": [{"source": "I", "relationship": "likes", "destination": "tea", "memory": 0}]}))])
-    services = services_with(base_services, llm, mode="auto")
+    services = services_with(graph_services, llm, mode="auto")
     _, state = add_memories(services, user, "Likes tea")
     assert len(llm.calls) == 1 and llm.calls[0]["tools"] == []
     assert [(r["source"], r["relation"], r["destination"]) for r in state["relations"]] == [(user, "likes", "tea")]
     assert state["entities"] == [{"name": user, "entity_type": "person"}, {"name": "tea", "entity_type": "entity"}]
 
 
-def test_auto_mode_falls_back_to_json_when_the_tool_call_fails(base_services):
+def test_auto_mode_falls_back_to_json_when_the_tool_call_fails(graph_services):
     user = new_user()
     llm = ScriptedModel(fail_with_tools=True, responses=[
         AIMessage(content=json.dumps({"relations": [{"source": "I", "relationship": "works_at", "destination": "Initech"}]}))])
-    services = services_with(base_services, llm, mode="auto")
+    services = services_with(graph_services, llm, mode="auto")
     _, state = add_memories(services, user, "Works at Initech")
     assert [c["tools"] for c in llm.calls] == [["extract_entities", "establish_relationships"], []]
     assert valid_triples(services, user) == {(user, "works_at", "Initech")}
 
 
-def test_tools_mode_without_tool_calling_is_a_clear_error(base_services):
+def test_tools_mode_without_tool_calling_is_a_clear_error(graph_services):
     user = new_user()
     llm = ScriptedModel(tools_supported=False, responses=[AIMessage(content="{}")])
-    services = services_with(base_services, llm, mode="tools")
+    services = services_with(graph_services, llm, mode="tools")
     row = store_memory(services, user, "Likes tea")
     state = {"user_id": user, "trace_id": "trace-tools", "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
     with pytest.raises(ModelOutputError) as err:
@@ -223,30 +211,30 @@ def test_tools_mode_without_tool_calling_is_a_clear_error(base_services):
     assert llm.calls == []
 
 
-def test_malformed_tool_arguments_are_repaired_or_skipped(base_services):
+def test_malformed_tool_arguments_are_repaired_or_skipped(graph_services):
     user = new_user()
     broken = '{"relations": [{"source": "I", "relationship": "likes", "destination": "green tea"}, {"source": "I"},]}'
     llm = ScriptedModel(responses=[AIMessage(content="", invalid_tool_calls=[
         {"name": "establish_relationships", "args": broken, "id": "c1", "error": "bad json", "type": "invalid_tool_call"}],
         tool_calls=[tool_call("extract_entities", {"entities": [{"name": "green tea"}, "I", 42, {"entity": ""}]})])])
-    services = services_with(base_services, llm, mode="tools")
+    services = services_with(graph_services, llm, mode="tools")
     _, state = add_memories(services, user, "Likes green tea")
     assert len(llm.calls) == 1
     assert [(r["source"], r["relation"], r["destination"]) for r in state["relations"]] == [(user, "likes", "green tea")]
 
 
-def test_tool_calls_written_as_text_are_read(base_services):
+def test_tool_calls_written_as_text_are_read(graph_services):
     user = new_user()
     text = ('<tool_call>{"name": "establish_relationships", "arguments": {"entities": '
             '[{"source": "I", "relationship": "LIVES_IN", "destination": "Oslo"}]}}</tool_call>')
     llm = ScriptedModel(responses=[AIMessage(content=text)])
-    services = services_with(base_services, llm, mode="tools")
+    services = services_with(graph_services, llm, mode="tools")
     _, state = add_memories(services, user, "Lives in Oslo")
     assert len(llm.calls) == 1
     assert [(r["source"], r["relation"], r["destination"]) for r in state["relations"]] == [(user, "lives_in", "Oslo")]
 
 
-def test_entities_only_answer_gets_one_relation_call(base_services):
+def test_entities_only_answer_gets_one_relation_call(graph_services):
     user = new_user()
     llm = ScriptedModel(responses=[
         AIMessage(content="", tool_calls=[tool_call("extract_entities", {"entities": [
@@ -254,25 +242,25 @@ def test_entities_only_answer_gets_one_relation_call(base_services):
         AIMessage(content="", tool_calls=[tool_call("establish_relationships", {"relations": [
             {"source": "I", "relationship": "has_pet", "destination": "Rex"}]})]),
     ])
-    services = services_with(base_services, llm, mode="auto")
+    services = services_with(graph_services, llm, mode="auto")
     _, state = add_memories(services, user, "Has a dog named Rex")
     assert [c["tools"] for c in llm.calls] == [["extract_entities", "establish_relationships"], ["establish_relationships"]]
     assert valid_triples(services, user) == {(user, "has_pet", "Rex")}
     assert {e["name"]: e["entity_type"] for e in state["entities"]} == {user: "person", "Rex": "animal"}
 
 
-def test_json_mode_retries_once_then_fails_with_the_trace_id(base_services):
+def test_json_mode_retries_once_then_fails_with_the_trace_id(graph_services):
     user = new_user()
     good = json.dumps({"relations": [{"source": "I", "relationship": "likes", "destination": "jazz"}]})
     llm = ScriptedModel(responses=[AIMessage(content="Sure! The user likes jazz."), AIMessage(content=good)])
-    services = services_with(base_services, llm, mode="json")
+    services = services_with(graph_services, llm, mode="json")
     _, state = add_memories(services, user, "Likes jazz")
     assert len(llm.calls) == 2
     assert "could not be used" in llm.calls[1]["messages"][-1].content
     assert valid_triples(services, user) == {(user, "likes", "jazz")}
 
     llm = ScriptedModel(responses=[AIMessage(content="no idea")])
-    services = services_with(base_services, llm, mode="json")
+    services = services_with(graph_services, llm, mode="json")
     row = store_memory(services, user, "Likes blues")
     state = {"user_id": user, "trace_id": "trace-json", "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
     with pytest.raises(ModelOutputError, match="trace-json"):
@@ -280,25 +268,25 @@ def test_json_mode_retries_once_then_fails_with_the_trace_id(base_services):
     assert len(llm.calls) == 2
 
 
-def test_nothing_changed_means_no_model_call(base_services):
+def test_nothing_changed_means_no_model_call(graph_services):
     user = new_user()
     llm = ScriptedModel(responses=[AIMessage(content="{}")])
-    services = services_with(base_services, llm)
+    services = services_with(graph_services, llm)
     state = run_graph_steps(services, {"user_id": user, "executed": [{"id": "x", "memory": "Likes tea", "event": "NONE"}]})
     assert llm.calls == []
     assert state["relations"] == [] and state["graph_changes"] == {"added_entities": [], "deleted_entities": []}
 
 
-def test_without_a_graph_store_the_steps_pass_through(base_services):
+def test_without_a_graph_store_the_steps_pass_through(graph_services):
     user = new_user()
     llm = ScriptedModel(responses=[AIMessage(content="{}")])
-    services = services_with(base_services, llm, graph=None)
+    services = services_with(graph_services, llm, graph=None)
     _, state = add_memories(services, user, "Lives in Rome")
     assert llm.calls == [] and state["graph_changes"] == {"added_entities": [], "deleted_entities": []}
     assert services.sql.list_entities(Scope(user_id=user)) == []
     # the run's switch does the same with a graph store present
     llm2 = ScriptedModel(responses=[AIMessage(content="{}")])
-    _, state = add_memories(services_with(base_services, llm2), user, "Lives in Rome", graph_enabled=False)
+    _, state = add_memories(services_with(graph_services, llm2), user, "Lives in Rome", graph_enabled=False)
     assert llm2.calls == [] and state["relations"] == []
 
 
@@ -317,21 +305,21 @@ def _existing_entity(services, scope: Scope, name: str, entity_type: str = "enti
     return row
 
 
-def test_linking_by_exact_normalised_name(base_services):
+def test_linking_by_exact_normalised_name(graph_services):
     user = new_user()
-    berlin = _existing_entity(base_services, Scope(user_id=user), "Berlin", "city")
-    linked = _link(base_services, user, [(user, "lives_in", "  BERLIN ")])
+    berlin = _existing_entity(graph_services, Scope(user_id=user), "Berlin", "city")
+    linked = _link(graph_services, user, [(user, "lives_in", "  BERLIN ")])
     assert linked[normalize_name("BERLIN")]["id"] == berlin["id"]
     assert linked[normalize_name(user)]["entity_type"] == "person"
-    assert entity_names(base_services, user) == {"Berlin", user}
+    assert entity_names(graph_services, user) == {"Berlin", user}
 
 
-def test_linking_by_embedding_similarity_with_one_embedding_batch(base_services, monkeypatch):
+def test_linking_by_embedding_similarity_with_one_embedding_batch(graph_services, monkeypatch):
     user = new_user()
-    nyc = _existing_entity(base_services, Scope(user_id=user), "New York City", "city")
-    tea = _existing_entity(base_services, Scope(user_id=user), "茶", "food")
+    nyc = _existing_entity(graph_services, Scope(user_id=user), "New York City", "city")
+    tea = _existing_entity(graph_services, Scope(user_id=user), "茶", "food")
     batches = []
-    real = base_services.embeddings.embed_documents
+    real = graph_services.embeddings.embed_documents
 
     class Spy:
         def embed_documents(self, texts):
@@ -339,50 +327,50 @@ def test_linking_by_embedding_similarity_with_one_embedding_batch(base_services,
             return real(texts)
 
         def __getattr__(self, name):
-            return getattr(base_services.embeddings, name)
+            return getattr(graph_services.embeddings, name)
 
-    services = dataclasses.replace(base_services, embeddings=Spy())
+    services = dataclasses.replace(graph_services, embeddings=Spy())
     linked = _link(services, user, [(user, "lives_in", "New York"), (user, "likes", "咖啡")])
     assert batches[0] == ["New York", "咖啡"], "names without an exact match are embedded in one batch"
     assert linked[normalize_name("New York")]["id"] == nyc["id"]  # cosine 0.95 >= 0.9
     # 咖啡/茶 score 0.90 with MiniLM but share no character: not the same entity
     assert linked[normalize_name("咖啡")]["id"] != tea["id"]
-    assert entity_names(base_services, user) == {"New York City", "茶", "咖啡", user}
+    assert entity_names(graph_services, user) == {"New York City", "茶", "咖啡", user}
     # the merge threshold comes from the run's context
     other = new_user()
-    _existing_entity(base_services, Scope(user_id=other), "New York City", "city")
+    _existing_entity(graph_services, Scope(user_id=other), "New York City", "city")
     state = {"user_id": other, "entities": [], "relations": [{"source": other, "relation": "lives_in", "destination": "New York", "memory_id": None}]}
-    linked = link_entities(state, runtime(base_services, entity_merge_threshold=0.99))["linked_entities"]
+    linked = link_entities(state, runtime(graph_services, entity_merge_threshold=0.99))["linked_entities"]
     assert linked[normalize_name("New York")]["name"] == "New York"
 
 
-def test_no_linking_across_scopes(base_services):
+def test_no_linking_across_scopes(graph_services):
     alice, bob = new_user(), new_user()
-    alices_berlin = _existing_entity(base_services, Scope(user_id=alice), "Berlin", "city")
-    agent_oslo = _existing_entity(base_services, Scope(user_id=alice, agent_id="helper"), "Oslo", "city")
-    _existing_entity(base_services, Scope(user_id=alice, agent_id="helper"), "Munich", "city")
+    alices_berlin = _existing_entity(graph_services, Scope(user_id=alice), "Berlin", "city")
+    agent_oslo = _existing_entity(graph_services, Scope(user_id=alice, agent_id="helper"), "Oslo", "city")
+    _existing_entity(graph_services, Scope(user_id=alice, agent_id="helper"), "Munich", "city")
 
-    linked = _link(base_services, bob, [(bob, "lives_in", "Berlin")])
+    linked = _link(graph_services, bob, [(bob, "lives_in", "Berlin")])
     assert linked["berlin"]["id"] != alices_berlin["id"] and linked["berlin"]["user_id"] == bob
 
     # alice without the agent does not pick up the agent's entities, by name or by embedding
-    linked = _link(base_services, alice, [(alice, "visited", "Oslo"), (alice, "visited", "München")])
+    linked = _link(graph_services, alice, [(alice, "visited", "Oslo"), (alice, "visited", "München")])
     assert linked["oslo"]["id"] != agent_oslo["id"] and linked["oslo"]["agent_id"] is None
     assert linked[normalize_name("München")]["agent_id"] is None
     # and the agent scope sees its own
-    linked = _link(base_services, alice, [(alice, "visited", "Oslo")], agent_id="helper")
+    linked = _link(graph_services, alice, [(alice, "visited", "Oslo")], agent_id="helper")
     assert linked["oslo"]["id"] == agent_oslo["id"]
 
 
 # ------------------------------------------------------------------------------------------- conflicts
 
 
-def test_moved_from_berlin_to_paris_invalidates_the_old_edge(base_services):
+def test_moved_from_berlin_to_paris_invalidates_the_old_edge(graph_services):
     user = new_user()
     first = ScriptedModel(responses=[AIMessage(content="", tool_calls=[tool_call("establish_relationships", {
         "relations": [{"source": "I", "relationship": "lives_in", "destination": "Berlin"},
                       {"source": "I", "relationship": "likes", "destination": "pizza"}]})])])
-    add_memories(services_with(base_services, first), user, "Lives in Berlin and likes pizza")
+    add_memories(services_with(graph_services, first), user, "Lives in Berlin and likes pizza")
     assert len(first.calls) == 1, "no existing relation: no conflict call"
 
     second = ScriptedModel(responses=[
@@ -395,59 +383,59 @@ def test_moved_from_berlin_to_paris_invalidates_the_old_edge(base_services):
         ]),
     ])
     trace = str(uuid.uuid4())
-    rows = [store_memory(base_services, user, "Moved to Paris")]
-    state = run_graph_steps(services_with(base_services, second), {
+    rows = [store_memory(graph_services, user, "Moved to Paris")]
+    state = run_graph_steps(services_with(graph_services, second), {
         "user_id": user, "trace_id": trace, "executed": [{"id": rows[0]["id"], "memory": "Moved to Paris", "event": "ADD"}]})
 
     assert [c["tools"] for c in second.calls] == [["extract_entities", "establish_relationships"], ["delete_graph_memory"]]
     conflict_prompt = second.calls[1]["messages"][1].content
     assert f"{user} -- lives_in -- Berlin" in conflict_prompt and "Moved to Paris" in conflict_prompt
     assert conflict_prompt.index("lives_in -- Berlin") < conflict_prompt.index("likes -- pizza"), "same relation ranked first"
-    assert valid_triples(base_services, user, include_invalid=True) == {
+    assert valid_triples(graph_services, user, include_invalid=True) == {
         (user, "lives_in", "Berlin", "invalid"), (user, "lives_in", "Paris"), (user, "likes", "pizza")}
-    old = [r for r in base_services.sql.list_relations(Scope(user_id=user), include_invalid=True) if r["target"] == "Berlin"][0]
+    old = [r for r in graph_services.sql.list_relations(Scope(user_id=user), include_invalid=True) if r["target"] == "Berlin"][0]
     assert old["invalidated_by"] == trace and old["invalidated_at"]
-    new = [r for r in base_services.sql.list_relations(Scope(user_id=user)) if r["target"] == "Paris"][0]
+    new = [r for r in graph_services.sql.list_relations(Scope(user_id=user)) if r["target"] == "Paris"][0]
     assert new["memory_id"] == rows[0]["id"] and new["trace_id"] == trace
     assert state["graph_changes"] == {
         "added_entities": [{"source": user, "relationship": "lives_in", "destination": "Paris"}],
         "deleted_entities": [{"source": user, "relationship": "lives_in", "destination": "Berlin"}],
     }
-    edges = graph_edges(base_services, user)
+    edges = graph_edges(graph_services, user)
     assert edges[(user, "lives_in", "Berlin")] is False and edges[(user, "lives_in", "Paris")] is True
-    assert "Berlin" in entity_names(base_services, user), "an outdated relation stays as history, with its entities"
+    assert "Berlin" in entity_names(graph_services, user), "an outdated relation stays as history, with its entities"
 
 
-def test_conflicts_json_fallback_and_idempotent_replay(base_services):
+def test_conflicts_json_fallback_and_idempotent_replay(graph_services):
     user = new_user()
-    add_memories(services_with(base_services, ScriptedModel(responses=[AIMessage(content="", tool_calls=[
+    add_memories(services_with(graph_services, ScriptedModel(responses=[AIMessage(content="", tool_calls=[
         tool_call("establish_relationships", {"relations": [{"source": "I", "relationship": "works_at", "destination": "Acme"}]})])])),
         user, "Works at Acme")
     llm = ScriptedModel(tools_supported=False, responses=[
         AIMessage(content=json.dumps({"relations": [{"source": "I", "relationship": "works_at", "destination": "Globex"}]})),
         AIMessage(content='```json\n{"delete": [{"source": "I", "relationship": "Works At", "destination": "acme"}]}\n```'),
     ])
-    services = services_with(base_services, llm, mode="auto")
+    services = services_with(graph_services, llm, mode="auto")
     row = store_memory(services, user, "Works at Globex")
     state = {"user_id": user, "trace_id": str(uuid.uuid4()), "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
     done = run_graph_steps(services, state)
     assert len(llm.calls) == 2 and all(c["tools"] == [] for c in llm.calls)
     assert "[memoryx-task: graph_delete]" in llm.calls[1]["messages"][0].content
     assert done["graph_changes"]["deleted_entities"] == [{"source": user, "relationship": "works_at", "destination": "Acme"}]
-    assert valid_triples(base_services, user) == {(user, "works_at", "Globex")}
+    assert valid_triples(graph_services, user) == {(user, "works_at", "Globex")}
 
     # replaying the last step (a crash after its writes) changes nothing and adds no duplicate
     replay = ScriptedModel(responses=[AIMessage(content="", tool_calls=[])])
-    again = resolve_graph_conflicts(done, runtime(services_with(base_services, replay)))
+    again = resolve_graph_conflicts(done, runtime(services_with(graph_services, replay)))
     assert again["graph_changes"]["added_entities"] == []
-    assert len(base_services.sql.list_relations(Scope(user_id=user))) == 1
+    assert len(graph_services.sql.list_relations(Scope(user_id=user))) == 1
 
 
-def test_update_delta_and_delete_cascade_seed_example(base_services):
+def test_update_delta_and_delete_cascade_seed_example(graph_services):
     """Seed 000 §5.4/§5.5: 张三 works in 北京 and likes 咖啡; UPDATE and DELETE cascade to the graph."""
     user = new_user()
     llm = CountingOffline()
-    services = services_with(base_services, llm)
+    services = services_with(graph_services, llm)
     (work, coffee), state = add_memories(services, user, "张三在北京阿里云工作", "张三喜欢喝咖啡")
     assert llm.calls == [["extract_entities", "establish_relationships"]]
     assert valid_triples(services, user) == {("张三", "工作于", "北京阿里云"), ("张三", "喜欢", "咖啡")}
@@ -482,11 +470,11 @@ def test_update_delta_and_delete_cascade_seed_example(base_services):
     assert entity_names(services, user) == set() and graph_edges(services, user) == {}
 
 
-def test_offline_model_end_to_end_move_and_retraction(base_services):
+def test_offline_model_end_to_end_move_and_retraction(graph_services):
     """The offline model: a move replaces lives_in (conflict tool call), a retraction drops a like."""
     user = new_user()
     llm = CountingOffline()
-    services = services_with(base_services, llm)
+    services = services_with(graph_services, llm)
     add_memories(services, user, "User lives in Berlin", "User likes tea", "User likes coffee")
     assert valid_triples(services, user) == {(user, "lives_in", "Berlin"), (user, "likes", "tea"), (user, "likes", "coffee")}
     llm.calls.clear()
@@ -500,10 +488,10 @@ def test_offline_model_end_to_end_move_and_retraction(base_services):
     assert edges[(user, "likes", "tea")] is False and edges[(user, "lives_in", "Berlin")] is False
 
 
-def test_offline_model_json_mode_chinese(base_services):
+def test_offline_model_json_mode_chinese(graph_services):
     user = new_user()
     llm = CountingOffline()
-    services = services_with(base_services, llm, mode="json")
+    services = services_with(graph_services, llm, mode="json")
     add_memories(services, user, "我住在北京", "我在阿里云工作")
     llm.calls.clear()
     _, state = add_memories(services, user, "我搬到了上海")
@@ -512,10 +500,10 @@ def test_offline_model_json_mode_chinese(base_services):
     assert state["graph_changes"]["deleted_entities"] == [{"source": user, "relationship": "住在", "destination": "北京"}]
 
 
-def test_assistant_memories_in_the_agent_scope_stay_out_of_the_users_graph(base_services):
+def test_assistant_memories_in_the_agent_scope_stay_out_of_the_users_graph(graph_services):
     user = new_user()
     llm = CountingOffline()
-    services = services_with(base_services, llm)
+    services = services_with(graph_services, llm)
     mine = store_memory(services, user, "User likes tea", agent_id="helper")
     agents = services.sql.insert_memory(scope=Scope(agent_id="helper"), text="User likes jazz")  # the agent's own
     state = run_graph_steps(services, {"user_id": user, "agent_id": "helper", "executed": [
@@ -525,10 +513,10 @@ def test_assistant_memories_in_the_agent_scope_stay_out_of_the_users_graph(base_
     assert {(r["target"], r["agent_id"]) for r in services.sql.list_relations(Scope(user_id=user, agent_id="helper"))} == {("tea", "helper")}
 
 
-def test_an_entity_removed_by_a_concurrent_run_is_recreated_before_its_relation(base_services):
+def test_an_entity_removed_by_a_concurrent_run_is_recreated_before_its_relation(graph_services):
     user = new_user()
     llm = CountingOffline()
-    services = services_with(base_services, llm)
+    services = services_with(graph_services, llm)
     row = store_memory(services, user, "User lives in Lima")
     rt = runtime(services)
     state = {"user_id": user, "trace_id": str(uuid.uuid4()), "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
@@ -542,11 +530,11 @@ def test_an_entity_removed_by_a_concurrent_run_is_recreated_before_its_relation(
     assert graph_edges(services, user) == {(user, "lives_in", "Lima"): True}
 
 
-def test_concurrent_graph_steps_for_one_user(base_services):
+def test_concurrent_graph_steps_for_one_user(graph_services):
     import threading
 
     user = new_user()
-    services = services_with(base_services, OfflineChatModel())
+    services = services_with(graph_services, OfflineChatModel())
     foods = ["tea", "coffee", "pizza", "sushi", "ramen", "tacos"]
     errors = []
 
@@ -566,16 +554,16 @@ def test_concurrent_graph_steps_for_one_user(base_services):
     assert sorted(e["name"] for e in services.sql.list_entities(Scope(user_id=user))) == sorted(foods + [user])
 
 
-def test_unusable_conflict_answers_fail_the_step_with_nothing_written(base_services):
+def test_unusable_conflict_answers_fail_the_step_with_nothing_written(graph_services):
     user = new_user()
-    add_memories(services_with(base_services, CountingOffline()), user, "User lives in Quito")
-    before = valid_triples(base_services, user, include_invalid=True)
+    add_memories(services_with(graph_services, CountingOffline()), user, "User lives in Quito")
+    before = valid_triples(graph_services, user, include_invalid=True)
     llm = ScriptedModel(responses=[
         AIMessage(content=json.dumps({"relations": [{"source": "I", "relationship": "lives_in", "destination": "Lima"}]})),
         AIMessage(content="I would delete the Quito one."),
         AIMessage(content="Really, the Quito one."),
     ])
-    services = services_with(base_services, llm, mode="json")
+    services = services_with(graph_services, llm, mode="json")
     row = store_memory(services, user, "Lives in Lima")
     state = {"user_id": user, "trace_id": "trace-conflict", "executed": [{"id": row["id"], "memory": row["memory"], "event": "ADD"}]}
     rt = runtime(services)
@@ -584,4 +572,4 @@ def test_unusable_conflict_answers_fail_the_step_with_nothing_written(base_servi
     with pytest.raises(ModelOutputError, match="trace-conflict"):
         resolve_graph_conflicts(state, rt)
     assert len(llm.calls) == 3, "extraction, then the conflict call and its one retry"
-    assert valid_triples(base_services, user, include_invalid=True) == before
+    assert valid_triples(graph_services, user, include_invalid=True) == before

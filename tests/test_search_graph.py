@@ -22,21 +22,15 @@ from memoryx.search.access import flush_access
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
 from memoryx.scope import Scope
-from memoryx.settings import Settings
+from tests.support import make_services
 
 UTC = timezone.utc
 
 
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory):
-    from memoryx.services import build_services
-
-    data = tmp_path_factory.mktemp("search-graph")
-    settings = Settings(data_dir=data, graph_backend="falkordb")
-    services = build_services(settings, llm="offline")
-    assert services.graph is not None, "these tests need the embedded FalkorDB"
-    yield services
-    services.close()
+def svc(graph_services):
+    """The module's services (tests/conftest.py), under the short name these tests use."""
+    return graph_services
 
 
 def _user(prefix: str = "u") -> str:
@@ -434,10 +428,7 @@ def test_token_estimate_cjk():
 
 def test_search_on_postgresql(pg_url, tmp_path):
     """The SQL parts of search (entity lookup, context rows, filters) on PostgreSQL."""
-    from memoryx.services import build_services
-
-    settings = Settings(data_dir=tmp_path / "pg", sql_url=pg_url, graph_backend="none")
-    with build_services(settings, llm="offline") as svc:
+    with make_services(tmp_path / "pg", sql_url=pg_url) as svc:
         user = _user("pg")
         base = datetime(2024, 6, 1, 12, tzinfo=UTC)
         q = add(svc, user, "Ana: what instrument do you play?", memory_type="episodic", created_at=base,

@@ -1,4 +1,9 @@
-"""Helpers of the add-graph tests (tests/test_add_*.py): real stores on a tmp data dir, scripted models."""
+"""Helpers shared by the tests (`from tests.support import ...`): the one way a test builds Services on real
+stores, the add-graph runner and scripted chat models.
+
+The `graph_services` fixture of tests/conftest.py is built here too; a test that needs its own Services
+(its own models or settings) calls `make_services(tmp_path, ...)`.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +35,8 @@ def shared_embeddings():
 
 def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgment_llm=None, graph_llm=None,
                   graph: bool = False, **settings_overrides):
+    """Services in `tmp_path`/data: the offline model unless models are given, the embedded FalkorDB only when
+    `graph` is set, the SQLite checkpointer, and the process's one MiniLM. The caller closes them."""
     from memoryx.services import build_services
 
     values = {"data_dir": tmp_path / "data", "graph_backend": "falkordb" if graph else "none", "checkpointer": "sqlite"}
