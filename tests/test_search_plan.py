@@ -66,7 +66,7 @@ def test_recipes_choose_paths_and_depth():
     assert AUTO.depth_for(why, requested=1, configured=1) == 1  # an explicit depth wins
     assert not FAST.uses("graph") and FAST.uses("time")
     assert set(HYBRID.paths) == {"dense", "keyword"}
-    assert set(VECTOR_ONLY.paths) == {"dense"} and KEYWORD_ONLY.paths == {"keyword"}
+    assert set(VECTOR_ONLY.paths) == {"dense"} and set(KEYWORD_ONLY.paths) == {"keyword"}
     for recipe in (HYBRID, VECTOR_ONLY, KEYWORD_ONLY):
         assert recipe.depth_for(why, requested=2, configured=2) == 0
 
