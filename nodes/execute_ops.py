@@ -1,7 +1,10 @@
 """execute_ops: apply the judged operations to SQL (the system of record), then to the vector projection.
 
-Everything happens under `sql.scope_lock(scope)` (a file lock for SQLite, a PostgreSQL advisory lock
-otherwise), so concurrent adds for one user queue up here, across processes too:
+Everything happens under `sql.scope_lock` of every owner the operations touch (a file lock for SQLite, a
+PostgreSQL advisory lock otherwise; one lock per user id, else agent id, else run id — stores/locks.py), so
+concurrent adds for one user queue up here, whatever agent or run they name, across processes too. Each SQL
+write queues its projection in its own transaction (the outbox), so a crash anywhere below loses nothing:
+the replay at start projects it, and a resumed run finds its deterministic ids already written.
 
 1. Optimistic re-check: when any memory changed since retrieval (one cheap query on the history position),
    the similar memories of each fact are searched again. If another run added a memory the judge did not
@@ -29,6 +32,7 @@ from memoryx.errors import NotFoundError
 from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
+from memoryx.stores.locks import lock_owner
 from memoryx.text import fact_key, memory_hash
 
 MAX_STALE_RETRIES = 2
@@ -156,7 +160,8 @@ def execute_ops(state: AddState, runtime: Runtime[Context]) -> dict:
     ops = list(state.get("operations") or [])
     facts = all_facts(state)
     vectors = state.get("fact_vectors") or []
-    scopes = {scope_for_owner(state, _owner(op, facts)) for op in ops} | {scope_for_owner(state, "user")}
+    # (alice, bot) and (alice) share alice's lock: take each owner's lock once
+    scopes = {lock_owner(scope_for_owner(state, _owner(op, facts))) for op in ops} | {lock_owner(scope_for_owner(state, "user"))}
     with contextlib.ExitStack() as stack:
         for scope in sorted(scopes, key=lambda s: s.key()):  # one global order: no deadlock between runs
             stack.enter_context(services.sql.scope_lock(scope))

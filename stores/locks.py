@@ -1,4 +1,11 @@
-"""Cross-process scope locks: writers of one scope queue up, whichever process or thread they run in.
+"""Cross-process owner locks: writers of one owner queue up, whichever process or thread they run in.
+
+The lock is taken on the scope's widest owner (`lock_owner`): the user id when there is one, else the agent
+id, else the run id. An add for alice reads and updates memories of (alice), (alice, bot) and (alice, bot,
+run) alike, so a lock per exact scope let two runs update one memory at once. We chose this over versioned
+rows with a refused stale update: a refused update throws away the run's model calls and must be judged
+again, while adds of one user are rarely concurrent, so queueing them costs little; execute_ops' optimistic
+re-check still catches what changed between retrieval and the lock.
 
 PostgreSQL uses a session-level advisory lock (released by the server if the process dies); SQLite uses an
 flock'ed file next to the database. Both are taken through `not_reentrant`, which refuses a second take of
@@ -22,6 +29,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
 from memoryx.scope import Scope
+
+
+def lock_owner(scope: Scope) -> Scope:
+    """The scope whose lock guards `scope`: its user, else its agent, else its run."""
+    if scope.user_id is not None:
+        return Scope(user_id=scope.user_id)
+    if scope.agent_id is not None:
+        return Scope(agent_id=scope.agent_id)
+    return Scope(run_id=scope.run_id)
 
 
 @contextmanager

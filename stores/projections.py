@@ -85,9 +85,10 @@ class Projector:
         self.embeddings = embeddings
 
     # Public syncs never raise for a projection failure: the SQL write stands, and the outbox makes the
-    # projection converge later. Before projecting, the targets are written to the outbox as an intent and
-    # cleared afterwards, so a process killed between the SQL commit and the projection write leaves a
-    # job that `retry_pending()` (run when services start) replays. The _project_* variants raise.
+    # projection converge later. The SQL write queued the targets in the outbox in its own transaction
+    # (SQLStoreBase._record_intent), so a process killed between the commit and the projection leaves a
+    # job that `retry_pending()` replays (at start and periodically: memoryx.maintenance). A sync reads the
+    # job ids first and clears only those once projected. The _project_* variants raise.
     def sync_memories(self, ids: list[str], *, vectors: list[list[float]] | None = None) -> None:
         """Make the vector store match SQL for these memory ids. `vectors` (same order as ids) saves a
         second embedding pass when the caller already embedded the texts."""
@@ -107,14 +108,14 @@ class Projector:
     def _sync(self, kind: str, ids: list[str], project) -> None:
         if not ids:
             return
-        self.sql.enqueue_projections(kind=kind, target_ids=ids, error="in flight")
+        jobs = self.sql.projection_jobs(kind=kind, target_ids=ids)  # before projecting: see the outbox docs
         try:
             project()
         except Exception as exc:
             log.warning("%s projection failed for %d rows, queued for retry: %s", kind, len(ids), exc)
             self.sql.enqueue_projections(kind=kind, target_ids=ids, error=repr(exc))
             return
-        self.sql.clear_projections(kind=kind, target_ids=ids)
+        self.sql.clear_projections(jobs)
 
     def _project_memories(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
         if not ids:
@@ -168,10 +169,12 @@ class Projector:
             self.graph.upsert_relations(scope, [relation_edge(r) for r in rows])
 
     # --- recovery ------------------------------------------------------------------------------
-    def retry_pending(self, limit: int = 500) -> int:
-        """Replay queued projection writes. Returns how many jobs completed."""
+    def retry_pending(self, limit: int = 500, *, min_age_s: float = 0.0) -> int:
+        """Replay queued projection writes (jobs at least `min_age_s` old). Returns how many completed.
+        Each replay reads the current SQL rows, so replaying a job that its writer also projects is harmless;
+        a job re-queued meanwhile has a new id and survives `complete_projection`."""
         done = 0
-        for job in self.sql.pending_projections(limit=limit):
+        for job in self.sql.pending_projections(limit=limit, min_age_s=min_age_s):
             try:
                 if job["kind"] == "memory":
                     self._project_memories([job["target_id"]])
@@ -205,6 +208,19 @@ class Projector:
         relations = self.sql.list_relations(None, include_invalid=True)
         self._project_relations(relations)
         return {"entities": len(entities), "relations": len(relations)}
+
+    def reconcile_graph(self) -> dict | None:
+        """Rebuild the graph from SQL when its counts (entities, relations, valid relations) differ from
+        SQL's: the check made at every start, so that a graph that lost writes (a server killed before its
+        append-only file was synced, a projection lost to a crash before the outbox existed) converges
+        without anyone asking. Returns the rebuild's figures, or None when the graph already matched."""
+        if self.graph is None:
+            return None
+        truth, shown = self.sql.graph_counts(), self.graph.counts(None)
+        if all(truth[k] == shown.get(k) for k in truth):
+            return None
+        log.warning("graph projection differs from SQL (graph %s, SQL %s); rebuilding it from SQL", shown, truth)
+        return self.rebuild_graph()
 
     def reindex(self, scope: Scope | None = None, *, batch_size: int = 256) -> dict:
         """Rebuild the projections of a scope (or of everything) from SQL. Raises if a store is down."""

@@ -1,8 +1,10 @@
 """The SQL store's base: engine creation (SQLite hooks, PostgreSQL pools), error wrapping, one-transaction
-sessions, migrations and the cross-process scope lock. The concept modules (memories, judgments, graph
-truth, outbox) build their queries on `_tx`.
+sessions, migrations, the cross-process owner lock and the transactional projection intent. The concept
+modules (memories, judgments, graph truth, outbox) build their queries on `_tx`.
 
-Every write is one short transaction, so every failure leaves nothing half-written.
+Every write is one short transaction, so every failure leaves nothing half-written. A write that changes
+what a projection shows records its projection intent (`_record_intent`) inside that same transaction: a
+process killed right after the commit leaves an outbox job, never an invisible fact.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.locks import advisory_lock, file_lock, not_reentrant
-from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, SchemaVersion
-from memoryx.stores.sql.values import require_scope, utc_now
+from memoryx.stores.locks import advisory_lock, file_lock, lock_owner, not_reentrant
+from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, OutboxRow, SchemaVersion
+from memoryx.stores.sql.values import new_id, require_scope, utc_now
 
 
 class SQLStoreBase:
@@ -105,6 +107,7 @@ class SQLStoreBase:
             cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
             cur.execute("PRAGMA synchronous=NORMAL")  # durable enough with WAL, much faster
             cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages (purge)
             cur.close()
 
         @event.listens_for(engine, "begin")
@@ -158,6 +161,27 @@ class SQLStoreBase:
         finally:
             if mem_lock is not None:
                 mem_lock.release()
+
+    def _record_intent(self, s: Session, kind: str, target_ids) -> None:
+        """Queue the projection of these targets inside the caller's write transaction `s`.
+
+        One row per (kind, target); a new write to a target already queued gives its row a fresh id. The
+        projector clears only the row ids it read before projecting (`clear_projections`), so a write that
+        lands while a projection is in flight keeps its job for the replay."""
+        ids = list(dict.fromkeys(t for t in target_ids if t))
+        if not ids:
+            return
+        if self.is_postgres:
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        now = utc_now()
+        for target in ids:
+            stmt = insert(OutboxRow).values(id=new_id(), kind=kind, target_id=target, error="pending", attempts=0,
+                                            created_at=now, updated_at=now)
+            s.execute(stmt.on_conflict_do_update(index_elements=["kind", "target_id"],
+                                                 set_={"id": stmt.excluded.id, "error": "pending",
+                                                       "updated_at": now}))
 
     def _check_open(self) -> None:
         if self._closed:
@@ -215,12 +239,16 @@ class SQLStoreBase:
 
     @contextmanager
     def scope_lock(self, scope: Scope, timeout: float = 60.0) -> Iterator[None]:
-        """Exclusive lock on one scope across threads and processes (writers of one user queue up).
+        """Exclusive lock on the scope's widest owner across threads and processes: the user id when there is
+        one, else the agent id, else the run id (stores/locks.py `lock_owner`). Every writer of alice's
+        memories, whatever agent or run, queues on alice: an add for (alice) reads and updates (alice, bot)
+        memories too, so a lock per exact scope let two runs update one memory at once.
 
         Not reentrant: taking it again in the same thread (or in a coroutine on the same event loop) raises
-        ConcurrencyError at once instead of waiting for itself until the timeout.
+        ConcurrencyError at once instead of waiting for itself until the timeout. Scopes of one owner share
+        one lock: take it once (`lock_owner` tells which scopes do).
         """
-        scope = require_scope(scope)
+        scope = lock_owner(require_scope(scope))
         self._check_open()
         key = (self.safe_url, scope.key())  # two stores (databases) never share a lock
         if self.is_postgres:

@@ -1,5 +1,7 @@
 """The knowledge graph's truth: entities (one per scope and normalised name) and relations, which are
-invalidated rather than deleted so that they stay as history. The graph database is a projection of these."""
+invalidated rather than deleted so that they stay as history. The graph database is a projection of these:
+every write that changes an entity or relation queues its projection in the same transaction
+(`_record_intent`)."""
 
 from __future__ import annotations
 
@@ -43,10 +45,12 @@ class GraphTruth(SQLStoreBase):
                                         normalized_name=normalized, entity_type=entity_type,
                                         created_at=now, updated_at=now)
                         s.add(row)
+                        self._record_intent(s, "entity", [row.id])
                     elif entity_type != "entity" and row.entity_type != entity_type:
                         # A specific type refines the generic one; "entity" never overwrites a real type.
                         row.entity_type = entity_type
                         row.updated_at = utc_now()
+                        self._record_intent(s, "entity", [row.id])
                     s.flush()
                     return entity_dict(row)
             except IntegrityError:
@@ -94,8 +98,10 @@ class GraphTruth(SQLStoreBase):
         """Hard delete; relations that reference them (normally only invalidated ones) go too."""
         with self._tx(write=True) as s:
             for chunk in id_chunks(entity_ids):
-                s.execute(sa.delete(RelationRow).where(
-                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))))
+                cond = sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))
+                self._record_intent(s, "relation", list(s.scalars(select(RelationRow.id).where(cond))))
+                self._record_intent(s, "entity", chunk)
+                s.execute(sa.delete(RelationRow).where(cond))
                 s.execute(sa.delete(EntityRow).where(EntityRow.id.in_(chunk)))
 
     # ---- relations ----------------------------------------------------------------------------------------
@@ -131,6 +137,7 @@ class GraphTruth(SQLStoreBase):
                                           source_id=source_id, relation=relation, target_id=target_id,
                                           memory_id=memory_id, trace_id=trace_id, valid=True, created_at=utc_now())
                         s.add(row)
+                        self._record_intent(s, "relation", [row.id])
                         s.flush()
                     return self._relation_dicts(s, [row])[0]
             except IntegrityError:
@@ -158,9 +165,11 @@ class GraphTruth(SQLStoreBase):
             if missing:
                 raise NotFoundError(f"Unknown relation ids {missing}; nothing was invalidated.")
             now = utc_now()
+            changed = [row.id for row in rows.values() if row.valid]
             for row in rows.values():
                 if row.valid:
                     row.valid, row.invalidated_at, row.invalidated_by = False, now, trace_id
+            self._record_intent(s, "relation", changed)
             s.flush()
             return self._relation_dicts(s, [rows[i] for i in ids])
 
@@ -189,6 +198,15 @@ class GraphTruth(SQLStoreBase):
 
     def list_relations(self, scope: Scope | None, *, include_invalid: bool = False) -> list[dict]:
         return self._list_relations(scope_where(RelationRow, scope), include_invalid)
+
+    def graph_counts(self) -> dict:
+        """{"entities", "relations", "valid_relations"} over every scope: what the graph projection must hold
+        (compared with GraphStore.counts() after a restart)."""
+        with self._tx() as s:
+            entities = s.scalar(select(sa.func.count()).select_from(EntityRow)) or 0
+            relations, valid = s.execute(select(
+                sa.func.count(), sa.func.sum(sa.case((RelationRow.valid == sa.true(), 1), else_=0)))).one()
+        return {"entities": int(entities), "relations": int(relations or 0), "valid_relations": int(valid or 0)}
 
 
 def _scope_key(scope: Scope) -> str:

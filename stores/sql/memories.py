@@ -1,5 +1,6 @@
 """Memories in the SQL store: their rows and history, lookups and listings, access counts, the raw inputs
-a run started from, and the hard delete of a whole scope."""
+a run started from, and the hard delete of a whole scope. Every insert, update and delete queues the
+memory's projection in its own transaction (`_record_intent`)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ class MemoryRecords(SQLStoreBase):
                 s.flush()  # the history row references it
                 s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="ADD", old_memory=None,
                                  new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
+                self._record_intent(s, "memory", [memory_id])
                 s.flush()
                 return memory_dict(row)
         except IntegrityError:
@@ -110,6 +112,7 @@ class MemoryRecords(SQLStoreBase):
                 row.trace_id = trace_id  # the latest run that touched it: where to look for "why"
             s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
                              new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now))
+            self._record_intent(s, "memory", [memory_id])
             s.flush()
             return memory_dict(row)
 
@@ -124,6 +127,7 @@ class MemoryRecords(SQLStoreBase):
                 row.updated_at = now
                 s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="DELETE", old_memory=row.text,
                                  new_memory=None, actor=actor, trace_id=trace_id, created_at=now))
+                self._record_intent(s, "memory", [memory_id])
                 s.flush()
             return memory_dict(row)
 

@@ -1,7 +1,15 @@
 """The projection outbox: projection writes that are pending or failed, one job per (kind, target), so the
-vector and graph projections can be retried until they match the SQL truth."""
+vector and graph projections can be retried until they match the SQL truth.
+
+Jobs are born inside the transaction of the SQL change they project (`SQLStoreBase._record_intent`), and
+each new write to a target gives its job a new id. Whoever projects reads the job ids first
+(`projection_jobs`) and deletes only those afterwards (`clear_projections`): a write that lands while the
+projection is in flight keeps its job.
+"""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import sqlalchemy as sa
 from sqlalchemy import select
@@ -16,7 +24,7 @@ PROJECTION_KINDS = ("memory", "entity", "relation", "scope")
 
 
 class ProjectionOutbox(SQLStoreBase):
-    """Pending projection jobs: enqueued on failure (or as intent), cleared once projected."""
+    """Pending projection jobs: written with the SQL change (or on failure), cleared once projected."""
 
     def enqueue_projection(self, *, kind: str, target_id: str, error: str) -> None:
         """Remember a projection write that failed; one pending job per (kind, target_id)."""
@@ -63,17 +71,35 @@ class ProjectionOutbox(SQLStoreBase):
                 if attempt == 2:
                     raise
 
-    def clear_projections(self, *, kind: str, target_ids: list[str]) -> None:
-        """Drop pending jobs of these targets (their projection has just been written)."""
-        if not target_ids:
+    def projection_jobs(self, *, kind: str, target_ids: list[str]) -> list[str]:
+        """Ids of the queued jobs of these targets (read BEFORE projecting; cleared after)."""
+        ids = list(dict.fromkeys(t for t in target_ids if t))
+        if not ids:
+            return []
+        with self._tx() as s:
+            return list(s.scalars(select(OutboxRow.id).where(OutboxRow.kind == kind, OutboxRow.target_id.in_(ids))))
+
+    def clear_projections(self, job_ids: list[str]) -> None:
+        """Drop these jobs (their projection has just been written). A job re-queued by a later write has a
+        new id and stays."""
+        if not job_ids:
             return
         with self._tx(write=True) as s:
-            s.execute(sa.delete(OutboxRow).where(OutboxRow.kind == kind, OutboxRow.target_id.in_(list(target_ids))))
+            s.execute(sa.delete(OutboxRow).where(OutboxRow.id.in_(list(job_ids))))
 
-    def pending_projections(self, limit: int = 500) -> list[dict]:
-        q = select(OutboxRow).order_by(OutboxRow.created_at, OutboxRow.id).limit(max(0, limit))
+    def pending_projections(self, limit: int = 500, *, min_age_s: float = 0.0) -> list[dict]:
+        """Queued jobs, oldest first. `min_age_s` skips jobs younger than that: the periodic replay leaves
+        the jobs of writes whose own projection is still running to their writer."""
+        q = select(OutboxRow)
+        if min_age_s > 0:
+            q = q.where(OutboxRow.updated_at <= utc_now() - timedelta(seconds=min_age_s))
+        q = q.order_by(OutboxRow.created_at, OutboxRow.id).limit(max(0, limit))
         with self._tx() as s:
             return [outbox_dict(r) for r in s.scalars(q)]
+
+    def count_pending_projections(self) -> int:
+        with self._tx() as s:
+            return int(s.scalar(select(sa.func.count()).select_from(OutboxRow)) or 0)
 
     def complete_projection(self, job_id: str) -> None:
         # Idempotent: two retriers may finish the same job.
