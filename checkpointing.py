@@ -55,6 +55,7 @@ def sqlite_checkpointer(path: Path) -> Any:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA busy_timeout=30000")
+    conn.execute("PRAGMA secure_delete=ON")  # a deleted thread leaves zeroed pages, not its text
     saver = SqliteSaver(conn, serde=_serde())
     saver.setup()
     return saver
@@ -134,6 +135,90 @@ async def make_async_checkpointer(settings: Settings | None = None) -> tuple[Any
     conn = await aiosqlite.connect(str(path), timeout=30.0)
     await conn.execute("PRAGMA journal_mode=WAL")
     await conn.execute("PRAGMA busy_timeout=30000")
+    await conn.execute("PRAGMA secure_delete=ON")
     saver = AsyncSqliteSaver(conn, serde=_serde())
     await saver.setup()
     return saver, conn.close
+
+
+# --- deleting threads (purge, retention, finished runs) ------------------------------------------------------
+
+def delete_threads(saver: Any, thread_ids: Any) -> int:
+    """Delete every checkpoint and pending write of these threads (sync API: call it off the event loop of an
+    async saver). Returns how many of them had checkpoints."""
+    deleted = 0
+    for thread_id in dict.fromkeys(t for t in thread_ids if t):
+        config = {"configurable": {"thread_id": thread_id}}
+        if saver.get_tuple(config) is not None:
+            deleted += 1
+        saver.delete_thread(thread_id)
+    return deleted
+
+
+def thread_times(saver: Any) -> dict[str, float]:
+    """{thread id: epoch seconds of its newest checkpoint} for every thread of the saver. Checkpoint ids are
+    uuid6 (time-ordered), so the SQL savers answer from their ids without unpacking a checkpoint."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    query = "SELECT thread_id, MAX(checkpoint_id) AS newest FROM checkpoints GROUP BY thread_id"
+    if isinstance(saver, SqliteSaver):
+        with saver.cursor(transaction=False) as cur:
+            rows = [(r[0], r[1]) for r in cur.execute(query).fetchall()]
+    elif isinstance(saver, PostgresSaver):
+        with saver._cursor() as cur:
+            cur.execute(query)
+            rows = [(r["thread_id"], r["newest"]) for r in cur.fetchall()]
+    elif isinstance(saver, InMemorySaver):
+        rows = [(tid, max(cp for ns in nss.values() for cp in ns) if any(nss.values()) else None)
+                for tid, nss in saver.storage.items()]
+    else:
+        raise TypeError(f"thread_times does not know the saver {type(saver).__name__}")
+    return {str(tid): _uuid6_seconds(newest) for tid, newest in rows if newest}
+
+
+def _uuid6_seconds(checkpoint_id: str) -> float:
+    """The time of a uuid6 (RFC 9562: 60-bit count of 100 ns since 1582-10-15), in Unix seconds."""
+    import uuid
+
+    value = uuid.UUID(str(checkpoint_id)).int
+    ticks = (((value >> 80) & 0xFFFFFFFFFFFF) << 12) | ((value >> 64) & 0x0FFF)  # 48 high bits, then 12 low
+    return (ticks - 0x01B21DD213814000) / 1e7
+
+
+def vacuum_checkpoints(saver: Any) -> bool:
+    """SQLite saver: rewrite checkpoints.db without free pages and empty its WAL (what a purge needs so that
+    no deleted checkpoint stays in the file). Other savers: nothing to do (False)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return False
+    with saver.lock:
+        saver.conn.commit()  # VACUUM refuses to run inside the connection's open transaction
+        saver.conn.execute("VACUUM")
+        saver.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return True
+
+
+def recent_threads(saver: Any, limit: int) -> list[str]:
+    """Thread ids (= add-run trace ids) with the newest checkpoints first, at most `limit`. Checkpoint ids
+    are time-ordered (uuid6), so the newest threads are the runs a crash can have cut short."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if limit <= 0 or saver is None:
+        return []
+    query = ("SELECT thread_id, MAX(checkpoint_id) AS newest FROM checkpoints WHERE checkpoint_ns = '' "
+             "GROUP BY thread_id ORDER BY newest DESC LIMIT {p}")
+    if isinstance(saver, SqliteSaver):
+        with saver.lock:
+            return [row[0] for row in saver.conn.execute(query.format(p="?"), (limit,)).fetchall()]
+    if isinstance(saver, PostgresSaver):
+        with saver._cursor() as cur:
+            cur.execute(query.format(p="%s"), (limit,))
+            return [row["thread_id"] for row in cur.fetchall()]
+    if isinstance(saver, InMemorySaver):
+        return list(saver.storage)[-limit:][::-1]  # insertion order: newest threads last
+    return []
