@@ -1,0 +1,91 @@
+"""mem0's add options kept on the memory itself: `expiration_date` and `immutable`.
+
+Both live in the memory's metadata (no SQL column, no migration): the vector stores already index and filter
+metadata, and the history keeps them with every change.
+
+- `expiration_date` "YYYY-MM-DD" (UTC, inclusive): stored as given plus `expires_ts`, the epoch second the
+  day after it begins. Search and list add `alive_filter` (a memory without `expires_ts` is alive); get by id
+  ignores it. Setting `expiration_date` to None (update) removes both keys, which brings the memory back.
+- `immutable=True`: the judge may not UPDATE or DELETE the memory; `guard_immutable` (after the judge, in
+  code) turns such an operation into an ADD of the new fact beside it (a DELETE into NONE), with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+from memoryx.errors import InvalidInputError
+
+EXPIRATION_KEY = "expiration_date"
+EXPIRES_TS_KEY = "expires_ts"
+IMMUTABLE_KEY = "immutable"
+
+
+def _expires_ts(value: Any) -> tuple[str, float]:
+    if isinstance(value, datetime):
+        value = value.date()
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            raise InvalidInputError(f"expiration_date must be YYYY-MM-DD, got {value!r}.") from None
+    if not isinstance(value, date):
+        raise InvalidInputError(f"expiration_date must be YYYY-MM-DD, got {type(value).__name__}.")
+    end = datetime(value.year, value.month, value.day, tzinfo=timezone.utc) + timedelta(days=1)
+    return value.isoformat(), end.timestamp()
+
+
+def option_metadata(metadata: dict | None, expiration_date: Any = None, immutable: bool | None = None) -> dict:
+    """`metadata` with the options written in (as add stores them on every memory it creates). A metadata
+    dict carrying `expiration_date` itself (e.g. an update clearing it with None) is normalised the same way."""
+    meta = dict(metadata or {})
+    if expiration_date is not None:
+        meta[EXPIRATION_KEY] = expiration_date
+    if EXPIRATION_KEY in meta:
+        if meta[EXPIRATION_KEY] is None:
+            meta.pop(EXPIRATION_KEY)
+            meta.pop(EXPIRES_TS_KEY, None)
+        else:
+            meta[EXPIRATION_KEY], meta[EXPIRES_TS_KEY] = _expires_ts(meta[EXPIRATION_KEY])
+    if immutable:
+        meta[IMMUTABLE_KEY] = True
+    return meta
+
+
+def alive_filter(now: float | None = None) -> dict:
+    """The filter of memories not expired at `now` (epoch seconds)."""
+    return {"NOT": [{f"metadata.{EXPIRES_TS_KEY}": {"lte": time.time() if now is None else now}}]}
+
+
+def with_alive(filters: dict | None, now: float | None = None) -> dict:
+    return {"AND": [filters, alive_filter(now)]} if filters else alive_filter(now)
+
+
+def is_immutable(memory: dict | None) -> bool:
+    return bool(((memory or {}).get("metadata") or {}).get(IMMUTABLE_KEY))
+
+
+def immutable_ids(sql, candidates: list[dict]) -> set[str]:
+    """Ids of the immutable memories among the judge's candidates (read from SQL, the system of record)."""
+    ids = sorted({c["id"] for c in candidates if c.get("id")})
+    return {row["id"] for row in sql.get_memories(ids) if is_immutable(row)} if ids else set()
+
+
+def guard_immutable(operations: list[dict], frozen: set[str]) -> tuple[list[dict], list[str]]:
+    """Operations with every UPDATE/DELETE of an immutable memory replaced, and a note per change: an UPDATE
+    becomes an ADD of the new text beside the old memory, a DELETE becomes NONE; the reason says why."""
+    out, notes = [], []
+    for op in operations:
+        event = op.get("event")
+        if event in ("UPDATE", "DELETE") and op.get("id") in frozen:
+            note = f"memory {op['id']} is immutable"
+            if event == "UPDATE":
+                op = {**op, "event": "ADD", "id": None, "old_memory": None,
+                      "reason": f"{op.get('reason') or ''} [{note}: added beside it instead of updating it]".strip()}
+            else:
+                op = {**op, "event": "NONE", "reason": f"{op.get('reason') or ''} [{note}: not deleted]".strip()}
+            notes.append(f"{note}: the judge's {event} was not applied")
+        out.append(op)
+    return out, notes
