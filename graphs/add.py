@@ -10,13 +10,15 @@
 
 `builder` is exported (tests, embedding) and `graph` is compiled without persistence (for `langgraph dev`,
 which brings its own checkpointer). The Python API compiles with `compile_add_graph(make_checkpointer())`;
-each run's thread id is its trace id (`add_run_config`). The final state key `result` is mem0-shaped:
+each run's thread id is its trace id, and its config carries the deadline of its model calls
+(settings.add_time_budget_s from the start of the run, or of its resumption: `add_run_config`). The final state key `result` is mem0-shaped:
 {"results": [{"id", "memory", "event", "previous_memory"?}], "relations": {"added_entities": [...],
 "deleted_entities": [...]}, "trace_id"}.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -109,9 +111,12 @@ def compile_add_graph(checkpointer: Any = None):
 
 
 def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-                   run_id: str | None = None, services: Any = None, run_name: str = GRAPH_NAME) -> dict:
-    """Config of one add run: thread id = trace id; LangSmith tags/metadata with trace id, user and model."""
+                   run_id: str | None = None, services: Any = None, run_name: str = GRAPH_NAME,
+                   time_budget_s: float | None = None) -> dict:
+    """Config of one add run: thread id = trace id; LangSmith tags/metadata with trace id, user and model;
+    the deadline of the run's model calls (`time_budget_s`, default the services' add_time_budget_s)."""
     from memoryx.models.factory import model_name_of
+    from memoryx.models.llm_io import DEADLINE_KEY
 
     models = {}
     if services is not None:
@@ -120,7 +125,12 @@ def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str |
            sorted({f"model:{m}" for m in models.values()})
     metadata = {"trace_id": trace_id, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
                 **{f"{role}_model": m for role, m in models.items()}}
-    return {"configurable": {"thread_id": trace_id}, "run_name": run_name, "tags": tags,
+    if time_budget_s is None and services is not None:
+        time_budget_s = services.settings.add_time_budget_s
+    configurable: dict[str, Any] = {"thread_id": trace_id}
+    if time_budget_s:
+        configurable[DEADLINE_KEY] = time.time() + time_budget_s
+    return {"configurable": configurable, "run_name": run_name, "tags": tags,
             "metadata": {k: v for k, v in metadata.items() if v is not None}}
 
 

@@ -5,7 +5,9 @@
   included, is a `MalformedOutputError`, never a crash.
 - `loads_lenient`, `collect_tool_calls`, `message_json`: tool calls as models really emit them (valid,
   invalid, or written into the text) and JSON read without raising.
-- `call_with_retry`: call, parse, and on a parse error ask again showing the model its error.
+- `call_with_retry`: call, parse, and on a parse error ask again showing the model its error. A degenerate
+  answer (cut off at the output cap, empty, `{}`, one token repeated) is a parse error too; raw answers are
+  capped before they are stored or shown back; no call starts once the add run's time budget is spent.
 - `tools_or_json`: the graph steps' mode switch: tool calling, falling back to a JSON answer.
 """
 
@@ -15,6 +17,7 @@ import json
 import logging
 import re
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
@@ -131,6 +134,76 @@ def collect_tool_calls(message: Any) -> list[dict]:
 # --------------------------------------------------------------------------------------- asking again
 
 
+# --------------------------------------------------------------------------------------- bounds
+
+DEADLINE_KEY = "memoryx_deadline"  # configurable key of an add run's deadline (epoch seconds, add_run_config)
+RAW_CAP = 4000  # characters of one raw answer kept (settings.llm_raw_answer_cap overrides per call)
+_UNUSABLE = re.compile(r"^<((?:unusable|warning): .*)>$", re.M)
+_CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length_context_window_exceeded"}
+
+
+def cap_text(text: str, limit: int = RAW_CAP) -> str:
+    """`text` cut to `limit` characters with a marker saying how much was dropped (a runaway answer of
+    8,000 tokens must not fill the judgment record nor the retry's context)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[{len(text) - limit} more characters dropped]"
+
+
+def degenerate(message: Any) -> str | None:
+    """Why an answer cannot be a real one — cut off at the output-token cap, empty, an empty JSON object, or
+    the same few tokens repeated — or None. Said in words the model can act on in a retry."""
+    meta = getattr(message, "response_metadata", None) or {}
+    finish = meta.get("finish_reason") or meta.get("stop_reason") or meta.get("done_reason")
+    if isinstance(finish, str) and finish.lower() in _CUT_OFF:
+        return f"the answer was cut off at the output-token limit (finish_reason={finish}); answer much shorter"
+    if getattr(message, "tool_calls", None) or getattr(message, "invalid_tool_calls", None):
+        return None
+    text = _THINK.sub("", message_text(message)).strip()
+    if not text:
+        return "the answer is empty"
+    if re.fullmatch(r"(?:```(?:json)?\s*)?\{\s*\}(?:\s*```)?", text):
+        return "the answer is an empty JSON object {}"
+    if len(text) >= 1000 and len(zlib.compress(text.encode("utf-8", "replace"))) < len(text) * 0.04:
+        return "the answer repeats the same text over and over"
+    return None
+
+
+def unusable_notes(raw: str | None) -> list[str]:
+    """The problems `call_with_retry` wrote into a `raw` after each unusable (or usable but degenerate)
+    answer."""
+    return _UNUSABLE.findall(raw or "")
+
+
+def run_deadline(budget_s: float | None) -> float | None:
+    """The deadline (epoch seconds) of the add run this node runs in: the one its config carries
+    (add_run_config), else `budget_s` from now (a run started without it, e.g. by `langgraph dev`: each step
+    then gets the whole budget). None: no budget."""
+    value = None
+    try:
+        from langgraph.config import get_config
+
+        value = (get_config().get("configurable") or {}).get(DEADLINE_KEY)
+    except RuntimeError:  # called outside a graph run (a node test, a direct call)
+        pass
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return time.time() + budget_s if budget_s else None
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds left before `deadline` (negative once spent); None without a deadline."""
+    return None if deadline is None else deadline - time.time()
+
+
+def check_deadline(deadline: float | None, step: str) -> None:
+    """TimeBudgetSpent when the run's time budget is spent: no model call may start any more."""
+    left = time_left(deadline)
+    if left is not None and left <= 0:
+        raise TimeBudgetSpent(f"{step}: the add run's time budget is spent", call_failed=True, raw="",
+                              latency_ms=0.0, calls=0, answer=None)
+
+
 @dataclass
 class ModelReply(Generic[T]):
     """What `call_with_retry` got: the parsed value, every answer's text joined by RAW_SEPARATOR (a failed
@@ -154,9 +227,15 @@ class RetriesExhausted(ModelOutputError):
         self.raw, self.latency_ms, self.calls = raw, latency_ms, calls
 
 
+class TimeBudgetSpent(RetriesExhausted):
+    """The add run's time budget (settings.add_time_budget_s) was spent before a model call could start:
+    the step keeps what it has (the judge ADDs its facts by rule, the graph steps skip) and says so."""
+
+
 def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[BaseMessage], T], *,
                     retry_prompt: str, attempts: int = 2, config: dict | None = None,
-                    retry_call_errors: bool = False) -> ModelReply[T]:
+                    retry_call_errors: bool = False, deadline: float | None = None,
+                    raw_cap: int = RAW_CAP) -> ModelReply[T]:
     """Call `llm` with `messages` and return `parse(answer)` in a ModelReply.
 
     `parse` gets the answer message (use `message_text(answer)` for its text, `extract_json` for its JSON)
@@ -167,6 +246,14 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
 
     `attempts` counts calls (2: one retry; 1: no retry). When the call itself raises, the same conversation
     is sent again while attempts remain if `retry_call_errors`, else the caller gives up at once.
+
+    A degenerate answer (see `degenerate`: cut off at the output cap, empty, `{}`, repetition) that `parse`
+    rejects is retried with both problems named; one it can read (a whole JSON object, then junk up to the
+    cap) is kept, with a "<warning: ...>" line in `raw`. Each raw answer is capped at `raw_cap` characters, in `raw` and in the
+    answer echoed back to the model (a runaway answer must not overflow the retry's context); an unusable
+    one is followed in `raw` by a line "<unusable: problem>" (`unusable_notes` reads them back).
+    No call starts after `deadline` (epoch seconds, see `run_deadline`): TimeBudgetSpent (a
+    RetriesExhausted) instead; one call may still overrun it by at most the client's request timeout.
 
     Giving up raises RetriesExhausted (a ModelOutputError) carrying the last problem, whether the call
     failed, the raw answers, the latency and the last answer, for the caller to record or to reword with
@@ -179,6 +266,11 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
     problem, answer, cause = "", None, None
     calls = 0
     while calls < attempts:
+        left = time_left(deadline)
+        if left is not None and left <= 0:
+            spent = "the add run's time budget is spent" + (f" (after: {problem})" if problem else "")
+            raise TimeBudgetSpent(spent, call_failed=answer is None, raw=RAW_SEPARATOR.join(raws),
+                                  latency_ms=_ms(start), calls=calls, answer=answer) from cause
         calls += 1
         try:
             answer = llm.invoke(conversation, config=config or {})
@@ -188,15 +280,19 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
             if not retry_call_errors:
                 break
             continue
-        raw = message_text(answer)
+        raw = cap_text(message_text(answer), raw_cap)
         raws.append(raw)
+        bad = degenerate(answer)
         try:
             value = parse(answer)
         except ValueError as exc:
-            problem, cause = str(exc), exc
+            problem, cause = cap_text(f"{bad}; {exc}" if bad else str(exc), 500), exc
+            raws[-1] += f"\n<unusable: {' '.join(problem.split())}>"
             if calls < attempts:
                 conversation += [AIMessage(content=raw), HumanMessage(content=retry_prompt.format(error=problem))]
             continue
+        if bad:  # a usable answer that still ran away (say, whole JSON then junk up to the cap): noted, kept
+            raws[-1] += f"\n<warning: {bad}>"
         return ModelReply(value=value, raw=RAW_SEPARATOR.join(raws), latency_ms=_ms(start), calls=calls)
     raise RetriesExhausted(problem, call_failed=answer is None, raw=RAW_SEPARATOR.join(raws),
                            latency_ms=_ms(start), calls=calls, answer=answer) from cause

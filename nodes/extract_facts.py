@@ -3,12 +3,15 @@
 A cheap rule pre-filter (seed 003 §3.1) skips the model when the user/assistant turns are pure chit-chat
 (greetings, thanks, acknowledgements). The model's answer is parsed robustly (<think> blocks and code fences
 stripped, prose tolerated, string or object items, "content"/"fact" for "text", "high/medium/low"
-importance); one retry shows the model its parse error; a second failure is a ModelOutputError carrying the
-trace id (judgment saved as failed, nothing written, the run resumable).
+importance); a degenerate answer (cut off at the output cap, empty, `{}`, repetition) counts as unreadable;
+one retry shows the model its parse error; a second failure, or an add run whose time budget is spent
+before extraction could finish, is a ModelOutputError carrying the trace id (judgment saved as failed with
+the capped raw answers, nothing written, the run resumable).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -19,7 +22,7 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text
+from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
 from memoryx.chitchat import is_chitchat
 from memoryx.text import fact_key
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
@@ -37,7 +40,12 @@ def _importance(value: Any) -> float:
     if isinstance(value, bool):
         return 0.5
     if isinstance(value, (int, float)):
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an integer too large for a float
+            return 0.5
+        if not math.isfinite(v):  # NaN / Infinity (Python's JSON reader accepts them): not an importance
+            return 0.5
         return max(0.0, min(1.0, v / 10.0 if 1.0 < v <= 10.0 else v))
     if isinstance(value, str):
         word = value.strip().lower()
@@ -115,10 +123,12 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
               HumanMessage(content=format_conversation(turns))]
     llm = services.extraction_llm
     model_name = model_name_of(llm)
+    settings = services.settings
     try:
         reply = call_with_retry(llm, prompt, lambda answer: parse_facts(message_text(answer)),
                                 retry_prompt=RETRY_EXTRACTION_PROMPT, retry_call_errors=True,
-                                config=llm_config(state, "extract_facts", model_name))
+                                config=llm_config(state, "extract_facts", model_name),
+                                deadline=run_deadline(settings.add_time_budget_s), raw_cap=settings.llm_raw_answer_cap)
     except RetriesExhausted as exc:
         raise fail_run(services, state, "extract_facts", exc.problem, exc.raw, model_name, exc.latency_ms) from exc
 

@@ -10,7 +10,8 @@ valid relation twice returns the first).
 3. Conflicts: the valid relations around the linked entities (and the user's own entity), minus those
    already handled and those identical to new ones, go to the graph model with the new memories and the
    new relations; the delete_graph_memory tool (or a JSON answer) names the outdated ones: invalidated.
-   No existing relation to show: no model call.
+   No existing relation to show: no model call. The add run's time budget spent: no call, nothing
+   invalidated by a conflict, noted in the judgment record (so is a failure, before its error is raised).
 4. New relations are added with their memory id and the run's trace id.
 5. Entities of the cascaded relations left without a valid relation are removed: SQL rows (with the
    invalidated relations that reference them), graph nodes and entity vectors.
@@ -41,17 +42,20 @@ from memoryx.models.graph_tools import (
 )
 from memoryx.models.llm_io import (
     RetriesExhausted,
+    TimeBudgetSpent,
     ToolsUnavailable,
     call_with_retry,
+    check_deadline,
     collect_tool_calls,
     message_json,
     message_text,
+    run_deadline,
     tools_or_json,
 )
 from memoryx.nodes.graph_linking import same_scope
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
-from memoryx.nodes.graph_relations import changed_memories, graph_active, self_name
+from memoryx.nodes.graph_relations import changed_memories, graph_active, note_in_judgment, self_name, step_failure_note
 from memoryx.prompts.graph import (
     DELETE_RELATIONS_JSON_PROMPT,
     DELETE_RELATIONS_PROMPT,
@@ -114,8 +118,15 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     memories = changed_memories(state, sql)
     if candidates and memories:
         candidates = _rank(candidates, new)[:MAX_CANDIDATES]
-        for row in _ask_conflicts(services, state, candidates, new, memories):
-            to_invalidate[row["id"]] = row
+        try:
+            for row in _ask_conflicts(services, state, candidates, new, memories):
+                to_invalidate[row["id"]] = row
+        except TimeBudgetSpent as exc:  # the new relations still go in; no existing one is judged outdated
+            note_in_judgment(services, state, f"graph conflict detection skipped: {exc.problem}")
+        except ModelOutputError as exc:
+            note_in_judgment(services, state, step_failure_note("graph conflict detection", exc,
+                                                                services.settings.llm_raw_answer_cap))
+            raise
 
     # --- writes, under the scope lock: concurrent runs of this user must not delete as an orphan an entity
     # this run links to, nor add what another run just removed ---
@@ -187,16 +198,19 @@ def _ask_conflicts(services, state: AddState, candidates: list[dict], new: list[
                 f"{NEW_INFO_HEADER}\n{info_txt}\n{NEW_RELATIONS_HEADER}\n{new_txt}")
     mode, trace_id, llm = services.settings.graph_extraction_mode, state.get("trace_id"), services.graph_llm
     config = llm_config(state, "resolve_graph_conflicts", model_name_of(llm))
+    deadline, raw_cap = run_deadline(services.settings.add_time_budget_s), services.settings.llm_raw_answer_cap
     # JSON mode proper gets one retry; a fallback after a failed tool call gets one attempt (call budget)
     named = tools_or_json(
-        mode, lambda: _delete_by_tools(llm, user_id, user_msg, config),
-        lambda attempts: _delete_by_json(llm, user_id, user_msg, config, trace_id, attempts=attempts),
+        mode, lambda: _delete_by_tools(llm, user_id, user_msg, config, deadline),
+        lambda attempts: _delete_by_json(llm, user_id, user_msg, config, trace_id, attempts=attempts,
+                                         deadline=deadline, raw_cap=raw_cap),
         step="Graph conflict detection", trace_id=trace_id,
     )
     return _match(named, candidates, user_id)
 
 
-def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> list[dict]:
+def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict, deadline: float | None) -> list[dict]:
+    check_deadline(deadline, "graph conflict detection")
     try:
         bound = llm.bind_tools(DELETE_TOOLS)
         messages = [SystemMessage(DELETE_RELATIONS_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
@@ -211,11 +225,14 @@ def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict) -> list[dic
     return named
 
 
-def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None, *, attempts: int) -> list[dict]:
+def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None, *, attempts: int,
+                    deadline: float | None = None, raw_cap: int = 4000) -> list[dict]:
     messages = [SystemMessage(DELETE_RELATIONS_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
     try:
         return call_with_retry(llm, messages, _read_deletions, retry_prompt=RETRY_DELETE_JSON_PROMPT,
-                               attempts=attempts, config=config).value
+                               attempts=attempts, config=config, deadline=deadline, raw_cap=raw_cap).value
+    except TimeBudgetSpent:
+        raise
     except RetriesExhausted as exc:
         if exc.call_failed:
             raise ModelOutputError(f"Graph conflict {exc.problem}", trace_id=trace_id) from exc

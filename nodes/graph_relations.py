@@ -10,7 +10,10 @@ with entities but no relations. Mode (`settings.graph_extraction_mode`):
 * ``auto``: tools, falling back to JSON mode when binding or calling the tools fails or the model
   answers with neither tool calls nor readable JSON.
 
-So extraction costs one call normally and at most two. Every relation carries the id of the memory it came
+So extraction costs one call normally and at most two. A degenerate answer (cut off at the output cap,
+empty, `{}`, repetition) is unreadable like any other; an extraction that fails is noted in the run's
+judgment record before its ModelOutputError is raised (the memories are written already); once the add
+run's time budget is spent no call starts: the step is skipped and the record says so. Every relation carries the id of the memory it came
 from (the model numbers them; a text match attributes relations the model left unnumbered), so UPDATE and
 DELETE of that memory can later cascade to exactly its relations.
 """
@@ -25,7 +28,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.errors import ModelOutputError
+from memoryx.errors import ModelOutputError, NotFoundError
 from memoryx.models.factory import model_name_of
 from memoryx.models.graph_tools import (
     ESTABLISH_RELATIONSHIPS,
@@ -38,11 +41,16 @@ from memoryx.models.graph_tools import (
 )
 from memoryx.models.llm_io import (
     RetriesExhausted,
+    TimeBudgetSpent,
     ToolsUnavailable,
     call_with_retry,
+    cap_text,
+    check_deadline,
     collect_tool_calls,
     message_json,
     message_text,
+    run_deadline,
+    time_left,
     tools_or_json,
 )
 from memoryx.prompts.graph import (
@@ -95,6 +103,27 @@ def changed_memories(state: AddState, sql) -> list[dict]:
     return [e for e in items if e["id"] in rows and same_scope(rows[e["id"]], scope)]
 
 
+def note_in_judgment(services, state: AddState, note: str) -> None:
+    """Append "[memoryx] note" to the reasoning of this run's judgment record (written by execute_ops before
+    the graph steps run); a run without a record (a node called on its own) has nowhere to note it."""
+    trace_id = state.get("trace_id")
+    if not trace_id:
+        return
+    try:
+        reasoning = services.sql.get_judgment(trace_id).get("reasoning") or ""
+        services.sql.save_judgment(trace_id, reasoning=(reasoning + "\n" if reasoning else "") + f"[memoryx] {note}")
+    except NotFoundError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - the note must not hide the step's own outcome
+        log.warning("could not note %r in judgment %s: %s", note[:200], trace_id, exc)
+
+
+def step_failure_note(step: str, exc: ModelOutputError, cap: int) -> str:
+    """What a failed graph step leaves in the judgment record: the problem and the capped raw answers."""
+    raw = getattr(exc, "raw", None) or getattr(exc.__cause__, "raw", None) or ""
+    return f"{step} failed: {exc}" + (f" | raw answers: {cap_text(raw, cap)}" if raw else "")
+
+
 # --- the node ------------------------------------------------------------------------------------------------
 
 
@@ -109,36 +138,50 @@ def extract_relations(state: AddState, runtime: Runtime[Context]) -> dict:
         return {"entities": [], "relations": []}
     user_id = self_name(state)
     llm = services.graph_llm
-    entities, relations = extract_graph(
-        llm, memories, user_id, mode=services.settings.graph_extraction_mode, trace_id=state.get("trace_id"),
-        config=llm_config(state, "extract_relations", model_name_of(llm)),
-    )
+    settings = services.settings
+    try:
+        entities, relations = extract_graph(
+            llm, memories, user_id, mode=settings.graph_extraction_mode, trace_id=state.get("trace_id"),
+            config=llm_config(state, "extract_relations", model_name_of(llm)),
+            deadline=run_deadline(settings.add_time_budget_s), raw_cap=settings.llm_raw_answer_cap,
+        )
+    except TimeBudgetSpent as exc:  # the memories stand; their graph is left out of this run
+        note_in_judgment(services, state, f"graph extraction skipped: {exc.problem}")
+        return {"entities": [], "relations": [], "timings": {"extract_relations": elapsed_ms(started)}}
+    except ModelOutputError as exc:
+        note_in_judgment(services, state, step_failure_note("graph extraction", exc, settings.llm_raw_answer_cap))
+        raise
     return {"entities": entities, "relations": relations, "timings": {"extract_relations": elapsed_ms(started)}}
 
 
 def extract_graph(llm, memories: list[dict], user_id: str, *, mode: str = "auto", trace_id: str | None = None,
-                  config: dict[str, Any] | None = None) -> tuple[list[dict], list[dict]]:
+                  config: dict[str, Any] | None = None, deadline: float | None = None,
+                  raw_cap: int = 4000) -> tuple[list[dict], list[dict]]:
     """(entities, relations) of the memories: [{"name", "entity_type"}], [{"source", "relation",
-    "destination", "memory_id"}]. Self-references are the user id; duplicates and self-loops are dropped."""
+    "destination", "memory_id"}]. Self-references are the user id; duplicates and self-loops are dropped.
+    No call starts after `deadline` (epoch seconds): TimeBudgetSpent."""
     listing = "\n".join(f"[{i}] {m['memory'].strip()}" for i, m in enumerate(memories))
     user_msg = f"{USER_ID_HEADER} {user_id}\n{MEMORIES_HEADER}\n{listing}"
-    raw_entities, raw_relations = _ask(llm, user_msg, user_id, mode, trace_id, config or {})
+    raw_entities, raw_relations = _ask(llm, user_msg, user_id, mode, trace_id, config or {}, deadline, raw_cap)
     return _finish(raw_entities, raw_relations, memories, user_id)
 
 
 # --- model calls ---------------------------------------------------------------------------------------------
 
 
-def _ask(llm, user_msg: str, user_id: str, mode: str, trace_id: str | None, config: dict) -> tuple[list, list]:
+def _ask(llm, user_msg: str, user_id: str, mode: str, trace_id: str | None, config: dict,
+         deadline: float | None, raw_cap: int) -> tuple[list, list]:
     return tools_or_json(
-        mode, lambda: _ask_tools(llm, user_msg, user_id, config),
-        lambda attempts: _ask_json(llm, user_msg, user_id, config, attempts=attempts, trace_id=trace_id),
+        mode, lambda: _ask_tools(llm, user_msg, user_id, config, deadline),
+        lambda attempts: _ask_json(llm, user_msg, user_id, config, attempts=attempts, trace_id=trace_id,
+                                   deadline=deadline, raw_cap=raw_cap),
         step="Graph extraction", trace_id=trace_id,
         when_no_call=lambda: ([], []),  # a tool-calling model that calls nothing found nothing
     )
 
 
-def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, list]:
+def _ask_tools(llm, user_msg: str, user_id: str, config: dict, deadline: float | None) -> tuple[list, list]:
+    check_deadline(deadline, "graph extraction")
     system = EXTRACT_GRAPH_PROMPT.format(user_id=user_id)
     try:
         bound = llm.bind_tools(EXTRACTION_TOOLS)
@@ -168,7 +211,8 @@ def _ask_tools(llm, user_msg: str, user_id: str, config: dict) -> tuple[list, li
             found = parse_relation_items(call["args"])
             got_relations = got_relations or bool(found)
             relations += found
-    if not got_relations and len(entities) >= 2:
+    left = time_left(deadline)
+    if not got_relations and len(entities) >= 2 and (left is None or left > 0):
         relations = _ask_relations(llm, user_msg, user_id, entities, config)
     return entities, relations
 
@@ -196,12 +240,14 @@ def _ask_relations(llm, user_msg: str, user_id: str, entities: list[dict], confi
     return relations
 
 
-def _ask_json(llm, user_msg: str, user_id: str, config: dict, *, attempts: int,
-              trace_id: str | None) -> tuple[list, list]:
+def _ask_json(llm, user_msg: str, user_id: str, config: dict, *, attempts: int, trace_id: str | None,
+              deadline: float | None = None, raw_cap: int = 4000) -> tuple[list, list]:
     messages = [SystemMessage(EXTRACT_GRAPH_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
     try:
         return call_with_retry(llm, messages, _read_json_answer, retry_prompt=RETRY_GRAPH_JSON_PROMPT,
-                               attempts=attempts, config=config).value
+                               attempts=attempts, config=config, deadline=deadline, raw_cap=raw_cap).value
+    except TimeBudgetSpent:
+        raise
     except RetriesExhausted as exc:
         if exc.call_failed:
             raise ModelOutputError(f"Graph extraction {exc.problem}", trace_id=trace_id) from exc
