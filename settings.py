@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     # --- server --------------------------------------------------------------------------------
     api_keys: dict[str, list[str] | dict] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"admin\": true}. Empty: local development mode, no auth.")
 
+    # --- CLI through a running server, MCP over stdio (issue 11) ---------------------------------
+    url: str | None = Field(None, description="URL of a running `memoryx serve` (e.g. http://127.0.0.1:8000). Set: every CLI command (and `memoryx mcp`) goes through that server over HTTP instead of opening the embedded stores.")
+    api_key: str | None = Field(None, description="API key the CLI sends to MEMORYX_URL (X-API-Key); one of the server's MEMORYX_API_KEYS.")
+    mcp_user_id: str | None = Field(None, description="User id(s), comma-separated, that `memoryx mcp` (stdio) serves; the model can act only for them. `memoryx mcp --user-id` overrides it.")
+
     def resolved_sql_url(self) -> str:
         if self.sql_url:
             return self.sql_url

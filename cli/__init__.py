@@ -4,12 +4,15 @@
     memoryx add "I moved to Berlin" --user-id alice
     memoryx search "where do I live?" --user-id alice --json
     memoryx serve --host 127.0.0.1 --port 8000
+    memoryx mcp --user-id alice                   # MCP server on stdio
+    MEMORYX_URL=http://127.0.0.1:8000 memoryx search "where do I live?" --user-id alice   # through a server
 
 Tables for people, `--json` for scripts. Exit codes: 0 ok, 1 usage or input error, 2 not found,
 3 a store is unavailable (e.g. the data directory is held by `memoryx serve`).
 
 Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `serve`,
-`inputs` (exit codes, usage errors, option parsing), `render` (tables and JSON), `progress`.
+`inputs` (exit codes, usage errors, option parsing), `render` (tables and JSON), `progress`, `remote` (the
+REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
 `memoryx --help` and usage errors answer at once.
 """
@@ -46,9 +49,26 @@ def _unavailable_message(exc: Exception) -> str:
 
 
 def _open_memory(args):
+    """The memory a command works on: the server at MEMORYX_URL when set (not for `serve`, which is the
+    server), else the embedded stores."""
+    from memoryx.settings import get_settings
+
+    settings = get_settings()
+    if settings.url and args.command != "serve":
+        from memoryx.cli.remote import RemoteMemory
+
+        return RemoteMemory(settings.url, settings.api_key)
     from memoryx.memory import Memory
 
     return Memory()
+
+
+def _check_remote_options(args) -> None:
+    from memoryx.settings import get_settings
+
+    if getattr(args, "data_dir", None) and get_settings().url and args.command != "serve":
+        raise UsageError("--data-dir names local stores, but MEMORYX_URL sends this command to a server; "
+                         "unset MEMORYX_URL to use the local stores.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -80,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     m = None
     try:
         precheck(args)  # usage errors before the (slow) stores open
+        _check_remote_options(args)
+        if args.command == "mcp":  # opens the memory on its first tool call
+            return args.func(args, lambda: _open_memory(args))
         m = _open_memory(args)
         return args.func(args, m)
     except UsageError as exc:

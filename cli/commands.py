@@ -1,6 +1,7 @@
-"""The memory commands: add, search, list, get, update, delete, history, judgments, reindex, reset.
+"""The memory commands: add, search, list, get, update, delete, history, resume, judgments, reindex, reset.
 
-Each takes the parsed arguments and an open `Memory`, prints, and returns the exit code.
+Each takes the parsed arguments and an open `Memory` (or `RemoteMemory`, same methods), prints, and returns
+the exit code.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from memoryx.cli.inputs import EXIT_OK, UsageError, json_arg, load_messages_file, require_scope, scope_kwargs
+from memoryx.cli.inputs import EXIT_OK, UsageError, json_arg, load_json, load_messages_file, require_scope, scope_kwargs
 from memoryx.cli.render import print_json, print_record, print_table
 
 _MEM_COLUMNS = [("id", "ID"), ("memory", "MEMORY"), ("category", "CATEGORY"), ("created_at", "CREATED")]
@@ -124,6 +125,23 @@ def cmd_history(args, m) -> int:
     else:
         print_table(events, [("created_at", "WHEN"), ("event", "EVENT"), ("old_memory", "OLD"), ("new_memory", "NEW"),
                              ("trace_id", "TRACE")], wide="new_memory")
+    return EXIT_OK
+
+
+def cmd_resume(args, m) -> int:
+    operations = None  # approve the pending operations as they are
+    if args.reject:
+        operations = []
+    elif args.operations:
+        operations = load_json(Path(args.operations))
+        if not isinstance(operations, list) or not all(isinstance(op, dict) for op in operations):
+            raise UsageError(f"{args.operations} must hold a JSON list of operations like the pending ones "
+                             "(`memoryx add --json` shows them).")
+    result = m.resume_add(args.trace_id, operations)
+    if args.json:
+        print_json(result)
+    else:
+        _print_add_result(result)
     return EXIT_OK
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memoryx.cli.inputs import EXIT_OK
+from memoryx.cli.remote import RemoteMemory
 from memoryx.cli.render import print_json
 
 DEMO_USER = "demo-user"
@@ -27,9 +28,13 @@ DEMO_EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "NONE": "sa
 
 
 def cmd_demo(args, m) -> int:
+    say = (lambda *a, **k: None) if args.json else print
+    if isinstance(m, RemoteMemory):  # the server's models and stores; it reports neither
+        out = {"server": m.url, "adds": [], "searches": []}
+        say(f"Using the MemoryX server at {m.url} (user_id={DEMO_USER!r}; earlier demo memories are cleared)\n")
+        return _run_demo(args, m, out, say)
     s = m.settings
     out = {"model": s.llm, "data_dir": str(s.data_dir), "adds": [], "searches": []}
-    say = (lambda *a, **k: None) if args.json else print
     if s.llm == "offline" and not any((s.extraction_llm, s.judgment_llm, s.graph_llm)):
         say("Using the offline rule-based model (no API key, no network): fine for a demo, not for real use.\n"
             "  For a real model: export MEMORYX_LLM=openai:gpt-4o-mini OPENAI_API_KEY=... (or MEMORYX_LLM_BASE_URL=\n"
@@ -37,6 +42,10 @@ def cmd_demo(args, m) -> int:
     else:
         say(f"Using the chat model {s.llm!r}.")
     say(f"Data directory: {Path(s.data_dir).resolve()}  (user_id={DEMO_USER!r}; earlier demo memories are cleared)\n")
+    return _run_demo(args, m, out, say)
+
+
+def _run_demo(args, m, out: dict, say) -> int:
     m.delete_all(user_id=DEMO_USER)
     for turn in DEMO_CONVERSATION:
         user_text = turn[0]["content"]

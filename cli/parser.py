@@ -14,12 +14,14 @@ from memoryx.cli.commands import (
     cmd_list,
     cmd_reindex,
     cmd_reset,
+    cmd_resume,
     cmd_search,
     cmd_update,
 )
 from memoryx.cli.demo import cmd_demo
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
+from memoryx.cli.mcp import cmd_mcp
 from memoryx.cli.serve import cmd_serve
 
 
@@ -41,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug logs")
 
     parser = _Parser(prog="memoryx", description="MemoryX: long-term memory for LLM chatbots and agents.",
-                     epilog="Start with `memoryx demo`. Settings come from MEMORYX_* environment variables (or .env).")
+                     epilog="Start with `memoryx demo`. Settings come from MEMORYX_* environment variables (or .env). "
+                            "With MEMORYX_URL (and MEMORYX_API_KEY) set, commands go through that `memoryx serve`.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def cmd(name, func, help_, parents=(common,), **kw):
@@ -94,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     jv.add_argument("--notes")
     jsub.add_parser("stats", help="accuracy of verified judgments, latency percentiles", parents=[common])
 
+    p = cmd("resume", cmd_resume, "approve, edit or reject an add run paused for review (trace id from `memoryx add`)")
+    p.add_argument("trace_id")
+    decision = p.add_mutually_exclusive_group()
+    decision.add_argument("--reject", action="store_true", help="write none of the pending operations")
+    decision.add_argument("--operations", help="a JSON file with the approved (possibly edited) operations")
+
     cmd("reindex", cmd_reindex, "rebuild the vector and graph projections from SQL (optionally one scope)")
 
     p = cmd("import", cmd_import, "import a conversation file (JSON messages or LoCoMo)")
@@ -109,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+
+    p = cmd("mcp", cmd_mcp, "run the MCP server on stdio (tools memory_add, memory_search, ...) for MCP clients",
+            parents=())
+    p.add_argument("--user-id", action="append", help="a user the server serves (repeat for several; default "
+                                                        "MEMORYX_MCP_USER_ID); the model can act only for them")
+    p.add_argument("--data-dir", help="data directory of the embedded stores (default: MEMORYX_DATA_DIR or .memoryx)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
 
     cmd("demo", cmd_demo, "a short scripted conversation (English and Chinese) through add and search")
 

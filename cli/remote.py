@@ -1,0 +1,124 @@
+"""The CLI's way to a running `memoryx serve`: `RemoteMemory` has the methods of `Memory` that the commands
+use, each one REST call (httpx) to MEMORYX_URL with MEMORYX_API_KEY.
+
+Why: the embedded stores admit one process per data directory, and opening them costs seconds (models,
+FalkorDB). With MEMORYX_URL set, the commands neither start anything nor take the server's locks, and the
+server applies its API keys exactly as for any other client. HTTP errors come back as MemoryX's own errors,
+so the CLI's exit codes are the same either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryx.errors import InvalidInputError, MemoryXError, NotFoundError, ScopeError, StoreUnavailableError
+
+TIMEOUT_S = 300.0  # an add runs model calls; the server bounds them (MEMORYX_ADD_TIME_BUDGET_S)
+
+
+class RemoteError(MemoryXError):
+    """The server refused the request (401/403, or an error without a closer MemoryX type)."""
+
+
+_ERRORS: dict[int, type[MemoryXError]] = {400: ScopeError, 404: NotFoundError, 413: InvalidInputError,
+                                          422: InvalidInputError, 503: StoreUnavailableError}
+
+
+def _scope(user_id=None, agent_id=None, run_id=None) -> dict:
+    return {k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v is not None}
+
+
+class RemoteMemory:
+    """`Memory`'s command-line surface over the server's REST API."""
+
+    def __init__(self, url: str, api_key: str | None = None, *, timeout: float = TIMEOUT_S):
+        import httpx
+
+        self.url = url.rstrip("/")
+        headers = {"X-API-Key": api_key} if api_key else {}
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+
+    def _call(self, method: str, path: str, *, json: Any = None, params: dict | None = None) -> Any:
+        import httpx
+
+        try:
+            response = self._http.request(method, path, json=json, params=params)
+        except httpx.TransportError as exc:
+            raise StoreUnavailableError(f"Cannot reach the MemoryX server at {self.url} (MEMORYX_URL): {exc}. "
+                                        "Start it with `memoryx serve`, or unset MEMORYX_URL to use the local stores.") from None
+        if response.status_code < 400:
+            return response.json()
+        try:
+            error = response.json().get("error") or {}
+        except ValueError:
+            error = {}
+        message = error.get("message") or f"HTTP {response.status_code} from {self.url}{path}"
+        if response.status_code in (401, 403):
+            message += " (the CLI sends MEMORYX_API_KEY)"
+        raise _ERRORS.get(response.status_code, RemoteError)(message, trace_id=error.get("trace_id"))
+
+    # --- memories -----------------------------------------------------------------------------------------
+
+    def add(self, messages, *, user_id=None, agent_id=None, run_id=None, metadata=None, infer=True) -> dict:
+        body = {"messages": messages, **_scope(user_id, agent_id, run_id), "metadata": metadata, "infer": infer}
+        return self._call("POST", "/v1/memories", json=body)
+
+    def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=10, filters=None, threshold=None) -> dict:
+        body = {"query": query, **_scope(user_id, agent_id, run_id), "limit": limit, "filters": filters,
+                "threshold": threshold}
+        return self._call("POST", "/v1/memories/search", json=body)
+
+    def get_context(self, query, *, user_id=None, agent_id=None, run_id=None, max_tokens=1000, limit=20) -> dict:
+        body = {"query": query, **_scope(user_id, agent_id, run_id), "max_tokens": max_tokens, "limit": limit}
+        return self._call("POST", "/v1/memories/context", json=body)
+
+    def get_all(self, *, user_id=None, agent_id=None, run_id=None, limit=100, filters=None) -> dict:
+        if filters:
+            raise InvalidInputError("`memoryx list --filters` is not available through MEMORYX_URL (the REST list "
+                                    "has no filters); use `memoryx search --filters`, or unset MEMORYX_URL.")
+        return self._call("GET", "/v1/memories", params={**_scope(user_id, agent_id, run_id), "limit": limit})
+
+    def get(self, memory_id: str) -> dict:
+        return self._call("GET", f"/v1/memories/{memory_id}")
+
+    def update(self, memory_id: str, text: str, metadata: dict | None = None) -> dict:
+        return self._call("PUT", f"/v1/memories/{memory_id}", json={"text": text, "metadata": metadata})
+
+    def delete(self, memory_id: str) -> dict:
+        return self._call("DELETE", f"/v1/memories/{memory_id}")
+
+    def delete_all(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
+        return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id))
+
+    def history(self, memory_id: str) -> list[dict]:
+        return self._call("GET", f"/v1/memories/{memory_id}/history")
+
+    def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
+        return self._call("POST", f"/v1/reviews/{trace_id}", json={"operations": operations})
+
+    # --- judgments ----------------------------------------------------------------------------------------
+
+    def judgments(self, trace_id: str) -> dict:
+        return self._call("GET", f"/v1/judgments/{trace_id}")
+
+    def list_judgments(self, *, user_id=None, agent_id=None, run_id=None, limit=50, offset=0) -> list[dict]:
+        params = {**_scope(user_id, agent_id, run_id), "limit": limit, "offset": offset}
+        return self._call("GET", "/v1/judgments", params=params)["results"]
+
+    def verify(self, trace_id: str, result: str, notes: str | None = None) -> dict:
+        return self._call("POST", f"/v1/judgments/{trace_id}/verify", json={"result": result, "notes": notes})
+
+    def judgment_stats(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
+        return self._call("GET", "/v1/judgments/stats", params=_scope(user_id, agent_id, run_id))
+
+    # --- what the server does not expose ---------------------------------------------------------------
+
+    def reindex(self, **scope: Any) -> dict:
+        raise InvalidInputError("reindex runs where the stores are: on the server host without MEMORYX_URL "
+                                "(stop `memoryx serve` first when it holds the embedded data directory).")
+
+    def reset(self) -> None:
+        raise InvalidInputError("reset is not exposed over HTTP; run it on the server host without MEMORYX_URL.")
+
+    def close(self) -> None:
+        self._http.close()

@@ -1,0 +1,138 @@
+"""The CLI through a running server: with MEMORYX_URL (and MEMORYX_API_KEY) set, commands run as subprocesses
+talk to uvicorn over HTTP (the server holds the data directory; no lock conflict); the key's tenancy holds;
+an unreachable server is exit code 3. And `memoryx --help` imports nothing heavy (torch, langgraph, ...)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import uvicorn
+
+from memoryx import Memory
+from memoryx.server.app import create_app
+
+KEYS = {"key-alice": ["alice"], "key-bob": ["bob"]}
+HEAVY = ("torch", "langgraph", "sentence_transformers", "qdrant_edge", "qdrant_client", "falkordb", "langchain_core",
+         "transformers", "mcp", "fastapi")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    data = tmp_path_factory.mktemp("cli-remote")
+    with Memory(data_dir=data, graph_backend="none", api_keys=KEYS) as m:
+        port = _free_port()
+        srv = uvicorn.Server(uvicorn.Config(create_app(memory=m), host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=srv.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while not srv.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        yield {"url": f"http://127.0.0.1:{port}", "data": data}
+        srv.should_exit = True
+        thread.join(timeout=30)
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYX_")}
+    env.update(extra)
+    return env
+
+
+def memoryx(served, *args: str, key: str = "key-alice") -> subprocess.CompletedProcess:
+    # the server's own data directory: a local open would hit its locks, so success means HTTP was used
+    env = _env(MEMORYX_URL=served["url"], MEMORYX_API_KEY=key, MEMORYX_DATA_DIR=str(served["data"]))
+    return subprocess.run([sys.executable, "-m", "memoryx.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_commands_through_the_server(served):
+    out = memoryx(served, "add", "I live in Berlin and I love jazz.", "--user-id", "alice", "--json")
+    assert out.returncode == 0, out.stderr
+    added = json.loads(out.stdout)
+    ids = [r["id"] for r in added["results"] if r["event"] == "ADD"]
+    assert ids and added["trace_id"]
+
+    out = memoryx(served, "search", "where do I live?", "--user-id", "alice")
+    assert out.returncode == 0 and "Berlin" in out.stdout, out.stderr
+
+    out = memoryx(served, "list", "--json")  # the CLI asks for a scope before any request
+    assert out.returncode == 1 and "needs a scope" in out.stderr
+    out = memoryx(served, "list", "--user-id", "alice", "--json")
+    assert out.returncode == 0 and {m["id"] for m in json.loads(out.stdout)["results"]} >= set(ids)
+
+    memory_id = ids[0]
+    out = memoryx(served, "update", memory_id, "I live in Munich.", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["memory"] == "I live in Munich.", out.stderr
+    out = memoryx(served, "get", memory_id)
+    assert out.returncode == 0 and "Munich" in out.stdout
+    out = memoryx(served, "history", memory_id, "--json")
+    assert [e["event"] for e in json.loads(out.stdout)][:2] == ["ADD", "UPDATE"]
+
+    out = memoryx(served, "judgments", "list", "--user-id", "alice", "--json")
+    assert out.returncode == 0 and any(j["trace_id"] == added["trace_id"] for j in json.loads(out.stdout))
+    out = memoryx(served, "judgments", "verify", added["trace_id"], "correct", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["verification_result"] == "CORRECT", out.stderr
+
+    out = memoryx(served, "delete", memory_id)
+    assert out.returncode == 0, out.stderr
+    out = memoryx(served, "get", memory_id)
+    assert out.returncode == 2 and "Not found" in out.stderr
+
+
+def test_the_key_decides(served):
+    out = memoryx(served, "add", "I am Bob.", "--user-id", "bob", "--no-infer", "--json", key="key-bob")
+    assert out.returncode == 0, out.stderr
+    bob_id = json.loads(out.stdout)["results"][0]["id"]
+    refused = memoryx(served, "search", "Bob", "--user-id", "bob")  # alice's key
+    assert refused.returncode == 1 and "may not access user_id 'bob'" in refused.stderr
+    hidden = memoryx(served, "get", bob_id)
+    assert hidden.returncode == 2
+    wrong = memoryx(served, "list", "--user-id", "alice", key="nope")
+    assert wrong.returncode == 1 and "Invalid API key" in wrong.stderr and "MEMORYX_API_KEY" in wrong.stderr
+
+
+def test_server_down_is_exit_3(tmp_path):
+    env = _env(MEMORYX_URL=f"http://127.0.0.1:{_free_port()}", MEMORYX_DATA_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "memoryx.cli", "list", "--user-id", "alice"], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 3 and "Cannot reach the MemoryX server" in out.stderr
+
+
+_PROBE = """
+import sys
+from memoryx.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print("HEAVY=" + ",".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["add", "--help"], ["judgments", "list", "--help"], ["mcp", "--help"]])
+def test_help_imports_nothing_heavy(argv, tmp_path):
+    out = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), *argv], capture_output=True, text=True,
+                         env=_env(), cwd=tmp_path, timeout=60)
+    assert "usage: memoryx" in out.stdout
+    assert out.stderr.strip().endswith("HEAVY="), out.stderr
+
+
+def test_remote_commands_import_nothing_heavy(served):
+    env = _env(MEMORYX_URL=served["url"], MEMORYX_API_KEY="key-alice")
+    out = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), "list", "--user-id", "alice"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.stderr.strip().endswith("HEAVY="), out.stderr
