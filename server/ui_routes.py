@@ -1,0 +1,268 @@
+"""The judgment review page: static files at /ui and the few read routes it needs beyond /v1 (under /v1/ui).
+
+The page itself is plain HTML/CSS/JS shipped in server/ui/ (no asset from the internet). It holds no data:
+every figure comes from the REST API with the `X-API-Key` the reviewer typed in, so tenancy is the API's,
+enforced by the same KeyRing as every other route. The routes here only add what the page needs and /v1
+lacks: who the key is, judgments filtered by event / verification / status / date, the runs waiting for
+review, the event mix per day, and a user's entities and relations.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any, Callable, Iterator, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Query
+from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.routing import Mount, Route, Router
+
+from memoryx.errors import InvalidInputError, StoreUnavailableError
+from memoryx.scope import Scope
+from memoryx.server.auth import KeyRing, Principal
+
+UI_DIR = Path(__file__).with_name("ui")
+EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
+PAGE = 200  # judgments read per store call while filtering
+SCAN_CAP = 20_000  # most judgments one listing reads: a filter that matches little stays bounded
+PREVIEW_CHARS = 200
+
+
+def register_ui(app: FastAPI) -> None:
+    """Serve the page at /ui and its routes at /v1/ui (keys and the memory from the app's state)."""
+    keys: KeyRing = app.state.keys
+    ref: dict = app.state.memory_ref
+
+    def mem():
+        if ref["memory"] is None:
+            raise StoreUnavailableError("The server's stores are not open (startup failed); see the server log.")
+        return ref["memory"]
+
+    app.include_router(_router(keys, mem))
+    app.add_middleware(PageFiles)  # outermost: the page's files load before a key is typed
+
+
+class PageFiles:
+    """GET/HEAD of /ui and /ui/* answered from the shipped files, in front of the request guard (which asks
+    a key of every other path): the shell carries no data, so the sign-in form can load; every figure it
+    shows comes from /v1 routes that need the key. Anything else passes through to the app."""
+
+    def __init__(self, app):
+        self.app = app
+        self.files = Router(routes=[Route("/ui", lambda request: RedirectResponse("/ui/")),
+                                    Mount("/ui", StaticFiles(directory=UI_DIR, html=True))])
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if (path == "/ui" or path.startswith("/ui/")) and scope.get("method") in ("GET", "HEAD"):
+            try:
+                return await self.files(scope, receive, send)
+            except HTTPException as exc:  # outside the app: its error handlers are not there to answer
+                reply = JSONResponse({"error": {"type": "not_found" if exc.status_code == 404 else "http_error",
+                                                "message": f"No page file at {path}."}}, status_code=exc.status_code)
+                return await reply(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+# --------------------------------------------------------------------------------------------------------
+# helpers (pure: the tests call them without a server)
+# --------------------------------------------------------------------------------------------------------
+
+
+def operations_of(judgment: dict) -> list[dict]:
+    """The decided operations of a judgment (parsed_operations is a list, or {"memory": [...]} in old rows)."""
+    ops = judgment.get("parsed_operations")
+    ops = ops.get("memory", []) if isinstance(ops, dict) else ops
+    return [op for op in ops or [] if isinstance(op, dict)]
+
+
+def event_counts(judgment: dict) -> dict[str, int]:
+    counts = Counter(str(op.get("event", "")).upper() for op in operations_of(judgment))
+    return {e: counts[e] for e in EVENTS if counts[e]}
+
+
+def _day(value: str | None) -> str | None:
+    return value[:10] if isinstance(value, str) and len(value) >= 10 else None
+
+
+def summary(judgment: dict) -> dict:
+    """One row of the judgment list: the fields to scan, not the whole record."""
+    text = judgment.get("input_content") or ""
+    return {
+        **{k: judgment.get(k) for k in ("trace_id", "user_id", "agent_id", "run_id", "status", "model_name",
+                                        "latency_ms", "created_at", "is_verified", "verification_result",
+                                        "execution_success")},
+        "events": event_counts(judgment),
+        "input_preview": text[:PREVIEW_CHARS] + ("…" if len(text) > PREVIEW_CHARS else ""),
+    }
+
+
+def matches(judgment: dict, *, event: str | None, verified: bool | None, status: str | None,
+            since: str | None, until: str | None) -> bool:
+    if event and not event_counts(judgment).get(event):
+        return False
+    if verified is not None and bool(judgment.get("is_verified")) != verified:
+        return False
+    if status and judgment.get("status") != status:
+        return False
+    day = _day(judgment.get("created_at"))
+    if since and (day is None or day < since):
+        return False
+    return not (until and (day is None or day > until))
+
+
+def _iso_day(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise InvalidInputError(f"{name} must be a date as YYYY-MM-DD, got {value!r}.") from None
+
+
+# --------------------------------------------------------------------------------------------------------
+# the routes
+# --------------------------------------------------------------------------------------------------------
+
+
+def _router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
+    router = APIRouter(prefix="/v1/ui", tags=["review page"])
+    auth = Depends(keys)
+
+    def scopes(principal: Principal, user_id: str | None) -> list[Scope | None]:
+        """The scopes a listing reads: the user asked for (checked), else everything (admin) or each of the
+        key's users. A key bound to agents only sees the records `Principal.visible` lets through."""
+        if user_id is not None or (not principal.admin and len(principal.users) == 1):
+            return [Scope(user_id=principal.scope_user(user_id))]
+        if principal.admin:
+            return [None]
+        if not principal.users:
+            return [Scope(agent_id=a) for a in sorted(principal.agents)]
+        return [Scope(user_id=u) for u in sorted(principal.users)]
+
+    def judgments(principal: Principal, user_id: str | None, since: str | None = None) -> Iterator[dict]:
+        """Visible judgments, newest first, read page by page and merged across the key's scopes."""
+        sql = mem().services.sql
+        streams = [_pages(sql, scope, since) for scope in scopes(principal, user_id)]
+        heads = [next(s, None) for s in streams]
+        seen = 0
+        while any(h is not None for h in heads) and seen < SCAN_CAP:
+            i = max((i for i, h in enumerate(heads) if h is not None),
+                    key=lambda i: (heads[i].get("created_at") or "", heads[i].get("id") or ""))
+            row, heads[i] = heads[i], next(streams[i], None)
+            seen += 1
+            if principal.can_record(row):
+                yield row
+
+    @router.get("/me")
+    def whoami(principal: Principal = auth):
+        """Who the key is: the page shows only what this allows (the API enforces it either way)."""
+        return {"name": principal.name, "admin": principal.admin, "users": sorted(principal.users),
+                "agents": sorted(principal.agents), "dev_mode": keys.dev_mode}
+
+    @router.get("/users")
+    def users(principal: Principal = auth):
+        """User ids for the page's user picker: the key's own, or (admin) those of recent judgments."""
+        if not principal.admin:
+            return {"users": sorted(principal.users)}
+        found = {r.get("user_id") for r, _ in zip(judgments(principal, None), range(2000)) if r.get("user_id")}
+        return {"users": sorted(found)}
+
+    @router.get("/judgments")
+    def list_filtered(user_id: str | None = Query(None, min_length=1),
+                      event: Literal["ADD", "UPDATE", "DELETE", "NONE"] | None = None,
+                      verified: bool | None = None,
+                      status: Literal["running", "done", "failed", "awaiting_review"] | None = None,
+                      since: str | None = Query(None, description="First day (YYYY-MM-DD, UTC), inclusive."),
+                      until: str | None = Query(None, description="Last day (YYYY-MM-DD, UTC), inclusive."),
+                      limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0),
+                      principal: Principal = auth):
+        """Judgment summaries, newest first, filtered (the newest SCAN_CAP judgments are searched)."""
+        since, until = _iso_day("since", since), _iso_day("until", until)
+        out: list[dict] = []
+        skipped = 0
+        for row in judgments(principal, user_id, since):
+            if not matches(row, event=event, verified=verified, status=status, since=since, until=until):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            out.append(summary(row))
+            if len(out) >= limit:
+                break
+        return {"results": out}
+
+    @router.get("/reviews")
+    def pending_reviews(user_id: str | None = Query(None, min_length=1), limit: int = Query(100, ge=1, le=500),
+                        principal: Principal = auth):
+        """Add runs stopped at the review interrupt (judgment status awaiting_review) with the operations
+        they wait on; approve, edit or reject each with POST /v1/reviews/{trace_id}."""
+        out = []
+        for row in judgments(principal, user_id):
+            if row.get("status") == "awaiting_review":
+                out.append({**summary(row), "input_content": row.get("input_content"),
+                            "extracted_facts": row.get("extracted_facts") or [],
+                            "pending_operations": operations_of(row)})
+                if len(out) >= limit:
+                    break
+        return {"results": out}
+
+    @router.get("/timeline")
+    def timeline(user_id: str | None = Query(None, min_length=1),
+                 since: str | None = Query(None, description="First day (YYYY-MM-DD, UTC), inclusive."),
+                 principal: Principal = auth):
+        """Per day: decided operations by event, judgments, verified and correct ones, and each judgment's
+        latency (for the charts; accuracy and percentiles over all time come from /v1/judgments/stats)."""
+        since = _iso_day("since", since)
+        days: dict[str, dict] = {}
+        points = []
+        for row in judgments(principal, user_id, since):
+            day = _day(row.get("created_at"))
+            if day is None:
+                continue
+            d = days.setdefault(day, {"date": day, **{e: 0 for e in EVENTS}, "judgments": 0, "verified": 0,
+                                      "correct": 0})
+            d["judgments"] += 1
+            for e, n in event_counts(row).items():
+                d[e] += n
+            if row.get("is_verified"):
+                d["verified"] += 1
+                d["correct"] += row.get("verification_result") == "CORRECT"
+            if row.get("latency_ms") is not None:
+                points.append({"created_at": row["created_at"], "latency_ms": row["latency_ms"],
+                               "model_name": row.get("model_name")})
+        return {"days": [days[k] for k in sorted(days)], "latency": points[::-1]}
+
+    @router.get("/graph")
+    def user_graph(user_id: str | None = Query(None, min_length=1), include_invalid: bool = False,
+                   principal: Principal = auth):
+        """A user's entities and relations (from the SQL truth the graph database projects)."""
+        uid = principal.scope_user(user_id)
+        if uid is None:
+            raise InvalidInputError("user_id is required: pick the user whose graph to draw.")
+        sql = mem().services.sql
+        scope = Scope(user_id=uid)
+        return {"user_id": uid, "entities": principal.visible(sql.list_entities(scope)),
+                "relations": principal.visible(sql.list_relations(scope, include_invalid=include_invalid))}
+
+    return router
+
+
+def _pages(sql: Any, scope: Scope | None, since: str | None) -> Iterator[dict]:
+    """Judgments of one scope, newest first, a page at a time; stops at the first one before `since`."""
+    offset = 0
+    while True:
+        page = sql.list_judgments(scope, limit=PAGE, offset=offset)
+        for row in page:
+            if since and (_day(row.get("created_at")) or "") < since:
+                return
+            yield row
+        if len(page) < PAGE:
+            return
+        offset += PAGE
+
+
+__all__ = ["register_ui", "operations_of", "event_counts", "summary", "matches", "UI_DIR"]
