@@ -1,0 +1,70 @@
+"""POST /v1/memories/batch: `Memory.add_many` over REST (memoryx.bulk).
+
+Tenancy is checked per item: an item whose user (or agent) the API key may not touch gets a 403-shaped
+error as its result and is not written; the other items go on. One result per item, in order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from memoryx.errors import InvalidInputError, StoreUnavailableError
+
+router = APIRouter(tags=["memories"])
+
+
+class BatchItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    messages: str | list[dict[str, Any]] = Field(description="A string or a list of {role, content} messages, as in POST /v1/memories.")
+    user_id: str | None = Field(None, min_length=1, max_length=256)
+    agent_id: str | None = Field(None, min_length=1, max_length=256)
+    run_id: str | None = Field(None, min_length=1, max_length=256)
+    metadata: dict[str, Any] | None = None
+
+
+class BatchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[BatchItem] = Field(min_length=1, description="The adds, each with its own scope; at most MEMORYX_BULK_MAX_ITEMS.")
+    infer: bool = Field(True, description="Extract facts with the model (True) or store the messages verbatim (False, batched).")
+
+
+def _denied(exc: HTTPException) -> dict:
+    detail = exc.detail if isinstance(exc.detail, dict) else {"type": "forbidden", "message": str(exc.detail)}
+    return {"results": [], "relations": {"added_entities": [], "deleted_entities": []}, "trace_id": None,
+            "error": {"type": detail.get("type", "forbidden"), "message": detail.get("message", "forbidden")}}
+
+
+@router.post("/v1/memories/batch")
+def add_batch(body: BatchRequest, request: Request) -> dict:
+    """`{"results": [one add result per item, in order], "summary": {"items", "failed", "events"}}`."""
+    from memoryx import bulk
+
+    app = request.app
+    principal = app.state.keys(request)  # 401 for a missing or unknown key, before anything is read
+    memory = app.state.memory_ref.get("memory")
+    if memory is None:
+        raise StoreUnavailableError("The server's stores are not open (startup failed); see the server log.")
+    if len(body.items) > memory.settings.bulk_max_items:
+        raise InvalidInputError(f"{len(body.items)} items exceed the limit of {memory.settings.bulk_max_items} per "
+                                "batch (MEMORYX_BULK_MAX_ITEMS); send several batches.")
+    results: list[dict | None] = [None] * len(body.items)
+    allowed: list[tuple[int, dict]] = []
+    for index, item in enumerate(body.items):
+        args = item.model_dump()
+        try:
+            args["user_id"], args["agent_id"] = principal.scope_ids(args["user_id"], args["agent_id"])
+        except HTTPException as exc:
+            results[index] = _denied(exc)
+            continue
+        allowed.append((index, args))
+    with app.state.metrics.track("add"):
+        done = memory.add_many([args for _, args in allowed], infer=body.infer)
+    for (index, _), result in zip(allowed, done):
+        results[index] = result
+        app.state.metrics.record_add_result(result)
+    return {"results": results, "summary": bulk.summarize(results)}
