@@ -94,7 +94,17 @@ class Settings(BaseSettings):
     reranker: str | None = Field(None, description="Optional reranker: unset or 'none' (off), 'cross-encoder:<path>', or a chat model spec.")
 
     # --- server --------------------------------------------------------------------------------
-    api_keys: dict[str, list[str] | dict] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"admin\": true}. Empty: local development mode, no auth.")
+    # validated by memoryx.server.auth.KeyRing (strict, entries named by fingerprint, never by the key itself)
+    api_keys: dict[str, Any] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"agents\": [...], \"admin\": false}. Empty: local development mode, no auth.")
+
+    # --- tenancy and input limits (issue 9 §2, §4) ---------------------------------------------
+    agent_memory: Literal["tenant", "global"] = Field("tenant", description="Where the assistant's own memories learned in a user's conversation live: 'tenant' (the user's tenancy, user_id + agent_id; no other user's add sees them) or 'global' (agent_id only, shared by every user of the agent). add(agent_memory=...) overrides it per call.")
+    max_name_chars: int = Field(256, description="Longest message `name` (speaker) accepted by add().")
+    max_messages: int = Field(1000, description="Most messages in one add() call.")
+    max_metadata_bytes: int = Field(16384, description="Largest metadata dict of a memory or an add() call, in bytes of its JSON.")
+    max_query_chars: int = Field(8000, description="Longest search query.")
+    max_request_bytes: int = Field(1_048_576, description="Largest HTTP request body the server accepts (413 above).")
+    max_batch_inputs: int = Field(32, description="Most inputs in one LangServe batch request.")
 
     # --- CLI through a running server, MCP over stdio (issue 11) ---------------------------------
     url: str | None = Field(None, description="URL of a running `memoryx serve` (e.g. http://127.0.0.1:8000). Set: every CLI command (and `memoryx mcp`) goes through that server over HTTP instead of opening the embedded stores.")

@@ -39,6 +39,7 @@ class AddInput(TypedDict):
     metadata: NotRequired[dict | None]
     infer: NotRequired[bool]
     trace_id: NotRequired[str | None]
+    agent_memory: NotRequired[str | None]  # "tenant" (default: the user's tenancy) or "global" (agent only)
 
 
 class AddOutput(TypedDict):

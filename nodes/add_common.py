@@ -24,9 +24,22 @@ def scope_of(state: dict) -> Scope:
     return state.get("scope") or derive_scope(state)
 
 
+AGENT_MEMORY_MODES = ("tenant", "global")
+
+
+def agent_memory_mode(state: dict) -> str:
+    """Where the assistant's own memories go: "tenant" (default) or "global" (validate_input resolves the
+    caller's option against MEMORYX_AGENT_MEMORY into the state)."""
+    return "global" if state.get("agent_memory") == "global" else "tenant"
+
+
 def agent_scope_of(state: dict) -> Scope:
-    """Where the assistant's own memories live: the agent (and run) without the user."""
-    return Scope(agent_id=state.get("agent_id"), run_id=state.get("run_id") or None)
+    """Where the assistant's own memories live. Learned in a user's conversation they belong to that user's
+    tenancy (user + agent + run: no other user's add ever sees them); only when the caller asked for
+    agent_memory="global" do they live with the agent alone, shared by every user of the agent."""
+    if agent_memory_mode(state) == "global":
+        return Scope(agent_id=state.get("agent_id"), run_id=state.get("run_id") or None)
+    return scope_of(state)
 
 
 def keeps_agent_facts(state: dict) -> bool:
@@ -38,6 +51,18 @@ def scope_for_owner(state: dict, owner: str | None) -> Scope:
     if owner == "agent" and keeps_agent_facts(state):
         return agent_scope_of(state)
     return scope_of(state)
+
+
+def is_agent_memory(record: dict) -> bool:
+    """An assistant's own memory (execute_ops marks them with metadata owner="agent")."""
+    return (record.get("metadata") or {}).get("owner") == "agent"
+
+
+def same_tenant(record: dict, scope: Scope) -> bool:
+    """True when a stored record lies in `scope` AND in the same tenancy: its user is the scope's user (None
+    for the agent-global scope). The stores treat an unset field as a wildcard, so Scope(agent_id=bot) alone
+    matches every user's (user, bot) memories; this is the check that keeps them apart."""
+    return scope.contains(record) and record.get("user_id") == scope.user_id
 
 
 def deterministic_id(trace_id: str, key: str) -> str:

@@ -3,8 +3,13 @@
 All facts are embedded in ONE batch; for each fact the top-k memories of the same scope above the
 similarity threshold are fetched (Context.similar_top_k / similarity_threshold); hits are deduplicated,
 re-read from SQL (the system of record: a memory deleted since its projection is not shown), and their real
-ids are replaced by small integers ("0", "1", ...) for the model. Agent facts look only at the agent's own
-memories (no user id). Next to the dense path, the best keyword (BM25) matches sharing a content word with
+ids are replaced by small integers ("0", "1", ...) for the model.
+
+Tenancy: every candidate lies in the fact's owner scope AND has exactly that scope's user (None for the
+agent-global scope): the stores treat an unset scope field as a wildcard, so without this an agent fact
+searched in Scope(agent_id=bot) would show bob's (bob, bot) memories to alice's judge. When a user and an
+agent are named, user facts see user memories and agent facts see the agent's own (metadata owner "agent"),
+both in the user's tenancy unless the caller chose agent_memory="global". Next to the dense path, the best keyword (BM25) matches sharing a content word with
 the fact are shown too (see search_similar): they are what surfaces the old value of a single-valued
 attribute, which embeddings rank below the threshold.
 """
@@ -16,7 +21,15 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.nodes.add_common import change_marker, elapsed_ms, keeps_agent_facts, scope_for_owner
+from memoryx.filters import parse_filters
+from memoryx.nodes.add_common import (
+    change_marker,
+    elapsed_ms,
+    is_agent_memory,
+    keeps_agent_facts,
+    same_tenant,
+    scope_for_owner,
+)
 from memoryx.state import AddState
 
 KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
@@ -37,9 +50,27 @@ def _content_tokens(text: str) -> set[str]:
     return set(tokenize(text)) - _SUBJECT_TOKENS
 
 
+def _candidate_filter(scope, owner: str, agent_apart: bool):
+    """The store-side filter of one fact's search: the scope's own user (user_id empty for the agent-global
+    scope, so other tenants never fill the top-k) and, when agent facts are kept apart, the owner's kind."""
+    conds: list[dict] = []
+    if scope.user_id is None:
+        conds.append({"user_id": None})
+    if agent_apart:
+        conds.append({"metadata.owner": "agent"} if owner == "agent" else {"metadata.owner": {"ne": "agent"}})
+    return parse_filters({"AND": conds}) if conds else None
+
+
+def _admissible(record: dict, scope, owner: str, agent_apart: bool) -> bool:
+    """The same rule on a stored record (payload or SQL row): checked again after every store query."""
+    if not same_tenant(record, scope):
+        return False
+    return not agent_apart or is_agent_memory(record) == (owner == "agent")
+
+
 def search_similar(services, state: dict, facts: list[dict], vectors: list[list[float]], *, top_k: int,
                    threshold: float) -> list[tuple[str, str, float]]:
-    """[(memory id, owner, score)] for every fact, in the scope of the fact's owner.
+    """[(memory id, owner, score)] for every fact, in the scope (and tenancy) of the fact's owner.
 
     Two paths: dense top-k above the similarity threshold, and the best KEYWORD_TOP_K keyword (BM25) hits
     sharing a content word with the fact. Embeddings alone miss most single-valued updates ("User lives in
@@ -47,19 +78,23 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
     "用户在阿里巴巴工作": 0.44), which is how mem0 ends up with contradicting memories side by side.
     Keyword hits carry score 0.0 (they were not above the dense threshold).
     """
+    agent_apart = keeps_agent_facts(state)
     hits: list[tuple[str, str, float]] = []
     for fact, vector in zip(facts, vectors):
         owner = fact.get("owner", "user")
         scope = scope_for_owner(state, owner)
-        for hit in services.vectors.search_memories(vector, scope, limit=top_k, threshold=threshold):
-            hits.append((str(hit.id), owner, float(hit.score)))
+        flt = _candidate_filter(scope, owner, agent_apart)
+        for hit in services.vectors.search_memories(vector, scope, limit=top_k, threshold=threshold, filters=flt):
+            if _admissible(hit.payload or {}, scope, owner, agent_apart):
+                hits.append((str(hit.id), owner, float(hit.score)))
         if KEYWORD_TOP_K <= 0:
             continue
         words = _content_tokens(fact["text"])
         if not words:
             continue
-        for hit in services.vectors.keyword_search(fact["text"], scope, limit=KEYWORD_TOP_K):
-            if _content_tokens(str((hit.payload or {}).get("text") or "")) & words:
+        for hit in services.vectors.keyword_search(fact["text"], scope, limit=KEYWORD_TOP_K, filters=flt):
+            payload = hit.payload or {}
+            if _admissible(payload, scope, owner, agent_apart) and _content_tokens(str(payload.get("text") or "")) & words:
                 hits.append((str(hit.id), owner, 0.0))
     return hits
 
@@ -89,8 +124,8 @@ def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
         if row is None:
             continue  # deleted since it was projected
         owner, score = best[memory_id]
-        if owner == "agent" and agent_apart and row.get("user_id"):
-            continue  # the agent's own memories only, never a user's
+        if not _admissible(row, scope_for_owner(state, owner), owner, agent_apart):
+            continue  # the system of record decides: another tenant's text never reaches the judge
         candidates.append({"ref": str(len(candidates)), "id": memory_id, "memory": row["memory"], "owner": owner,
                            "score": round(score, 4)})
     return {"fact_vectors": vectors, "candidates": candidates, "stale": False, "change_marker": marker,

@@ -9,7 +9,8 @@ The graph interrupts here (langgraph `interrupt()`, visible in LangGraph Studio)
 - False, [] or {"approved": False}: execute nothing;
 - a list of operations, or {"operations": [...]}: the approved/edited list. Each item needs "event"
   (ADD/UPDATE/DELETE/NONE); ADD/UPDATE need "text"; UPDATE/DELETE need the real "id" of a live memory of
-  this scope. An invalid list executes nothing: the graph interrupts again with the same payload plus
+  this run's scope and tenancy. A client's "owner" is ignored: an ADD is the user's unless its "fact_index"
+  names one of the run's agent facts, and UPDATE/DELETE change a memory in place (never move it). An invalid list executes nothing: the graph interrupts again with the same payload plus
   "error" (what was wrong); resume again with a fixed list.
 """
 
@@ -22,12 +23,26 @@ from langgraph.types import interrupt
 
 from memoryx.context import Context, services_of
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.nodes.add_common import scope_for_owner
+from memoryx.nodes.add_common import same_tenant, scope_for_owner
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.state import AddState, Operation
 
 INSTRUCTIONS = ("Resume with Command(resume=True) to approve, Command(resume=[]) to reject all, or "
                 "Command(resume=[...edited operations...]) with events ADD/UPDATE/DELETE/NONE, text and real ids.")
+
+
+def _run_memory(services, state: dict, memory_id: str) -> dict | None:
+    """A live memory the run may change: in the scope of one of its owners and in the same tenancy (the
+    same user; None for the agent-global scope). None otherwise (missing or another scope's)."""
+    for owner in ("user", "agent"):
+        scope = scope_for_owner(state, owner)
+        try:
+            row = services.sql.get_memory(memory_id, scope=scope)
+        except NotFoundError:
+            continue
+        if same_tenant(row, scope):
+            return row
+    return None
 
 
 def _approved_ops(value: Any, proposed: list[dict], state: dict, services) -> tuple[list[Operation], list[str]]:
@@ -60,7 +75,8 @@ def _approved_ops(value: Any, proposed: list[dict], state: dict, services) -> tu
                                     trace_id=state.get("trace_id"))
         text = item.get("text") if isinstance(item.get("text"), str) else None
         fact_index = item.get("fact_index") if isinstance(item.get("fact_index"), int) and 0 <= item["fact_index"] < len(facts) else None
-        owner = facts[fact_index].get("owner", "user") if fact_index is not None else item.get("owner", "user")
+        # No "owner" is read from the item: execute_ops takes the owner (hence the scope) from the run's own
+        # fact at fact_index, so an edit cannot write into, or move a memory to, another scope.
         if event in ("ADD", "UPDATE") and not (text and text.strip()):
             raise InvalidInputError(f"{where}: {event} needs a non-empty 'text'", trace_id=state.get("trace_id"))
         old = None
@@ -69,11 +85,10 @@ def _approved_ops(value: Any, proposed: list[dict], state: dict, services) -> tu
             if not isinstance(memory_id, str):
                 raise InvalidInputError(f"{where}: {event} needs the real 'id' of an existing memory",
                                         trace_id=state.get("trace_id"))
-            try:
-                row = services.sql.get_memory(memory_id, scope=scope_for_owner(state, owner))
-            except NotFoundError as exc:
+            row = _run_memory(services, state, memory_id)
+            if row is None:
                 raise InvalidInputError(f"{where}: memory {memory_id!r} does not exist in this scope",
-                                        trace_id=state.get("trace_id")) from exc
+                                        trace_id=state.get("trace_id"))
             old = row["memory"]
         ops.append(Operation(event=event, text=(text or old or "").strip(), id=memory_id if event != "ADD" else None,
                              old_memory=old if event in ("UPDATE", "DELETE") else None,

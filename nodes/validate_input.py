@@ -6,11 +6,17 @@
 - empty or whitespace-only input: no error, an empty result, nothing written.
 - larger than MEMORYX_MAX_INPUT_CHARS in total: InvalidInputError naming the limit; single messages longer
   than MEMORYX_MAX_MESSAGE_CHARS are split into chunks (on whitespace where possible).
+- limits, each refused with an InvalidInputError naming its setting: MEMORYX_MAX_MESSAGES messages,
+  a `name` of at most MEMORYX_MAX_NAME_CHARS, a `timestamp` that parses as an ISO-8601 date (or a datetime /
+  finite epoch number), metadata that is strict JSON (no NaN/Infinity) of at most MEMORYX_MAX_METADATA_BYTES.
+- agent_memory ("tenant" or "global", default MEMORYX_AGENT_MEMORY) is resolved into the state: where the
+  assistant's own memories go (nodes/add_common.agent_scope_of).
 - a trace id is generated when the caller gave none; the raw input is saved under it (idempotent).
 """
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from datetime import datetime, timezone
@@ -20,7 +26,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.errors import InvalidInputError
-from memoryx.nodes.add_common import derive_scope, elapsed_ms
+from memoryx.nodes.add_common import AGENT_MEMORY_MODES, derive_scope, elapsed_ms
 from memoryx.state import AddState
 
 ROLES = ("user", "assistant", "system", "tool")
@@ -34,9 +40,19 @@ def _timestamp(value: Any, where: str) -> str | None:
         return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value / 1000.0 if value > 1e11 else value  # epoch ms or s
-        return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
+        except (OverflowError, OSError, ValueError) as exc:  # NaN, inf, year 300000
+            raise InvalidInputError(f"{where}: timestamp {value!r} is not a valid epoch time") from exc
     if isinstance(value, str):
-        return value.strip()
+        text = value.strip()
+        try:  # a date the temporal search can use, not free text (and bounded: ISO dates are short)
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00")) if len(text) <= 64 else None
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 date such as 2025-05-01T10:00:00Z, got {text[:64]!r}")
+        return text
     raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 string, a datetime or epoch seconds, got {type(value).__name__}")
 
 
@@ -84,6 +100,37 @@ def _one(message: Any, index: int) -> dict:
     return out
 
 
+def check_limits(messages: list[dict], metadata: dict, settings) -> None:
+    """The per-field caps of an add (InvalidInputError naming the setting to raise)."""
+    if len(messages) > settings.max_messages:
+        raise InvalidInputError(f"{len(messages)} messages exceed the limit of {settings.max_messages} per add "
+                                f"(MEMORYX_MAX_MESSAGES); split the conversation into several add() calls.")
+    for i, m in enumerate(messages):
+        if len(m.get("name") or "") > settings.max_name_chars:
+            raise InvalidInputError(f"messages[{i}]: name is {len(m['name'])} characters; the limit is "
+                                    f"{settings.max_name_chars} (MEMORYX_MAX_NAME_CHARS).")
+    check_metadata_size(metadata, settings.max_metadata_bytes)
+
+
+def check_metadata_size(metadata: Any, limit: int) -> None:
+    """Metadata must be strict JSON (NaN / Infinity refused) and at most `limit` bytes serialised."""
+    if metadata is None:
+        return
+    try:
+        size = len(json.dumps(metadata, allow_nan=False, ensure_ascii=False).encode())
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be strict JSON (no NaN or Infinity, string keys): {exc}") from exc
+    if size > limit:
+        raise InvalidInputError(f"metadata is {size} bytes as JSON; the limit is {limit} (MEMORYX_MAX_METADATA_BYTES).")
+
+
+def resolve_agent_memory(value: Any, default: str) -> str:
+    mode = default if value is None or value == "" else value
+    if mode not in AGENT_MEMORY_MODES:
+        raise InvalidInputError(f"agent_memory must be one of {', '.join(AGENT_MEMORY_MODES)}, got {value!r}.")
+    return mode
+
+
 def normalize_messages(messages: Any) -> list[dict]:
     """Messages as a list of {"role", "content", "timestamp"?, "name"?} dicts (InvalidInputError otherwise)."""
     if messages is None:
@@ -122,8 +169,10 @@ def validate_input(state: AddState, runtime: Runtime[Context]) -> dict:
     if not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
     trace_id = state.get("trace_id") or str(uuid.uuid4())
+    agent_memory = resolve_agent_memory(state.get("agent_memory"), settings.agent_memory)
 
     messages = normalize_messages(state.get("messages"))
+    check_limits(messages, metadata, settings)
     total = sum(len(m["content"]) for m in messages)
     if total > settings.max_input_chars:
         raise InvalidInputError(
@@ -144,4 +193,5 @@ def validate_input(state: AddState, runtime: Runtime[Context]) -> dict:
     if normalized:
         services.sql.save_raw_input(trace_id=trace_id, scope=scope, messages=messages, metadata=metadata)
     return {"trace_id": trace_id, "scope": scope, "normalized_messages": normalized, "metadata": metadata,
+            "agent_memory": agent_memory,
             "timings": {"validate_input": elapsed_ms(start)}}

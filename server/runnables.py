@@ -3,15 +3,21 @@
 LangServe calls `invoke/ainvoke/batch/stream/astream` with only (input, config). The MemoryX graphs need
 their stores through `context=Context(services=...)`, so `ServiceBoundGraph` forwards every call to the
 compiled graph with that context, and applies the caller's tenancy (the `Principal` that the server's
-per-request config modifier puts into `config["configurable"]`) to the input's user_id.
+per-request config modifier puts into `config["configurable"]`) to the input's user_id and agent_id.
+The add route's trace ids are the server's (`server_trace_id`).
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, AsyncIterator, Callable, Iterator
 
+from fastapi import HTTPException
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
+
+from memoryx.errors import InvalidInputError, ScopeError
+from memoryx.server.auth import id_value
 
 PRINCIPAL_KEY = "memoryx_principal"
 
@@ -20,20 +26,47 @@ class TenancyError(PermissionError):
     """The input's scope is not one the caller's API key may touch."""
 
 
-def _apply_principal(input: Any, config: RunnableConfig | None) -> dict:
+def _checked(call: Callable[[], Any]) -> Any:
+    """Run a Principal check, turning its HTTP errors into MemoryX errors (a Runnable may be used outside
+    HTTP; the server maps them back: 403, 400 and 422)."""
+    try:
+        return call()
+    except HTTPException as exc:
+        message = exc.detail.get("message") if isinstance(exc.detail, dict) else str(exc.detail)
+        if exc.status_code == 403:
+            raise TenancyError(message) from None
+        if exc.status_code == 400:
+            raise ScopeError(message) from None
+        raise InvalidInputError(message) from None
+
+
+def _apply_principal(input: Any, config: RunnableConfig | None, *, agent_scope_ok: bool = True) -> Any:
     if not isinstance(input, dict):
         return input
     principal = (config or {}).get("configurable", {}).get(PRINCIPAL_KEY)
+    for name in ("user_id", "agent_id", "run_id"):  # a list as user_id is a 422, never a 500
+        _checked(lambda name=name: id_value(name, input.get(name)))
     if principal is None:
         return input
-    user_id = input.get("user_id")
+    if input.get("agent_memory") == "global":
+        _checked(lambda: principal.check_global_agent(input.get("agent_id")))
     if principal.admin:
         return input
-    if user_id is None and len(principal.users) == 1:
-        return {**input, "user_id": next(iter(principal.users))}
-    if not principal.can(user_id):
-        raise TenancyError(f"This API key may not access user_id {user_id!r}.")
-    return input
+    user_id, agent_id = _checked(lambda: principal.scope_ids(input.get("user_id"), input.get("agent_id")))
+    if user_id is None and not agent_scope_ok:
+        # a scope without a user matches every user's records in the stores; the graph's streamed state
+        # is not filtered per record, so these routes serve user scopes only (REST filters agent scopes)
+        raise TenancyError("This route needs a user_id for a non-admin key; the agent's global memories are "
+                           "listed and searched through the REST routes (/v1/memories...).")
+    return {**input, "user_id": user_id, "agent_id": agent_id}
+
+
+def server_trace_id(input: dict) -> dict:
+    """Trace ids are the server's: a client-chosen one could name another tenant's run (its checkpoint
+    thread and judgment record), so it is refused, and every run gets a fresh one."""
+    if input.get("trace_id") is not None:
+        raise InvalidInputError("trace_id is chosen by the server; omit it (the result carries the run's trace_id).")
+    return {**input, "trace_id": str(uuid.uuid4())}
 
 
 def _clean_config(config: RunnableConfig | None) -> RunnableConfig:
@@ -46,10 +79,11 @@ class ServiceBoundGraph(Runnable[dict, dict]):
     """A compiled graph that always runs with `context=make_context()`."""
 
     def __init__(self, graph: Any, make_context: Callable[[], Any], *, name: str | None = None,
-                 prepare: Callable[[dict], dict] | None = None):
+                 prepare: Callable[[dict], dict] | None = None, agent_scope_ok: bool = True):
         self.graph = graph
         self.make_context = make_context
         self.prepare = prepare
+        self.agent_scope_ok = agent_scope_ok  # False: non-admin keys must name a user (see _apply_principal)
         self.name = name or getattr(graph, "name", None) or "memoryx-graph"
 
     # --- schemas: those of the graph ------------------------------------------------------------------
@@ -71,7 +105,7 @@ class ServiceBoundGraph(Runnable[dict, dict]):
     # --- execution ------------------------------------------------------------------------------------
 
     def _prepare(self, input: Any, config: RunnableConfig | None) -> tuple[Any, RunnableConfig]:
-        input = _apply_principal(input, config)
+        input = _apply_principal(input, config, agent_scope_ok=self.agent_scope_ok)
         if self.prepare is not None and isinstance(input, dict):
             input = self.prepare(input)
         return input, _clean_config(config)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from memoryx.errors import InvalidInputError, NotFoundError
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, judgment_dict
@@ -23,7 +23,10 @@ class JudgmentLog(SQLStoreBase):
     """Judgments by trace id: saved in steps during a run, verified by a human afterwards."""
 
     def save_judgment(self, trace_id: str, **fields: Any) -> None:
-        """Upsert by trace_id; only the fields given are written (a run saves its judgment in steps)."""
+        """Upsert by trace_id; only the fields given are written (a run saves its judgment in steps).
+
+        A judgment never changes scope: saving with a scope other than the record's raises ScopeError (a
+        trace id chosen by one tenant cannot take over another tenant's record)."""
         if not trace_id:
             raise InvalidInputError("trace_id is required to save a judgment")
         scope = fields.pop("scope", None)
@@ -46,6 +49,8 @@ class JudgmentLog(SQLStoreBase):
                         s.add(JudgmentRow(id=new_id(), trace_id=trace_id, created_at=now, updated_at=now,
                                           is_verified=False, **values))
                     else:
+                        if scope is not None:
+                            _same_scope_or_refuse(row, scope, trace_id)
                         for key, value in values.items():
                             setattr(row, key, value)
                         row.updated_at = now
@@ -128,6 +133,15 @@ class JudgmentLog(SQLStoreBase):
             "success_rate": sum(outcomes) / len(outcomes) if outcomes else None,
             "by_event": by_event,
         }
+
+
+def _same_scope_or_refuse(row: JudgmentRow, scope: Scope, trace_id: str) -> None:
+    current = {k: getattr(row, k) for k in SCOPE_FIELDS}
+    if not any(current.values()):
+        return  # a record saved before its scope was known takes the run's scope once
+    if current != {k: getattr(scope, k) for k in SCOPE_FIELDS}:
+        raise ScopeError(f"trace_id {trace_id!r} belongs to another scope's judgment; a judgment never changes "
+                         f"scope. Let MemoryX generate the trace id (pass none).", trace_id=trace_id)
 
 
 def _percentile(sorted_values: list[float], pct: float) -> float | None:

@@ -62,10 +62,10 @@ def check_metadata(metadata: Any) -> dict:
         return {}
     if not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
-    try:
-        json.dumps(metadata)
+    try:  # strict JSON: NaN / Infinity are not JSON, and a stored NaN breaks every later read of the scope
+        json.dumps(metadata, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+        raise InvalidInputError(f"metadata must be strict JSON (no NaN or Infinity, string keys): {exc}") from exc
     return metadata
 
 
