@@ -81,7 +81,7 @@ def page(browser):
 
 
 def _shot(page, name: str) -> None:
-    page.evaluate("document.querySelector('#toast').classList.remove('show')")
+    page.evaluate("(t => { t.style.transition = 'none'; t.classList.remove('show'); })(document.querySelector('#toast'))")
     page.screenshot(path=str(SHOTS / name), full_page=True)
 
 
