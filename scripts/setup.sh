@@ -11,3 +11,8 @@ fi
 # constraints.txt pins the versions this repo was tested with (it also keeps pip's resolver from
 # backtracking through hundreds of langgraph-api releases).
 $PY -m pip install -q -c constraints.txt -e ".[dev]"
+# The review page's tests drive Debian's Chromium through Playwright (never `playwright install`: no
+# browser downloads). Installed only when missing and only where apt is available (root on Debian).
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get install -y -q chromium >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
+fi
