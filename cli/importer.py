@@ -1,11 +1,12 @@
-"""`memoryx import`: a JSON message list or a LoCoMo file, added batch by batch through `Memory.add`."""
+"""`memoryx import`: a JSON message list or a LoCoMo file, added through `Memory.add_many` (batched with --no-infer)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
-from memoryx.cli.inputs import EXIT_OK, UsageError, load_json, load_messages_file, require_scope, scope_kwargs
+from memoryx.cli.inputs import EXIT_OK, EXIT_USAGE, UsageError, load_json, load_messages_file, require_scope, scope_kwargs
 from memoryx.cli.progress import progress_bar
 from memoryx.cli.render import print_json
 
@@ -51,18 +52,25 @@ def cmd_import(args, m) -> int:
     counts: dict[str, int] = {}
     bar = progress_bar(len(jobs), "Importing", enabled=not args.json and not args.quiet)
     try:
-        for scope, label, msgs in jobs:
-            result = m.add(msgs, **scope, infer=not args.no_infer, metadata={"source": Path(args.file).name, "session": label})
+        # one add_many (issue 14): --no-infer is batched (one embedding call and SQL transaction per chunk),
+        # with inference the jobs of one scope run in order and different scopes in parallel
+        items = [{"messages": msgs, **scope, "metadata": {"source": Path(args.file).name, "session": label}}
+                 for scope, label, msgs in jobs]
+        results = m.add_many(items, infer=not args.no_infer, progress=bar.update)
+        for result in results:
+            if "error" in result:
+                counts["ERROR"] = counts.get("ERROR", 0) + 1
             for item in result.get("results") or []:
                 counts[item.get("event", "?")] = counts.get(item.get("event", "?"), 0) + 1
-            bar.update(1)
-            bar.set_postfix_str(", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     finally:
         bar.close()
+    failed = [r["error"]["message"] for r in results if "error" in r]
+    if failed:  # an item's error is its result in add_many: say so here, and exit non-zero
+        print(f"{len(failed)} of {len(jobs)} batch(es) failed; first error: {failed[0]}", file=sys.stderr)
     summary = {"format": fmt, "batches": len(jobs), "events": counts}
     if args.json:
         print_json(summary)
     else:
         print(f"Imported {len(jobs)} batch(es) from {args.file} ({fmt}): "
               + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"))
-    return EXIT_OK
+    return EXIT_USAGE if failed else EXIT_OK

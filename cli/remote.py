@@ -63,6 +63,16 @@ class RemoteMemory:
         body = {"messages": messages, **_scope(user_id, agent_id, run_id), "metadata": metadata, "infer": infer}
         return self._call("POST", "/v1/memories", json=body)
 
+    def add_many(self, items, *, infer=True, progress=None) -> list[dict]:
+        """Memory.add_many through POST /v1/memories/batch (issue 14); `progress(n)` after each request."""
+        results: list[dict] = []
+        for i in range(0, len(items), 500):  # under the server's MEMORYX_BULK_MAX_ITEMS default
+            chunk = [{k: v for k, v in item.items() if v is not None} for item in items[i:i + 500]]
+            results.extend(self._call("POST", "/v1/memories/batch", json={"items": chunk, "infer": infer})["results"])
+            if progress:
+                progress(len(chunk))
+        return results
+
     def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=10, filters=None, threshold=None) -> dict:
         body = {"query": query, **_scope(user_id, agent_id, run_id), "limit": limit, "filters": filters,
                 "threshold": threshold}
