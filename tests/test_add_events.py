@@ -163,7 +163,7 @@ def test_agent_facts_are_kept_apart(tmp_path):
     try:
         r = run_add(builder.compile(), services, [{"role": "user", "content": "I like hiking"},
                                                   {"role": "assistant", "content": "Great! I'm Robo, by the way."}],
-                    agent_id="robo")
+                    agent_id="robo", agent_memory="global")  # the agent's own memory, outside alice's tenancy
         assert len(r["results"]) == 2
         user_side = services.sql.list_memories(Scope(user_id="alice"))
         agent_side = [m for m in services.sql.list_memories(Scope(agent_id="robo")) if m["user_id"] is None]
