@@ -22,6 +22,7 @@ from memoryx.cli.demo import cmd_demo
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
 from memoryx.cli.mcp import cmd_mcp
+from memoryx.cli.purge import cmd_purge
 from memoryx.cli.serve import cmd_serve
 
 
@@ -127,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
 
     cmd("demo", cmd_demo, "a short scripted conversation (English and Chinese) through add and search")
+
+    p = cmd("purge", cmd_purge, "remove every trace of a scope from every store (memories, history, judgments, "
+                                "raw inputs, graph, vectors, checkpoints), for good")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--no-compact", action="store_true", help="skip rewriting the stores' files (faster; deleted "
+                                                            "bytes may stay on disk until the stores rewrite them)")
 
     p = cmd("reset", cmd_reset, "delete everything (all users)")
     p.add_argument("--yes", action="store_true")

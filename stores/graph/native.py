@@ -122,6 +122,56 @@ class NativeTransport(GraphTransport):
             f"The graph store at {self.url} is unreachable ({op}: {type(last).__name__}: {last}). {ADVICE}"
         ) from last
 
+    def rewrite_aof(self, timeout: float = 120.0) -> bool:
+        """Rewrite the server's append-only file from the graph as it is now (BGREWRITEAOF) and wait until
+        the rewrite is done: the old file still holds every statement ever run, deleted text included. The
+        query telemetry and slow logs, which hold recent statements too, are dropped first.
+        False when the server keeps no AOF. Raises StoreUnavailableError when the rewrite fails or times out."""
+        import time
+
+        import redis.exceptions as rx
+
+        db = self._db
+        if self._closed or db is None:
+            raise StoreUnavailableError(f"The graph store at {self.url} is closed (rewrite_aof).")
+        conn = db.connection
+        try:
+            # FalkorDB keeps the text of recent queries, parameters included, in a stream persisted with the
+            # data (telemetry{graph}) and in its slow logs (memory only): drop them, they are statistics
+            conn.delete(f"telemetry{{{self._graph_name}}}")
+            try:
+                conn.execute_command("GRAPH.SLOWLOG", self._graph_name, "RESET")
+            except rx.ResponseError:  # no graph key yet: no slow log either
+                pass
+            conn.slowlog_reset()
+            info = conn.info("persistence")
+            if not int(info.get("aof_enabled", 0)):
+                return False
+            before = int(info.get("aof_rewrites", 0))
+            deadline = time.monotonic() + timeout
+            while True:  # a rewrite already running would make ours "scheduled": either way we wait for ours
+                try:
+                    conn.bgrewriteaof()
+                    break
+                except Exception as exc:  # "already in progress" on older servers
+                    if "progress" not in str(exc) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+            while True:
+                info = conn.info("persistence")
+                if (int(info.get("aof_rewrites", 0)) > before and not int(info.get("aof_rewrite_in_progress", 0))
+                        and not int(info.get("aof_rewrite_scheduled", 0))):
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"AOF rewrite still running after {timeout:.0f} s")
+                time.sleep(0.05)
+        except Exception as exc:
+            raise StoreUnavailableError(f"Rewriting the graph's append-only file on {self.url} failed: {exc}") from exc
+        if info.get("aof_last_bgrewrite_status") != "ok":
+            raise StoreUnavailableError(f"Rewriting the graph's append-only file on {self.url} failed "
+                                        f"(status {info.get('aof_last_bgrewrite_status')}); see the server log.")
+        return True
+
     def _reconnect_now(self) -> None:
         with self._lock:
             if self._closed:

@@ -265,6 +265,14 @@ class GraphStore:
         conds = _scope_match(scope, ("n",), params)
         self._run("delete_scope", "MATCH (n:Entity)" + _where(conds) + " DETACH DELETE n", params)
 
+    def compact(self) -> bool:
+        """Make deleted entities and relations leave the server's files: FalkorDB over its native protocol
+        rewrites its append-only file (and waits for it). Neo4j / Bolt: nothing we can do from a client
+        (False); its store files are outside MemoryX's data directory."""
+        if isinstance(self.transport, NativeTransport):
+            return self.transport.rewrite_aof()
+        return False
+
     def reset(self) -> None:
         """Remove every MemoryX entity and relation (other labels in a shared Neo4j are left alone)."""
         self._run("reset", "MATCH (n:Entity) DETACH DELETE n")

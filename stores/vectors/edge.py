@@ -97,6 +97,7 @@ class _SharedShard:
         self.path = path
         self.shard = shard
         self.dims = dims
+        self.indexes: tuple[Sequence[str], Sequence[str]] = (KEYWORD_INDEXES, FLOAT_INDEXES)
         self.refs = 0
         self.rw = _RWLock()        # reads shared; close exclusive
         self.wlock = threading.Lock()  # serialises updates (searches run alongside)
@@ -109,6 +110,7 @@ class _SharedShard:
         with cls._registry_lock:
             shared = cls._registry.get(key)
             if shared is None or shared.closed:
+                _finish_rewrite(path)
                 shard = _open_shard(path, dims)
                 try:
                     _ensure_edge_indexes(shard, keyword_indexes, float_indexes)
@@ -116,6 +118,7 @@ class _SharedShard:
                     shard.close()
                     raise
                 shared = cls(path, shard, dims)
+                shared.indexes = (tuple(keyword_indexes), tuple(float_indexes))
                 cls._registry[key] = shared
                 _write_owner(path)
             elif shared.dims != dims:
@@ -234,6 +237,55 @@ def _open_shard(path: Path, dims: int):
                 "MEMORYX_DATA_DIR / MEMORYX_COLLECTION_PREFIX and reindex from SQL."
             ) from exc
         raise StoreUnavailableError(f"Could not open the embedded vector store at {path}: {msg}") from exc
+
+
+def _rewrite_paths(path: Path) -> tuple[Path, Path]:
+    return path.parent / f".{path.name}.rewrite", path.parent / f".{path.name}.old"
+
+
+def _finish_rewrite(path: Path) -> None:
+    """Complete or undo a shard rewrite a crash interrupted: the old shard is kept until the new one is in
+    place, so one of the two is always whole."""
+    import shutil
+
+    new, old = _rewrite_paths(path)
+    if old.exists() and not path.exists():
+        old.rename(path)  # killed between the two renames: the old shard is whole, the new one may not be
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _rewrite_shard(path: Path, shard: Any, dims: int, keyword_indexes: Sequence[str],
+                   float_indexes: Sequence[str]) -> Any:
+    """Copy the live points of `shard` (open at `path`) into a fresh shard, swap it in, return it open."""
+    import shutil
+
+    import qdrant_edge as qe
+
+    new, old = _rewrite_paths(path)
+    shutil.rmtree(new, ignore_errors=True)
+    fresh = qe.EdgeShard.create(str(new), _edge_config(dims))
+    try:
+        _ensure_edge_indexes(fresh, keyword_indexes, float_indexes)
+        offset = None
+        while True:
+            records, offset = shard.scroll(qe.ScrollRequest(offset=offset, limit=1024, with_payload=True,
+                                                            with_vector=True))
+            if records:
+                fresh.update(qe.UpdateOperation.upsert_points(
+                    [qe.Point(str(r.id), r.vector, r.payload or {}) for r in records]))
+            if offset is None:
+                break
+        fresh.flush()
+    finally:
+        fresh.close()
+    shard.close()
+    try:
+        path.rename(old)
+        new.rename(path)
+    finally:
+        _finish_rewrite(path)  # removes the old copy, or puts it back if the swap failed half-way
+    return qe.EdgeShard.load(str(path), _edge_config(dims))
 
 
 def _ensure_edge_indexes(shard, keyword_indexes: Sequence[str], float_indexes: Sequence[str]) -> None:
@@ -355,6 +407,18 @@ class EdgeVectorStore(VectorStore):
         for s in (self._memories, self._entities):
             with self._write(s) as shard:
                 shard.flush()
+
+    def compact(self) -> bool:
+        """Rewrite both shards with their live points only. Neither `optimize()` (it vacuums only segments
+        of 1,000+ vectors with 20 % deleted) nor `flush()` removes a deleted point's payload from the
+        segment files, and the write-ahead log keeps every update it has seen; a fresh shard holds neither.
+        Blocking: searches and writes wait (seconds per 100k points)."""
+        for s in (self._memories, self._entities):
+            with s.rw.write():
+                if s.closed or self._closed:
+                    raise StoreUnavailableError(f"The vector store at {self.path} is closed")
+                s.shard = _rewrite_shard(s.path, s.shard, s.dims, *s.indexes)
+        return True
 
     def optimize(self) -> bool:
         """Build HNSW / merge segments / vacuum deletes (blocking; minutes for 100k+ points). Optional:

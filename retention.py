@@ -1,0 +1,77 @@
+"""Retention: how long the records that hold a conversation's text are kept.
+
+* Raw inputs (MEMORYX_RETENTION_RAW_INPUTS_DAYS), judgments (MEMORYX_RETENTION_JUDGMENTS_DAYS) and add-run
+  checkpoints (MEMORYX_RETENTION_CHECKPOINTS_DAYS) older than N days are deleted by `prune`, run when a
+  Memory opens its stores and periodically by long-running processes (`memoryx serve`, every
+  MEMORYX_RETENTION_INTERVAL_S). Unset / 0 keeps them forever. A run waiting for review keeps its judgment
+  and its checkpoints whatever their age: they are the work a human has not done yet.
+* A finished add run's checkpoints (~45 KB for a one-line add) are deleted as soon as the run returns
+  (`forget_finished_run`), unless MEMORYX_KEEP_FINISHED_CHECKPOINTS is set. Kept: runs paused for review,
+  runs whose judgment failed and runs that raised (they are what `resume_add` and crash recovery need).
+
+Memories themselves are never pruned: they live until deleted or purged.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, Iterable
+
+from memoryx.checkpointing import delete_threads, thread_times
+from memoryx.stores.sql.purge import KEEP_STATUSES
+
+if TYPE_CHECKING:
+    from memoryx.services import Services
+
+log = logging.getLogger(__name__)
+
+# judgment statuses whose run must keep its checkpoints after it returned
+_KEEP_RUN_STATUSES = ("failed", "awaiting_review")
+
+
+def prune(services: "Services", checkpointers: Iterable[Any] = (), *, now: datetime | None = None) -> dict:
+    """Delete what is past its retention time. Returns {"raw_inputs", "judgments", "checkpoint_threads"}:
+    rows / threads deleted (None for a kind whose retention is off)."""
+    settings, sql = services.settings, services.sql
+    now = now or datetime.now(timezone.utc)
+    report: dict[str, int | None] = {"raw_inputs": None, "judgments": None, "checkpoint_threads": None}
+    if settings.retention_raw_inputs_days:
+        report["raw_inputs"] = sql.prune_raw_inputs(now - timedelta(days=settings.retention_raw_inputs_days))
+    if settings.retention_judgments_days:
+        report["judgments"] = sql.prune_judgments(now - timedelta(days=settings.retention_judgments_days))
+    if settings.retention_checkpoints_days:
+        cutoff = (now - timedelta(days=settings.retention_checkpoints_days)).timestamp()
+        report["checkpoint_threads"] = 0
+        for saver in checkpointers:
+            old = [tid for tid, at in thread_times(saver).items() if at < cutoff]
+            statuses = sql.trace_statuses(old)
+            report["checkpoint_threads"] += delete_threads(
+                saver, [tid for tid in old if statuses.get(tid) not in KEEP_STATUSES])
+    if any(report.values()):
+        sql.compact(vacuum=False)  # empty the WAL, whose old frames still hold the deleted rows
+        log.info("retention pruned %s", report)
+    return report
+
+
+def is_finished(services: "Services", trace_id: str, result: dict) -> bool:
+    """Whether an add run that returned `result` is over for good (its checkpoints are no longer needed)."""
+    if services.settings.keep_finished_checkpoints or result.get("status") == "awaiting_review":
+        return False
+    return services.sql.trace_statuses([trace_id]).get(trace_id) not in _KEEP_RUN_STATUSES
+
+
+def forget_finished_run(services: "Services", saver: Any, trace_id: str, result: dict) -> bool:
+    """Delete the checkpoints of a finished add run (see the module docstring). True when deleted."""
+    if saver is None or not is_finished(services, trace_id, result):
+        return False
+    saver.delete_thread(trace_id)
+    return True
+
+
+async def aforget_finished_run(services: "Services", saver: Any, trace_id: str, result: dict) -> bool:
+    """`forget_finished_run` for an async saver (AsyncMemory). The status lookup is one indexed read."""
+    if saver is None or not is_finished(services, trace_id, result):
+        return False
+    await saver.adelete_thread(trace_id)
+    return True
