@@ -89,3 +89,82 @@ def guard_immutable(operations: list[dict], frozen: set[str]) -> tuple[list[dict
             notes.append(f"{note}: the judge's {event} was not applied")
         out.append(op)
     return out, notes
+
+
+# --- custom instructions (issue 12): per call over the settings -------------------------------------------
+
+INSTRUCTION_KEYS = ("prompt", "update_prompt", "includes", "excludes", "custom_instructions", "categories")
+_SETTING_OF = {"prompt": "custom_fact_extraction_prompt", "update_prompt": "custom_update_memory_prompt",
+               "includes": "memory_includes", "excludes": "memory_excludes", "categories": "custom_categories"}
+
+
+def check_categories(value: Any) -> dict[str, str] | None:
+    """{name: description}; mem0's platform form (a list of one-key dicts) and a list of names are accepted."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        out: dict[str, str] = {}
+        for item in value:
+            if isinstance(item, str):
+                out[item] = ""
+            elif isinstance(item, dict):
+                out.update(item)
+            else:
+                raise InvalidInputError(f"custom_categories items must be names or {{name: description}}, got {item!r}.")
+        value = out
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.strip() for k in value):
+        raise InvalidInputError("custom_categories must be {name: description}.")
+    return {k.strip(): str(v or "") for k, v in value.items()}
+
+
+def instruction_input(**given: Any) -> dict | None:
+    """The per-call instructions of an add (None when none is given), type-checked."""
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key == "categories":
+            out[key] = check_categories(value)
+        elif not isinstance(value, str):
+            raise InvalidInputError(f"{key} must be a string, got {type(value).__name__}.")
+        elif value.strip():
+            out[key] = value.strip()
+    return out or None
+
+
+def effective_instructions(settings: Any, per_call: dict | None) -> dict:
+    """The instructions an add run follows: each one given per call, else its setting."""
+    per_call = per_call or {}
+    out = {}
+    for key in INSTRUCTION_KEYS:
+        value = per_call.get(key)
+        if value is None and key in _SETTING_OF:
+            value = getattr(settings, _SETTING_OF[key], None)
+        if value:
+            out[key] = check_categories(value) if key == "categories" else value
+    return out
+
+
+def prepare_add(services: Any, vision_llm: Any, messages: Any, metadata: dict | None, infer: bool, *,
+                agent_id: str | None = None, memory_type: str | None = None, prompt: str | None = None,
+                **given: Any) -> tuple[Any, dict | None, bool, dict | None, list[str]]:
+    """mem0's add options that change what is added (issue 12): image parts read (memoryx.multimodal), a
+    procedural run summarised for its agent (memoryx.procedural; `prompt` is then the summary's prompt), the
+    custom instructions checked. Returns (messages, metadata, infer, instructions, warnings)."""
+    from memoryx.errors import ScopeError
+    from memoryx.multimodal import read_images
+    from memoryx.procedural import PROCEDURAL, summarize_run
+
+    if memory_type is not None and memory_type != PROCEDURAL:
+        raise InvalidInputError(f"memory_type must be {PROCEDURAL!r} (or None), got {memory_type!r}.")
+    messages, refs, warnings = read_images(messages, vision_llm)
+    if refs:
+        metadata = {**(metadata or {}), "images": refs}
+    if memory_type != PROCEDURAL:
+        return messages, metadata, infer, instruction_input(prompt=prompt, **given), warnings
+    if not agent_id:
+        raise ScopeError("memory_type='procedural_memory' needs an agent_id: the summary is that agent's memory.")
+    from memoryx.nodes.validate_input import normalize_messages
+
+    summary = summarize_run(services.extraction_llm, normalize_messages(messages), prompt)
+    return summary, {**(metadata or {}), "memory_type": PROCEDURAL}, False, None, warnings

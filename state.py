@@ -20,6 +20,7 @@ class Fact(TypedDict):
     importance: float  # 0..1
     memory_type: str  # episodic | semantic | preference | fact
     owner: NotRequired[str]  # "user" or "agent": whose memory it is (agent memories kept apart)
+    categories: NotRequired[list[str]]  # custom categories (issue 12), stored as metadata.categories
 
 
 class Operation(TypedDict):
@@ -40,6 +41,7 @@ class AddInput(TypedDict):
     infer: NotRequired[bool]
     trace_id: NotRequired[str | None]
     agent_memory: NotRequired[str | None]  # "tenant" (default: the user's tenancy) or "global" (agent only)
+    instructions: NotRequired[dict | None]  # per-call prompt/update_prompt/includes/excludes/categories (add_options)
 
 
 class AddOutput(TypedDict):
@@ -79,6 +81,7 @@ class AddState(AddInput, total=False):
     stale_retries: int  # times execute_ops sent the run back to retrieval (a concurrent add changed the scope)
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
+    excluded_facts: list[dict]  # facts the exclude rule dropped, with topic and keyword (instructions.py)
 
 
 class SearchInput(TypedDict):

@@ -42,7 +42,8 @@ from memoryx.text import fact_key
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
-FACT_TASKS = {"extract_facts", "judge_memory"}
+FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
+CONSOLIDATE_TASKS = {"consolidate_merge", "consolidate_summarize"}  # issue 10: memoryx.lifecycle.prompts
 
 
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
@@ -88,6 +89,16 @@ class OfflineChatModel(BaseChatModel):
             message = AIMessage(content=self._extract_facts(messages))
         elif task == "judge_memory":
             message = AIMessage(content=self._judge(messages))
+        elif task == "procedural_memory":  # a deterministic step list of the agent run (memoryx.procedural)
+            from memoryx.procedural import offline_summary
+
+            message = AIMessage(content=offline_summary("\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))))
+        elif task in CONSOLIDATE_TASKS:
+            from memoryx.lifecycle import prompts as consolidate
+
+            human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
+            answer = consolidate.offline_merge if task == "consolidate_merge" else consolidate.offline_summaries
+            message = AIMessage(content=answer(human))
         elif names & GRAPH_TOOLS or (task and task not in FACT_TASKS) or _graph_handles(messages, tools):
             from memoryx.models import offline_graph
 

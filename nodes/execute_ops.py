@@ -85,7 +85,8 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             return
         fi = op.get("fact_index")
         fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
-        meta = {**metadata, **({"owner": "agent"} if owner == "agent" else {})}
+        meta = {**metadata, **({"owner": "agent"} if owner == "agent" else {}),
+                **({"categories": fact["categories"]} if fact.get("categories") else {})}  # custom categories (issue 12)
         sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id)
         results.append({"id": memory_id, "memory": text, "event": "ADD"})

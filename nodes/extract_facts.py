@@ -19,7 +19,9 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from memoryx.add_options import effective_instructions
 from memoryx.context import Context, services_of
+from memoryx.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
@@ -83,8 +85,12 @@ def parse_facts(raw: str) -> list[Fact]:
         memory_type = str(item.get("memory_type") or item.get("type") or "").strip().lower()
         memory_type = memory_type if memory_type in MEMORY_TYPES else _DEFAULT_TYPE[category]
         owner = "agent" if str(item.get("owner") or "user").strip().lower() in ("agent", "assistant") else "user"
-        facts.append(Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
-                          memory_type=memory_type, owner=owner))
+        fact = Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
+                    memory_type=memory_type, owner=owner)
+        cats = item.get("categories")
+        if isinstance(cats, list) and cats:  # custom categories (issue 12); checked against the given names later
+            fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]
+        facts.append(fact)
     return facts
 
 
@@ -119,7 +125,10 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
                 "model_calls": {"extract_facts": 0}}
 
     agent_apart = keeps_agent_facts(state)
-    prompt = [SystemMessage(content=extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart)),
+    ins = effective_instructions(services.settings, state.get("instructions"))
+    system = extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart, custom=ins.get("prompt"),
+                                      section=prompt_section(ins))
+    prompt = [SystemMessage(content=system),
               HumanMessage(content=format_conversation(turns))]
     llm = services.extraction_llm
     model_name = model_name_of(llm)
@@ -142,6 +151,17 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
             continue
         seen.add(key)
         (agent_facts if owner == "agent" else user_facts).append({**fact, "owner": owner})
-    return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": reply.raw,
+    # the project's excludes hold whatever the model answered; categories are checked against the given names
+    user_facts, dropped = apply_excludes(assign_categories(user_facts, ins.get("categories")), ins.get("excludes"))
+    agent_facts, dropped_agent = apply_excludes(assign_categories(agent_facts, ins.get("categories")), ins.get("excludes"))
+    dropped += dropped_agent
+    if dropped and not user_facts and not agent_facts:  # the run ends here: its record says why nothing was kept
+        services.sql.save_judgment(
+            state.get("trace_id"), scope=scope_of(state), operation_type="MEMORY_UPDATE",
+            input_content=format_conversation(turns), extracted_facts=dropped, existing_memories=[],
+            llm_response=reply.raw, parsed_operations=[], executed_operations=[],
+            reasoning="\n".join(f"[memoryx] {n}" for n in exclusion_notes(dropped)), execution_success=True,
+            error_message=None, model_name=model_name, latency_ms=reply.latency_ms, status="done")
+    return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": reply.raw, "excluded_facts": dropped,
             "timings": {"extract_facts": elapsed_ms(start), "extract_facts_llm": reply.latency_ms},
             "model_calls": {"extract_facts": reply.calls}}

@@ -110,8 +110,24 @@ def parse_conversation(text: str) -> list[dict]:
     return out
 
 
-def extraction_system_prompt(*, now: str, agent_facts: bool) -> str:
-    return EXTRACT_FACTS_PROMPT.format(now=now, agent_rule=AGENT_RULE_ON if agent_facts else AGENT_RULE_OFF)
+# A project's own extraction prompt (settings.custom_fact_extraction_prompt, add(prompt=...)) replaces our
+# instructions; the task tag and the answer format stay, so every model (the offline one too) and our parser
+# keep working.
+CUSTOM_EXTRACTION_FRAME = """[memoryx-task: extract_facts]
+{custom}
+
+Answer format: return ONLY a JSON object, no prose: {{"facts": [{{"text": "...", "category": "preference|fact|plan|experience|opinion", "importance": 0.7, "memory_type": "episodic|semantic|preference|fact", "owner": "user"}}]}} (plain strings in "facts" are accepted too).
+{section}
+Current time: {now}
+"""
+
+
+def extraction_system_prompt(*, now: str, agent_facts: bool, custom: str | None = None, section: str = "") -> str:
+    """Our extraction prompt (or the project's own, `custom`), with the project's instructions `section`."""
+    if custom:
+        return CUSTOM_EXTRACTION_FRAME.format(custom=custom, section=section, now=now)
+    prompt = EXTRACT_FACTS_PROMPT.format(now=now, agent_rule=AGENT_RULE_ON if agent_facts else AGENT_RULE_OFF)
+    return prompt.replace("\nCurrent time:", section + "\nCurrent time:") if section else prompt
 
 
 def facts_json(facts: list[dict]) -> str:

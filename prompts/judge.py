@@ -53,6 +53,21 @@ Output: {"operations": [
   {"fact": 0, "reason": "已有记忆表达了相同的偏好，无需操作。", "event": "NONE", "id": "0", "text": "用户喜欢喝咖啡"}]}
 """
 
+# A project's own update prompt (settings.custom_update_memory_prompt, add(update_prompt=...)) replaces our
+# instructions; the task tag, the small-id rule and the answer format stay (our parser and safety rules).
+CUSTOM_UPDATE_FRAME = """[memoryx-task: judge_memory]
+{custom}
+
+Answer format: for every new fact, decide ADD, UPDATE, DELETE or NONE against the existing memories shown with
+small ids ("0", "1", ...); use only those ids. Return ONLY a JSON object, no prose:
+{{"operations": [{{"fact": 0, "reason": "...", "event": "ADD|UPDATE|DELETE|NONE", "id": "0" or null, "text": "..."}}]}}
+"""
+
+
+def judge_system_prompt(custom: str | None = None) -> str:
+    return CUSTOM_UPDATE_FRAME.format(custom=custom) if custom else MEMORY_UPDATE_PROMPT
+
+
 EXISTING_HEADER = "Existing memories:"
 FACTS_HEADER = "New facts:"
 
