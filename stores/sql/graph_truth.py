@@ -98,10 +98,10 @@ class GraphTruth(SQLStoreBase):
         """Hard delete; relations that reference them (normally only invalidated ones) go too."""
         with self._tx(write=True) as s:
             for chunk in id_chunks(entity_ids):
-                cond = sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))
-                self._record_intent(s, "relation", list(s.scalars(select(RelationRow.id).where(cond))))
+                # the entity jobs cover their relations too: a gone entity is DETACH DELETEd from the graph
                 self._record_intent(s, "entity", chunk)
-                s.execute(sa.delete(RelationRow).where(cond))
+                s.execute(sa.delete(RelationRow).where(
+                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))))
                 s.execute(sa.delete(EntityRow).where(EntityRow.id.in_(chunk)))
 
     # ---- relations ----------------------------------------------------------------------------------------
@@ -172,6 +172,32 @@ class GraphTruth(SQLStoreBase):
             self._record_intent(s, "relation", changed)
             s.flush()
             return self._relation_dicts(s, [rows[i] for i in ids])
+
+    def relations_of_trace(self, trace_id: str) -> tuple[list[dict], list[dict]]:
+        """(relations the run added, relations the run invalidated), oldest first: what a rollback undoes."""
+        return (self._list_relations([RelationRow.trace_id == trace_id], True),
+                self._list_relations([RelationRow.invalidated_by == trace_id], True))
+
+    def revalidate_relations(self, relation_ids: list[str]) -> list[dict]:
+        """Make invalidated relations valid again (a rollback of the run that invalidated them). One whose
+        fact is meanwhile valid again as another row (same scope, ends, relation and memory) stays invalid:
+        the database allows one valid copy. Returns the relations made valid."""
+        ids = list(dict.fromkeys(relation_ids))
+        with self._tx(write=True) as s:
+            changed: list[RelationRow] = []
+            for chunk in id_chunks(ids):
+                for row in s.scalars(select(RelationRow).where(RelationRow.id.in_(chunk), RelationRow.valid == sa.false())):
+                    twin = s.scalars(select(RelationRow.id).where(
+                        RelationRow.scope_key == row.scope_key, RelationRow.source_id == row.source_id,
+                        RelationRow.relation == row.relation, RelationRow.target_id == row.target_id,
+                        RelationRow.memory_id.is_(None) if row.memory_id is None else RelationRow.memory_id == row.memory_id,
+                        RelationRow.valid == sa.true())).first()
+                    if twin is None:
+                        row.valid, row.invalidated_at, row.invalidated_by = True, None, None
+                        s.flush()  # the next row's twin check sees this one
+                        changed.append(row)
+            self._record_intent(s, "relation", [r.id for r in changed])
+            return self._relation_dicts(s, changed)
 
     def _list_relations(self, where: list, include_invalid: bool) -> list[dict]:
         q = select(RelationRow).where(*where)
