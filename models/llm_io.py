@@ -45,14 +45,53 @@ class MalformedOutputError(ModelOutputError, ValueError):
 # --------------------------------------------------------------------------------------- reading answers
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_str(text: str) -> str:
+    """`text` with lone UTF-16 surrogates (a JSON "\\udc00" escape, a broken decoder) as U+FFFD: they
+    cannot be encoded as UTF-8, so no database, vector store or HTTP answer could take them."""
+    if not _LONE_SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_value(value: Any) -> Any:
+    """A decoded JSON value (or tool arguments) with every string, keys included, passed through
+    `clean_str`; iterative, as the value may be nested as deeply as the decoder allowed."""
+    if isinstance(value, str):
+        return clean_str(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root: list = [value]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    while stack:
+        parent, key, node = stack.pop()
+        if isinstance(node, dict):
+            new: Any = {}
+            parent[key] = new
+            for k, v in node.items():
+                k = clean_str(k) if isinstance(k, str) else k
+                new[k] = v
+                stack.append((new, k, v))
+        elif isinstance(node, list):
+            new = list(node)
+            parent[key] = new
+            stack.extend((new, i, v) for i, v in enumerate(node))
+        elif isinstance(node, str):
+            parent[key] = clean_str(node)
+    return root[0]
+
+
 def message_text(message: Any) -> str:
-    """The text of a chat message (string or content-block list), or of a plain string."""
+    """The text of a chat message (string or content-block list), or of a plain string; lone surrogates
+    replaced (`clean_str`)."""
     content = getattr(message, "content", message)
     if isinstance(content, str):
-        return content
+        return clean_str(content)
     if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
+        return clean_str("".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content))
+    return clean_str(str(content))
 
 
 def extract_json(text: str) -> Any:
@@ -78,7 +117,7 @@ def extract_json(text: str) -> Any:
                 # every later start position lies inside the same nesting: stop here, not after n^2 work
                 raise MalformedOutputError("the JSON in the answer is nested too deeply to read") from None
             if isinstance(value, (dict, list)):
-                return value
+                return clean_value(value) if "\\u" in chunk else value  # only escapes make surrogates here
     raise MalformedOutputError(last_error)
 
 
@@ -109,13 +148,12 @@ def collect_tool_calls(message: Any) -> list[dict]:
     calls: list[dict] = []
     for tc in getattr(message, "tool_calls", None) or []:
         args = tc.get("args")
-        if isinstance(args, str):
-            args = loads_lenient(args)
-        calls.append({"name": tc.get("name") or "", "args": args if isinstance(args, (dict, list)) else {}})
+        args = loads_lenient(args) if isinstance(args, str) else clean_value(args)
+        calls.append({"name": clean_str(tc.get("name") or ""), "args": args if isinstance(args, (dict, list)) else {}})
     for tc in getattr(message, "invalid_tool_calls", None) or []:
         args = loads_lenient(tc.get("args") or "")
         if isinstance(args, (dict, list)):
-            calls.append({"name": tc.get("name") or "", "args": args})
+            calls.append({"name": clean_str(tc.get("name") or ""), "args": args})
     if calls:
         return calls
     text = _THINK.sub("", message_text(message))
@@ -127,7 +165,7 @@ def collect_tool_calls(message: Any) -> list[dict]:
             ):
                 args = item.get("arguments", item.get("args", item.get("parameters")))
                 args = loads_lenient(args) if isinstance(args, str) else args
-                calls.append({"name": item["name"], "args": args if isinstance(args, (dict, list)) else {}})
+                calls.append({"name": clean_str(item["name"]), "args": args if isinstance(args, (dict, list)) else {}})
     return calls
 
 

@@ -197,3 +197,71 @@ def test_tools_or_json_modes():
     with pytest.raises(ModelOutputError, match="trace-x") as info:
         _switch("tools", ToolsUnavailable("400"))
     assert "Test step by tool calling failed: 400" in str(info.value) and "GRAPH_EXTRACTION_MODE" in str(info.value)
+
+
+# --------------------------------------------------------------------------------------- bounds (issue 9 §5)
+
+
+def test_degenerate_answers_are_named_and_retried():
+    from memoryx.models.llm_io import degenerate
+
+    cut = AIMessage(content='{"x": 1', response_metadata={"finish_reason": "length"})
+    assert "cut off" in degenerate(cut)
+    assert degenerate(AIMessage(content="")) == "the answer is empty"
+    assert "empty JSON" in degenerate(AIMessage(content="```json\n{ }\n```"))
+    assert "repeats" in degenerate(AIMessage(content="the " * 2000))
+    assert degenerate(AIMessage(content='{"x": 1}')) is None
+    llm = scripted("{}", '{"x": 2}')
+    reply = call_with_retry(llm, PROMPT, parse_x, retry_prompt=RETRY)
+    assert reply.value == 2 and "empty JSON" in llm.calls[1][-1].content
+    assert "<unusable: the answer is an empty JSON object {}" in reply.raw
+
+
+def test_raw_answers_are_capped_in_the_record_and_in_the_retry():
+    from memoryx.models.llm_io import unusable_notes
+
+    llm = scripted("y" * 50_000, '{"x": 3}')
+    reply = call_with_retry(llm, PROMPT, parse_x, retry_prompt=RETRY, raw_cap=1000)
+    assert len(reply.raw) < 1300 and "more characters dropped" in reply.raw
+    assert len(llm.calls[1][-2].content) < 1100  # the echoed answer: the retry cannot overflow the context
+    assert unusable_notes(reply.raw) and unusable_notes(reply.raw)[0].startswith("unusable:")
+
+
+def test_no_call_starts_once_the_time_budget_is_spent():
+    from memoryx.models.llm_io import TimeBudgetSpent
+
+    llm = scripted('{"x": 1}')
+    with pytest.raises(TimeBudgetSpent) as info:
+        call_with_retry(llm, PROMPT, parse_x, retry_prompt=RETRY, deadline=time.time() - 1)
+    assert llm.calls == [] and info.value.calls == 0 and isinstance(info.value, ModelOutputError)
+    llm = scripted("nonsense", '{"x": 1}')
+
+    class Slow(type(llm)):
+        def _generate(self, *a, **k):
+            time.sleep(0.2)
+            return super()._generate(*a, **k)
+
+    slow = Slow(responses=[AIMessage(content="nonsense"), AIMessage(content='{"x": 1}')])
+    with pytest.raises(TimeBudgetSpent) as info:  # the retry would start after the deadline: it does not
+        call_with_retry(slow, PROMPT, parse_x, retry_prompt=RETRY, deadline=time.time() + 0.1)
+    assert info.value.calls == 1 and "nonsense" in info.value.raw and "no JSON object" in info.value.problem
+
+
+def test_lone_surrogates_never_leave_the_reader():
+    assert extract_json('{"a": "x\\ud800y"}') == {"a": "x\ufffdy"}
+    assert message_text(AIMessage(content="a\udc00b")) == "a\ufffdb"
+    assert collect_tool_calls(AIMessage(content="", tool_calls=[{"name": "t", "args": {"k": "\ud800"}, "id": "1"}]))[0]["args"] == {"k": "\ufffd"}
+
+
+def test_models_from_specs_are_bounded_per_role():
+    from memoryx.models.factory import make_chat_model
+    from memoryx.settings import Settings
+
+    settings = Settings(llm_base_url="http://127.0.0.1:9/v1", judgment_max_tokens=77, judgment_timeout_s=12.0)
+    llm = make_chat_model("openai-compatible:gemma", settings, role="judgment")
+    assert llm.max_tokens == 77 and llm.request_timeout == 12.0 and llm.max_retries == 0
+    payload = llm._get_request_payload([HumanMessage(content="hi")])
+    # langchain-openai sends max_completion_tokens; llama.cpp's server reads only max_tokens: both go out
+    assert payload["max_completion_tokens"] == 77 and payload["extra_body"] == {"max_tokens": 77}
+    default = make_chat_model("openai:gpt-4o-mini", Settings(llm_api_key="k"), role="graph")
+    assert default.max_tokens == 1024 and default.request_timeout == 60.0
