@@ -383,6 +383,9 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
     from memoryx.server.mcp import mount_mcp
 
     mount_mcp(app, keys, mem)  # MCP over streamable HTTP at /mcp, same keys
+    from memoryx.server.review_runnables import register_review_routes
+
+    register_review_routes(app, keys, mem)  # LangServe /graphs/add_review and /graphs/resume
     return app
 
 

@@ -136,3 +136,31 @@ def test_remote_commands_import_nothing_heavy(served):
     out = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), "list", "--user-id", "alice"],
                          capture_output=True, text=True, env=env, timeout=60)
     assert out.stderr.strip().endswith("HEAVY="), out.stderr
+
+
+def test_review_and_resume_over_langserve_and_rest(served):
+    import httpx
+
+    def invoke(route: str, payload: dict, key: str) -> httpx.Response:
+        return httpx.post(f"{served['url']}/graphs/{route}/invoke", json={"input": payload},
+                          headers={"X-API-Key": key}, timeout=120)
+
+    paused = invoke("add_review", {"messages": [{"role": "user", "content": "I play the cello."}]}, "key-alice")
+    assert paused.status_code == 200, paused.text
+    out = paused.json()["output"]
+    assert out["status"] == "awaiting_review" and out["pending_operations"], out
+    assert invoke("add_review", {"messages": "I am Bob.", "user_id": "bob"}, "key-alice").status_code == 403
+    # another key cannot see (or resume) alice's paused run
+    assert invoke("resume", {"trace_id": out["trace_id"]}, "key-bob").status_code == 404
+    done = invoke("resume", {"trace_id": out["trace_id"], "operations": None}, "key-alice")
+    assert done.status_code == 200, done.text
+    assert any("cello" in r["memory"] for r in done.json()["output"]["results"])
+
+    # paused through LangServe, rejected through the CLI (REST POST /v1/reviews/{trace_id})
+    second = invoke("add_review", {"messages": [{"role": "user", "content": "I love stamps."}]}, "key-alice").json()
+    assert second["output"]["status"] == "awaiting_review", second
+    trace_id = second["output"]["trace_id"]
+    out = memoryx(served, "resume", trace_id, "--reject", "--json")
+    assert out.returncode == 0, out.stderr
+    listed = memoryx(served, "list", "--user-id", "alice", "--json")
+    assert not any("stamps" in m["memory"] for m in json.loads(listed.stdout)["results"])
