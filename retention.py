@@ -75,3 +75,26 @@ async def aforget_finished_run(services: "Services", saver: Any, trace_id: str, 
         return False
     await saver.adelete_thread(trace_id)
     return True
+
+
+async def retention_loop(memory: Any, interval_s: float) -> None:
+    """Run `memory.prune()` (a sync `Memory`) every `interval_s` seconds until cancelled."""
+    import asyncio
+
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await asyncio.to_thread(memory.prune)
+        except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
+            log.warning("retention pass failed (retried in %g s): %s", interval_s, exc)
+
+
+def start_retention_loop(memory: Any) -> Any:
+    """Start `retention_loop` on the running event loop (None when MEMORYX_RETENTION_INTERVAL_S is 0); stop it
+    with `memoryx.maintenance.stop_replay_loop`, which cancels any such task."""
+    import asyncio
+
+    interval = memory.settings.retention_interval_s
+    if interval <= 0:
+        return None
+    return asyncio.get_running_loop().create_task(retention_loop(memory, interval), name="memoryx-retention")

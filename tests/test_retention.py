@@ -107,3 +107,29 @@ def test_async_memory_forgets_finished_runs_and_purges(tmp_path):
             await am.close()
 
     asyncio.run(main())
+
+
+def test_retention_loop_runs_prune_periodically_and_survives_errors():
+    from types import SimpleNamespace
+
+    from memoryx.maintenance import stop_replay_loop
+    from memoryx.retention import start_retention_loop
+
+    calls = []
+
+    def flaky_prune():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("store briefly down")
+        return {}
+
+    async def main():
+        memory = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0.02), prune=flaky_prune)
+        task = start_retention_loop(memory)
+        await asyncio.sleep(0.3)
+        await stop_replay_loop(task)
+        off = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0), prune=flaky_prune)
+        assert start_retention_loop(off) is None
+
+    asyncio.run(main())
+    assert len(calls) >= 3  # went on after the failing pass
