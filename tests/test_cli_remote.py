@@ -164,3 +164,24 @@ def test_review_and_resume_over_langserve_and_rest(served):
     assert out.returncode == 0, out.stderr
     listed = memoryx(served, "list", "--user-id", "alice", "--json")
     assert not any("stamps" in m["memory"] for m in json.loads(listed.stdout)["results"])
+
+
+def test_mcp_stdio_through_the_server(served):
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {"MEMORYX_URL": served["url"], "MEMORYX_API_KEY": "key-alice"}
+
+    async def run(user: str):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "memoryx.cli", "mcp", "--user-id", user],
+                                       env=env)
+        async with Client(params, read_timeout_seconds=120) as client:
+            added = await client.call_tool("memory_add", {"messages": [{"role": "user", "content": "I live in Oslo."}]})
+            found = await client.call_tool("memory_search", {"query": "Where do I live?"})
+            return added, found
+
+    added, found = anyio.run(run, "alice")
+    assert not added.is_error and any("Oslo" in r["memory"] for r in found.structured_content["results"])
+    added, _ = anyio.run(run, "bob")  # configured for bob, but the key is alice's: the server refuses
+    assert added.is_error and "may not access user_id 'bob'" in " ".join(c.text for c in added.content)
