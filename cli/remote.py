@@ -130,5 +130,13 @@ class RemoteMemory:
     def reset(self) -> None:
         raise InvalidInputError("reset is not exposed over HTTP; run it on the server host without MEMORYX_URL.")
 
+    def __getattr__(self, name: str):
+        # a Memory method with no REST counterpart here (a command added later, e.g. purge or rollback): say so
+        # instead of an AttributeError
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise InvalidInputError(f"Memory.{name} is not available through MEMORYX_URL yet; run the command on the "
+                                "server host without MEMORYX_URL (stop `memoryx serve` first if it holds the data directory).")
+
     def close(self) -> None:
         self._http.close()
