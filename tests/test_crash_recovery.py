@@ -188,7 +188,10 @@ ZYGOTE = textwrap.dedent(r'''
     graph = m._core.add_graph()
     from memoryx.checkpointing import recent_threads
     for tid in recent_threads(graph.checkpointer, 1000):
-        if graph.get_state({"configurable": {"thread_id": tid}}).next:
+        snap = graph.get_state({"configurable": {"thread_id": tid}})
+        # a run killed before its input reached the checkpoint has no values: nothing to resume (its caller
+        # got no answer and nothing was written)
+        if snap.next and (snap.values or {}).get("trace_id") == tid:
             unfinished.append(tid)
     outcome.update(live=len(live), missing=missing, sql_relations=len(sql_rel), graph_relations=len(graph_rel),
                    relations_equal=sql_rel == graph_rel, outbox=[(j["kind"], j["error"]) for j in s.sql.pending_projections()],
