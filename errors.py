@@ -40,3 +40,12 @@ class ModelOutputError(MemoryXError):
 
 class ConcurrencyError(MemoryXError):
     """A scope lock could not be taken in time."""
+
+
+class RollbackConflictError(ConcurrencyError):
+    """A rollback refused: later runs changed the same memories. `later_traces` names them, newest first;
+    roll them back first, or pass force=True to roll them back too (newest first)."""
+
+    def __init__(self, message: str, *, trace_id: str | None = None, later_traces: list[str] | None = None):
+        super().__init__(message, trace_id=trace_id)
+        self.later_traces = list(later_traces or [])

@@ -27,6 +27,7 @@ class Metrics:
         self.requests = Counter("memoryx_http_requests_total", "HTTP requests by route and status", ["method", "route", "status"], registry=r)
         self.memories = Gauge("memoryx_memories", "Live memories in the system of record", registry=r)
         self.operations = Counter("memoryx_memory_events_total", "Memory events written by add()", ["event"], registry=r)
+        self.events = Counter("memoryx_events_total", "Memory events published on the event bus (memoryx.events), any path", ["event"], registry=r)
         self._count = count_memories
 
     @contextlib.contextmanager
@@ -53,6 +54,9 @@ class Metrics:
     def record_add_result(self, result: dict) -> None:
         for item in (result or {}).get("results", []) or []:
             self.operations.labels(str(item.get("event", "UNKNOWN"))).inc()
+
+    def count_event(self, event: str) -> None:
+        self.events.labels(event).inc()
 
     def render(self) -> bytes:
         if self._count is not None:

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
+from memoryx.events import EventBus, history_event
 from memoryx.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
@@ -45,6 +46,18 @@ class MemoryRecords(SQLStoreBase):
 
     memory_hash = staticmethod(memory_hash)
 
+    @property
+    def events(self) -> EventBus:
+        """The in-process event bus (memoryx.events): every history row written here is published on it
+        after its transaction commits, so adds, updates, deletes and rollbacks of every path reach it."""
+        bus = self.__dict__.get("_event_bus")
+        return bus if bus is not None else self.__dict__.setdefault("_event_bus", EventBus())
+
+    def _publish(self, memory: dict, event: str, *, previous: str | None, trace_id: str | None, actor: str) -> None:
+        """Publish one history row's event; call after the commit (a rolled-back write publishes nothing)."""
+        self.events.emit(history_event(event), memory=memory, previous_memory=previous, trace_id=trace_id,
+                         actor=actor)
+
     def insert_memory(self, *, scope: Scope, text: str, category: str | None = None, importance: float = 0.5,
                       memory_type: str = "fact", metadata: dict | None = None, trace_id: str | None = None,
                       memory_id: str | None = None, created_at: datetime | None = None,
@@ -71,7 +84,9 @@ class MemoryRecords(SQLStoreBase):
                                  new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
                 self._record_intent(s, "memory", [memory_id])
                 s.flush()
-                return memory_dict(row)
+                data = memory_dict(row)
+            self._publish(data, "ADD", previous=None, trace_id=trace_id, actor=actor)
+            return data
         except IntegrityError:
             # A concurrent replay inserted the same id between our check and our insert.
             with self._tx() as s:
@@ -114,9 +129,12 @@ class MemoryRecords(SQLStoreBase):
                              new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now))
             self._record_intent(s, "memory", [memory_id])
             s.flush()
-            return memory_dict(row)
+            data = memory_dict(row)
+        self._publish(data, "UPDATE", previous=old_text, trace_id=trace_id, actor=actor)
+        return data
 
     def delete_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "memoryx") -> dict:
+        deleted = False
         with self._tx(write=True) as s:
             row = s.get(MemoryRow, memory_id)
             if row is None:
@@ -129,7 +147,72 @@ class MemoryRecords(SQLStoreBase):
                                  new_memory=None, actor=actor, trace_id=trace_id, created_at=now))
                 self._record_intent(s, "memory", [memory_id])
                 s.flush()
-            return memory_dict(row)
+                deleted = True
+            data = memory_dict(row)
+        if deleted:
+            self._publish(data, "DELETE", previous=data["memory"], trace_id=trace_id, actor=actor)
+        return data
+
+    def rollback_memory_state(self, memory_id: str, *, text: str | None, trace_id: str, status: str | None = None,
+                              actor: str = "rollback") -> dict:
+        """Bring a memory back to a state a rollback read off its history (memoryx.rollback): live with `text`,
+        or soft-deleted when `text` is None; `status` (consolidation's column) when given. One ROLLBACK
+        history row (old = what it showed, None when deleted; new = what it shows now); no change, no row."""
+        with self._tx(write=True) as s:
+            row = s.get(MemoryRow, memory_id)
+            if row is None:
+                raise NotFoundError(f"Memory {memory_id} does not exist; it cannot be rolled back.")
+            before = None if row.deleted_at is not None else row.text
+            if before == text and (status is None or row.status == status):
+                return memory_dict(row)
+            now = utc_now()
+            if text is None:
+                row.deleted_at = row.deleted_at or now
+            else:
+                row.text, row.hash, row.deleted_at = text, memory_hash(text), None
+            if status is not None:
+                row.status = status
+                if status != "merged":
+                    row.merged_into = None
+            row.updated_at, row.trace_id = now, trace_id
+            s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="ROLLBACK", old_memory=before, new_memory=text,
+                             actor=actor, trace_id=trace_id, created_at=now))
+            self._record_intent(s, "memory", [memory_id])
+            s.flush()
+            data = memory_dict(row)
+        self._publish(data, "ROLLBACK", previous=before, trace_id=trace_id, actor=actor)
+        return data
+
+    def trace_history(self, trace_id: str) -> list[dict]:
+        """Every history row one run wrote, oldest first, with its `seq` (the total order of history)."""
+        q = select(HistoryRow).where(HistoryRow.trace_id == trace_id).order_by(HistoryRow.seq)
+        with self._tx() as s:
+            return [{"seq": r.seq, **history_dict(r)} for r in s.scalars(q)]
+
+    def history_after(self, memory_ids: list[str], after_seq: int) -> list[dict]:
+        """History rows of these memories written after position `after_seq`, oldest first (with `seq`)."""
+        out: list[dict] = []
+        with self._tx() as s:
+            for chunk in id_chunks(list(dict.fromkeys(memory_ids))):
+                q = select(HistoryRow).where(HistoryRow.memory_id.in_(chunk), HistoryRow.seq > after_seq)
+                out.extend({"seq": r.seq, **history_dict(r)} for r in s.scalars(q))
+        return sorted(out, key=lambda r: r["seq"])
+
+    def rollback_links(self, trace_ids: list[str]) -> dict[str, dict[str, str]]:
+        """Which of these traces were rolled back, and which are rollbacks themselves: {"rolled_back":
+        {trace: rollback trace}, "rollbacks": {rollback trace: trace}}, from the ROLLBACK judgment records
+        (operation_type ROLLBACK, input_content = the trace rolled back)."""
+        ids = [t for t in dict.fromkeys(trace_ids) if t]
+        links: dict[str, dict[str, str]] = {"rolled_back": {}, "rollbacks": {}}
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                q = select(JudgmentRow.trace_id, JudgmentRow.input_content).where(
+                    JudgmentRow.operation_type == "ROLLBACK",
+                    sa.or_(JudgmentRow.trace_id.in_(chunk), JudgmentRow.input_content.in_(chunk)))
+                for rollback, target in s.execute(q):
+                    links["rolled_back"][target] = rollback
+                    links["rollbacks"][rollback] = target
+        return links
 
     def get_memory(self, memory_id: str, *, scope: Scope | None = None, include_deleted: bool = False) -> dict:
         with self._tx() as s:
@@ -182,6 +265,14 @@ class MemoryRecords(SQLStoreBase):
             for chunk in id_chunks(ids):
                 q = select(MemoryRow).where(MemoryRow.id.in_(chunk), MemoryRow.deleted_at.is_(None))
                 found.update((r.id, memory_dict(r)) for r in s.scalars(q))
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def get_memories_any(self, ids: list[str]) -> list[dict]:
+        """Memories by id, soft-deleted ones included, in the order of ids (unknown ids skipped)."""
+        found: dict[str, dict] = {}
+        with self._tx() as s:
+            for chunk in id_chunks(ids):
+                found.update((r.id, memory_dict(r)) for r in s.scalars(select(MemoryRow).where(MemoryRow.id.in_(chunk))))
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def rows_with_context(self, scope: Scope, ids: list[str], seed_times: list[float], *,
