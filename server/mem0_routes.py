@@ -7,7 +7,8 @@ works unchanged against `memoryx serve`:
 Routes as mem0's client sends them, trailing slashes included (they sit beside our own slash-less /v1
 routes and never shadow them): /v1/ping/, POST /v1/memories/ (add), POST /v2/memories/ (list with mem0
 `filters`), POST /v2/memories/search/, GET|PUT|DELETE /v1/memories/{id}/, DELETE /v1/memories/ (a scope),
-GET /v1/memories/{id}/history/, PUT|DELETE /v1/batch/, POST /v1/exports/ and /v1/exports/get/.
+GET /v1/memories/{id}/history/, PUT|DELETE /v1/batch/, POST /v1/feedback/, POST /v1/exports/ and
+/v1/exports/get/.
 
 Tenancy is the REST routes' own: the key's Principal (server/auth.py) checks every user_id a request names
 (top level or anywhere in `filters`); by-id routes use the app's owner check (404 for another's memory).
@@ -26,6 +27,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.errors import ScopeError
+from memoryx.multimodal import is_image_part
 from memoryx.server.auth import KeyRing, Principal
 
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
@@ -87,6 +89,15 @@ class AddBody(_Lenient):
     excludes: str | None = None
     custom_instructions: str | None = None
     custom_categories: list[dict[str, str]] | dict[str, str] | None = None
+    memory_type: str | None = Field(None, description='"procedural_memory" (with agent_id): one summary of the agent run.')
+    prompt: str | None = Field(None, description="The extraction prompt of this add (the summary's with procedural_memory).")
+    update_prompt: str | None = None
+
+
+class FeedbackBody(_Lenient):
+    memory_id: str = Field(min_length=1)
+    feedback: str | None = Field(None, description="POSITIVE, NEGATIVE, VERY_NEGATIVE; null withdraws it.")
+    feedback_reason: str | None = Field(None, max_length=4000)
 
 
 class ListBody(_Lenient):
@@ -227,11 +238,13 @@ def _messages(messages: str | list[dict]) -> str | list[dict]:
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "text":
                     parts.append(str(part.get("text") or ""))
-                elif isinstance(part, dict):  # image / document parts: no vision model reads them here
+                elif is_image_part(part):  # Memory.add reads it (a vision model) or notes that it was not read
+                    parts.append(part)
+                elif isinstance(part, dict):  # documents, audio: not read here
                     parts.append(f"[a {part.get('type') or 'non-text'} part was shared; it was not read]")
                 else:
                     parts.append(str(part))
-            content = " ".join(p for p in parts if p)
+            content = parts if any(is_image_part(p) for p in parts) else " ".join(p for p in parts if p)
         out.append({**{k: v for k, v in msg.items() if k in ("role", "name", "timestamp")}, "content": content})
     return out
 
@@ -260,7 +273,10 @@ def mem0_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Prin
         with metrics.track("add"):
             result = mem().add(_messages(body.messages), user_id=user_id, agent_id=body.agent_id,
                                run_id=body.run_id, metadata=body.metadata, infer=body.infer,
-                               expiration_date=body.expiration_date, immutable=body.immutable)
+                               expiration_date=body.expiration_date, immutable=body.immutable,
+                               includes=body.includes, excludes=body.excludes,
+                               custom_instructions=body.custom_instructions, custom_categories=body.custom_categories,
+                               memory_type=body.memory_type, prompt=body.prompt, update_prompt=body.update_prompt)
         metrics.record_add_result(result)
         for r in result.get("results") or []:
             r.setdefault("data", {"memory": r.get("memory")})  # mem0's v1 event shape
@@ -343,6 +359,11 @@ def mem0_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Prin
         for item in body.memories:
             mem().delete(item.memory_id)
         return {"message": f"Successfully deleted {len(body.memories)} memories"}
+
+    @router.post("/v1/feedback/")
+    def feedback(body: FeedbackBody, principal: Principal = auth):
+        get_owned(principal, body.memory_id)  # 404 for another tenant's memory
+        return mem().feedback(body.memory_id, body.feedback, body.feedback_reason)
 
     # exports: mem0 runs them as a job whose schema an LLM fills; here an export is the scope's memories as
     # they are, computed when fetched (so creating one only checks the scope), and the schema is not applied
