@@ -60,8 +60,8 @@ def session_messages(sample: dict, session: Session) -> list[dict]:
             continue
         role = "user" if turn.get("speaker") == speaker_a else "assistant"
         message = {"role": role, "content": f"{turn.get('speaker')}: {text}", "name": turn.get("speaker")}
-        if session.date:
-            message["timestamp"] = session.date
+        if session.date:  # ISO-8601, as add() requires; the raw LoCoMo wording is kept beside it
+            message["timestamp"] = parse_session_date(session.date).isoformat()
         messages.append(message)
     return messages
 
