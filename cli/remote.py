@@ -100,6 +100,9 @@ class RemoteMemory:
     def delete_all(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
         return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id))
 
+    def purge(self, *, user_id=None, agent_id=None, run_id=None, compact: bool = True) -> dict:
+        return self._call("POST", "/v1/purge", json={**_scope(user_id, agent_id, run_id), "compact": compact})
+
     def history(self, memory_id: str) -> list[dict]:
         return self._call("GET", f"/v1/memories/{memory_id}/history")
 
