@@ -19,7 +19,8 @@ from dataclasses import replace
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.filters import parse_filters
+from memoryx.filters import And, parse_filters
+from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.prompts.search import QueryRewrite
 from memoryx.scope import Scope
@@ -36,6 +37,13 @@ from memoryx.text import tokenize
 log = logging.getLogger(__name__)
 
 
+def with_status(node, include_archived: bool, include_staged: bool):
+    status = visible_filter(include_archived, include_staged)
+    if status is None:
+        return node
+    return status if node is None else And((node, status))
+
+
 def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     # ScopeError first: a search without a scope is always refused
@@ -44,7 +52,9 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     base = SearchPlan(
         scope=scope,
         limit=checked_limit(state.get("limit")),
-        filters=parse_filters(state.get("filters")),  # InvalidInputError naming a bad operator
+        # InvalidInputError naming a bad operator; merged/archived memories stay out (issue 10)
+        filters=with_status(parse_filters(state.get("filters")), bool(state.get("include_archived")),
+                            services_of(runtime).settings.search_staged),
         threshold=checked_threshold(state.get("threshold")),
         relation_types=checked_relation_types(state.get("relation_types")),
         include_invalid=bool(state.get("include_invalid")),

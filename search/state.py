@@ -28,6 +28,7 @@ class SearchInput(TypedDict):
     include_invalid: NotRequired[bool]
     rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
     record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
+    include_archived: NotRequired[bool]  # archived and merged memories too (issue 10; default False)
 
 
 class SearchOutput(TypedDict):

@@ -44,6 +44,7 @@ def memory_point(row: dict, vector: list[float]) -> dict:
         "created_at": row.get("created_at"),
         "updated_at": row.get("updated_at"),
         "metadata": row.get("metadata") or {},
+        "status": row.get("status"),  # consolidation (issue 10): filtered on by search
     }
 
 

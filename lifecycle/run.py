@@ -1,0 +1,86 @@
+"""Running the consolidate graph for the front ends (Memory / AsyncMemory, the CLI, REST, the schedule).
+
+The graph is compiled once per MemoryCore with that core's checkpointer (the add graph's saver), and each
+pass's thread id is its trace id, as for add runs; a finished pass's checkpoints are deleted unless
+settings.keep_finished_checkpoints. `restore` brings an archived or merged memory back.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from memoryx.checkpointing import delete_threads
+from memoryx.errors import InvalidInputError
+from memoryx.scope import Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memoryx.memory_core import MemoryCore
+
+RUN_NAME = "memoryx_consolidate"
+_graphs: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_graphs_lock = threading.Lock()
+
+
+def consolidate_graph(core: "MemoryCore"):
+    with _graphs_lock:
+        graph = _graphs.get(core)
+        if graph is None:
+            from memoryx.graphs.consolidate import compile_consolidate_graph
+
+            graph = _graphs[core] = compile_consolidate_graph(core.add_graph().checkpointer)
+        return graph
+
+
+def consolidation_input(user_id=None, agent_id=None, run_id=None, now: Any = None, dry_run: bool = False,
+                        trace_id: str | None = None) -> tuple[dict, str]:
+    Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)  # ScopeError naming the fields
+    if not isinstance(dry_run, bool):
+        raise InvalidInputError(f"dry_run must be true or false, got {dry_run!r}")
+    if now is not None and not isinstance(now, (int, float, str)) and not hasattr(now, "timestamp"):
+        raise InvalidInputError(f"now must be epoch seconds, an ISO time or a datetime, got {now!r}")
+    if hasattr(now, "timestamp"):
+        now = now.timestamp()
+    trace_id = trace_id or str(uuid.uuid4())
+    inp = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "now": now, "dry_run": dry_run,
+           "trace_id": trace_id}
+    return inp, trace_id
+
+
+def run_config(trace_id: str, user_id=None, agent_id=None, run_id=None) -> dict:
+    metadata = {k: v for k, v in {"trace_id": trace_id, "user_id": user_id, "agent_id": agent_id,
+                                  "run_id": run_id}.items() if v is not None}
+    tags = [f"trace_id:{trace_id}"] + ([f"user_id:{user_id}"] if user_id else [])
+    return {"configurable": {"thread_id": trace_id}, "run_name": RUN_NAME, "tags": tags, "metadata": metadata}
+
+
+def consolidate(core: "MemoryCore", user_id=None, agent_id=None, run_id=None, now: Any = None,
+                dry_run: bool = False) -> dict:
+    """One consolidation pass over a scope; returns its report (memoryx.graphs.consolidate)."""
+    inp, trace_id = consolidation_input(user_id, agent_id, run_id, now, dry_run)
+    graph = consolidate_graph(core)
+    out = graph.invoke(inp, run_config(trace_id, user_id, agent_id, run_id), context=core.context())
+    if graph.checkpointer is not None and (dry_run or not core.settings.keep_finished_checkpoints):
+        delete_threads(graph.checkpointer, [trace_id])
+    return dict(out["report"])
+
+
+def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> dict:
+    """An archived, merged or summarized memory back to active, under the scope lock, projected."""
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        raise InvalidInputError(f"memory_id must be a non-empty string, got {memory_id!r}")
+    sql = core.services.sql
+    current = sql.get_memory(memory_id.strip(), scope=scope)
+    trace_id = str(uuid.uuid4())
+    owner = Scope(user_id=current.get("user_id"), agent_id=current.get("agent_id"), run_id=current.get("run_id"))
+    with sql.scope_lock(owner):
+        row = sql.restore_memory(current["id"], trace_id=trace_id)
+        core.services.projector.sync_memories([row["id"]])
+    return {"message": "Memory restored", "id": row["id"], "status": row["status"], "trace_id": trace_id}
+
+
+def scopes_to_consolidate(sql) -> list[Scope]:
+    """Every owner scope with staged memories or any memories at all (the schedule walks them)."""
+    return sql.memory_owner_scopes()

@@ -1,0 +1,81 @@
+"""consolidate_apply: write the pass's decisions under the scope lock (the one execute_ops takes, so a pass
+never runs beside an add of the same owner), project them, log the judgment and build the report.
+
+SQL first, in one transaction (SQLStore.apply_consolidation): memories changed since the load step are left
+alone (`skipped`). The judgment record (operation_type CONSOLIDATE, in the same judgment log as add runs)
+holds every merge, compression and archive decision with its inputs and reason, the model's raw answers
+and what was executed. The events (memory.merged / archived / ...) are published by the SQL store with
+each history row (memoryx.events). A dry run decides and reports but writes nothing, not even the judgment.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.lifecycle.state import ConsolidateState, vector_cache
+from memoryx.models.factory import model_name_of
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.nodes.consolidate_load import scope_of
+
+OPERATION_TYPE = "CONSOLIDATE"
+
+
+def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    scope = scope_of(state)
+    trace_id = state["trace_id"]
+    mems = state.get("memories") or []
+    merges, summaries, archives = state.get("merges") or [], state.get("summaries") or [], state.get("archives") or []
+    dry_run = bool(state.get("dry_run"))
+    applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": []}
+    if not dry_run:
+        seen = {m["id"]: m["updated_at"] for m in mems if m["status"] not in ("merged", "archived")}
+        sql = services.sql
+        with sql.scope_lock(scope):
+            applied = sql.apply_consolidation(scope, trace_id=trace_id, seen=seen, merges=merges,
+                                              summaries=summaries, archives=archives)
+            cached = vector_cache.pop(trace_id)
+            given = [i for i in applied["changed"] if i in cached]
+            services.projector.sync_memories(given, vectors=[cached[i] for i in given])
+            services.projector.sync_memories([i for i in applied["changed"] if i not in cached])
+            services.projector.sync_relations(applied["relations"])
+    skipped = set(applied["skipped"])
+    done_merges = [m for m in merges if not {m["survivor"], m["merged"]} & skipped]
+    done_archives = [a for a in archives if a["id"] not in skipped]
+    report = {
+        "trace_id": trace_id, "dry_run": dry_run, "memories": len(mems),
+        "staged_seen": sum(1 for m in mems if m["status"] == "staged"),
+        "pairs": len(state.get("pairs") or []),
+        "merged": len(done_merges), "merged_by_model": sum(1 for m in done_merges if m["by"] == "model"),
+        "compressed": len(applied["summary_ids"]) if not dry_run else len(summaries),
+        "summarized_sources": sum(len(x["sources"]) for x in summaries),
+        "archived": len(done_archives),
+        "entities_merged": None, "links_found": None,  # graph upkeep: not part of this pass yet
+        "relations_repointed": len(applied["relations"]),
+        "model_calls": int(state.get("model_calls") or 0),
+        "model_problems": list(state.get("model_problems") or []),
+        "skipped_changed": sorted(skipped),
+        "summary_ids": applied["summary_ids"],
+        "timings_ms": {**(state.get("timings") or {}), "apply": elapsed_ms(start)},
+    }
+    if not dry_run:
+        raw = state.get("model_raw") or {}
+        services.sql.save_judgment(
+            trace_id, scope=scope, operation_type=OPERATION_TYPE,
+            input_content=f"consolidation pass over {len(mems)} memories ({report['staged_seen']} staged), "
+                          f"now={state.get('now_ts')}",
+            llm_response="\n\n".join(f"[{step}]\n{text}" for step, text in raw.items()) or None,
+            parsed_operations={"merges": merges, "summaries": summaries, "archives": archives},
+            reasoning=f"merged {report['merged']} ({report['merged_by_model']} by the model), "
+                      f"{report['compressed']} summaries, archived {report['archived']}",
+            executed_operations={"changed": len(applied["changed"]), "summary_ids": applied["summary_ids"],
+                                 "relations": [r["id"] for r in applied["relations"]], "skipped": report["skipped_changed"]},
+            execution_success=True, model_name=model_name_of(services.judgment_llm) if raw else None,
+            latency_ms=sum(v for v in report["timings_ms"].values()), status="done")
+    else:
+        vector_cache.pop(trace_id)
+    return {"report": report}

@@ -1,0 +1,63 @@
+"""consolidate_load: the scope's live memories and, for each one no pass has seen yet (staged), its nearest
+neighbours above the judge threshold (the vector store's own cosine scores: only staged memories are
+embedded, so a pass costs what arrived since the last one)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.errors import InvalidInputError
+from memoryx.filters import to_epoch
+from memoryx.lifecycle.similarity import pair_key
+from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.scope import Scope
+
+EMBED_BATCH = 256
+
+
+def scope_of(state: ConsolidateState) -> Scope:
+    return Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
+                 run_id=state.get("run_id") or None)
+
+
+def now_of(value) -> float:
+    if value is None:
+        return time.time()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        return to_epoch(value, what="now")
+    raise InvalidInputError(f"now must be epoch seconds or an ISO time, got {value!r}")
+
+
+def consolidate_load(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    scope = scope_of(state)  # ScopeError when no id is given
+    services = services_of(runtime)
+    s = services.settings
+    trace_id = state.get("trace_id") or str(uuid.uuid4())
+    rows = [compact(r) for r in services.sql.list_memories(scope, limit=None)]
+    live = {r["id"]: r for r in rows if r["status"] not in ("merged", "archived")}
+    staged = [r for r in live.values() if r["status"] == "staged"]
+    pairs: dict[tuple[str, str], float] = {}
+    vectors: dict[str, list[float]] = {}
+    flt = visible_filter()
+    k = s.consolidate_neighbours + 1  # the memory itself comes back first
+    for i in range(0, len(staged), EMBED_BATCH):
+        batch = staged[i:i + EMBED_BATCH]
+        for row, vec in zip(batch, services.embeddings.embed_documents([r["memory"] for r in batch])):
+            vectors[row["id"]] = vec
+            for hit in services.vectors.search_memories(vec, scope, limit=k, threshold=s.consolidate_judge_threshold,
+                                                        filters=flt):
+                if hit.id != row["id"] and hit.id in live:
+                    key = pair_key(row["id"], hit.id)
+                    pairs[key] = max(pairs.get(key, 0.0), float(hit.score))
+    vector_cache.put(trace_id, vectors)
+    return {"trace_id": trace_id, "now_ts": now_of(state.get("now")), "memories": rows,
+            "pairs": [[a, b, round(sim, 5)] for (a, b), sim in sorted(pairs.items())],
+            "model_calls": 0, "timings": {"load": elapsed_ms(start)}}

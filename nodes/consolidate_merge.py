@@ -1,0 +1,58 @@
+"""consolidate_merge: duplicates. Pairs at cosine >= consolidate_merge_threshold with the same numbers and
+polarity merge by rule; the rest of the pairs down to consolidate_judge_threshold go to the judge model in
+ONE batched call. Same-fact pairs collapse into the oldest memory of their group (memoryx.lifecycle.similarity)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.lifecycle import prompts
+from memoryx.lifecycle.similarity import split_pairs, survivors
+from memoryx.lifecycle.state import ConsolidateState
+from memoryx.models.llm_io import RetriesExhausted, call_with_retry
+from memoryx.nodes.add_common import elapsed_ms
+
+log = logging.getLogger(__name__)
+MAX_JUDGED_PAIRS = 200  # one call stays within a model's context; the next pass judges the rest
+
+
+def order_key(mem: dict) -> tuple:
+    return (mem.get("created_at") or "", mem["id"])
+
+
+def consolidate_merge(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    s = services.settings
+    mems = {m["id"]: m for m in state.get("memories") or []}
+    texts = {i: m["memory"] for i, m in mems.items()}
+    pairs = {(a, b): sim for a, b, sim in state.get("pairs") or []}
+    rule, uncertain = split_pairs(pairs, texts, s.consolidate_merge_threshold, s.consolidate_judge_threshold)
+    same = [{**p, "by": "rule"} for p in rule]
+    out: dict = {"model_calls": 0, "model_raw": {}, "model_problems": []}
+    judged = uncertain[:MAX_JUDGED_PAIRS]
+    if judged:
+        try:
+            reply = call_with_retry(services.judgment_llm, prompts.merge_messages(judged, texts), prompts.parse_merge,
+                                    retry_prompt=prompts.RETRY)
+            out["model_calls"] = reply.calls
+            out["model_raw"] = {"merge": reply.raw}
+            verdicts = {v.pair: v for v in reply.value.pairs}
+            for i, p in enumerate(judged, start=1):
+                v = verdicts.get(i)
+                if v is not None and v.same:
+                    same.append({**p, "by": "model", "reason": f"{p['reason']}; model: {v.reason or 'same fact'}"})
+        except RetriesExhausted as exc:  # no model merge this pass: the pairs stay and are judged next time
+            out["model_calls"] = exc.calls
+            out["model_raw"] = {"merge": exc.raw}
+            out["model_problems"] = [{"step": "merge", "problem": exc.problem}]
+            log.warning("consolidation merge judgment unusable, no model merges this pass: %s", exc.problem)
+    merges = survivors(same, {i: order_key(m) for i, m in mems.items()})
+    for m in merges:
+        m["texts"] = {"survivor": texts[m["survivor"]], "merged": texts[m["merged"]]}
+    out.update(merges=merges, timings={"merge": elapsed_ms(start)})
+    return out

@@ -1,0 +1,186 @@
+"""Memory lifecycle in the SQL store (issue 10): what one consolidation pass writes, in one transaction, and
+the restore of an archived or merged memory.
+
+A memory is `staged` when written, `active` once a pass has seen it, `summarized` when a summary memory
+stands for it (still searchable, demoted in ranking), `merged` into an older duplicate (`merged_into`), or
+`archived` by the forgetting curve (searchable only with include_archived). Nothing here deletes a row.
+Each change writes a history row with the pass's trace id (events MERGE, MERGED, SUMMARY, SUMMARIZED,
+ARCHIVE, RESTORE), queues the memory's projection and, after the commit, publishes each history row on the
+event bus (MemoryRecords._publish, memoryx.events), as every other memory write does. A mixin of SQLStore
+beside MemoryRecords.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy import select
+
+from memoryx.errors import InvalidInputError, NotFoundError
+from memoryx.scope import Scope
+from memoryx.stores.sql.base import SQLStoreBase
+from memoryx.stores.sql.schema import HistoryRow, MemoryRow, RelationRow, memory_dict, relation_dict
+from memoryx.stores.sql.values import check_metadata, clean_text, id_chunks, iso, new_id, require_scope, utc_now
+from memoryx.text import memory_hash
+
+STATUSES = ("staged", "active", "summarized", "merged", "archived")
+HIDDEN_STATUSES = ("merged", "archived")  # left out of search unless include_archived
+RESTORABLE = ("archived", "merged", "summarized")
+
+
+class MemoryLifecycle(SQLStoreBase):
+    """Statuses of memories: the writes of a consolidation pass and restore."""
+
+    def apply_consolidation(self, scope: Scope, *, trace_id: str, seen: dict[str, str | None],
+                            merges: list[dict], summaries: list[dict], archives: list[dict],
+                            actor: str = "consolidate") -> dict:
+        """Write one pass's decisions in one transaction. `seen` maps each memory id the pass read to its
+        `updated_at` then: a memory changed or deleted since (a concurrent update outside the scope lock, or
+        an add that ran before the lock) is left alone and reported in `skipped`; summaries and merges
+        that involve it are dropped whole. Staged memories the pass saw become active.
+
+        merges: [{"survivor", "merged", "reason"}]; summaries: [{"text", "sources", "memory_type",
+        "importance", "level", "reason"}]; archives: [{"id", "reason"}]. Returns {"changed": [memory ids],
+        "summary_ids": [...], "relations": [relation dicts re-pointed or invalidated], "skipped": [...]}."""
+        scope = require_scope(scope)
+        now = utc_now()
+        changed: set[str] = set()
+        skipped: set[str] = set()
+        summary_ids: list[str] = []
+        relations: list[RelationRow] = []
+        published: list[tuple] = []  # (memory row, event, previous text): published after the commit
+        with self._tx(write=True) as s:
+            rows: dict[str, MemoryRow] = {}
+            for chunk in id_chunks(seen):
+                rows.update((r.id, r) for r in s.scalars(select(MemoryRow).where(MemoryRow.id.in_(chunk))))
+            for mid, stamp in seen.items():
+                r = rows.get(mid)
+                if r is None or r.deleted_at is not None or iso(r.updated_at) != stamp or not scope.contains(memory_dict(r)):
+                    skipped.add(mid)
+            ok = lambda ids: not any(i in skipped for i in ids)  # noqa: E731
+
+            def history(mid: str, event: str, old: str | None, new: str | None) -> None:
+                published.append((mid, event, old))
+                s.add(HistoryRow(id=new_id(), memory_id=mid, event=event, old_memory=old, new_memory=new,
+                                 actor=actor, trace_id=trace_id, created_at=now))
+
+            for m in merges:
+                keep, gone = rows.get(m["survivor"]), rows.get(m["merged"])
+                if keep is None or gone is None or not ok([keep.id, gone.id]) or gone.status == "merged":
+                    continue
+                keep.meta = {**dict(gone.meta or {}), **dict(keep.meta or {})}  # the survivor's keys win
+                keep.access_count = (keep.access_count or 0) + (gone.access_count or 0)
+                keep.importance = max(keep.importance or 0.0, gone.importance or 0.0)
+                if gone.last_accessed_at and (keep.last_accessed_at is None or gone.last_accessed_at > keep.last_accessed_at):
+                    keep.last_accessed_at = gone.last_accessed_at
+                gone.status, gone.merged_into = "merged", keep.id
+                history(keep.id, "MERGE", gone.text, keep.text)
+                history(gone.id, "MERGED", gone.text, None)
+                relations += self._repoint_relations(s, gone.id, keep.id, trace_id, now)
+                changed.update((keep.id, gone.id))
+            for summ in summaries:
+                sources = [rows[i] for i in summ["sources"] if i in rows]
+                if len(sources) < 2 or not ok(summ["sources"]) or any(r.status == "merged" for r in sources):
+                    continue
+                text = clean_text(summ["text"])
+                sid = new_id()
+                meta = check_metadata({"abstraction": summ.get("level") or "summary",
+                                       "sources": [r.id for r in sources]})
+                s.add(MemoryRow(id=sid, text=text, hash=memory_hash(text), **scope.as_dict(),
+                                category=sources[0].category, importance=float(summ.get("importance") or 0.5),
+                                memory_type=summ.get("memory_type") or sources[0].memory_type, meta=meta,
+                                created_at=now, updated_at=now, deleted_at=None, access_count=0,
+                                trace_id=trace_id, status="active"))
+                s.flush()
+                history(sid, "SUMMARY", None, text)
+                for r in sources:
+                    r.status = "summarized"
+                    r.meta = {**dict(r.meta or {}), "summary_id": sid}
+                    history(r.id, "SUMMARIZED", r.text, text)
+                    changed.add(r.id)
+                summary_ids.append(sid)
+                changed.add(sid)
+            for a in archives:
+                r = rows.get(a["id"])
+                if r is None or a["id"] in skipped or r.status in ("merged", "archived"):
+                    continue
+                r.status = "archived"
+                history(r.id, "ARCHIVE", r.text, None)
+                changed.add(r.id)
+            for mid, r in rows.items():  # seen by this pass: no longer staged
+                if mid not in skipped and r.status == "staged":
+                    r.status = "active"
+                    changed.add(mid)
+            if changed:
+                self._record_intent(s, "memory", sorted(changed))
+            s.flush()
+            rel_out = self._relation_dicts(s, relations)
+            by_id = {r.id: r for r in rows.values()}
+            by_id.update((i, s.get(MemoryRow, i)) for i in summary_ids)
+            published = [(memory_dict(by_id[mid]), event, old) for mid, event, old in published]
+        for data, event, old in published:
+            self._publish(data, event, previous=old, trace_id=trace_id, actor=actor)
+        return {"changed": sorted(changed), "summary_ids": summary_ids, "relations": rel_out,
+                "skipped": sorted(skipped)}
+
+    @staticmethod
+    def _repoint_relations(s, old_id: str, new_id_: str, trace_id: str, now) -> list[RelationRow]:
+        """The merged memory's valid relations move to the survivor; one the survivor already states is
+        invalidated instead (the unique index allows one valid copy per memory)."""
+        out = []
+        for rel in s.scalars(select(RelationRow).where(RelationRow.memory_id == old_id, RelationRow.valid.is_(True))):
+            twin = s.scalars(select(RelationRow.id).where(
+                RelationRow.memory_id == new_id_, RelationRow.valid.is_(True), RelationRow.scope_key == rel.scope_key,
+                RelationRow.source_id == rel.source_id, RelationRow.relation == rel.relation,
+                RelationRow.target_id == rel.target_id)).first()
+            if twin is None:
+                rel.memory_id = new_id_
+            else:
+                rel.valid, rel.invalidated_at, rel.invalidated_by = False, now, trace_id
+            out.append(rel)
+        return out
+
+    @staticmethod
+    def _relation_dicts(s, rels: list[RelationRow]) -> list[dict]:
+        if not rels:
+            return []
+        from memoryx.stores.sql.schema import EntityRow
+
+        ids = {r.source_id for r in rels} | {r.target_id for r in rels}
+        names = dict(s.execute(select(EntityRow.id, EntityRow.name).where(EntityRow.id.in_(list(ids)))).all())
+        return [relation_dict(r, names) for r in rels]
+
+    def restore_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "api") -> dict:
+        """Bring an archived, merged or summarized memory back to active (history RESTORE)."""
+        with self._tx(write=True) as s:
+            row = s.get(MemoryRow, memory_id)
+            if row is None or row.deleted_at is not None:
+                raise NotFoundError(f"Memory {memory_id} does not exist or was deleted; nothing to restore.")
+            if row.status not in RESTORABLE:
+                raise InvalidInputError(f"Memory {memory_id} is {row.status}, not archived or merged; nothing to restore.")
+            now = utc_now()
+            row.status, row.merged_into, row.updated_at = "active", None, now
+            row.last_accessed_at = now  # restoring is an access: the forgetting curve starts again
+            s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="RESTORE", old_memory=None,
+                             new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now))
+            self._record_intent(s, "memory", [memory_id])
+            s.flush()
+            data = memory_dict(row)
+        self._publish(data, "RESTORE", previous=None, trace_id=trace_id, actor=actor)
+        return data
+
+    def memory_owner_scopes(self) -> list[Scope]:
+        """One scope per user with live memories (the scheduled pass walks them; agent- or run-only
+        memories without a user are not scheduled)."""
+        q = select(MemoryRow.user_id).where(MemoryRow.deleted_at.is_(None), MemoryRow.user_id.is_not(None)).distinct()
+        with self._tx() as s:
+            return [Scope(user_id=u) for u in sorted(s.scalars(q))]
+
+    def status_counts(self, scope: Scope) -> dict[str, int]:
+        """{status: live memories} of the scope."""
+        from memoryx.stores.sql.values import scope_where
+
+        q = (select(MemoryRow.status, sa.func.count()).where(MemoryRow.deleted_at.is_(None),
+             *scope_where(MemoryRow, require_scope(scope))).group_by(MemoryRow.status))
+        with self._tx() as s:
+            return {k or "active": int(v) for k, v in s.execute(q).all()}
+
