@@ -237,7 +237,10 @@ class EmbeddedFalkorDB:
                        else ["--appendonly", "no", "--save", BOLT_SAVE_POLICY])
         cmd = [server, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
                "--dir", str(self.dir), *persistence, "--logfile", str(self.log_path), "--loglevel", "notice",
-               "--daemonize", "no", "--loadmodule", module]
+               "--daemonize", "no", "--loadmodule", module,
+               # no query telemetry: FalkorDB would otherwise keep recent query text (with its parameters,
+               # i.e. users' memories) in a stream that is persisted with the data and outlives a purge
+               "CMD_INFO", "no"]
         if bolt_port is not None:
             cmd += ["BOLT_PORT", str(bolt_port)]
         return cmd + ["-"]  # the rest of the configuration (the password) comes on stdin
