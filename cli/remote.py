@@ -100,6 +100,9 @@ class RemoteMemory:
     def delete_all(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
         return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id))
 
+    def rollback(self, trace_id: str, force: bool = False) -> dict:
+        return self._call("POST", f"/v1/judgments/{trace_id}/rollback", params={"force": str(force).lower()})
+
     def purge(self, *, user_id=None, agent_id=None, run_id=None, compact: bool = True) -> dict:
         return self._call("POST", "/v1/purge", json={**_scope(user_id, agent_id, run_id), "compact": compact})
 
@@ -134,7 +137,7 @@ class RemoteMemory:
         raise InvalidInputError("reset is not exposed over HTTP; run it on the server host without MEMORYX_URL.")
 
     def __getattr__(self, name: str):
-        # a Memory method with no REST counterpart here (a command added later, e.g. purge or rollback): say so
+        # a Memory method with no REST counterpart here: say so
         # instead of an AttributeError
         if name.startswith("_"):
             raise AttributeError(name)
