@@ -67,7 +67,7 @@ class ModelReranker(Reranker):
 
     def _model(self) -> Any:
         if self._llm is None:
-            self._llm = make_chat_model(self.spec, self._settings)
+            self._llm = make_chat_model(self.spec, self._settings, role="rerank")  # rerank caps and timeout
         return self._llm
 
     def scores(self, query: str, texts: Sequence[str]) -> list[float] | None:
