@@ -1,34 +1,34 @@
-"""Benchmark of the add graph: pipeline overhead, model calls and tokens per add.
+"""Add overhead through the public API (`Memory.add`): latency, model calls, tokens and SQL statements per add.
 
-    python -m memoryx.bench.bench_add                 # or: python bench/bench_add.py
+    python bench/bench_add.py                          # the issue's size: 10,000 existing memories
     python bench/bench_add.py --existing 10000 --adds 50 --graph both --embeddings both
 
-Setup: embedded defaults (SQLite system of record, Qdrant edge shard, FalkorDB for the graph runs), the
-SQLite checkpointer the Python API uses, one user who already has N memories (default 10,000; their vectors
-are random unit vectors and their texts synthetic, so the setup takes seconds, not the minutes MiniLM would).
-Each measured add is a two-fact message ("I live in CityK and I like foodK"), so most adds UPDATE the home
-and ADD a like. The chat model is the offline rule-based model (deterministic, ~1 ms: an instant fake
-model); its own time is measured and subtracted to give the pipeline overhead.
+Setup: `Memory` on the embedded defaults (SQLite system of record + its checkpointer, Qdrant edge shard,
+FalkorDB for "graph on"), one user who already has N memories (default 10,000), written through
+`Memory.add_many(infer=False)`. Each measured add is `Memory.add("I live in CityK and I like foodK",
+user_id=...)`: most adds UPDATE the home and ADD a like. The chat model is the offline rule-based model
+(deterministic, ~1 ms: an instant fake model); its own time is measured inside the model and subtracted to
+give the overhead (everything but model latency: embeddings, stores, graph, checkpoints).
 
 Embeddings: "minilm" = the real local all-MiniLM-L6-v2 (CPU); "instant" = a hashed bag-of-words embedding
 (<0.1 ms) to isolate the pipeline from the embedding model. Both are reported.
 
-Model calls and tokens are counted with a callback handler (tokens: the offline model's estimate, about 4
-characters or 1 CJK character per token, of the real prompts).
+SQL statements per add: every statement the SQL store's SQLAlchemy engines send (a `before_cursor_execute`
+listener), with the transactions (BEGIN) counted apart; the checkpointer's own SQLite connection is not SQLAlchemy and not counted.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import hashlib
 import math
 import os
-import random
+import shutil
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,10 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 # 20 ms MiniLM call take 200+ ms inside the graph. PASSIVE makes them sleep (see the report to the lead).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
+from sqlalchemy import event  # noqa: E402
+
+from memoryx.models.offline import OfflineChatModel  # noqa: E402
 
 
 class InstantEmbeddings(Embeddings):
@@ -65,100 +67,80 @@ class InstantEmbeddings(Embeddings):
         return self._one(text)
 
 
-class Counter(BaseCallbackHandler):
-    def __init__(self):
-        self.calls = 0
-        self.tokens = 0
-        self.model_ms = 0.0
-        self._starts: dict[Any, float] = {}
+class TimedOffline(OfflineChatModel):
+    """The offline model, counting its calls, tokens and own time (thread-safe enough: adds run one by one)."""
 
-    def on_chat_model_start(self, serialized, messages, *, run_id, **kwargs):
-        self.calls += 1
-        self._starts[run_id] = time.perf_counter()
+    def model_post_init(self, __context: Any) -> None:
+        self.reset()
 
-    def on_llm_end(self, response, *, run_id, **kwargs):
-        start = self._starts.pop(run_id, None)
-        if start is not None:
-            self.model_ms += (time.perf_counter() - start) * 1000.0
-        for gens in response.generations:
-            for g in gens:
-                usage = getattr(getattr(g, "message", None), "usage_metadata", None) or {}
-                self.tokens += int(usage.get("total_tokens") or 0)
+    def reset(self) -> None:
+        object.__setattr__(self, "stats", {"calls": 0, "tokens": 0, "ms": 0.0})
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        t = time.perf_counter()
+        out = super()._generate(messages, stop, run_manager, **kwargs)
+        self.stats["ms"] += (time.perf_counter() - t) * 1000.0
+        self.stats["calls"] += 1
+        self.stats["tokens"] += int((out.generations[0].message.usage_metadata or {}).get("total_tokens") or 0)
+        return out
 
 
-def _random_unit(rng: random.Random, dims: int) -> list[float]:
-    v = [rng.gauss(0, 1) for _ in range(dims)]
-    n = math.sqrt(sum(x * x for x in v))
-    return [x / n for x in v]
+class SQLCounter:
+    """Statements sent through the SQL store's engines, by first keyword (BEGIN: one per write transaction)."""
 
+    def __init__(self, engine):
+        self.by_kind: collections.Counter = collections.Counter()
+        event.listen(engine, "before_cursor_execute", self._on)
 
-def preload(services, user_id: str, n: int, seed: int = 7) -> float:
-    """N existing memories for the user (SQL rows + vector points), written in batches. Returns seconds."""
-    from memoryx.scope import Scope
-    from memoryx.stores.projections import memory_point
-
-    rng = random.Random(seed)
-    scope = Scope(user_id=user_id)
-    dims = services.vectors.dims
-    topics = ["hiking", "jazz", "tea", "chess", "painting", "cycling", "movies", "cooking", "poetry", "yoga"]
-    start = time.perf_counter()
-    batch: list[dict] = []
-    for i in range(n):
-        text = f"User noted item {i} about {topics[i % len(topics)]} and project{i % 397}"
-        row = services.sql.insert_memory(scope=scope, text=text, category="fact", importance=0.5, memory_type="fact")
-        batch.append(memory_point(row, _random_unit(rng, dims)))
-        if len(batch) == 500:
-            services.vectors.upsert_memories(batch)
-            batch = []
-    if batch:
-        services.vectors.upsert_memories(batch)
-    return time.perf_counter() - start
+    def _on(self, conn, cursor, statement, parameters, context, executemany):
+        self.by_kind[statement.lstrip().split(None, 1)[0].upper()] += 1
 
 
 def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmup: int = 3) -> dict:
-    from memoryx.checkpointing import close_checkpointer, make_checkpointer
-    from memoryx.context import Context
-    from memoryx.graphs.add import add_run_config, compile_add_graph
-    from memoryx.services import build_services
-    from memoryx.settings import Settings
+    from memoryx import Memory
 
     data = Path(tempfile.mkdtemp(prefix="memoryx-bench-"))
-    settings = Settings(data_dir=data, graph_backend="falkordb" if graph_on else "none", checkpointer="sqlite", llm="offline")
+    model = TimedOffline()
     emb = InstantEmbeddings() if embeddings == "instant" else None
-    services = build_services(settings, embeddings=emb)
-    saver = make_checkpointer(settings)
-    graph = compile_add_graph(saver)
     user = "bench-user"
-    load_s = preload(services, user, existing)
-    ctx = Context(services=services, graph_enabled=graph_on, review=False)
-    totals, overheads, calls, tokens, model_ms_all = [], [], [], [], []
+    topics = ["hiking", "jazz", "tea", "chess", "painting", "cycling", "movies", "cooking", "poetry", "yoga"]
+    totals, overheads, calls, tokens, model_ms_all, sql = [], [], [], [], [], []
+    kinds: collections.Counter = collections.Counter()
     try:
-        for i in range(warmup + adds):
-            counter = Counter()
-            trace_id = str(uuid.uuid4())
-            config = add_run_config(trace_id, user_id=user, services=services)
-            config["callbacks"] = [counter]
-            message = f"I live in City{i % 7} and I like food{i}."
-            t0 = time.perf_counter()
-            out = graph.invoke({"messages": message, "user_id": user, "trace_id": trace_id}, config, context=ctx)
-            total = (time.perf_counter() - t0) * 1000.0
-            assert out["result"]["results"], out
-            if i < warmup:
-                continue
-            totals.append(total)
-            overheads.append(total - counter.model_ms)
-            calls.append(counter.calls)
-            tokens.append(counter.tokens)
-            model_ms_all.append(counter.model_ms)
+        with Memory(data_dir=data, graph_backend="falkordb" if graph_on else "none", llm=model, embeddings=emb) as m:
+            t = time.perf_counter()
+            m.add_many([{"messages": f"User noted item {i} about {topics[i % 10]} and project{i % 397}", "user_id": user}
+                        for i in range(existing)], infer=False)
+            load_s = time.perf_counter() - t
+            counter = SQLCounter(m.services.sql.engine)
+            for i in range(warmup + adds):
+                model.reset()
+                before = collections.Counter(counter.by_kind)
+                t0 = time.perf_counter()
+                out = m.add(f"I live in City{i % 7} and I like food{i}.", user_id=user)
+                total = (time.perf_counter() - t0) * 1000.0
+                assert out["results"], out
+                if i < warmup:
+                    continue
+                delta = counter.by_kind - before
+                kinds.update(delta)
+                sql.append(sum(delta.values()))
+                totals.append(total)
+                overheads.append(total - model.stats["ms"])
+                calls.append(model.stats["calls"])
+                tokens.append(model.stats["tokens"])
+                model_ms_all.append(model.stats["ms"])
     finally:
-        close_checkpointer(saver)
-        services.close()
+        shutil.rmtree(data, ignore_errors=True)
     q = statistics.quantiles(totals, n=10) if len(totals) >= 10 else [max(totals)] * 9
     return {
         "graph": "on" if graph_on else "off", "embeddings": embeddings, "existing": existing, "adds": adds,
         "preload_s": round(load_s, 1), "median_ms": round(statistics.median(totals), 1), "p90_ms": round(q[8], 1),
         "overhead_median_ms": round(statistics.median(overheads), 1), "model_ms_median": round(statistics.median(model_ms_all), 1),
         "calls_per_add": round(statistics.mean(calls), 2), "max_calls": max(calls), "tokens_per_add": round(statistics.mean(tokens)),
+        "sql_per_add": round(statistics.mean(sql) - kinds["BEGIN"] / len(sql), 1),
+        "transactions_per_add": round(kinds["BEGIN"] / len(sql), 1),
+        "sql_kinds_per_add": {k: round(v / len(sql), 1) for k, v in kinds.most_common()},
     }
 
 
@@ -169,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--graph", choices=["off", "on", "both"], default="both")
     p.add_argument("--embeddings", choices=["instant", "minilm", "both"], default="both")
     args = p.parse_args(argv)
+    print("parameters: " + str(vars(args)), flush=True)
     graphs = {"off": [False], "on": [True], "both": [False, True]}[args.graph]
     embs = {"instant": ["instant"], "minilm": ["minilm"], "both": ["instant", "minilm"]}[args.embeddings]
     rows = []
@@ -177,11 +160,13 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(run_case(existing=args.existing, adds=args.adds, graph_on=g, embeddings=e))
             print(rows[-1], file=sys.stderr)
     cols = ["graph", "embeddings", "existing", "adds", "median_ms", "p90_ms", "overhead_median_ms", "model_ms_median",
-            "calls_per_add", "max_calls", "tokens_per_add", "preload_s"]
+            "calls_per_add", "max_calls", "tokens_per_add", "sql_per_add", "transactions_per_add", "preload_s"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in rows:
         print("| " + " | ".join(str(r[c]) for c in cols) + " |")
+    for r in rows:
+        print(f"SQL statements per add, graph {r['graph']}, {r['embeddings']}: {r['sql_kinds_per_add']}")
     return 0
 
 
