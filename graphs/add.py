@@ -1,12 +1,15 @@
 """The add graph: conversation -> reconciled memories and knowledge graph.
 
-    validate_input ─┬─ (empty) ───────────────────────────────────────────────────────────────┐
-                    ├─ (infer=False) store_raw ────────────────────────────────────────────────┤
-                    └─ extract_facts ─(no facts)──────────────────────────────────────────────┤
+    validate_input ─┬─ (empty) ─────────────────────────────────────────────────────────────────────┐
+                    ├─ (infer=False) store_raw ─────────────────────────────────────┐                │
+                    └─ extract_facts ─(no facts)────────────────────────────────────┼────────────────┤
                           └─ retrieve_similar ─ judge ─[review]─ execute_ops ─┬─ (stale) ↺ retrieve_similar
-                                                                              ├─ extract_relations ─ link_entities
-                                                                              │    ─ resolve_graph_conflicts ─┤
-                                                                              └───────────────────────────────┴─ finalize
+                                                                              └─ update_profile  │                │
+                                                                                   ─ build_episodes ┬─────────────┤
+                                                 (graph) extract_relations ─ link_entities ─ resolve_graph_conflicts ┴─ finalize
+
+update_profile and build_episodes (issue 13) keep the user/group profiles and write the episode memories
+(MEMORYX_PROFILES, MEMORYX_EPISODES; each returns at once when off).
 
 `builder` is exported (tests, embedding) and `graph` is compiled without persistence (for `langgraph dev`,
 which brings its own checkpointer). The Python API compiles with `compile_add_graph(make_checkpointer())`;
@@ -34,6 +37,8 @@ from memoryx.nodes.judge import judge
 from memoryx.nodes.retrieve_similar import retrieve_similar
 from memoryx.nodes.review import review
 from memoryx.nodes.store_raw import store_raw
+from memoryx.nodes.episodes import build_episodes  # issue 13
+from memoryx.nodes.update_profile import update_profile  # issue 13
 from memoryx.nodes.validate_input import validate_input
 from memoryx.state import AddInput, AddOutput, AddState
 
@@ -45,8 +50,10 @@ def finalize(state: AddState) -> dict:
     changes = state.get("graph_changes") or {}
     relations = {"added_entities": list(changes.get("added_entities") or []),
                  "deleted_entities": list(changes.get("deleted_entities") or [])}
-    return {"result": {"results": list(state.get("executed") or []), "relations": relations,
-                       "trace_id": state.get("trace_id")}}
+    result = {"results": list(state.get("executed") or []), "relations": relations, "trace_id": state.get("trace_id")}
+    if state.get("episodes"):  # issue 13: the episode memories of the run (MEMORYX_EPISODES)
+        result["episodes"] = list(state["episodes"])
+    return {"result": result}
 
 
 # ------------------------------------------------------------------------------------------------ routing
@@ -68,10 +75,15 @@ def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["revie
     return "review" if context_of(runtime).review and state.get("operations") else "execute_ops"
 
 
-def route_executed(state: AddState, runtime: Runtime[Context]) -> Literal["retrieve_similar", "extract_relations", "finalize"]:
+def route_executed(state: AddState) -> Literal["retrieve_similar", "update_profile"]:
     if state.get("stale"):
         return "retrieve_similar"  # a concurrent add changed the similar memories: judge again
-    if graph_active(runtime) and state.get("executed"):
+    return "update_profile"
+
+
+def route_episodes(state: AddState, runtime: Runtime[Context]) -> Literal["extract_relations", "finalize"]:
+    """After the profile and episode steps (issue 13): the graph half of an inferred add."""
+    if state.get("infer") is not False and graph_active(runtime) and state.get("executed"):
         return "extract_relations"
     return "finalize"
 
@@ -94,11 +106,15 @@ builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar",
 builder.add_edge("retrieve_similar", "judge")
 builder.add_conditional_edges("judge", route_judgment, ["review", "execute_ops"])
 builder.add_edge("review", "execute_ops")
-builder.add_edge("store_raw", "finalize")
+builder.add_edge("store_raw", "build_episodes")
 builder.add_node("extract_relations", extract_relations)
 builder.add_node("link_entities", link_entities)
 builder.add_node("resolve_graph_conflicts", resolve_graph_conflicts)
-builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "extract_relations", "finalize"])
+builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "update_profile"])
+builder.add_node("update_profile", update_profile)
+builder.add_node("build_episodes", build_episodes)
+builder.add_edge("update_profile", "build_episodes")
+builder.add_conditional_edges("build_episodes", route_episodes, ["extract_relations", "finalize"])
 builder.add_edge("extract_relations", "link_entities")
 builder.add_edge("link_entities", "resolve_graph_conflicts")
 builder.add_edge("resolve_graph_conflicts", "finalize")

@@ -1,0 +1,37 @@
+"""`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (issue 13, memoryx.profiles).
+
+Tenancy: a key sees the profile of a user it may touch (Principal.can); another user's profile answers 404 like
+a missing one. A group profile names several users, so only an admin key reads it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fastapi import APIRouter, Depends, Query
+
+from memoryx.errors import NotFoundError
+from memoryx.server.auth import KeyRing, Principal
+
+
+def profile_router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
+    router = APIRouter(tags=["profiles"])
+    auth = Depends(keys)
+
+    @router.get("/v1/profiles/{user_id}", summary="The user's profile")
+    def user_profile(user_id: str, include_history: bool = Query(False, description="Also the values that ended (an old home, a retracted like)."),
+                     principal: Principal = auth):
+        """Name, aliases, home, work, relationships, preferences, dislikes and goals, each value with the
+        memory ids it came from and when it changed."""
+        if not principal.can(user_id):
+            raise NotFoundError(f"No profile for user_id {user_id!r} under this key.")
+        return mem().get_profile(user_id=user_id, include_history=include_history)
+
+    @router.get("/v1/groups/{group_id}/profile", summary="A group's profile (admin keys)")
+    def group_profile(group_id: str, include_history: bool = Query(False), principal: Principal = auth):
+        """Members (and, when known, roles and recurring topics) of a group chat."""
+        if not principal.admin:
+            raise NotFoundError(f"No profile for group_id {group_id!r} under this key.")
+        return mem().get_profile(group_id=group_id, include_history=include_history)
+
+    return router
