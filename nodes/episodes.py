@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
-from memoryx.episodes import (MemUnit, cut_points, cut_units, episode_text, offline_narratives, parse_transcript,
+from memoryx.episodes import (MAX_NARRATIVE_CHARS, MemUnit, cut_points, cut_units, episode_text, offline_narratives, parse_transcript,
                               unit_transcript, units_from_cuts)
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
@@ -105,6 +105,9 @@ def build_episodes(state: AddState, runtime: Runtime[Context]) -> dict:
         title, narratives = _narratives(services, state, unit)
         calls += 1
         text = episode_text(narratives, unit.start, unit.end, title)
+        if not text:  # a model answer of blank narratives: the deterministic summary stands in
+            narratives = offline_narratives(parse_transcript(unit_transcript(unit)))
+            text = episode_text(narratives, unit.start, unit.end, title) or unit_transcript(unit)[:MAX_NARRATIVE_CHARS]
         meta = {**dict(state.get("metadata") or {}), "episode": True, "participants": unit.participants,
                 "start": unit.start, "end": unit.end, "narratives": narratives, "title": title,
                 "fact_ids": fact_ids[i], "messages": len(unit.messages)}

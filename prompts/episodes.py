@@ -27,7 +27,7 @@ RETRY_EPISODE_PROMPT = ('Your answer could not be used: {error}. Answer again wi
 
 class EpisodeAnswer(BaseModel):
     title: str | None = None
-    narratives: dict[str, str] = Field(default_factory=dict)
+    narratives: dict[str, str]  # required: an answer without narratives is retried
 
     @field_validator("title", mode="before")
     @classmethod
