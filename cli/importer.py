@@ -1,4 +1,5 @@
-"""`memoryx import`: a JSON message list or a LoCoMo file, added through `Memory.add_many` (batched with --no-infer)."""
+"""`memoryx import`: a JSON message list or a LoCoMo file, added through `Memory.add_many` (batched with
+--no-infer); or a MemoryX export (`memoryx export`) or a mem0 export, read back with ids and history kept."""
 
 from __future__ import annotations
 
@@ -39,11 +40,40 @@ def _locomo_jobs(args, data: Any) -> list[tuple[dict, str, Any]]:
     return jobs
 
 
+def _is_memoryx_export(path: Path) -> bool:
+    from memoryx.export_import import FORMAT
+
+    with path.open(encoding="utf-8", errors="replace") as f:
+        return f'"type": "{FORMAT}"' in f.readline()
+
+
+def _is_mem0_export(data: Any) -> bool:
+    items = data.get("results") or data.get("memories") if isinstance(data, dict) else data
+    return isinstance(items, list) and bool(items) and all(isinstance(i, dict) and "memory" in i for i in items)
+
+
+def _import_export(args, m, fmt: str) -> int:
+    scope = {k: v for k, v in scope_kwargs(args).items() if v}
+    counts = m.import_memories(args.file, **scope)
+    if args.json:
+        print_json({"format": fmt, **counts})
+    else:
+        print(f"Imported from {args.file} ({fmt}): " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    return EXIT_OK
+
+
 def cmd_import(args, m) -> int:
     from memoryx import locomo
 
-    data = load_json(Path(args.file))
+    path = Path(args.file)
+    if not path.exists():
+        raise UsageError(f"File not found: {path}")
     fmt = args.format
+    if fmt == "memoryx" or (fmt == "auto" and _is_memoryx_export(path)):
+        return _import_export(args, m, "memoryx")
+    data = load_json(path)
+    if fmt == "mem0" or (fmt == "auto" and not locomo.is_locomo(data) and _is_mem0_export(data)):
+        return _import_export(args, m, "mem0")
     if fmt == "auto":
         fmt = "locomo" if locomo.is_locomo(data) else "messages"
     jobs = _message_jobs(args) if fmt == "messages" else _locomo_jobs(args, data)  # (scope, label, messages)

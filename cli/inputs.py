@@ -14,13 +14,17 @@ class UsageError(Exception):
 
 
 def scope_kwargs(args) -> dict:
-    return {"user_id": args.user_id, "agent_id": args.agent_id, "run_id": args.run_id}
+    kw = {"user_id": args.user_id, "agent_id": args.agent_id, "run_id": args.run_id}
+    if getattr(args, "group_id", None):  # group chats (issue 13); only when given: not every command takes it
+        kw["group_id"] = args.group_id
+    return kw
 
 
 def require_scope(args, what: str) -> dict:
     kw = scope_kwargs(args)
     if not any(kw.values()):
-        raise UsageError(f"{what} needs a scope: pass --user-id (or --agent-id / --run-id), e.g. --user-id alice.")
+        raise UsageError(f"{what} needs a scope: pass --user-id (or --agent-id / --run-id / --group-id), "
+                         "e.g. --user-id alice.")
     return kw
 
 
@@ -73,5 +77,5 @@ def precheck(args) -> None:
         if value is not None and value < 1:
             raise UsageError(f"--{name} must be a positive number, got {value}.")
     path = getattr(args, "file", None)
-    if path and not Path(path).exists():
+    if path and command != "export" and not Path(path).exists():  # export writes its file
         raise UsageError(f"File not found: {path}")

@@ -19,10 +19,14 @@ from memoryx.cli.commands import (
     cmd_update,
 )
 from memoryx.cli.demo import cmd_demo
+from memoryx.cli.export import cmd_export
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
 from memoryx.cli.mcp import cmd_mcp
+from memoryx.cli.consolidate import cmd_consolidate, cmd_restore
 from memoryx.cli.purge import cmd_purge
+from memoryx.cli.profile import cmd_profile  # issue 13
+from memoryx.cli.rollback import cmd_rollback
 from memoryx.cli.serve import cmd_serve
 
 
@@ -39,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--user-id", help="scope: the user the memories belong to")
     g.add_argument("--agent-id", help="scope: the agent")
     g.add_argument("--run-id", help="scope: the run / session")
+    g.add_argument("--group-id", help="scope: a group chat (its participants' memories; with --user-id one "
+                                      "participant's)")
     g.add_argument("--json", action="store_true", help="print JSON for scripts instead of tables")
     g.add_argument("--data-dir", help="data directory of the embedded stores (default: MEMORYX_DATA_DIR or .memoryx)")
     g.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug logs")
@@ -106,14 +112,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd("reindex", cmd_reindex, "rebuild the vector and graph projections from SQL (optionally one scope)")
 
-    p = cmd("import", cmd_import, "import a conversation file (JSON messages or LoCoMo)")
+    p = cmd("import", cmd_import, "import a conversation file (JSON messages or LoCoMo), or an export "
+                                  "(`memoryx export` JSONL, or a mem0 export)")
     p.add_argument("file")
-    p.add_argument("--format", choices=["auto", "messages", "locomo"], default="auto")
+    p.add_argument("--format", choices=["auto", "messages", "locomo", "memoryx", "mem0"], default="auto")
     p.add_argument("--batch", type=int, default=2, help="messages per add() for a message list (default 2)")
     p.add_argument("--limit", type=int, help="LoCoMo: import only the first N conversations")
     p.add_argument("--sessions", type=int, help="LoCoMo: import only the first N sessions of each conversation")
     p.add_argument("--no-infer", action="store_true", help="store messages verbatim")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    p = cmd("export", cmd_export, "write a scope's memories (with history) and graph as JSONL, for `memoryx import`")
+    p.add_argument("file")
 
     p = cmd("serve", cmd_serve, "run the HTTP server (REST /v1, LangServe /graphs, /healthz, /metrics)")
     p.add_argument("--host", default="127.0.0.1")
@@ -134,6 +144,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.add_argument("--no-compact", action="store_true", help="skip rewriting the stores' files (faster; deleted "
                                                             "bytes may stay on disk until the stores rewrite them)")
+
+    p = cmd("rollback", cmd_rollback, "undo every operation of one run (its trace id): old texts back, deleted "
+                                      "memories back, added ones removed, relations restored")
+    p.add_argument("trace_id", help="the run's trace id (memoryx judgments list)")
+    p.add_argument("--force", action="store_true", help="also roll back later runs that changed the same memories")
+
+    p = cmd("consolidate", cmd_consolidate, "merge duplicates, summarise clusters and archive faded memories of a scope")
+    p.add_argument("--now", help="read the forgetting curve at this ISO time (default: now)")
+    p.add_argument("--dry-run", action="store_true", help="decide and report, write nothing")
+    p = cmd("restore", cmd_restore, "bring an archived or merged memory back")
+    p.add_argument("memory_id")
+
+    p = cmd("profile", cmd_profile, "show a user's profile: name, home, work, relationships, likes, goals (issue 13)")
+    p.add_argument("--history", action="store_true", help="also the values that ended (an old home, a retracted like)")
 
     p = cmd("reset", cmd_reset, "delete everything (all users)")
     p.add_argument("--yes", action="store_true")

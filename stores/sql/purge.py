@@ -19,7 +19,9 @@ from memoryx.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
+    FeedbackRow,
     HistoryRow,
+    MemoryLinkRow,
     JudgmentRow,
     MemoryRow,
     OutboxRow,
@@ -70,8 +72,12 @@ class ScopePurge(SQLStoreBase):
             for chunk in id_chunks(rel_ids):  # before entities: relations reference them
                 counts["relations"] += s.execute(sa.delete(RelationRow).where(RelationRow.id.in_(chunk))).rowcount or 0
             counts["entities"] = s.execute(sa.delete(EntityRow).where(*scope_where(EntityRow, scope))).rowcount or 0
+            counts["memory_links"] = s.execute(sa.delete(MemoryLinkRow).where(  # issue 13: agents' links
+                *scope_where(MemoryLinkRow, scope))).rowcount or 0
             for chunk in id_chunks(mem_ids):  # before memories: history references them
                 counts["history"] += s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk))).rowcount or 0
+            counts["feedback"] = s.execute(sa.delete(FeedbackRow).where(  # its reasons may quote the memory
+                *scope_where(FeedbackRow, scope))).rowcount or 0
             counts["memories"] = s.execute(sa.delete(MemoryRow).where(*scope_where(MemoryRow, scope))).rowcount or 0
             counts["judgments"] = s.execute(sa.delete(JudgmentRow).where(*scope_where(JudgmentRow, scope))).rowcount or 0
             counts["raw_inputs"] = s.execute(sa.delete(RawInputRow).where(*scope_where(RawInputRow, scope))).rowcount or 0
