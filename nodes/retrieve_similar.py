@@ -21,7 +21,8 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.filters import parse_filters
+from memoryx.filters import And, parse_filters
+from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import (
     change_marker,
     elapsed_ms,
@@ -58,7 +59,9 @@ def _candidate_filter(scope, owner: str, agent_apart: bool):
         conds.append({"user_id": None})
     if agent_apart:
         conds.append({"metadata.owner": "agent"} if owner == "agent" else {"metadata.owner": {"ne": "agent"}})
-    return parse_filters({"AND": conds}) if conds else None
+    # merged and archived memories are not live facts: the judge must not update or delete them
+    hidden = visible_filter(include_archived=False)
+    return And((parse_filters({"AND": conds}), hidden)) if conds else hidden
 
 
 def _admissible(record: dict, scope, owner: str, agent_apart: bool) -> bool:

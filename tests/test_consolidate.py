@@ -185,3 +185,15 @@ def test_report_counts_and_second_pass_is_quiet(tmp_path):
         assert first["entities_merged"] is None and first["links_found"] is None
         second = m.consolidate(user_id="alice", now=T0 + timedelta(days=200))
         assert (second["staged_seen"], second["merged"], second["archived"], second["model_calls"]) == (0, 0, 0, 0)
+
+
+def test_archived_memories_leave_lists_and_the_judges_candidates(tmp_path):
+    with make_memory(tmp_path) as m:
+        old = put(m, "User lives in Berlin", days=0, memory_type="episodic", importance=0.1)
+        m.consolidate(user_id="alice", now=T0 + timedelta(days=400))
+        assert status(m, old) == "archived"
+        assert old not in [r["id"] for r in m.get_all(user_id="alice")["results"]]
+        assert old in [r["id"] for r in m.get_all(user_id="alice", include_archived=True)["results"]]
+        # the offline judge would UPDATE a live "lives in Berlin"; an archived one is not a candidate
+        added = m.add("I moved to Munich", user_id="alice")["results"]
+        assert [r["event"] for r in added] == ["ADD"] and m.get(old)["memory"] == "User lives in Berlin"
