@@ -24,8 +24,9 @@ _ERRORS: dict[int, type[MemoryXError]] = {400: ScopeError, 404: NotFoundError, 4
                                           422: InvalidInputError, 503: StoreUnavailableError}
 
 
-def _scope(user_id=None, agent_id=None, run_id=None) -> dict:
-    return {k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v is not None}
+def _scope(user_id=None, agent_id=None, run_id=None, group_id=None) -> dict:
+    return {k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id),
+                              ("group_id", group_id)) if v is not None}
 
 
 class RemoteMemory:
@@ -59,8 +60,10 @@ class RemoteMemory:
 
     # --- memories -----------------------------------------------------------------------------------------
 
-    def add(self, messages, *, user_id=None, agent_id=None, run_id=None, metadata=None, infer=True) -> dict:
-        body = {"messages": messages, **_scope(user_id, agent_id, run_id), "metadata": metadata, "infer": infer}
+    def add(self, messages, *, user_id=None, agent_id=None, run_id=None, metadata=None, infer=True,
+            group_id=None) -> dict:
+        body = {"messages": messages, **_scope(user_id, agent_id, run_id, group_id), "metadata": metadata,
+                "infer": infer}
         return self._call("POST", "/v1/memories", json=body)
 
     def add_many(self, items, *, infer=True, progress=None) -> list[dict]:
@@ -73,20 +76,23 @@ class RemoteMemory:
                 progress(len(chunk))
         return results
 
-    def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=10, filters=None, threshold=None) -> dict:
-        body = {"query": query, **_scope(user_id, agent_id, run_id), "limit": limit, "filters": filters,
+    def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=10, filters=None, threshold=None,
+               group_id=None, speaker=None) -> dict:
+        body = {"query": query, **_scope(user_id, agent_id, run_id, group_id), "limit": limit, "filters": filters,
+                **({"speaker": speaker} if speaker else {}),
                 "threshold": threshold}
         return self._call("POST", "/v1/memories/search", json=body)
 
-    def get_context(self, query, *, user_id=None, agent_id=None, run_id=None, max_tokens=1000, limit=20) -> dict:
-        body = {"query": query, **_scope(user_id, agent_id, run_id), "max_tokens": max_tokens, "limit": limit}
+    def get_context(self, query, *, user_id=None, agent_id=None, run_id=None, max_tokens=1000, limit=20,
+                    group_id=None) -> dict:
+        body = {"query": query, **_scope(user_id, agent_id, run_id, group_id), "max_tokens": max_tokens, "limit": limit}
         return self._call("POST", "/v1/memories/context", json=body)
 
-    def get_all(self, *, user_id=None, agent_id=None, run_id=None, limit=100, filters=None) -> dict:
+    def get_all(self, *, user_id=None, agent_id=None, run_id=None, limit=100, filters=None, group_id=None) -> dict:
         if filters:
             raise InvalidInputError("`memoryx list --filters` is not available through MEMORYX_URL (the REST list "
                                     "has no filters); use `memoryx search --filters`, or unset MEMORYX_URL.")
-        return self._call("GET", "/v1/memories", params={**_scope(user_id, agent_id, run_id), "limit": limit})
+        return self._call("GET", "/v1/memories", params={**_scope(user_id, agent_id, run_id, group_id), "limit": limit})
 
     def get(self, memory_id: str) -> dict:
         return self._call("GET", f"/v1/memories/{memory_id}")
@@ -97,8 +103,15 @@ class RemoteMemory:
     def delete(self, memory_id: str) -> dict:
         return self._call("DELETE", f"/v1/memories/{memory_id}")
 
-    def delete_all(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
-        return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id))
+    def delete_all(self, *, user_id=None, agent_id=None, run_id=None, group_id=None) -> dict:
+        return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id, group_id))
+
+    def consolidate(self, *, user_id=None, agent_id=None, run_id=None, now=None, dry_run: bool = False) -> dict:
+        return self._call("POST", "/v1/consolidate", json={**_scope(user_id, agent_id, run_id), "now": now,
+                                                           "dry_run": dry_run})
+
+    def restore(self, memory_id: str) -> dict:
+        return self._call("POST", f"/v1/memories/{memory_id}/restore")
 
     def rollback(self, trace_id: str, force: bool = False) -> dict:
         return self._call("POST", f"/v1/judgments/{trace_id}/rollback", params={"force": str(force).lower()})
