@@ -26,6 +26,8 @@ _WORDISH = re.compile(r"\S+")
 HEADER = "## Memories about the user (most relevant first)"
 REL_HEADER = "## Known relations"
 EMPTY = "No stored memories are relevant to this request."
+PROFILE_HEADER = "## About the user"  # issue 13: profile and recent episodes before the memories
+EPISODES_HEADER = "## Recent conversations"
 
 
 def estimate_tokens(text: str) -> int:
@@ -47,6 +49,11 @@ def _date(value: Any) -> str:
     return s[:10] if re.match(r"\d{4}-\d{2}-\d{2}", s) else ""
 
 
+def _episode_line(episode: dict) -> str:
+    text = " ".join(str(episode.get("memory") or "").split())
+    return "- " + (text if text.startswith("[") else f"[{_date(episode.get('created_at'))}] {text}")
+
+
 def _clip(text: str, budget: int) -> str:
     """The longest prefix of `text` within `budget` tokens, with an ellipsis."""
     if estimate_tokens(text) <= budget:
@@ -62,12 +69,16 @@ def _clip(text: str, budget: int) -> str:
 
 
 def build_context(results: Any, relations: Iterable[dict] | None = None, max_tokens: int = 1000, *,
-                  header: str = HEADER) -> dict:
+                  header: str = HEADER, profile: list[str] | None = None, episodes: list[dict] | None = None) -> dict:
     """Format search results into a prompt block within `max_tokens`.
 
     `results` is the list of result dicts of `Memory.search`, or the whole search output
     ({"results": [...], "relations": [...]}). Returns {"context": str, "memories": [ids used],
     "relations": [relations used], "tokens": estimated tokens, "truncated": bool}.
+
+    `profile` (lines of memoryx.profiles.profile_lines) and `episodes` (episode memories, newest first) come
+    first (issue 13), each within a quarter of the budget; the memories fill the rest, without the episodes
+    already shown. "episodes" in the answer lists the episode ids used.
     """
     if isinstance(results, dict):
         if relations is None:
@@ -88,6 +99,27 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
 
     def fits(line: str) -> bool:
         return total + estimate_tokens(line) + 1 <= max_tokens  # +1 for the newline
+
+    used_episodes: list[str] = []
+    for title, items in ((PROFILE_HEADER, [(None, ln) for ln in profile or []]),
+                         (EPISODES_HEADER, [(e.get("id"), _episode_line(e)) for e in episodes or []])):
+        cap = total + max_tokens // 4
+        if not items or total + estimate_tokens(title) + 1 > cap:
+            continue
+        section = [title]
+        spent = estimate_tokens(title) + 1
+        for ident, line in items:
+            if total + spent + estimate_tokens(line) + 1 > cap:
+                truncated = True
+                break
+            section.append(line)
+            spent += estimate_tokens(line) + 1
+            if ident:
+                used_episodes.append(ident)
+        if len(section) > 1:
+            lines.extend(section)
+            total += spent
+    results = [r for r in results if r.get("id") not in used_episodes]
 
     if results and fits(header):
         lines.append(header)
@@ -137,7 +169,7 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
     if not lines:
         text = EMPTY if not results else ""
         return {"context": text, "memories": [], "relations": [], "tokens": estimate_tokens(text),
-                "truncated": truncated}
+                "truncated": truncated, "episodes": []}
     text = "\n".join(lines)
     return {"context": text, "memories": used_ids, "relations": used_rel, "tokens": estimate_tokens(text),
-            "truncated": truncated}
+            "truncated": truncated, "episodes": used_episodes}

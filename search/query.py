@@ -85,3 +85,29 @@ def rewrite_query(llm: Any, query: str) -> QueryRewrite:
     RetriesExhausted (memoryx.models.llm_io) when the model's answers cannot be read."""
     messages = [SystemMessage(content=REWRITE_QUERY_PROMPT), HumanMessage(content=query)]
     return call_with_retry(llm, messages, _read_rewrite, retry_prompt=RETRY_REWRITE_PROMPT).value
+
+
+# ---- the user's own names (issue 13) ---------------------------------------------------------------------
+# Facts about the user are stored as "User lives in X" / "用户住在X" / "ユーザーはXに住んでいる", and only the name
+# fact itself holds the user's name: asked "Where does Alice live?", the name fact would outrank the answer.
+# The user's profile names are therefore read as the user: replaced by the self word of the query's language.
+
+SELF_WORDS = {"en": "User", "zh": "用户", "ja": "ユーザー"}
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+def resolve_self_names(query: str, names: list[str]) -> tuple[str, list[str]]:
+    """(query with each of the user's own names replaced by User / 用户 / ユーザー, the names it contained)."""
+    lang = "ja" if _KANA.search(query) else "zh" if _CJK_RUN.search(query) else "en"
+    found: list[str] = []
+    out = query
+    for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+        if _CJK_RUN.fullmatch(name):
+            pattern = re.compile(re.escape(name))
+        else:  # a Latin name matches whole words only ("Al" is not in "Alice")
+            pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.I)
+        if pattern.search(out):
+            found.append(name)
+            word = SELF_WORDS["en"] if lang == "en" else SELF_WORDS[lang]
+            out = pattern.sub(word, out)
+    return out, found
