@@ -1,4 +1,9 @@
-"""Memory tools for agent-managed memory: add, search, update and forget, as LangChain tools.
+"""Memory tools for agent-managed memory, as LangChain tools: add, search, update and forget (free text), and
+the structured set of seed 002 (`make_memory_tools(..., structured=True)`, on by default):
+create_memory(subject, memory_type, topic, object, attributes, importance), link_memories(a, b, relation),
+update_importance(memory_id, importance) and search_memories(query, memory_types, time_range, max_results,
+expand_depth). Relative times in attributes ("昨天", "last week") get their absolute date (memoryx.timeparse)
+and become the memory's valid_at.
 
 The scope (user_id / agent_id / run_id) is never chosen by the model:
 
@@ -24,6 +29,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from memoryx.errors import MemoryXError, NotFoundError, ScopeError
+from memoryx.agent_tools import structured_tools
 from memoryx.scope import Scope
 
 __all__ = ["make_memory_tools"]
@@ -36,10 +42,12 @@ def _fmt(memories: list[dict]) -> str:
 
 
 def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str | None = None,
-                      run_id: str | None = None, search_limit: int = 5, infer: bool = True) -> list[BaseTool]:
+                      run_id: str | None = None, search_limit: int = 5, infer: bool = True,
+                      group_id: str | None = None, structured: bool = True) -> list[BaseTool]:
     """add_memory, search_memory, update_memory and forget_memory bound to `memory` (a `Memory` or
-    `AsyncMemory`) and to a scope (see the module docstring)."""
-    bound = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    `AsyncMemory`) and to a scope (see the module docstring); with `structured`, also create_memory,
+    link_memories, update_importance and search_memories (memoryx.agent_tools)."""
+    bound = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "group_id": group_id}
     if any(bound.values()):
         Scope(**bound)  # validate now, not at the first tool call
     is_async = inspect.iscoroutinefunction(memory.add)  # AsyncMemory
@@ -50,7 +58,7 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
         configurable = (config or {}).get("configurable") or {}
         # "run_id" in configurable is the LangGraph server's own run id: ours is "memoryx_run_id"
         scope = {"user_id": configurable.get("user_id"), "agent_id": configurable.get("agent_id"),
-                 "run_id": configurable.get("memoryx_run_id")}
+                 "run_id": configurable.get("memoryx_run_id"), "group_id": configurable.get("group_id")}
         if not any(scope.values()):
             raise ScopeError("Memory tools need a scope: bind it with make_memory_tools(memory, user_id=...) "
                              "or pass config={'configurable': {'user_id': ...}}.")
@@ -137,6 +145,8 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
             tool = StructuredTool.from_function(func=sync_fn, name=sync_fn.__name__,
                                                 description=sync_fn.__doc__.strip())
         tools.append(tool)
+    if structured:
+        tools.extend(structured_tools(memory, scope_of, is_async=is_async, search_limit=search_limit))
     return tools
 
 

@@ -1,7 +1,9 @@
 """Dates and periods named in a query or a memory, without a model.
 
 * `time_window(query)`: the period a query is about, as [start, end) epoch seconds ("on 9 May 2023",
-  "in July 2023", "2023年5月", "last week", "昨天", "先週"), or None.
+  "in July 2023", "2023年5月", "in May", "5月", "last week", "last summer", "昨天", "上个月", "去年", "先月"), or
+  None. Relative periods are read by the same core as the dates in facts (memoryx.timeparse).
+* `checked_time_range(value)`: a caller's range ((start, end), {"start", "end"} or a period in words).
 * `asks_when(query)`: the query asks for a time ("when ...", "什么时候", "いつ").
 * `states_time(text)`: a memory states a time (yesterday, last week, 2023, 昨天 ...): what a "when" question
   wants back.
@@ -12,6 +14,11 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from memoryx.errors import InvalidInputError
+from memoryx.filters import to_epoch
+from memoryx.timeparse import find_times
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
@@ -55,21 +62,28 @@ _BEFORE = re.compile(r"\b(before|prior to|until|by)\s*$|之前|以前|前に|ま
 _AFTER = re.compile(r"\b(after|since|following)\s*$|之后|以后|後に|以降", re.I)
 
 
-def _day(dt: datetime) -> datetime:
-    return datetime(dt.year, dt.month, dt.day, tzinfo=timezone.utc)
+_BARE_MONTH = re.compile(rf"\b(?:in|during|since|of|last)\s+({_MONTH_NAMES})\b(?!\s+\d)", re.I)
+_CJK_MONTH = re.compile(r"(?<![\d年])([1-9]|1[0-2]|[一二三四五六七八九十]|十[一二])\s*月(?!\s*\d)")
+_CN_MONTHS = {c: i for i, c in enumerate("一二三四五六七八九十", 1)} | {"十一": 11, "十二": 12}
 
 
-_RELATIVE = [
-    (re.compile(r"\byesterday\b|昨天|昨日", re.I), lambda now: (_day(now) - timedelta(days=1), _day(now))),
-    (re.compile(r"\btoday\b|今天|今日", re.I), lambda now: (_day(now), _day(now) + timedelta(days=1))),
-    (re.compile(r"\b(last|past) week\b|上周|上星期|先週", re.I),
-     lambda now: (_day(now) - timedelta(days=14), _day(now) + timedelta(days=1))),
-    (re.compile(r"\bthis week\b|这周|本周|今週", re.I), lambda now: (_day(now) - timedelta(days=7), _day(now) + timedelta(days=1))),
-    (re.compile(r"\b(last|past) month\b|上个月|上月|先月", re.I),
-     lambda now: (_day(now) - timedelta(days=62), _day(now) + timedelta(days=1))),
-    (re.compile(r"\b(last|past) year\b|去年|昨年", re.I),
-     lambda now: (datetime(now.year - 1, 1, 1, tzinfo=timezone.utc), datetime(now.year, 1, 15, tzinfo=timezone.utc))),
-]
+def _latest_month(month: int, now: datetime) -> tuple[datetime, datetime]:
+    """"in May" without a year: the latest May that has begun."""
+    return month_window(now.year if now.month >= month else now.year - 1, month)
+
+
+def _relative_window(query: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """A relative period (yesterday, last week, 上个月, 先月, 三天前, last summer ...) read by memoryx.timeparse:
+    a named day is that day; longer periods are widened by a day before and after (timezones, week starts),
+    by a week after for a month or longer (events are often told a few days after)."""
+    refs = find_times(query, now)
+    if not refs:
+        return None
+    ref = refs[0]
+    if ref.granularity == "day":
+        return ref.start, ref.end
+    after = timedelta(days=7) if ref.granularity in ("month", "season", "year") else timedelta(days=1)
+    return ref.start - timedelta(days=1), ref.end + after
 
 
 def _safe_date(y: int, m: int, d: int) -> datetime | None:
@@ -137,7 +151,44 @@ def time_window(query: str, now: datetime | None = None) -> tuple[float, float] 
     if m:
         y = int(m.group(1) or m.group(2))
         return pack((datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 15, tzinfo=timezone.utc)))
-    for rx, window in _RELATIVE:
-        if rx.search(query):
-            return pack(window(now))
+    relative = _relative_window(query, now)
+    if relative is not None:
+        return pack(relative)
+    m = _BARE_MONTH.search(query)
+    if m and not (m.group(1).lower() == "may" and not m.group(0).lower().startswith(("in", "during", "since"))):
+        return pack(_latest_month(MONTHS[m.group(1).lower()], now))
+    m = _CJK_MONTH.search(query)
+    if m:
+        token = m.group(1)
+        return pack(_latest_month(int(token) if token.isdigit() else _CN_MONTHS[token], now))
     return None
+
+
+_OPEN_START, _OPEN_END = -1e11, 1e11  # an open end of a caller's range (years -1200 .. 5100): finite for JSON
+
+
+def checked_time_range(value: Any, now: datetime | None = None) -> tuple[float, float] | None:
+    """A caller's time range as [start, end) epoch seconds, or None.
+
+    Accepted: `(start, end)` / `[start, end]` / `{"start": ..., "end": ...}` with ISO-8601 strings, datetimes
+    or epoch seconds, either end None (open); or a period in words read like a query's ("last summer",
+    "2023年5月", "上个月", "先月"). InvalidInputError says what is wrong."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        window = time_window(value, now)
+        if window is None:
+            raise InvalidInputError(f"time_range {value!r} names no period this parser reads; pass (start, end) "
+                                    f"as ISO-8601 times instead, e.g. ('2023-05-01', '2023-06-01').")
+        return window
+    if isinstance(value, dict) and set(value) <= {"start", "end"}:
+        start, end = value.get("start"), value.get("end")
+    elif isinstance(value, (list, tuple)) and len(value) == 2:
+        start, end = value
+    else:
+        raise InvalidInputError(f"time_range must be (start, end), {{'start', 'end'}} or a period in words; got {value!r}")
+    lo = _OPEN_START if start is None else to_epoch(start, what="time_range start")
+    hi = _OPEN_END if end is None else to_epoch(end, what="time_range end")
+    if hi <= lo:
+        raise InvalidInputError(f"time_range end must come after its start; got {value!r}")
+    return lo, hi
