@@ -218,8 +218,8 @@ def mem0_memory(path: str, model: ScriptedChat):
     from mem0 import Memory as Mem0
 
     return Mem0.from_config({
-        "vector_store": {"provider": "qdrant", "config": {"path": os.path.join(path, "qdrant"), "on_disk": True,
-                                                          "collection_name": "bench", "embedding_model_dims": 384}},
+        # its defaults (local Qdrant, collection "mem0", vectors in memory) with the path in our temp dir
+        "vector_store": {"provider": "qdrant", "config": {"path": os.path.join(path, "qdrant"), "embedding_model_dims": 384}},
         "embedder": {"provider": "huggingface", "config": {"model": str(get_model_path()), "embedding_dims": 384,
                                                            "model_kwargs": {"device": "cpu"}}},
         "llm": {"provider": "langchain", "config": {"model": model}},
