@@ -164,3 +164,13 @@ def test_rest_search_takes_a_range_and_a_mode(mem):
     miss = client.post("/v1/memories/search", json={**body, "start": "2024-01-01"})
     assert miss.status_code == 200 and miss.json()["results"] == []
     assert client.post("/v1/memories/search", json={**body, "start": "2024-01-01", "end": "2023-01-01"}).status_code == 422
+
+
+def test_a_replayed_move_closes_the_old_home_at_the_message_time(mem):
+    mem.add([{"role": "user", "content": "I live in Berlin", "timestamp": "2021-03-01T10:00:00Z"}], user_id="max")
+    result = mem.add([{"role": "user", "content": "I moved to Shanghai", "timestamp": "2023-09-01T10:00:00Z"}],
+                     user_id="max")
+    [update] = [r for r in result["results"] if r["event"] == "UPDATE"]
+    assert mem.get(update["id"])["valid_at"].startswith("2023-09-01")
+    [closed] = [h for h in mem.history(update["id"]) if h["event"] == "UPDATE"]
+    assert closed["valid_at"].startswith("2021-03-01") and closed["invalid_at"].startswith("2023-09-01")
