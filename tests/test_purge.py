@@ -54,6 +54,7 @@ def test_purge_leaves_no_trace_on_disk(tmp_path):
         assert report["compacted"] == {"sql": True, "checkpoints": True, "vectors": True, "graph": True}
         assert m.get_all(user_id="alice")["results"] == [] and m.list_judgments(user_id="alice") == []
         assert m.search(marker, user_id="alice")["results"] == []
+        assert report["sql"]["profile_values"] >= 1  # "I work at <marker>corp" was alice's work
         assert "Paris" in m.search("where does bob live?", user_id="bob")["results"][0]["memory"]
     finally:
         m.close()

@@ -25,6 +25,7 @@ from memoryx.stores.sql.schema import (
     JudgmentRow,
     MemoryRow,
     OutboxRow,
+    ProfileValueRow,
     RawInputRow,
     RelationRow,
 )
@@ -78,10 +79,32 @@ class ScopePurge(SQLStoreBase):
                 counts["history"] += s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk))).rowcount or 0
             counts["feedback"] = s.execute(sa.delete(FeedbackRow).where(  # its reasons may quote the memory
                 *scope_where(FeedbackRow, scope))).rowcount or 0
+            counts["profile_values"] = self._purge_profile_values(s, scope, set(mem_ids))
             counts["memories"] = s.execute(sa.delete(MemoryRow).where(*scope_where(MemoryRow, scope))).rowcount or 0
             counts["judgments"] = s.execute(sa.delete(JudgmentRow).where(*scope_where(JudgmentRow, scope))).rowcount or 0
             counts["raw_inputs"] = s.execute(sa.delete(RawInputRow).where(*scope_where(RawInputRow, scope))).rowcount or 0
         return {"counts": counts, "memory_ids": mem_ids, "entity_ids": ent_ids, "relation_ids": sorted(rel_ids)}
+
+    @staticmethod
+    def _purge_profile_values(s, scope: Scope, purged_memory_ids: set[str]) -> int:
+        """The profile of a purged user (or group) goes whole; a narrower purge (alice with one agent) removes
+        the values read only from the purged memories (a value's text is a memory's words)."""
+        narrower = (scope.agent_id, scope.run_id)
+        if scope.user_id and not any(narrower) and not scope.group_id:
+            whole = [f"user:{scope.user_id}"]
+        elif scope.group_id and not scope.user_id and not any(narrower):
+            whole = [f"group:{scope.group_id}"]
+        else:
+            whole = []
+        removed = s.execute(sa.delete(ProfileValueRow).where(ProfileValueRow.subject.in_(whole))).rowcount or 0
+        partial = [subj for subj in (f"user:{scope.user_id}" if scope.user_id else None,
+                                     f"group:{scope.group_id}" if scope.group_id else None) if subj and subj not in whole]
+        if partial and purged_memory_ids:
+            for row in s.scalars(select(ProfileValueRow).where(ProfileValueRow.subject.in_(partial))):
+                if set(row.memory_ids or []) <= purged_memory_ids:
+                    s.delete(row)
+                    removed += 1
+        return removed
 
     def prune_raw_inputs(self, before: datetime) -> int:
         """Delete raw inputs created before `before`."""
