@@ -22,7 +22,8 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["TimeRef", "annotate", "base_time", "find_times", "leading_time", "mentions_time", "resolve"]
+__all__ = ["TimeRef", "annotate", "base_time", "find_times", "first_date", "leading_time", "mentions_time",
+           "resolve"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,16 @@ _EXPRESSIONS = re.compile(
     re.I,
 )
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def first_date(text: str) -> datetime | None:
+    """The first ISO day written in `text` ("moved on 2023-05-07"): a model that made the date absolute."""
+    for m in _ISO_DAY.finditer(text or ""):
+        try:
+            return datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=timezone.utc)
+        except ValueError:
+            continue
+    return None
 
 
 def find_times(text: str, base: Any = None) -> list[TimeRef]:

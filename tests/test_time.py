@@ -174,3 +174,15 @@ def test_a_replayed_move_closes_the_old_home_at_the_message_time(mem):
     assert mem.get(update["id"])["valid_at"].startswith("2023-09-01")
     [closed] = [h for h in mem.history(update["id"]) if h["event"] == "UPDATE"]
     assert closed["valid_at"].startswith("2021-03-01") and closed["invalid_at"].startswith("2023-09-01")
+
+
+def test_facts_the_model_dated_itself():
+    from memoryx.nodes.extract_facts import date_facts
+
+    turns = [{"role": "user", "content": "...", "timestamp": BASE}]
+    [fact] = date_facts([{"text": "User moved to Berlin on 2023-04-02", "category": "experience", "importance": 0.7,
+                          "memory_type": "episodic"}], turns)
+    assert fact["valid_at"].startswith("2023-04-02") and fact["text"] == "User moved to Berlin on 2023-04-02"
+    [fact] = date_facts([{"text": "User flew home yesterday (2023-05-07)", "category": "experience",
+                          "importance": 0.7, "memory_type": "episodic"}], turns)
+    assert fact["text"] == "User flew home yesterday (2023-05-07)" and fact["valid_at"].startswith("2023-05-07")
