@@ -110,6 +110,10 @@ class RemoteMemory:
         return self._call("POST", "/v1/consolidate", json={**_scope(user_id, agent_id, run_id), "now": now,
                                                            "dry_run": dry_run})
 
+    def get_profile(self, *, user_id=None, group_id=None, include_history: bool = False) -> dict:
+        path = f"/v1/groups/{group_id}/profile" if group_id and not user_id else f"/v1/profiles/{user_id}"
+        return self._call("GET", path, params={"include_history": str(include_history).lower()})
+
     def restore(self, memory_id: str) -> dict:
         return self._call("POST", f"/v1/memories/{memory_id}/restore")
 
