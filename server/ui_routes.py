@@ -4,7 +4,8 @@ The page itself is plain HTML/CSS/JS shipped in server/ui/ (no asset from the in
 every figure comes from the REST API with the `X-API-Key` the reviewer typed in, so tenancy is the API's,
 enforced by the same KeyRing as every other route. The routes here only add what the page needs and /v1
 lacks: who the key is, judgments filtered by event / verification / status / date, the runs waiting for
-review, the event mix per day, and a user's entities and relations.
+review, the event mix per day, a user's entities and relations, and which runs were rolled back (the page's
+"Roll back this run" button itself posts to /v1/judgments/{trace_id}/rollback).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route, Router
 
-from memoryx.errors import InvalidInputError, StoreUnavailableError
+from memoryx.errors import InvalidInputError, NotFoundError, StoreUnavailableError
 from memoryx.scope import Scope
 from memoryx.server.auth import KeyRing, Principal
 
@@ -79,6 +80,14 @@ def operations_of(judgment: dict) -> list[dict]:
     return [op for op in ops or [] if isinstance(op, dict)]
 
 
+def consolidation_counts(judgment: dict) -> dict[str, int]:
+    """Merges / summaries / archives of a consolidation record (parsed_operations is a dict of three lists)."""
+    ops = judgment.get("parsed_operations")
+    if judgment.get("operation_type") != "CONSOLIDATE" or not isinstance(ops, dict):
+        return {}
+    return {k: len(ops.get(k) or []) for k in ("merges", "summaries", "archives") if ops.get(k)}
+
+
 def event_counts(judgment: dict) -> dict[str, int]:
     counts = Counter(str(op.get("event", "")).upper() for op in operations_of(judgment))
     return {e: counts[e] for e in EVENTS if counts[e]}
@@ -95,7 +104,9 @@ def summary(judgment: dict) -> dict:
         **{k: judgment.get(k) for k in ("trace_id", "user_id", "agent_id", "run_id", "status", "model_name",
                                         "latency_ms", "created_at", "is_verified", "verification_result",
                                         "execution_success")},
+        "operation_type": judgment.get("operation_type") or "MEMORY_UPDATE",
         "events": event_counts(judgment),
+        "consolidation": consolidation_counts(judgment),
         "input_preview": text[:PREVIEW_CHARS] + ("…" if len(text) > PREVIEW_CHARS else ""),
     }
 
@@ -193,7 +204,21 @@ def _router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
             out.append(summary(row))
             if len(out) >= limit:
                 break
+        links = mem().services.sql.rollback_links([r["trace_id"] for r in out]) if out else {"rolled_back": {}}
+        for r in out:
+            r["rolled_back_by"] = links["rolled_back"].get(r["trace_id"])
         return {"results": out}
+
+    @router.get("/judgments/{trace_id}/rollback-links")
+    def rollback_links(trace_id: str, principal: Principal = auth):
+        """For the detail view: the rollback that undid this run (`rolled_back_by`) and, for a rollback
+        record, the run it undid (`rollback_of`); null when there is none."""
+        record = mem().judgments(trace_id)
+        if not principal.can_record(record):  # the same words as a missing one: never confirm other tenants' ids
+            raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with GET /v1/judgments.")
+        links = mem().services.sql.rollback_links([trace_id])
+        return {"trace_id": trace_id, "rolled_back_by": links["rolled_back"].get(trace_id),
+                "rollback_of": links["rollbacks"].get(trace_id)}
 
     @router.get("/reviews")
     def pending_reviews(user_id: str | None = Query(None, min_length=1), limit: int = Query(100, ge=1, le=500),
@@ -265,4 +290,4 @@ def _pages(sql: Any, scope: Scope | None, since: str | None) -> Iterator[dict]:
         offset += PAGE
 
 
-__all__ = ["register_ui", "operations_of", "event_counts", "summary", "matches", "UI_DIR"]
+__all__ = ["register_ui", "operations_of", "event_counts", "consolidation_counts", "summary", "matches", "UI_DIR"]

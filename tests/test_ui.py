@@ -9,6 +9,7 @@ import shutil
 import socket
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
@@ -16,8 +17,9 @@ import pytest
 import uvicorn
 
 from memoryx import Memory
+from memoryx.scope import Scope
 from memoryx.server.app import create_app
-from memoryx.server.ui_routes import matches, summary
+from memoryx.server.ui_routes import consolidation_counts, matches, summary
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
@@ -80,9 +82,9 @@ def page(browser):
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _shot(page, name: str) -> None:
+def _shot(page, name: str, full_page: bool = True) -> None:
     page.evaluate("(t => { t.style.transition = 'none'; t.classList.remove('show'); })(document.querySelector('#toast'))")
-    page.screenshot(path=str(SHOTS / name), full_page=True)
+    page.screenshot(path=str(SHOTS / name), full_page=full_page)
 
 
 def _sign_in(page, url: str, key: str) -> None:
@@ -105,6 +107,9 @@ def test_filters_match_on_events_verification_and_days():
     assert not matches(j, event=None, verified=None, status=None, since=None, until="2026-03-03")
     row = summary(j)
     assert row["events"] == {"ADD": 1, "NONE": 1} and len(row["input_preview"]) == 201
+    assert row["operation_type"] == "MEMORY_UPDATE" and row["consolidation"] == {}
+    passed = {"operation_type": "CONSOLIDATE", "parsed_operations": {"merges": [{}], "summaries": [], "archives": [{}, {}]}}
+    assert consolidation_counts(passed) == {"merges": 1, "archives": 2}
 
 
 # ----------------------------------------------------------------------------------------------- browser
@@ -218,3 +223,84 @@ def test_a_user_key_sees_only_its_user(site, page):
     page.goto(f"{site['url']}/ui/#/judgments/{site['pending']}")  # alice's judgment by its trace id
     page.wait_for_selector("#view .error")
     assert "No judgment" in page.inner_text("#view")
+
+
+# ------------------------------------------------------------------------------- rollback, consolidation
+# (last in the file: they add runs the counts of the test above do not expect)
+
+
+@needs_browser
+def test_roll_back_an_update_with_real_clicks(site, page):
+    """'I live in Berlin' then 'I moved to Munich' (an UPDATE by the offline model), then a direct edit of the
+    same memory: rolling back the UPDATE first answers 409 naming the edit; 'roll back that one too' undoes
+    both, and the memory browser shows Berlin again."""
+    m = site["memory"]
+    m.add("I live in Berlin.", user_id="carol")
+    moved = m.add("I moved to Munich.", user_id="carol")
+    assert [r["event"] for r in moved["results"]] == ["UPDATE"]
+    edit = m.update(moved["results"][0]["id"], "I live in Munich, near the Isar.")
+
+    _sign_in(page, site["url"], "key-admin")
+    page.click(f"#judgment-table tr[data-trace='{moved['trace_id']}']")
+    page.click("#rollback-btn")
+    page.wait_for_selector("dialog#rollback-dialog[open]")
+    page.click("#rollback-confirm")
+    page.wait_for_selector("#rollback-later li")  # the 409: the later direct edit is named
+    assert page.eval_on_selector_all("#rollback-later li", "els => els.map(e => e.dataset.trace)") == [edit["trace_id"]]
+    _shot(page, "rollback-conflict.png", full_page=False)  # the modal covers the viewport only
+    page.click("#rollback-force")
+    page.wait_for_selector("#rollback-result")
+    assert not page.is_visible("dialog#rollback-dialog")
+    rollback_id = page.get_attribute("#rollback-result dd a[data-trace]", "data-trace")
+    assert m.judgments(rollback_id)["operation_type"] == "ROLLBACK"
+    assert m.judgments(rollback_id)["input_content"] == moved["trace_id"]
+    assert "Berlin" in page.inner_text("#rollback-ops")
+    assert page.get_attribute("#rolled-back-by a", "data-trace") == rollback_id
+    assert page.locator("#rollback-btn").count() == 0  # a run is rolled back once
+    _shot(page, "rollback.png")
+
+    # the judgment list gains the ROLLBACK records; the undone run is marked
+    page.click("text=← all judgments")
+    row = page.locator(f"#judgment-table tr[data-trace='{rollback_id}']")
+    row.wait_for()
+    assert page.locator("#view").inner_text().count("null") == 0
+    assert "ROLLBACK" in row.inner_text()
+    assert "rolled back" in page.inner_text(f"#judgment-table tr[data-trace='{moved['trace_id']}']")
+    row.click()
+    page.wait_for_selector("#rollback-of")
+    assert page.get_attribute("#rollback-of a", "data-trace") == moved["trace_id"]
+
+    # the memory browser: Berlin again, Munich gone
+    page.select_option("#user-pick", "carol")
+    page.click("#tabs a[data-tab=memories]")
+    page.wait_for_selector("#memory-table")
+    texts = page.eval_on_selector_all("#memory-table tbody tr td:first-child", "els => els.map(e => e.textContent)")
+    assert len(texts) == 1 and "Berlin" in texts[0] and "Munich" not in texts[0]
+    page.click("#memory-table tbody tr")
+    page.wait_for_selector("#history .history li")
+    assert page.locator("#history .badge.ev-ROLLBACK").count() == 2  # the edit's undo, then the UPDATE's
+
+
+@needs_browser
+def test_a_consolidation_judgment_reads_as_merges_and_archives(site, page):
+    m = site["memory"]
+    dave = Scope(user_id="dave")
+    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    ids = [m.services.sql.insert_memory(scope=dave, text=text, memory_type=kind, created_at=t0)["id"]
+           for text, kind in (("I live in Paris", "semantic"), ("I live in Paris.", "semantic"),
+                              ("Had a sandwich for lunch", "episodic"))]
+    m.services.projector.sync_memories(ids)
+    report = m.consolidate(user_id="dave", now=t0 + timedelta(days=365))
+    assert report["merged"] == 1 and report["archived"] >= 1
+
+    _sign_in(page, site["url"], "key-admin")
+    row = page.locator(f"#judgment-table tr[data-trace='{report['trace_id']}']")
+    row.wait_for()
+    assert "CONSOLIDATE" in row.inner_text() and "merges" in row.inner_text()
+    row.click()
+    page.wait_for_selector("#d-merges")
+    merges = page.inner_text("#d-merges")
+    assert "I live in Paris" in merges and "cosine" in merges
+    archives = page.inner_text("#d-archives")
+    assert "sandwich" in archives and "R = exp" in archives
+    assert page.locator("#rollback-btn").count() == 1  # a consolidation pass can be rolled back too

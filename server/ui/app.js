@@ -32,7 +32,7 @@ function toast(msg, isError) {
 }
 
 class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, data) { super(message); this.status = status; this.data = data; }
 }
 
 async function api(path, { method = "GET", body, params } = {}) {
@@ -44,7 +44,7 @@ async function api(path, { method = "GET", body, params } = {}) {
   if (!resp.ok) {
     const msg = (data.error && data.error.message) || `HTTP ${resp.status}`;
     if (resp.status === 401) signOut(msg);
-    throw new ApiError(resp.status, msg);
+    throw new ApiError(resp.status, msg, data);
   }
   return data;
 }
@@ -56,6 +56,8 @@ const eventBadges = (events) => Object.entries(events || {}).map(([e, n]) => h("
 const verdictBadge = (j) => j.is_verified
   ? h("span", { class: `badge v-${j.verification_result}`, "data-verified": j.verification_result }, j.verification_result)
   : h("span", { class: "badge v-no" }, "unverified");
+const kindBadge = (kind) => (kind && kind !== "MEMORY_UPDATE" ? h("span", { class: `badge kind kind-${kind}` }, kind) : null);
+const traceLink = (t, label) => h("a", { href: `#/judgments/${encodeURIComponent(t)}`, "data-trace": t }, label || t);
 const userParam = () => ({ user_id: S.user });
 const needUser = (what) => h("p", { class: "empty" }, `Pick a user at the top right to see ${what}.`);
 
@@ -129,7 +131,9 @@ async function renderJudgments() {
   const rows = data.results.map((j) => h("tr", { class: "clickable", "data-trace": j.trace_id,
       onclick: () => { location.hash = `#/judgments/${encodeURIComponent(j.trace_id)}`; } },
     h("td", {}, fmtTime(j.created_at)), h("td", {}, j.user_id || h("i", {}, j.agent_id || "–")),
-    h("td", {}, eventBadges(j.events)), h("td", { class: `st st-${j.status}` }, j.status), h("td", {}, verdictBadge(j)),
+    h("td", {}, kindBadge(j.operation_type), eventBadges(j.events), eventBadges(j.consolidation),
+      j.rolled_back_by ? h("span", { class: "badge rolled-back", title: `rolled back by ${j.rolled_back_by}` }, "rolled back") : null),
+    h("td", { class: `st st-${j.status}` }, j.status), h("td", {}, verdictBadge(j)),
     h("td", {}, fmtMs(j.latency_ms)), h("td", { class: "muted" }, j.model_name || "–"), h("td", {}, j.input_preview)));
   show(filterForm(), h("div", { class: "card" },
     h("h2", {}, `Judgments (${data.results.length}${data.results.length === 200 ? "+" : ""})`),
@@ -146,8 +150,10 @@ function opsTable(ops, id) {
       h("td", { class: "muted" }, op.id || ""), h("td", {}, op.reason || "")))));
 }
 
-async function renderDetail(traceId) {
-  const j = await api(`/v1/judgments/${encodeURIComponent(traceId)}`);
+async function renderDetail(traceId, done) {
+  const [j, links] = await Promise.all([api(`/v1/judgments/${encodeURIComponent(traceId)}`),
+    api(`/v1/ui/judgments/${encodeURIComponent(traceId)}/rollback-links`)]);
+  const kind = j.operation_type || "MEMORY_UPDATE";
   const section = (title, ...body) => h("div", { class: "card" }, h("h3", {}, title), ...body);
   const facts = (j.extracted_facts || []).map((f) => h("li", {}, typeof f === "string" ? f : f.text,
     f.owner && f.owner !== "user" ? h("span", { class: "muted" }, ` (${f.owner})`) : null,
@@ -172,14 +178,16 @@ async function renderDetail(traceId) {
     h("p", {}, h("a", { href: "#/judgments" }, "← all judgments")),
     h("div", { class: "card" }, h("h2", {}, "Judgment ", h("span", { id: "verified-badge" }, verdictBadge(j))),
       h("dl", { class: "meta" },
-        ...[["Trace id", j.trace_id], ["Scope", ["user_id", "agent_id", "run_id"].filter((k) => j[k]).map((k) => `${k}=${j[k]}`).join("  ")],
+        ...[["Trace id", j.trace_id], ["Kind", kind], ["Scope", ["user_id", "agent_id", "run_id"].filter((k) => j[k]).map((k) => `${k}=${j[k]}`).join("  ")],
           ["Status", j.status], ["When (UTC)", `${fmtTime(j.created_at)} (updated ${fmtTime(j.updated_at)})`],
           ["Judge model", j.model_name || "–"], ["Judge latency", fmtMs(j.latency_ms)],
           ["Executed", j.execution_success === null ? "not yet" : j.execution_success ? "yes" : "no"],
           ["Verified", j.is_verified ? `${j.verification_result} at ${fmtTime(j.verified_at)}` : "no"]]
           .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
       j.status === "awaiting_review" ? h("p", {}, "This run waits for review: ", h("a", { href: "#/reviews" }, "open the review queue")) : null,
-      j.error_message ? h("p", { class: "error" }, j.error_message) : null),
+      j.error_message ? h("p", { class: "error" }, j.error_message) : null,
+      rollbackBar(j, kind, links)),
+    done ? rollbackResult(done) : null,
     h("div", { class: "grid2" },
       section("Input", h("pre", { id: "d-input" }, j.input_content || "")),
       section("Extracted facts", facts.length ? h("ol", { id: "d-facts" }, facts) : h("p", { class: "empty" }, "none"))),
@@ -189,10 +197,109 @@ async function renderDetail(traceId) {
           h("td", {}, c.score === undefined ? "" : Number(c.score).toFixed(3)), h("td", { class: "muted" }, c.id || "")))))
       : h("p", { class: "empty" }, "none (every fact was new)")),
     section("Model's raw answer", h("pre", { id: "d-raw" }, j.llm_response || "(no model call: decided by rule)")),
-    section("Operations decided, with reasons", opsTable(j.parsed_operations, "d-ops")),
-    section("Executed", opsTable(j.executed_operations, "d-executed")),
+    ...(kind === "CONSOLIDATE" ? consolidationSections(j, section) : [
+      section("Operations decided, with reasons", opsTable(j.parsed_operations, "d-ops")),
+      section("Executed", opsTable(j.executed_operations, "d-executed"))]),
     section("Reasoning and notes", h("pre", {}, j.reasoning || "")),
     section("Verify this judgment", verify));
+}
+
+// ---- rollback and consolidation (detail view) -----------------------------------------------------------
+
+function rollbackBar(j, kind, links) {
+  if (kind === "ROLLBACK") return h("p", { id: "rollback-of" }, "This is the rollback of ", traceLink(links.rollback_of || j.input_content), ".");
+  if (links.rolled_back_by) return h("p", { id: "rolled-back-by" }, h("span", { class: "badge rolled-back" }, "rolled back"), " by ", traceLink(links.rolled_back_by), ".");
+  if (j.status === "awaiting_review") return null;  // nothing executed yet: approve or reject it instead
+  return h("div", { class: "actions" }, h("button", { type: "button", class: "danger", id: "rollback-btn", onclick: () => confirmRollback(j) }, "Roll back this run"));
+}
+
+// A modal <dialog> (not window.confirm): it can list the later runs a conflict names and offer to take them too.
+function confirmRollback(j) {
+  const dlg = h("dialog", { id: "rollback-dialog" });
+  const close = () => { dlg.close(); dlg.remove(); };
+  const post = async (force, buttons) => {
+    buttons.forEach((b) => { b.disabled = true; });
+    try {
+      const out = await api(`/v1/judgments/${encodeURIComponent(j.trace_id)}/rollback`, { method: "POST", params: { force: force ? "true" : "" } });
+      close();
+      toast(`Rolled back: trace ${out.trace_id}.`);
+      await renderDetail(j.trace_id, out);
+    } catch (e) {
+      if (e.status === 409 && !force) return conflict(e.data.error || {});
+      close();
+      toast(e.message, true);
+    }
+  };
+  const ask = () => {
+    const go = h("button", { type: "button", class: "danger", id: "rollback-confirm" }, "Roll back");
+    const cancel = h("button", { type: "button", class: "secondary", id: "rollback-cancel", onclick: close }, "Cancel");
+    go.addEventListener("click", () => post(false, [go, cancel]));
+    dlg.replaceChildren(h("h2", {}, "Roll back this run?"),
+      h("p", {}, "Every memory this run changed returns to its state before it: updated texts get their old text back, "
+        + "deleted memories come back, added ones are removed; its relations are invalidated or made valid again."),
+      h("p", { class: "muted" }, "The rollback is recorded as a new run (its own trace id, ROLLBACK history) and can be reviewed like any other."),
+      h("div", { class: "actions" }, go, cancel));
+  };
+  const conflict = async (err) => {
+    const later = err.later_traces || [];
+    const items = await Promise.all(later.map(async (t) => {
+      let what = h("span", { class: "muted" }, " a direct change (update, delete or import): no judgment record");
+      try {
+        const r = await api(`/v1/judgments/${encodeURIComponent(t)}`);
+        what = h("span", {}, ` ${fmtTime(r.created_at)} · ${(r.input_content || "").slice(0, 120)}`);
+      } catch (e) { /* no judgment for this trace: keep the generic words */ }
+      return h("li", { "data-trace": t }, h("code", {}, t), what);
+    }));
+    const force = h("button", { type: "button", class: "danger", id: "rollback-force" }, `Roll back ${later.length > 1 ? "those" : "that one"} too`);
+    const cancel = h("button", { type: "button", class: "secondary", id: "rollback-cancel", onclick: close }, "Cancel");
+    force.addEventListener("click", () => post(true, [force, cancel]));
+    dlg.replaceChildren(h("h2", {}, "Later runs changed the same memories"),
+      h("p", {}, err.message || ""),
+      h("ol", { id: "rollback-later" }, items),
+      h("p", { class: "muted" }, "Rolling back those too undoes them first, newest first, each as its own rollback run; then this one."),
+      h("div", { class: "actions" }, force, cancel));
+  };
+  ask();
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+function rollbackResult(out) {
+  const rel = out.relations || {};
+  return h("div", { class: "card result", id: "rollback-result" },
+    h("h3", {}, "Rolled back"),
+    h("dl", { class: "meta" },
+      h("dt", {}, "Rollback trace"), h("dd", {}, traceLink(out.trace_id)),
+      ...(out.also_rolled_back || []).flatMap((x) => [h("dt", {}, "Also rolled back"),
+        h("dd", {}, h("code", {}, x.trace_id), " by ", traceLink(x.rollback_trace_id))]),
+      h("dt", {}, "Relations"), h("dd", {}, `${(rel.deleted_entities || []).length} invalidated, ${(rel.added_entities || []).length} valid again or re-extracted`)),
+    h("h3", {}, "Memories restored"),
+    opsTable(out.results, "rollback-ops"),
+    (out.not_undone || []).length ? h("div", {}, h("h3", {}, "Not undone"), h("ul", {},
+      out.not_undone.map((p) => h("li", {}, `${p.event} ${p.memory_id}: ${p.reason}`)))) : null);
+}
+
+function consolidationSections(j, section) {
+  const ops = j.parsed_operations || {};
+  const ex = j.executed_operations || {};
+  const table = (id, cols, rows) => (rows.length
+    ? h("table", { id }, h("thead", {}, h("tr", {}, ...cols.map((t) => h("th", {}, t)))), h("tbody", {}, rows))
+    : h("p", { class: "empty" }, "none"));
+  const merges = (ops.merges || []).map((m) => h("tr", {}, h("td", {}, (m.texts || {}).survivor || m.survivor),
+    h("td", { class: "muted" }, (m.texts || {}).merged || m.merged), h("td", {}, m.similarity ?? ""), h("td", {}, m.by || ""), h("td", {}, m.reason || "")));
+  const summaries = (ops.summaries || []).map((x) => h("tr", {}, h("td", {}, x.text || ""),
+    h("td", {}, h("ul", {}, (x.source_texts || x.sources || []).map((t) => h("li", { class: "muted" }, t)))), h("td", {}, x.level || ""), h("td", {}, x.reason || "")));
+  const archives = (ops.archives || []).map((a) => h("tr", {}, h("td", {}, a.text || a.id),
+    h("td", {}, a.retention ?? ""), h("td", {}, a.idle_days ?? ""), h("td", {}, a.reason || "")));
+  return [
+    section(`Merges (${merges.length}): the second memory folds into the first`, table("d-merges", ["Kept", "Merged into it", "Similarity", "By", "Reason"], merges)),
+    section(`Summaries (${summaries.length}): sources replaced by one memory`, table("d-summaries", ["Summary", "Sources", "Level", "Reason"], summaries)),
+    section(`Archives (${archives.length}): faded by the forgetting curve`, table("d-archives", ["Memory", "Retention", "Idle days", "Reason"], archives)),
+    section("Executed", h("dl", { class: "meta", id: "d-executed" },
+      h("dt", {}, "Memories changed"), h("dd", {}, String(ex.changed ?? 0)),
+      h("dt", {}, "Summaries written"), h("dd", {}, (ex.summary_ids || []).join(", ") || "none"),
+      h("dt", {}, "Relations re-pointed"), h("dd", {}, String((ex.relations || []).length)),
+      h("dt", {}, "Skipped (changed meanwhile)"), h("dd", {}, (ex.skipped || []).join(", ") || "none")))];
 }
 
 // ---- review queue ---------------------------------------------------------------------------------------
@@ -305,7 +412,7 @@ async function renderGraph() {
 
 // ---- routing --------------------------------------------------------------------------------------------
 
-function show(...nodes) { $("#view").replaceChildren(...nodes); }
+function show(...nodes) { $("#view").replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false)); }
 
 async function route() {
   if (!S.me) return;
