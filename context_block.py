@@ -28,6 +28,8 @@ REL_HEADER = "## Known relations"
 EMPTY = "No stored memories are relevant to this request."
 PROFILE_HEADER = "## About the user"  # issue 13: profile and recent episodes before the memories
 EPISODES_HEADER = "## Recent conversations"
+LONG_TERM_HEADER = "## Core memories"  # issue 10 memory layers: long-term, then the run's working memories
+WORKING_HEADER = "## This conversation so far"
 
 
 def estimate_tokens(text: str) -> int:
@@ -69,7 +71,8 @@ def _clip(text: str, budget: int) -> str:
 
 
 def build_context(results: Any, relations: Iterable[dict] | None = None, max_tokens: int = 1000, *,
-                  header: str = HEADER, profile: list[str] | None = None, episodes: list[dict] | None = None) -> dict:
+                  header: str = HEADER, profile: list[str] | None = None, episodes: list[dict] | None = None,
+                  long_term: list[dict] | None = None, working: list[dict] | None = None) -> dict:
     """Format search results into a prompt block within `max_tokens`.
 
     `results` is the list of result dicts of `Memory.search`, or the whole search output
@@ -79,6 +82,10 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
     `profile` (lines of memoryx.profiles.profile_lines) and `episodes` (episode memories, newest first) come
     first (issue 13), each within a quarter of the budget; the memories fill the rest, without the episodes
     already shown. "episodes" in the answer lists the episode ids used.
+
+    `long_term` and `working` (memory layers, issue 10: the scope's long-term memories and the run's working
+    ones) follow, each within a sixth of the budget; the search results (short-term and the rest) fill what
+    is left, without the memories already shown. Their ids are listed in "memories" too.
     """
     if isinstance(results, dict):
         if relations is None:
@@ -119,7 +126,24 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
         if len(section) > 1:
             lines.extend(section)
             total += spent
-    results = [r for r in results if r.get("id") not in used_episodes]
+    layered: list[str] = []
+    for title, items in ((LONG_TERM_HEADER, long_term or []), (WORKING_HEADER, working or [])):
+        cap = total + max_tokens // 6
+        section, spent = [title], estimate_tokens(title) + 1
+        for m in items:
+            line = f"- {str(m.get('memory') or '').strip()}"
+            if line == "- " or m.get("id") in layered:
+                continue
+            if total + spent + estimate_tokens(line) + 1 > cap:
+                truncated = True
+                break
+            section.append(line)
+            spent += estimate_tokens(line) + 1
+            layered.append(m.get("id"))
+        if len(section) > 1:
+            lines.extend(section)
+            total += spent
+    results = [r for r in results if r.get("id") not in used_episodes and r.get("id") not in layered]
 
     if results and fits(header):
         lines.append(header)
@@ -171,5 +195,5 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
         return {"context": text, "memories": [], "relations": [], "tokens": estimate_tokens(text),
                 "truncated": truncated, "episodes": []}
     text = "\n".join(lines)
-    return {"context": text, "memories": used_ids, "relations": used_rel, "tokens": estimate_tokens(text),
+    return {"context": text, "memories": layered + used_ids, "relations": used_rel, "tokens": estimate_tokens(text),
             "truncated": truncated, "episodes": used_episodes}

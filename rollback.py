@@ -62,6 +62,7 @@ UNDO: dict[str, Undo] = {
 }
 # events whose effect is not (fully) in the history row: undone as far as the row allows, and reported
 PARTIAL = {"MERGE": "metadata, access count and relations folded into the survivor stay",
+           "PROMOTE": "the memory layer (metadata) a consolidation pass changed stays",
            "RESTORE": "the status before a restore is not recorded; it stays active"}
 
 
@@ -210,6 +211,8 @@ class Rollback:
         rows, judgment = self._check(trace_id)
         rollback_id = str(uuid.uuid4())
         targets, current, partial = self._targets(rows)
+        targets, more = _consolidation_undo(sql, trace_id, judgment, targets)
+        partial += more
         # the model calls first (a failing call writes nothing): relations of every text that comes back
         extracted: dict[str, tuple] = {}
         for mid, (text, _status) in targets.items():
@@ -281,3 +284,22 @@ def rollback_trace(services: "Services", trace_id: str, *, force: bool = False, 
     if not isinstance(trace_id, str) or not trace_id.strip():
         raise InvalidInputError(f"trace_id must be a non-empty string, got {trace_id!r}")
     return Rollback(services, actor=actor, scope=scope).run(trace_id.strip(), force=bool(force))
+
+
+def _consolidation_undo(sql, trace_id: str, judgment: dict | None, targets: dict[str, State]) -> tuple[dict, list]:
+    """A consolidation pass (or end of run, issue 10) recorded each changed memory's status before it
+    (executed_operations.previous_status): MERGED / SUMMARIZED / ARCHIVE go back to that status (staged
+    or active) rather than always active; the memory links the pass wrote are removed; its entity merges
+    are reported as not undone (the merged entity row is gone; its relations stay on the survivor)."""
+    done = (judgment or {}).get("executed_operations")
+    if not isinstance(done, dict):
+        return targets, []
+    previous = done.get("previous_status") or {}
+    out = {mid: (text, previous.get(mid, status) if status == "active" and previous.get(mid) in ("staged", "active")
+                 else status) for mid, (text, status) in targets.items()}
+    if done.get("links"):
+        sql.delete_links_of(trace_id)
+    partial = [{"memory_id": None, "event": "ENTITY_MERGE", "entity_id": eid,
+                "reason": "entity merge not undone: its relations stay on the surviving entity"}
+               for eid in done.get("entities_merged") or []]
+    return out, partial

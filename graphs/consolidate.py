@@ -1,18 +1,20 @@
 """The consolidate graph: one scope's memories merged, compressed and forgotten (issue 10, seeds 002/003).
 
-    consolidate_load ─ consolidate_merge ─ consolidate_compress ─ consolidate_forget ─ consolidate_apply
+    consolidate_load ─ consolidate_merge ─ consolidate_compress ─ consolidate_forget ─ consolidate_layers
+        ─ consolidate_entities ─ consolidate_apply
 
 load reads the scope's live memories and the neighbours of each staged one; merge decides duplicates (rule
 at cosine >= 0.95, the judge model in one batched call for 0.85-0.95); compress writes one summary per
-cluster of >= 3 (one batched call); forget reads the forgetting curve; apply writes everything under the
+cluster of >= 3 (one batched call); forget reads the forgetting curve; layers promotes short-term
+memories to long-term and closes idle runs' working memories (seed 003); entities decides entity merges
+(two tiers, seed 002 §5.1) and memory links (same entity, sequence); apply writes everything under the
 scope lock, projects it, logs the judgment (operation_type CONSOLIDATE) and returns the report:
 
     {"trace_id", "dry_run", "memories", "staged_seen", "pairs", "merged", "merged_by_model", "compressed",
-     "summarized_sources", "archived", "entities_merged", "links_found", "relations_repointed",
+     "summarized_sources", "archived", "entities_merged", "links_found", "promoted", "relations_repointed",
      "model_calls", "model_problems", "skipped_changed", "summary_ids", "timings_ms"}
 
-`entities_merged` / `links_found` are None: graph upkeep (entity merge, memory links) is not part of the
-pass yet. `builder` is exported; `graph` is compiled without persistence (for `langgraph dev`); the Python
+`builder` is exported; `graph` is compiled without persistence (for `langgraph dev`); the Python
 API compiles with the configured checkpointer (`compile_consolidate_graph`), thread id = trace id.
 """
 
@@ -26,6 +28,8 @@ from memoryx.context import Context
 from memoryx.lifecycle.state import ConsolidateInput, ConsolidateOutput, ConsolidateState
 from memoryx.nodes.consolidate_apply import consolidate_apply
 from memoryx.nodes.consolidate_compress import consolidate_compress
+from memoryx.nodes.consolidate_entities import consolidate_entities
+from memoryx.nodes.consolidate_layers import consolidate_layers
 from memoryx.nodes.consolidate_forget import consolidate_forget
 from memoryx.nodes.consolidate_load import consolidate_load
 from memoryx.nodes.consolidate_merge import consolidate_merge
@@ -46,12 +50,16 @@ builder.add_node("consolidate_load", consolidate_load)
 builder.add_node("consolidate_merge", consolidate_merge)
 builder.add_node("consolidate_compress", consolidate_compress)
 builder.add_node("consolidate_forget", consolidate_forget)
+builder.add_node("consolidate_layers", consolidate_layers)
+builder.add_node("consolidate_entities", consolidate_entities)
 builder.add_node("consolidate_apply", consolidate_apply)
 builder.add_edge(START, "consolidate_load")
 builder.add_edge("consolidate_load", "consolidate_merge")
 builder.add_edge("consolidate_merge", "consolidate_compress")
 builder.add_edge("consolidate_compress", "consolidate_forget")
-builder.add_edge("consolidate_forget", "consolidate_apply")
+builder.add_edge("consolidate_forget", "consolidate_layers")
+builder.add_edge("consolidate_layers", "consolidate_entities")
+builder.add_edge("consolidate_entities", "consolidate_apply")
 builder.add_edge("consolidate_apply", END)
 
 graph = compile_consolidate_graph()

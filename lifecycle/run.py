@@ -81,6 +81,36 @@ def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> d
     return {"message": "Memory restored", "id": row["id"], "status": row["status"], "trace_id": trace_id}
 
 
+def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None) -> dict:
+    """Close a run (seed 003 working memory): its working memories stay as short-term when they mattered
+    (memoryx.lifecycle.layers.close_run), the rest are archived; under the scope lock, projected, logged as
+    a judgment (operation_type END_RUN) that `rollback` undoes."""
+    from memoryx.lifecycle.layers import close_run
+
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise InvalidInputError(f"run_id must be a non-empty string, got {run_id!r}")
+    scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id.strip())
+    sql, s = core.services.sql, core.settings
+    trace_id = str(uuid.uuid4())
+    with sql.scope_lock(scope):
+        rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]
+        kept, archived = close_run(rows, keep_importance=s.working_keep_importance, why=f"run {scope.run_id} ended")
+        ids = {x["id"] for x in kept + archived}
+        applied = sql.apply_consolidation(scope, trace_id=trace_id, seen={r["id"]: r["updated_at"] for r in rows if r["id"] in ids},
+                                          merges=[], summaries=[], archives=archived, promotions=kept, actor="end_run")
+        core.services.projector.sync_memories(applied["changed"])
+    if applied["changed"]:
+        sql.save_judgment(trace_id, scope=scope, operation_type="END_RUN", input_content=f"end of run {scope.run_id}",
+                          parsed_operations={"promotions": kept, "archives": archived},
+                          reasoning=f"{len(kept)} working memories kept as short-term, {len(archived)} archived",
+                          executed_operations={"changed": applied["changed"], "skipped": applied["skipped"],
+                                               "previous_status": applied["previous_status"]},
+                          execution_success=True, status="done")
+    skipped = set(applied["skipped"])
+    return {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],
+            "archived": [x["id"] for x in archived if x["id"] not in skipped]}
+
+
 def scopes_to_consolidate(sql) -> list[Scope]:
     """Every owner scope with staged memories or any memories at all (the schedule walks them)."""
     return sql.memory_owner_scopes()

@@ -30,19 +30,27 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     trace_id = state["trace_id"]
     mems = state.get("memories") or []
     merges, summaries, archives = state.get("merges") or [], state.get("summaries") or [], state.get("archives") or []
+    promotions, entity_merges, links = state.get("promotions") or [], state.get("entity_merges") or [], state.get("links") or []
     dry_run = bool(state.get("dry_run"))
-    applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": []}
+    applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": [], "previous_status": {}}
+    upkeep = {"merged": [], "relations": [], "repointed": []}
+    written: list[dict] = []
     if not dry_run:
         seen = {m["id"]: m["updated_at"] for m in mems if m["status"] not in ("merged", "archived")}
         sql = services.sql
         with sql.scope_lock(scope):
             applied = sql.apply_consolidation(scope, trace_id=trace_id, seen=seen, merges=merges,
-                                              summaries=summaries, archives=archives)
+                                              summaries=summaries, archives=archives, promotions=promotions)
+            if entity_merges:  # SQL truth first, then the graph and the entity vectors (gone ones deleted)
+                upkeep = sql.merge_entities(entity_merges, trace_id=trace_id)
             cached = vector_cache.pop(trace_id)
             given = [i for i in applied["changed"] if i in cached]
             services.projector.sync_memories(given, vectors=[cached[i] for i in given])
             services.projector.sync_memories([i for i in applied["changed"] if i not in cached])
-            services.projector.sync_relations(applied["relations"])
+            services.projector.sync_relations(applied["relations"] + upkeep["relations"])
+            if upkeep["merged"]:
+                services.projector.sync_entities(upkeep["merged"] + sorted({m["survivor"] for m in entity_merges}))
+            written = sql.add_consolidation_links(scope, links, trace_id=trace_id) if links else []
     skipped = set(applied["skipped"])
     done_merges = [m for m in merges if not {m["survivor"], m["merged"]} & skipped]
     done_archives = [a for a in archives if a["id"] not in skipped]
@@ -54,8 +62,10 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
         "compressed": len(applied["summary_ids"]) if not dry_run else len(summaries),
         "summarized_sources": sum(len(x["sources"]) for x in summaries),
         "archived": len(done_archives),
-        "entities_merged": None, "links_found": None,  # graph upkeep: not part of this pass yet
-        "relations_repointed": len(applied["relations"]),
+        "entities_merged": len(upkeep["merged"]) if not dry_run else len(entity_merges),
+        "links_found": len(written) if not dry_run else len(links),
+        "promoted": sum(1 for p in promotions if p["layer"] == "long_term" and p["id"] not in skipped),
+        "relations_repointed": len(applied["relations"]) + len(upkeep["relations"]),
         "model_calls": int(state.get("model_calls") or 0),
         "model_problems": list(state.get("model_problems") or []),
         "skipped_changed": sorted(skipped),
@@ -69,11 +79,17 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
             input_content=f"consolidation pass over {len(mems)} memories ({report['staged_seen']} staged), "
                           f"now={state.get('now_ts')}",
             llm_response="\n\n".join(f"[{step}]\n{text}" for step, text in raw.items()) or None,
-            parsed_operations={"merges": merges, "summaries": summaries, "archives": archives},
+            parsed_operations={"merges": merges, "summaries": summaries, "archives": archives,
+                               "entity_merges": entity_merges, "entity_decisions": state.get("entity_decisions") or [],
+                               "links": links, "promotions": promotions},
             reasoning=f"merged {report['merged']} ({report['merged_by_model']} by the model), "
-                      f"{report['compressed']} summaries, archived {report['archived']}",
+                      f"{report['compressed']} summaries, archived {report['archived']}, "
+                      f"{report['entities_merged']} entities merged, {report['links_found']} links, "
+                      f"{report['promoted']} promoted to long-term",
             executed_operations={"changed": len(applied["changed"]), "summary_ids": applied["summary_ids"],
-                                 "relations": [r["id"] for r in applied["relations"]], "skipped": report["skipped_changed"]},
+                                 "relations": [r["id"] for r in applied["relations"]], "skipped": report["skipped_changed"],
+                                 "previous_status": applied["previous_status"], "entities_merged": upkeep["merged"],
+                                 "relations_repointed": upkeep["repointed"], "links": [w["id"] for w in written]},
             execution_success=True, model_name=model_name_of(services.judgment_llm) if raw else None,
             latency_ms=sum(v for v in report["timings_ms"].values()), status="done")
     else:

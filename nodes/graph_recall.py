@@ -59,8 +59,31 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         score = 1.0 / hops  # seed 002 §5.2: 1 / graph distance
         if score > best.get(mid, -1.0):
             best[mid] = score
+    best = _follow_links(services, plan.scope, best)
     hits = [{"id": mid, "score": s, "payload": {}} for mid, s in sorted(best.items(), key=lambda kv: -kv[1])]
     hits = hits[: plan.candidate_k * 2]
     kept.sort(key=lambda r: (r.get("hops") or 0))
     return {"graph_hits": hits, "graph_relations": kept, "graph_entities": found,
             "timings": {"graph_recall": elapsed_ms(start)}}
+
+
+def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:
+    """Memory links one hop from the hits (issue 10: same_entity / sequence links of consolidation, the
+    agents' link_memories): a linked memory scores link_follow_score x the hit's score, never above a
+    direct hit."""
+    factor = services.settings.link_follow_score
+    if not best or factor <= 0:
+        return best
+    try:
+        links = services.sql.memory_links(list(best), depth=1, limit=MAX_RELATIONS)
+    except Exception as exc:  # the direct hits still answer
+        log.warning("memory links not followed: %s", exc)
+        return best
+    out = dict(best)
+    for link in links:
+        if not scope.contains(link):
+            continue
+        for src, dst in ((link["source_id"], link["target_id"]), (link["target_id"], link["source_id"])):
+            if src in best and dst not in best:
+                out[dst] = max(out.get(dst, 0.0), best[src] * factor)
+    return out

@@ -20,6 +20,7 @@ from memoryx.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, RelationRow, memory_dict, relation_dict
 from memoryx.stores.sql.values import check_metadata, clean_text, id_chunks, iso, new_id, require_scope, utc_now
+from memoryx.stores.sql.values import scope_where as scope_where_
 from memoryx.text import memory_hash
 
 STATUSES = ("staged", "active", "summarized", "merged", "archived")
@@ -32,15 +33,18 @@ class MemoryLifecycle(SQLStoreBase):
 
     def apply_consolidation(self, scope: Scope, *, trace_id: str, seen: dict[str, str | None],
                             merges: list[dict], summaries: list[dict], archives: list[dict],
-                            actor: str = "consolidate") -> dict:
+                            promotions: list[dict] = (), actor: str = "consolidate") -> dict:
         """Write one pass's decisions in one transaction. `seen` maps each memory id the pass read to its
         `updated_at` then: a memory changed or deleted since (a concurrent update outside the scope lock, or
         an add that ran before the lock) is left alone and reported in `skipped`; summaries and merges
         that involve it are dropped whole. Staged memories the pass saw become active.
 
         merges: [{"survivor", "merged", "reason"}]; summaries: [{"text", "sources", "memory_type",
-        "importance", "level", "reason"}]; archives: [{"id", "reason"}]. Returns {"changed": [memory ids],
-        "summary_ids": [...], "relations": [relation dicts re-pointed or invalidated], "skipped": [...]}."""
+        "importance", "level", "reason"}]; archives: [{"id", "reason"}]; promotions: [{"id", "layer"}] (the
+        memory layer in metadata, memoryx.lifecycle.layers; history PROMOTE). Returns {"changed": [memory ids],
+        "summary_ids": [...], "relations": [relation dicts re-pointed or invalidated], "skipped": [...],
+        "previous_status": {memory id: status before the pass} of the memories changed (what a rollback
+        brings back: staged or active)}."""
         scope = require_scope(scope)
         now = utc_now()
         changed: set[str] = set()
@@ -56,6 +60,7 @@ class MemoryLifecycle(SQLStoreBase):
                 r = rows.get(mid)
                 if r is None or r.deleted_at is not None or iso(r.updated_at) != stamp or not scope.contains(memory_dict(r)):
                     skipped.add(mid)
+            previous = {mid: r.status or "active" for mid, r in rows.items()}
             ok = lambda ids: not any(i in skipped for i in ids)  # noqa: E731
 
             def history(mid: str, event: str, old: str | None, new: str | None) -> None:
@@ -106,6 +111,13 @@ class MemoryLifecycle(SQLStoreBase):
                 r.status = "archived"
                 history(r.id, "ARCHIVE", r.text, None)
                 changed.add(r.id)
+            for p in promotions:
+                r = rows.get(p["id"])
+                if r is None or p["id"] in skipped or r.status in HIDDEN_STATUSES or (r.meta or {}).get("layer") == p["layer"]:
+                    continue
+                r.meta = {**dict(r.meta or {}), "layer": p["layer"]}
+                history(r.id, "PROMOTE", r.text, r.text)
+                changed.add(r.id)
             for mid, r in rows.items():  # seen by this pass: no longer staged
                 if mid not in skipped and r.status == "staged":
                     r.status = "active"
@@ -120,7 +132,56 @@ class MemoryLifecycle(SQLStoreBase):
         for data, event, old in published:
             self._publish(data, event, previous=old, trace_id=trace_id, actor=actor)
         return {"changed": sorted(changed), "summary_ids": summary_ids, "relations": rel_out,
-                "skipped": sorted(skipped)}
+                "skipped": sorted(skipped), "previous_status": {i: previous[i] for i in sorted(changed) if i in previous}}
+
+    def add_consolidation_links(self, scope: Scope, links: list[dict], *, trace_id: str) -> list[dict]:
+        """Memory links a pass found (memoryx.lifecycle.graph_upkeep), written with actor
+        "consolidate:<trace id>" so a rollback of the pass removes exactly them. Links that exist already
+        (any actor) and links to memories no longer live in the scope are skipped. Returns the links written."""
+        from memoryx.stores.sql.links import link_dict
+        from memoryx.stores.sql.schema import MemoryLinkRow
+
+        scope = require_scope(scope)
+        out: list[MemoryLinkRow] = []
+        ids = {i for link in links for i in (link["source_id"], link["target_id"])}
+        with self._tx(write=True) as s:
+            live: dict[str, MemoryRow] = {}
+            for chunk in id_chunks(ids):
+                live.update((r.id, r) for r in s.scalars(select(MemoryRow).where(
+                    MemoryRow.id.in_(chunk), MemoryRow.deleted_at.is_(None))) if scope.contains(memory_dict(r)))
+            known: set[tuple] = set()
+            for chunk in id_chunks(ids):
+                known.update(s.execute(select(MemoryLinkRow.source_id, MemoryLinkRow.target_id, MemoryLinkRow.relation)
+                                       .where(MemoryLinkRow.source_id.in_(chunk))).all())
+            now = utc_now()
+            for link in links:
+                key = (link["source_id"], link["target_id"], link["relation"])
+                if key in known or link["source_id"] not in live or link["target_id"] not in live:
+                    continue
+                known.add(key)
+                row = MemoryLinkRow(id=new_id(), source_id=key[0], target_id=key[1], relation=key[2], importance=0.5,
+                                    actor=f"consolidate:{trace_id}", created_at=now, **scope.as_dict())
+                s.add(row)
+                out.append(row)
+            s.flush()
+            return [link_dict(r) for r in out]
+
+    def delete_links_of(self, trace_id: str) -> int:
+        """Remove the memory links one consolidation pass wrote (its rollback)."""
+        from memoryx.stores.sql.schema import MemoryLinkRow
+
+        with self._tx(write=True) as s:
+            return s.execute(sa.delete(MemoryLinkRow).where(MemoryLinkRow.actor == f"consolidate:{trace_id}")).rowcount or 0
+
+    def layer_memories(self, scope: Scope, layer: str, *, limit: int = 20) -> list[dict]:
+        """Live, visible memories of the scope in one layer (metadata "layer"), most important and most
+        recent first (memoryx.lifecycle.layers; a memory without the key is not listed here)."""
+        q = (select(MemoryRow).where(MemoryRow.deleted_at.is_(None), *scope_where_(MemoryRow, require_scope(scope)),
+                                     MemoryRow.status.not_in(HIDDEN_STATUSES),
+                                     MemoryRow.meta["layer"].as_string() == layer)
+             .order_by(MemoryRow.importance.desc(), MemoryRow.created_at.desc(), MemoryRow.id).limit(limit))
+        with self._tx() as s:
+            return [memory_dict(r) for r in s.scalars(q)]
 
     @staticmethod
     def _repoint_relations(s, old_id: str, new_id_: str, trace_id: str, now) -> list[RelationRow]:

@@ -1,0 +1,52 @@
+"""consolidate_entities: graph upkeep (seed 002 §5.1, memoryx.lifecycle.graph_upkeep). Decides which of the
+scope's entities are one (name embeddings: each entity's nearest names in the vector store's entity
+collection, the same exact scope only) and which memories link (same entity, sequence in a run/session).
+Writes nothing: consolidate_apply merges the entities (SQL truth, then the graph and entity vectors) and
+writes the links under the scope lock; every pair decision, merged or kept apart, goes to the judgment.
+
+Causal links ("because", "led to") are not decided here: agents write them with link_memories."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from langgraph.runtime import Runtime
+
+from memoryx.context import Context, services_of
+from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memory_links, neighbours
+from memoryx.lifecycle.state import ConsolidateState
+from memoryx.nodes.add_common import elapsed_ms
+from memoryx.nodes.consolidate_load import scope_of
+from memoryx.scope import SCOPE_FIELDS, Scope
+
+log = logging.getLogger(__name__)
+EMBED_BATCH = 256
+NEAREST = 6  # names looked up per entity (the seed's top-k of 5, plus the entity itself)
+
+
+def consolidate_entities(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
+    start = time.perf_counter()
+    services = services_of(runtime)
+    s = services.settings
+    scope = scope_of(state)
+    sql = services.sql
+    entities = {e["id"]: e for e in sql.list_entities(scope)}
+    relations = sql.list_relations(scope)
+    hits: dict[str, list[tuple[str, float]]] = {}
+    rows = list(entities.values())
+    for i in range(0, len(rows), EMBED_BATCH):
+        batch = rows[i:i + EMBED_BATCH]
+        for e, vec in zip(batch, services.embeddings.embed_documents([e["name"] for e in batch])):
+            own = Scope(**{k: e.get(k) for k in SCOPE_FIELDS})
+            found = services.vectors.search_entities(vec, own, limit=NEAREST, threshold=s.entity_judge_threshold)
+            hits[e["id"]] = [(h.id, float(h.score)) for h in found]
+    pairs = entity_pairs(hits, entities)
+    merges, decisions = entity_decisions(entities, pairs, neighbours(relations), s.entity_merge_threshold,
+                                         s.entity_judge_threshold)
+    gone = {m["merged"] for m in state.get("merges") or []} | {a["id"] for a in state.get("archives") or []}
+    live = [m for m in state.get("memories") or [] if m["status"] not in ("merged", "archived") and m["id"] not in gone]
+    links = memory_links(live, relations, {m["merged"]: m["survivor"] for m in merges}, s.link_max_group) \
+        if s.consolidate_links else []
+    return {"entity_merges": merges, "entity_decisions": decisions, "links": links,
+            "timings": {"entities": elapsed_ms(start)}}

@@ -1,0 +1,135 @@
+"""Graph upkeep of the consolidate graph (issue 10, seed 002 §5.1): entity merge in two tiers with relations
+re-pointed and entity vectors synced, memory links (same entity, sequence) written, recorded and followed
+by graph recall, and the rollback of a pass (previous status, un-merge, links removed). SQLite + embedded
+Qdrant edge + MiniLM; no model is asked."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+
+from memoryx.lifecycle.graph_upkeep import entity_decisions, memory_links
+from memoryx.memory import Memory
+from memoryx.nodes.graph_recall import _follow_links
+from memoryx.scope import Scope
+from tests.support import NoModel, shared_embeddings
+
+T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+ALICE = Scope(user_id="alice")
+
+
+def make_memory(tmp_path, **overrides) -> Memory:
+    return Memory(data_dir=tmp_path / "data", graph_backend="none", checkpointer="sqlite", llm=NoModel(),
+                  embeddings=shared_embeddings(), **overrides)
+
+
+def put(m: Memory, text: str, *, days: float = 0, scope: Scope = ALICE, **kw) -> str:
+    row = m.services.sql.insert_memory(scope=scope, text=text, created_at=T0 + timedelta(days=days), **kw)
+    m.services.projector.sync_memories([row["id"]])
+    return row["id"]
+
+
+def entity(m: Memory, name: str, kind: str) -> str:
+    e = m.services.sql.upsert_entity(scope=ALICE, name=name, entity_type=kind)
+    m.services.projector.sync_entities([e["id"]])
+    return e["id"]
+
+
+def relate(m: Memory, src: str, rel: str, dst: str, memory_id: str) -> dict:
+    return m.services.sql.add_relation(scope=ALICE, source_id=src, relation=rel, target_id=dst, memory_id=memory_id,
+                                       trace_id=None)
+
+
+def test_entity_tiers_rule_type_and_shared_neighbour():
+    ents = {i: {"id": i, "name": n, "entity_type": t, "created_at": f"2025-01-0{k}"}
+            for k, (i, n, t) in enumerate([("a", "the Eiffel Tower", "landmark"), ("b", "Eiffel Tower", "landmark"),
+                                           ("c", "Paris", "city"), ("d", "Paris, France", "city"),
+                                           ("e", "New York", "city"), ("f", "New York City", "organization"),
+                                           ("g", "2023", "date"), ("h", "2024", "date"), ("u", "alice", "person")], 1)}
+    near = {"c": {"u"}, "d": {"u"}, "e": {"u"}, "f": {"u"}}
+    pairs = {("a", "b"): 0.98, ("c", "d"): 0.93, ("e", "f"): 0.95 - 0.002, ("g", "h"): 0.96}
+    merges, decisions = entity_decisions(ents, pairs, near, 0.95, 0.85)
+    assert {(m["survivor"], m["merged"]) for m in merges} == {("a", "b"), ("c", "d")}  # the older survives
+    why = {(d["a"], d["b"]): d for d in decisions}
+    assert "types differ" in why[("e", "f")]["reason"] and not why[("e", "f")]["merge"]
+    assert "numbers" in why[("g", "h")]["reason"]
+    merges, _ = entity_decisions(ents, {("c", "d"): 0.93}, {}, 0.95, 0.85)  # no shared neighbour: kept apart
+    assert merges == []
+
+
+def test_memory_links_skip_hub_entities_and_chain_runs():
+    mems = [{"id": f"m{i}", "created_at": f"2025-01-0{i}", "run_id": "r1" if i >= 4 else None, "metadata": {}}
+            for i in range(1, 7)]
+    rels = [{"source_id": "u", "source": "alice", "target_id": "x", "target": "X", "memory_id": f"m{i}", "valid": True}
+            for i in range(1, 7)]
+    rels.append({"source_id": "y", "source": "Y", "target_id": "z", "target": "Z", "memory_id": "m1", "valid": True})
+    rels.append({"source_id": "y2", "source": "Y", "target_id": "w", "target": "W", "memory_id": "m2", "valid": True})
+    links = memory_links(mems, rels, {"y2": "y"}, max_group=3)  # y2 merged into y: m1 and m2 share it
+    kinds = {(l["source_id"], l["target_id"], l["relation"]) for l in links}
+    assert ("m1", "m2", "same_entity") in kinds
+    assert not any(k[2] == "same_entity" and k != ("m1", "m2", "same_entity") for k in kinds)  # u, x: hubs
+    assert {k for k in kinds if k[2] == "sequence"} == {("m4", "m5", "sequence"), ("m5", "m6", "sequence")}
+
+
+def test_pass_merges_entities_repoints_relations_and_links_memories(tmp_path):
+    with make_memory(tmp_path) as m:
+        sql = m.services.sql
+        m1 = put(m, "I visited the Eiffel Tower", days=0)
+        m2 = put(m, "The Eiffel Tower was crowded in the morning", days=1)
+        m3 = put(m, "I live in Paris", days=2)
+        m4 = put(m, "I grew up in Paris, France", days=3)
+        m5 = put(m, "I lived in New York for two years", days=4)
+        user, tower = entity(m, "alice", "person"), entity(m, "the Eiffel Tower", "landmark")
+        tower2 = entity(m, "Eiffel Tower", "landmark")
+        paris, paris2 = entity(m, "Paris", "city"), entity(m, "Paris, France", "city")
+        ny, nyc = entity(m, "New York", "city"), entity(m, "New York City", "organization")
+        relate(m, user, "visited", tower, m1)
+        moved = relate(m, tower2, "located_in", paris, m2)
+        relate(m, user, "lives_in", paris, m3)
+        relate(m, user, "grew_up_in", paris2, m4)
+        relate(m, user, "lived_in", ny, m5)
+        relate(m, nyc, "employs", user, m5)
+        before = m.services.vectors.count_entities(ALICE)
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
+        assert report["entities_merged"] == 2 and report["model_calls"] == 0
+        assert {e["id"] for e in sql.list_entities(ALICE)} == {user, tower, paris, ny, nyc}
+        assert m.services.vectors.count_entities(ALICE) == before - 2  # entity vectors synced
+        assert sql.get_relations([moved["id"]])[0]["source_id"] == tower
+        assert {r["target_id"] for r in sql.relations_around(ALICE, [user])} >= {tower, paris}
+        ops = m.judgments(report["trace_id"])["parsed_operations"]
+        kept = [d for d in ops["entity_decisions"] if not d["merge"]]
+        assert any(set(d["names"]) == {"New York", "New York City"} and "types differ" in d["reason"] for d in kept)
+        assert all(d["reason"] for d in ops["entity_decisions"])
+        assert report["links_found"] >= 1
+        links = sql.memory_links([m1], depth=1)
+        assert any({l["source_id"], l["target_id"]} == {m1, m2} and l["relation"] == "same_entity" for l in links)
+        again = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
+        assert again["entities_merged"] == 0 and again["links_found"] == 0  # nothing left to do
+
+
+def test_graph_recall_follows_links_one_hop_below_the_hit(tmp_path):
+    with make_memory(tmp_path) as m:
+        a, b, c = (put(m, t, days=i) for i, t in enumerate(["I adopted a cat", "The cat is named Luna", "Luna is grey"]))
+        m.services.sql.link_memories(ALICE, a, b, "same_entity")
+        m.services.sql.link_memories(ALICE, b, c, "sequence")
+        services = SimpleNamespace(sql=m.services.sql, settings=m.services.settings)
+        out = _follow_links(services, ALICE, {a: 1.0})
+        assert out[a] == 1.0 and 0 < out[b] < 1.0 and c not in out  # one hop only
+        assert _follow_links(services, Scope(user_id="bob"), {a: 1.0}) == {a: 1.0}  # other scopes' links stay out
+
+
+def test_rollback_of_a_pass_restores_staged_unmerges_and_drops_links(tmp_path):
+    with make_memory(tmp_path) as m:
+        run = Scope(user_id="alice", run_id="r1")
+        old = put(m, "I have a golden retriever named Max", days=0)
+        new = put(m, "I have a golden retriever named Max.", days=1)
+        s1, s2 = put(m, "We talked about dogs", days=2, scope=run), put(m, "Then about cats", days=3, scope=run)
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=4))
+        assert report["merged"] == 1 and report["links_found"] >= 1
+        assert m.services.sql.get_memory(new)["merged_into"] == old
+        assert m.services.sql.memory_links([s1])
+        undone = m.rollback(report["trace_id"])
+        row = m.services.sql.get_memory(new)
+        assert row["status"] == "staged" and row["merged_into"] is None  # its status before the pass
+        assert not m.services.sql.memory_links([s1, s2])
+        assert any(r["id"] == new for r in undone["results"])
