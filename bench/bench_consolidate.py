@@ -9,6 +9,14 @@ timestamps, then `Memory.consolidate` runs once (offline model: the model calls 
 against a real model). Reported: duplicates left (paraphrase twins both still visible), 200 fixed
 questions answered in the top 5 by `Memory.search` (the latest value of a fact, a preference, a recent
 episode), time of the pass per 10,000 memories and model calls per 1,000 memories.
+
+    HF_HUB_OFFLINE=1 python3 bench/bench_consolidate.py --locomo [--limit-qas N]
+
+LoCoMo dev before and after consolidation (issue 10: frac@10 must not drop): the turns are ingested and the
+questions asked exactly as bench/locomo_retrieval.py does (its functions, imported: add_many infer=False,
+one group per conversation, search defaults), then `Memory.consolidate(user_id=<speaker>,
+group_id=<conversation>)` runs once per participant scope (offline model), and the questions are asked
+again. Both figures are printed with the pass reports' totals.
 """
 
 from __future__ import annotations
@@ -85,11 +93,54 @@ def synth(n: int, seed: int = 7) -> tuple[list[dict], list[tuple[str, str]], lis
     return mems, questions, twins
 
 
+def locomo(limit_qas: int | None) -> None:
+    """frac@5 / frac@10 on LoCoMo dev before and after one consolidation pass per participant scope."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from locomo_retrieval import DEFAULT_DATA, CachedEmbeddings, evaluate, ingest, load  # noqa: E402
+
+    from memoryx import Memory
+    from memoryx.embeddings import make_embeddings
+    from memoryx.settings import Settings
+
+    items, qas = load(DEFAULT_DATA)
+    qas = qas[:limit_qas] if limit_qas else qas
+    with tempfile.TemporaryDirectory(prefix="memoryx-locomo-consolidate-") as tmp:
+        settings = Settings(data_dir=Path(tmp), graph_backend="none")
+        embeddings = CachedEmbeddings(make_embeddings(settings), Path(tempfile.gettempdir()) / "memoryx-bench-cache")
+        m = Memory(settings, llm="offline", embeddings=embeddings)
+        try:
+            id_to_dia = ingest(m, items, one_by_one=False)
+            before = evaluate(m, qas, id_to_dia)
+            owners = sorted({(msg.get("name"), it["group_id"]) for it in items for msg in it["messages"]})
+            totals: dict[str, float] = {}
+            t = time.perf_counter()
+            for speaker, group in owners:
+                report = m.consolidate(user_id=speaker, group_id=group)
+                for k in ("memories", "merged", "merged_by_model", "compressed", "archived", "entities_merged",
+                          "links_found", "promoted", "model_calls"):
+                    totals[k] = totals.get(k, 0) + (report.get(k) or 0)
+            pass_s = time.perf_counter() - t
+            after = evaluate(m, qas, id_to_dia)
+        finally:
+            m.close()
+    mean = lambda rows, k: round(sum(r[k] for r in rows) / max(1, len(rows)), 4)  # noqa: E731
+    print(json.dumps({"questions": len(qas), "turns": len(items), "scopes": len(owners),
+                      "before": {"frac@5": mean(before, "f5"), "frac@10": mean(before, "f10")},
+                      "after": {"frac@5": mean(after, "f5"), "frac@10": mean(after, "f10")},
+                      "consolidation": totals, "pass_s": round(pass_s, 1)}, indent=2))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--dir", default=None)
+    ap.add_argument("--locomo", action="store_true", help="LoCoMo dev frac@10 before and after consolidation")
+    ap.add_argument("--limit-qas", type=int, default=None, help="--locomo: only the first N questions")
     args = ap.parse_args()
+    if args.locomo:
+        return locomo(args.limit_qas)
     from memoryx.memory import Memory
     from memoryx.scope import Scope
 

@@ -35,8 +35,8 @@ def consolidate_graph(core: "MemoryCore"):
 
 
 def consolidation_input(user_id=None, agent_id=None, run_id=None, now: Any = None, dry_run: bool = False,
-                        trace_id: str | None = None) -> tuple[dict, str]:
-    Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)  # ScopeError naming the fields
+                        trace_id: str | None = None, group_id=None) -> tuple[dict, str]:
+    Scope(user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)  # ScopeError naming the fields
     if not isinstance(dry_run, bool):
         raise InvalidInputError(f"dry_run must be true or false, got {dry_run!r}")
     if now is not None and not isinstance(now, (int, float, str)) and not hasattr(now, "timestamp"):
@@ -45,7 +45,7 @@ def consolidation_input(user_id=None, agent_id=None, run_id=None, now: Any = Non
         now = now.timestamp()
     trace_id = trace_id or str(uuid.uuid4())
     inp = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "now": now, "dry_run": dry_run,
-           "trace_id": trace_id}
+           "trace_id": trace_id, **({"group_id": group_id} if group_id else {})}
     return inp, trace_id
 
 
@@ -57,9 +57,9 @@ def run_config(trace_id: str, user_id=None, agent_id=None, run_id=None) -> dict:
 
 
 def consolidate(core: "MemoryCore", user_id=None, agent_id=None, run_id=None, now: Any = None,
-                dry_run: bool = False) -> dict:
+                dry_run: bool = False, group_id=None) -> dict:
     """One consolidation pass over a scope; returns its report (memoryx.graphs.consolidate)."""
-    inp, trace_id = consolidation_input(user_id, agent_id, run_id, now, dry_run)
+    inp, trace_id = consolidation_input(user_id, agent_id, run_id, now, dry_run, group_id=group_id)
     graph = consolidate_graph(core)
     out = graph.invoke(inp, run_config(trace_id, user_id, agent_id, run_id), context=core.context())
     if graph.checkpointer is not None and (dry_run or not core.settings.keep_finished_checkpoints):

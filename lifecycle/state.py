@@ -23,6 +23,7 @@ class ConsolidateInput(TypedDict):
     user_id: NotRequired[str | None]
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
+    group_id: NotRequired[str | None]  # a group chat's scope (issue 13)
     now: NotRequired[float | str | None]  # epoch seconds or ISO time the forgetting curve is read at
     dry_run: NotRequired[bool]  # decide and report, write nothing
     trace_id: NotRequired[str]

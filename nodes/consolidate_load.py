@@ -22,7 +22,7 @@ EMBED_BATCH = 256
 
 def scope_of(state: ConsolidateState) -> Scope:
     return Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
-                 run_id=state.get("run_id") or None)
+                 run_id=state.get("run_id") or None, group_id=state.get("group_id") or None)
 
 
 def now_of(value) -> float:

@@ -133,3 +133,14 @@ def test_rollback_of_a_pass_restores_staged_unmerges_and_drops_links(tmp_path):
         assert row["status"] == "staged" and row["merged_into"] is None  # its status before the pass
         assert not m.services.sql.memory_links([s1, s2])
         assert any(r["id"] == new for r in undone["results"])
+
+
+def test_a_group_participant_scope_is_consolidated(tmp_path):
+    with make_memory(tmp_path) as m:
+        g = Scope(user_id="caroline", group_id="club")
+        old = put(m, "I have a golden retriever named Max", scope=g)
+        new = put(m, "I have a golden retriever named Max.", days=1, scope=g)
+        other = put(m, "I have a golden retriever named Max.", days=1)  # alice's, outside the group
+        report = m.consolidate(user_id="caroline", group_id="club", now=T0 + timedelta(days=2))
+        assert report["merged"] == 1 and m.services.sql.get_memory(new)["merged_into"] == old
+        assert m.services.sql.get_memory(other)["status"] == "staged"
