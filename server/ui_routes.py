@@ -81,11 +81,12 @@ def operations_of(judgment: dict) -> list[dict]:
 
 
 def consolidation_counts(judgment: dict) -> dict[str, int]:
-    """Merges / summaries / archives of a consolidation record (parsed_operations is a dict of three lists)."""
+    """What a consolidation record decided, by kind (its parsed_operations is a dict of lists)."""
     ops = judgment.get("parsed_operations")
     if judgment.get("operation_type") != "CONSOLIDATE" or not isinstance(ops, dict):
         return {}
-    return {k: len(ops.get(k) or []) for k in ("merges", "summaries", "archives") if ops.get(k)}
+    return {k: len(ops.get(k) or []) for k in ("merges", "summaries", "archives", "entity_merges", "links", "promotions")
+            if ops.get(k)}
 
 
 def event_counts(judgment: dict) -> dict[str, int]:

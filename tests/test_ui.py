@@ -304,3 +304,4 @@ def test_a_consolidation_judgment_reads_as_merges_and_archives(site, page):
     archives = page.inner_text("#d-archives")
     assert "sandwich" in archives and "R = exp" in archives
     assert page.locator("#rollback-btn").count() == 1  # a consolidation pass can be rolled back too
+    _shot(page, "consolidation.png")

@@ -188,10 +188,10 @@ async function renderDetail(traceId, done) {
       j.error_message ? h("p", { class: "error" }, j.error_message) : null,
       rollbackBar(j, kind, links)),
     done ? rollbackResult(done) : null,
-    h("div", { class: "grid2" },
+    kind !== "MEMORY_UPDATE" ? section("Input", h("pre", { id: "d-input" }, j.input_content || "")) : h("div", { class: "grid2" },
       section("Input", h("pre", { id: "d-input" }, j.input_content || "")),
       section("Extracted facts", facts.length ? h("ol", { id: "d-facts" }, facts) : h("p", { class: "empty" }, "none"))),
-    section("Candidate memories (what the judge compared against)", cands.length
+    kind !== "MEMORY_UPDATE" ? null : section("Candidate memories (what the judge compared against)", cands.length
       ? h("table", {}, h("thead", {}, h("tr", {}, ...["Ref", "Memory", "Score", "Id"].map((t) => h("th", {}, t)))),
         h("tbody", {}, cands.map((c) => h("tr", {}, h("td", {}, c.ref ?? ""), h("td", {}, c.memory || ""),
           h("td", {}, c.score === undefined ? "" : Number(c.score).toFixed(3)), h("td", { class: "muted" }, c.id || "")))))
@@ -291,15 +291,31 @@ function consolidationSections(j, section) {
     h("td", {}, h("ul", {}, (x.source_texts || x.sources || []).map((t) => h("li", { class: "muted" }, t)))), h("td", {}, x.level || ""), h("td", {}, x.reason || "")));
   const archives = (ops.archives || []).map((a) => h("tr", {}, h("td", {}, a.text || a.id),
     h("td", {}, a.retention ?? ""), h("td", {}, a.idle_days ?? ""), h("td", {}, a.reason || "")));
+  const count = (v) => (Array.isArray(v) ? v.length : Number(v) || 0);
+  const names = (n) => (n && typeof n === "object" ? Object.values(n).join(" / ") : n || "");
+  const entityMerges = (ops.entity_merges || []).map((m) => h("tr", {}, h("td", {}, (m.names || {}).survivor || m.survivor),
+    h("td", { class: "muted" }, (m.names || {}).merged || m.merged), h("td", {}, m.similarity ?? ""), h("td", {}, m.reason || "")));
+  const kept = (ops.entity_decisions || []).filter((d) => !d.merge).map((d) => h("tr", {}, h("td", {}, names(d.names)),
+    h("td", {}, d.similarity ?? ""), h("td", {}, d.reason || "")));
+  const links = (ops.links || []).map((l) => h("tr", {}, h("td", { class: "muted" }, l.source_id || ""), h("td", {}, l.relation || ""),
+    h("td", { class: "muted" }, l.target_id || ""), h("td", {}, l.reason || "")));
+  const promotions = (ops.promotions || []).map((x) => h("tr", {}, h("td", { class: "muted" }, x.id || ""), h("td", {}, x.layer || ""), h("td", {}, x.reason || "")));
+  const optional = (rows, ...args) => (rows.length ? section(...args) : null);  // graph upkeep and layers: shown when they acted
   return [
     section(`Merges (${merges.length}): the second memory folds into the first`, table("d-merges", ["Kept", "Merged into it", "Similarity", "By", "Reason"], merges)),
     section(`Summaries (${summaries.length}): sources replaced by one memory`, table("d-summaries", ["Summary", "Sources", "Level", "Reason"], summaries)),
     section(`Archives (${archives.length}): faded by the forgetting curve`, table("d-archives", ["Memory", "Retention", "Idle days", "Reason"], archives)),
+    optional(entityMerges, `Entity merges (${entityMerges.length})`, table("d-entity-merges", ["Kept", "Merged into it", "Similarity", "Reason"], entityMerges)),
+    optional(kept, `Entity pairs kept apart (${kept.length})`, table("d-entity-kept", ["Names", "Similarity", "Reason"], kept)),
+    optional(links, `Memory links found (${links.length})`, table("d-links", ["From", "Link", "To", "Reason"], links)),
+    optional(promotions, `Layer changes (${promotions.length})`, table("d-promotions", ["Memory", "Layer", "Reason"], promotions)),
     section("Executed", h("dl", { class: "meta", id: "d-executed" },
       h("dt", {}, "Memories changed"), h("dd", {}, String(ex.changed ?? 0)),
       h("dt", {}, "Summaries written"), h("dd", {}, (ex.summary_ids || []).join(", ") || "none"),
-      h("dt", {}, "Relations re-pointed"), h("dd", {}, String((ex.relations || []).length)),
-      h("dt", {}, "Skipped (changed meanwhile)"), h("dd", {}, (ex.skipped || []).join(", ") || "none")))];
+      h("dt", {}, "Relations re-pointed"), h("dd", {}, String(count(ex.relations) + count(ex.relations_repointed))),
+      h("dt", {}, "Entities merged"), h("dd", {}, String(count(ex.entities_merged))),
+      h("dt", {}, "Links written"), h("dd", {}, String(count(ex.links))),
+      h("dt", {}, "Skipped (changed meanwhile)"), h("dd", {}, (ex.skipped || []).join(", ") || "none")))].filter(Boolean);
 }
 
 // ---- review queue ---------------------------------------------------------------------------------------
