@@ -34,6 +34,7 @@ from memoryx.errors import InvalidInputError
 from memoryx.nodes.add_common import deterministic_id
 from memoryx.nodes.validate_input import check_limits, normalize_messages, split_long
 from memoryx.scope import Scope
+from memoryx.speakers import event_time, participant_scope, speaker_meta
 from memoryx.stores.locks import lock_owner
 from memoryx.stores.projections import memory_point
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
@@ -42,7 +43,7 @@ from memoryx.text import memory_hash
 
 log = logging.getLogger(__name__)
 
-ITEM_KEYS = ("messages", "user_id", "agent_id", "run_id", "metadata", "trace_id")
+ITEM_KEYS = ("messages", "user_id", "agent_id", "run_id", "metadata", "trace_id", "group_id")
 Progress = Callable[[int], None]
 
 
@@ -78,7 +79,8 @@ def item_args(item: Any) -> dict:
 
 
 def item_scope(args: dict) -> Scope:
-    return Scope(user_id=args["user_id"], agent_id=args["agent_id"], run_id=args["run_id"])
+    return Scope(user_id=args["user_id"], agent_id=args["agent_id"], run_id=args["run_id"],
+                 group_id=args.get("group_id"))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -123,8 +125,10 @@ def _prepare(index: int, item: Any, settings: Any) -> _Item:
         for key in ("name", "timestamp"):
             if m.get(key):
                 meta[key] = m[key]
+        meta.update(speaker_meta(m))  # issue 13: the speaker; in a group the memory is the participant's
         prepared.memories.append({"id": deterministic_id(trace_id, f"raw{i}"), "text": m["content"],
-                                  "hash": memory_hash(m["content"]), "meta": meta})
+                                  "hash": memory_hash(m["content"]), "meta": meta,
+                                  "scope": participant_scope(scope, m), "valid_at": event_time(m)})
     if not kept:
         prepared.raw = []  # empty input: nothing written, not even the raw input (as validate_input)
     return prepared
@@ -136,12 +140,12 @@ def _live_with_hashes(session, hashes: Sequence[str]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     unique = list(dict.fromkeys(hashes))
     for i in range(0, len(unique), 500):
-        stmt = (select(col.id, col.hash, col.user_id, col.agent_id, col.run_id)
+        stmt = (select(col.id, col.hash, col.user_id, col.agent_id, col.run_id, col.group_id)
                 .where(col.hash.in_(unique[i:i + 500]), col.deleted_at.is_(None))
                 .order_by(col.created_at, col.id))
         for row in session.execute(stmt):
             out.setdefault(row.hash, []).append({"id": row.id, "user_id": row.user_id, "agent_id": row.agent_id,
-                                                 "run_id": row.run_id})
+                                                 "run_id": row.run_id, "group_id": row.group_id})
     return out
 
 
@@ -153,10 +157,10 @@ def _select_new(items: list[_Item], known: dict[str, list[dict]]) -> list[tuple[
     for it in items:
         for mem in it.memories:
             rows = known.setdefault(mem["hash"], [])
-            if any(r["id"] != mem["id"] and it.scope.contains(r) for r in rows):
+            if any(r["id"] != mem["id"] and mem["scope"].contains(r) for r in rows):
                 continue
             if not any(r["id"] == mem["id"] for r in rows):
-                rows.append({"id": mem["id"], **it.scope.as_dict()})
+                rows.append({"id": mem["id"], **mem["scope"].as_dict()})
             chosen.append((it, mem))
     return chosen
 
@@ -255,15 +259,15 @@ class RawIngest:
                 if row is None:
                     # distinct, increasing times keep the messages' order (neighbouring turns in search)
                     created = now + timedelta(microseconds=n)
-                    row = MemoryRow(id=mem["id"], text=mem["text"], hash=mem["hash"], **it.scope.as_dict(),
+                    row = MemoryRow(id=mem["id"], text=mem["text"], hash=mem["hash"], **mem["scope"].as_dict(),
                                     category=None, importance=0.5, memory_type="episodic", meta=mem["meta"],
                                     created_at=created, updated_at=created, deleted_at=None, access_count=0,
-                                    trace_id=it.trace_id)
+                                    trace_id=it.trace_id, valid_at=mem["valid_at"])
                     new_rows.append(row)
                     history.append(HistoryRow(id=new_id(), memory_id=mem["id"], event="ADD", old_memory=None,
                                               new_memory=mem["text"], actor="memoryx", trace_id=it.trace_id,
                                               created_at=created))
-                elif not it.scope.contains(memory_dict(row)):
+                elif not mem["scope"].contains(memory_dict(row)):
                     raise InvalidInputError(f"Memory id {row.id} already exists in another scope (trace id "
                                             f"{it.trace_id} reused across scopes); use a new trace id.")
                 ordered.append(row)

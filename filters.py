@@ -10,11 +10,12 @@ Accepted shapes (same as mem0's advanced filters)::
     {"a": 1, "b": 2}                                    # several keys: all must hold
 
 Keys are metadata keys (payload ``metadata.<key>``; dots reach nested dicts), except the reserved fields
-``memory_type``, ``category``, ``created_at``, ``updated_at`` and the scope fields ``user_id``, ``agent_id``,
-``run_id`` which address the memory's own fields. A key may also be written ``metadata.<key>`` explicitly
+``memory_type``, ``category``, ``created_at``, ``updated_at``, ``valid_at`` (when the remembered event
+happened, if not when it was recorded; `event_time_range` falls back to created_at) and the scope fields
+``user_id``, ``agent_id``, ``run_id``, ``group_id`` which address the memory's own fields. A key may also be written ``metadata.<key>`` explicitly
 (e.g. ``metadata.category`` for a metadata key that collides with a reserved name). ``created_at`` /
-``updated_at`` take ISO-8601 strings or datetimes (naive ones are read as UTC) and are compared as epoch
-seconds (payload fields ``created_ts`` / ``updated_ts`` in the vector stores).
+``updated_at`` / ``valid_at`` take ISO-8601 strings or datetimes (naive ones are read as UTC) and are compared
+as epoch seconds (payload fields ``created_ts`` / ``updated_ts`` / ``valid_ts`` in the vector stores).
 
 Semantics follow Qdrant's (so that `matches` and the vector-store translators agree): a condition on a
 list-valued field holds when any element satisfies it; ``ne``/``nin``/``NOT`` hold for a missing field;
@@ -32,12 +33,13 @@ from typing import Any, Iterable
 from memoryx.errors import InvalidInputError
 
 __all__ = ["FilterNode", "Cond", "And", "Or", "Not", "parse_filters", "matches", "OPERATORS",
-           "RESERVED_FIELDS", "TIME_FIELDS", "payload_key", "to_epoch"]
+           "RESERVED_FIELDS", "TIME_FIELDS", "payload_key", "to_epoch", "event_time_range",
+           "with_speaker"]
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains")
 RANGE_OPS = ("gt", "gte", "lt", "lte")
-TIME_FIELDS = ("created_at", "updated_at")
-SCOPE_KEYS = ("user_id", "agent_id", "run_id")
+TIME_FIELDS = ("created_at", "updated_at", "valid_at")
+SCOPE_KEYS = ("user_id", "agent_id", "run_id", "group_id")
 RESERVED_FIELDS = ("memory_type", "category", *TIME_FIELDS, *SCOPE_KEYS)
 LOGICAL = ("AND", "OR", "NOT")
 
@@ -204,6 +206,18 @@ def _parse(obj: Any, where: str) -> FilterNode:
     return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 
+def with_speaker(filters: dict | FilterNode | None, speaker: str | None) -> dict | FilterNode | None:
+    """`filters` narrowed to what one participant of a group chat said (metadata.speaker, issue 13)."""
+    if speaker is None:
+        return filters
+    if not isinstance(speaker, str) or not speaker.strip():
+        raise InvalidInputError(f"speaker must be a non-empty string, got {speaker!r}")
+    cond = Cond("metadata.speaker", "eq", speaker.strip())
+    if filters is None or filters == {}:
+        return cond
+    return And((parse_filters(filters), cond))
+
+
 def parse_filters(filters: dict | None) -> FilterNode | None:
     """Parse a mem0-style filter dict. None or {} -> None. InvalidInputError names the bad operator/value."""
     if filters is None:
@@ -228,7 +242,17 @@ def payload_key(field: str) -> str:
         return "created_ts"
     if field == "updated_at":
         return "updated_ts"
+    if field == "valid_at":
+        return "valid_ts"
     return field
+
+
+def event_time_range(lo: float, hi: float) -> FilterNode:
+    """Memories whose event happened in [lo, hi) (epoch seconds): valid_at when the memory has one (a replayed
+    message's time, a dated fact), else created_at (the event was recorded as it happened)."""
+    return Or((And((Cond("valid_at", "gte", float(lo)), Cond("valid_at", "lt", float(hi)))),
+               And((Cond("valid_at", "eq", None), Cond("created_at", "gte", float(lo)),
+                    Cond("created_at", "lt", float(hi))))))
 
 
 def _lookup(memory: dict, field: str) -> Any:

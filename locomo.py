@@ -50,8 +50,14 @@ def session_messages(sample: dict, session: Session) -> list[dict]:
     Each message is "Speaker: text" (a shared photo as its caption), named after the speaker and stamped
     with the session date; turns without text are left out.
     """
+    return [message for _, message in turn_messages(sample, session)]
+
+
+def turn_messages(sample: dict, session: Session) -> list[tuple[str | None, dict]]:
+    """(dia_id, message) of each turn with text (session_messages' messages, with their turn ids)."""
     speaker_a = (sample.get("conversation") or {}).get("speaker_a")
-    messages = []
+    stamp = parse_session_date(session.date).isoformat() if session.date else None
+    out = []
     for turn in session.turns:
         text = turn.get("text") or ""
         if turn.get("blip_caption"):
@@ -60,10 +66,10 @@ def session_messages(sample: dict, session: Session) -> list[dict]:
             continue
         role = "user" if turn.get("speaker") == speaker_a else "assistant"
         message = {"role": role, "content": f"{turn.get('speaker')}: {text}", "name": turn.get("speaker")}
-        if session.date:  # ISO-8601, as add() requires; the raw LoCoMo wording is kept beside it
-            message["timestamp"] = parse_session_date(session.date).isoformat()
-        messages.append(message)
-    return messages
+        if stamp:  # ISO-8601, as add() requires: the memory's valid_at (when it was said)
+            message["timestamp"] = stamp
+        out.append((turn.get("dia_id"), message))
+    return out
 
 
 def parse_session_date(text: str) -> datetime:

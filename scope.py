@@ -1,4 +1,11 @@
-"""The tenant scope every read and write carries: user_id / agent_id / run_id."""
+"""The tenant scope every read and write carries: user_id / agent_id / run_id, and group_id for group chats.
+
+user_id / agent_id / run_id are wildcards when unset (`Scope(user_id='a')` sees a's rows of every agent and
+run). group_id is not: an unset group_id matches only rows outside any group, so a user's private memories
+and the memories of a group chat the user takes part in never mix unless the caller names both
+(`Scope(user_id='caroline', group_id='g1')`: Caroline's memories in g1). `Scope(group_id='g1')` alone is the
+whole group, every participant.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ from dataclasses import dataclass
 
 from memoryx.errors import ScopeError
 
-SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
+SCOPE_FIELDS = ("user_id", "agent_id", "run_id", "group_id")
 
 
 @dataclass(frozen=True)
@@ -14,6 +21,7 @@ class Scope:
     user_id: str | None = None
     agent_id: str | None = None
     run_id: str | None = None
+    group_id: str | None = None
 
     def __post_init__(self) -> None:
         for name in SCOPE_FIELDS:
@@ -21,20 +29,30 @@ class Scope:
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ScopeError(f"{name} must be a non-empty string, got {value!r}")
         if not any(getattr(self, name) for name in SCOPE_FIELDS):
-            raise ScopeError("At least one of user_id, agent_id or run_id is required; pass e.g. user_id='alice'.")
+            raise ScopeError("At least one of user_id, agent_id, run_id or group_id is required; "
+                             "pass e.g. user_id='alice'.")
 
     @classmethod
-    def of(cls, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None) -> "Scope":
-        return cls(user_id=user_id, agent_id=agent_id, run_id=run_id)
+    def of(cls, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+           group_id: str | None = None) -> "Scope":
+        return cls(user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
 
     def as_dict(self) -> dict[str, str]:
-        """Only the fields that are set (used as an exact-match filter in every store)."""
+        """Only the fields that are set (what a written row carries)."""
         return {k: getattr(self, k) for k in SCOPE_FIELDS if getattr(self, k)}
 
+    def match(self) -> dict[str, str | None]:
+        """The exact-match conditions a store applies: the set fields, plus group_id=None (no group) when the
+        scope names no group, so group memories stay out of user/agent scopes."""
+        out: dict[str, str | None] = dict(self.as_dict())
+        out.setdefault("group_id", None)
+        return out
+
     def key(self) -> str:
-        """Stable string for locks and logs: 'user_id=alice|agent_id=-|run_id=-'."""
-        return "|".join(f"{k}={getattr(self, k) or '-'}" for k in SCOPE_FIELDS)
+        """Stable string for locks and logs: 'user_id=alice|agent_id=-|run_id=-' (+ '|group_id=g' in a group)."""
+        fields = SCOPE_FIELDS if self.group_id else SCOPE_FIELDS[:3]  # keys of non-group scopes unchanged
+        return "|".join(f"{k}={getattr(self, k) or '-'}" for k in fields)
 
     def contains(self, record: dict) -> bool:
         """True when a record (dict with scope fields) lies inside this scope."""
-        return all(record.get(k) == v for k, v in self.as_dict().items())
+        return all((record.get(k) or None) == v for k, v in self.match().items())

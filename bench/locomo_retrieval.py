@@ -1,20 +1,23 @@
-"""LoCoMo retrieval benchmark: does the right conversation turn come back?
+"""LoCoMo retrieval benchmark through the public API: does the right conversation turn come back?
 
-    python bench/locomo_retrieval.py [--data ../shared/data/locomo_dev.json] [--ablations]
+    python bench/locomo_retrieval.py [--data ../shared/data/locomo_dev.json] [--one-by-one] [--per-category]
 
-Ingestion (infer=False semantics, no model): one memory per turn, text "Speaker: text", one scope per
-conversation (user_id = "locomo-<sample_id>"), written straight to the system of record
-(SQLStore.insert_memory) and projected with batch embeddings (Projector.sync_memories). Each turn keeps its
-turn id (metadata.dia_id), session number and session date (metadata.session_date); its created_at is the
-session's date and time (+30 s per turn, so the turns of a session keep their order), as a replayed chat log
-would have it.
+Ingestion, as a user would replay a chat log (no model, infer=False): each conversation is a group chat
+(`group_id="locomo-<sample_id>"`), each turn one message {"role", "content": "Speaker: text", "name":
+speaker, "timestamp": the session's date (ISO)} with metadata {"dia_id"}, written with
+`Memory.add_many(items, infer=False)` (one item per turn; `--one-by-one`: one `Memory.add(infer=False)` per
+turn, slower, same result). Each turn lands under its speaker in the group (memoryx.speakers) and keeps the
+message time as its event time (valid_at), which the search's recency and time-window paths read.
 
-Evaluation: every QA of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop) with evidence,
-the question as the query, top 10. Score = mean fraction of the evidence turns found in the top 5 / top 10.
-Rows: each recall path alone (the same store calls the search graph makes), plain RRF of dense + keyword
-(the earlier baseline), and the full search graph (memoryx.graphs.search) on the embedded defaults. No LLM,
-offline all-MiniLM-L6-v2 embeddings. Access recording is switched off so that the questions do not change
-each other's ranking.
+Evaluation: every QA of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop) with
+evidence, `Memory.search(question, group_id=..., limit=10)` with the defaults (access recording included,
+as a user's searches would be), on the embedded defaults with offline all-MiniLM-L6-v2 embeddings. Score =
+mean fraction of the evidence turns found in the top 5 / top 10.
+
+Figures: "dev" = the mean over all questions of the five conversations; "leave-one-conversation-out" = for
+each conversation, its figure with every tuned choice made without it, averaged over the conversations.
+The search defaults are fixed constants of memoryx (nothing is tuned here), so a conversation's held-out
+figure is its own figure and LOO is the mean of the per-conversation figures (printed per conversation).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -43,114 +46,122 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
+    """(add_many items, one per turn; questions) of every conversation in the file."""
     from memoryx import locomo
 
-    turns, qas = [], []
+    items, qas = [], []
     for sample in json.loads(path.read_text()):
-        scope = f"locomo-{sample['sample_id']}"
+        group = f"locomo-{sample['sample_id']}"
         for session in locomo.sessions(sample):
-            start = locomo.parse_session_date(session.date)
-            for i, t in enumerate(session.turns):
-                turns.append({"scope": scope, "dia_id": t["dia_id"], "session": session.number,
-                              "session_date": session.date, "speaker": t["speaker"],
-                              "text": f"{t['speaker']}: {t['text']}", "created_at": start + timedelta(seconds=30 * i)})
+            for dia_id, message in locomo.turn_messages(sample, session):
+                items.append({"messages": [message], "group_id": group, "metadata": {"dia_id": dia_id}})
         for qa in locomo.questions(sample):
             if qa.get("category") in CATEGORIES and qa["evidence"]:
-                qas.append({"scope": scope, "question": qa["question"], "category": qa["category"],
+                qas.append({"group": group, "question": qa["question"], "category": qa["category"],
                             "evidence": qa["evidence"]})
-    return turns, qas
+    return items, qas
 
 
-def open_services(data_dir: Path, *, graph: bool = False):
-    """Services on the embedded defaults in `data_dir` (FalkorDB only when asked: infer=False adds no graph)."""
-    from memoryx.services import build_services
-    from memoryx.settings import Settings
+class CachedEmbeddings:
+    """The default embeddings with the document vectors cached on disk between runs (the bench's only
+    shortcut: the same vectors the model computes; queries are embedded live)."""
 
-    overrides = {"data_dir": data_dir}
-    if not graph:
-        overrides["graph_backend"] = "none"
-    return build_services(Settings(**overrides), llm="offline")
+    def __init__(self, inner: Any, cache: Path | None):
+        self.inner, self.cache = inner, cache
+        self._mem: dict[str, list[float]] = {}
+        self._file = None
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            self._file = cache / "locomo-docs.jsonl"
+            if self._file.exists():
+                for line in self._file.read_text().splitlines():
+                    k, v = json.loads(line)
+                    self._mem[k] = v
 
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
-def embed_cached(services, texts: list[str], cache: Path | None) -> list[list[float]]:
-    import numpy as np
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if self._key(t) not in self._mem]
+        if missing:
+            vecs = self.inner.embed_documents(missing)
+            new = {self._key(t): [float(x) for x in v] for t, v in zip(missing, vecs)}
+            self._mem.update(new)
+            if self._file is not None:
+                with self._file.open("a") as f:
+                    f.writelines(json.dumps([k, v]) + "\n" for k, v in new.items())
+        return [self._mem[self._key(t)] for t in texts]
 
-    key = hashlib.sha1(("\n".join(texts) + "|" + services.settings.embedding_model).encode()).hexdigest()[:16]
-    file = cache / f"locomo-{key}.npy" if cache else None
-    if file is not None and file.exists():
-        return np.load(file).tolist()
-    vecs = services.embeddings.embed_documents(texts)
-    if file is not None:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        np.save(file, np.asarray(vecs, dtype="float32"))
-    return vecs
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
 
-
-def ingest(services, turns: list[dict], cache: Path | None) -> dict[str, str]:
-    """Write the turns; returns memory id -> dia_id."""
-    from memoryx.scope import Scope
-
-    t0 = time.perf_counter()
-    vecs = embed_cached(services, [t["text"] for t in turns], cache)
-    t1 = time.perf_counter()
-    id_to_dia: dict[str, str] = {}
-    ids: list[str] = []
-    for t in turns:
-        row = services.sql.insert_memory(
-            scope=Scope(user_id=t["scope"]), text=t["text"], memory_type="episodic", importance=0.5,
-            metadata={"dia_id": t["dia_id"], "session": t["session"], "session_date": t["session_date"],
-                      "speaker": t["speaker"]},
-            created_at=t["created_at"])
-        id_to_dia[row["id"]] = t["dia_id"]
-        ids.append(row["id"])
-    for i in range(0, len(ids), 512):
-        services.projector.sync_memories(ids[i : i + 512], vectors=vecs[i : i + 512])
-    print(f"ingested {len(turns)} turns in {time.perf_counter() - t0:.1f} s (embedding {t1 - t0:.1f} s)",
-          file=sys.stderr)
-    return id_to_dia
+    def __getattr__(self, name):  # model name, dims, ... of the wrapped embeddings
+        return getattr(self.inner, name)
 
 
-def frac(found: list[str], evidence: list[str], k: int) -> float:
+def frac(found: list[str | None], evidence: list[str], k: int) -> float:
     top = set(found[:k])
     return sum(1 for e in evidence if e in top) / len(evidence)
 
 
-def rrf(lists: list[list[str]], k: int = 60) -> list[str]:
-    score: dict[str, float] = defaultdict(float)
-    for lst in lists:
-        for r, i in enumerate(lst):
-            score[i] += 1.0 / (k + r + 1)
-    return sorted(score, key=lambda i: -score[i])
+def ingest(m, items: list[dict], one_by_one: bool) -> dict[str, str]:
+    """Add the turns through the public API; returns memory id -> dia_id."""
+    t0 = time.perf_counter()
+    if one_by_one:
+        results = [m.add(it["messages"], group_id=it["group_id"], metadata=it["metadata"], infer=False) for it in items]
+    else:
+        results = m.add_many(items, infer=False)
+    id_to_dia: dict[str, str] = {}
+    for it, res in zip(items, results):
+        if res.get("error"):
+            raise RuntimeError(f"add failed: {res['error']}")
+        for r in res.get("results") or []:
+            id_to_dia[r["id"]] = it["metadata"]["dia_id"]
+    print(f"ingested {len(items)} turns ({len(id_to_dia)} memories) in {time.perf_counter() - t0:.1f} s",
+          file=sys.stderr)
+    return id_to_dia
 
 
-def evaluate(services, qas: list[dict], id_to_dia: dict[str, str], variants: dict) -> dict:
-    """variants: name -> function(question dict) -> ranked memory ids. Returns name -> cat -> [(f5, f10)]."""
-    out: dict[str, dict] = {}
-    for name, fn in variants.items():
-        per: dict = defaultdict(list)
-        t0 = time.perf_counter()
-        for qa in qas:
-            ids = fn(qa)
-            dias = [id_to_dia.get(i) for i in ids]
-            row = (frac(dias, qa["evidence"], 5), frac(dias, qa["evidence"], 10))
-            per[qa["category"]].append(row)
-            per["all"].append(row)
-        per["_ms"] = (time.perf_counter() - t0) * 1000.0 / max(1, len(qas))
-        out[name] = per
-    return out
+def evaluate(m, qas: list[dict], id_to_dia: dict[str, str]) -> list[dict]:
+    rows = []
+    t0 = time.perf_counter()
+    for qa in qas:
+        found = m.search(qa["question"], group_id=qa["group"], limit=10)["results"]
+        dias = [id_to_dia.get(r["id"]) for r in found]
+        rows.append({**qa, "f5": frac(dias, qa["evidence"], 5), "f10": frac(dias, qa["evidence"], 10)})
+    print(f"{len(qas)} searches, {(time.perf_counter() - t0) * 1000 / max(1, len(qas)):.0f} ms each",
+          file=sys.stderr)
+    return rows
 
 
-def table(results: dict) -> str:
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def report(rows: list[dict]) -> str:
+    groups = sorted({r["group"] for r in rows})
     cats = [1, 2, 3, 4]
-    head = ("| run | " + " | ".join(f"{CATEGORIES[c]} (n={len(next(iter(results.values()))[c])})" for c in cats)
-            + f" | overall @5 | overall @10 (n={len(next(iter(results.values()))['all'])}) |")
-    lines = [head, "|" + "---|" * (len(cats) + 3)]
-    for name, per in results.items():
-        cells = [f"{sum(r[1] for r in per[c]) / len(per[c]):.3f}" if per[c] else "-" for c in cats]
-        all5 = sum(r[0] for r in per["all"]) / len(per["all"])
-        all10 = sum(r[1] for r in per["all"]) / len(per["all"])
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {all5:.3f} | **{all10:.3f}** |")
-    return "\n".join(lines) + "\n(per-category columns: fraction of evidence turns in the top 10)"
+    head = "| conversation | n | " + " | ".join(CATEGORIES[c] for c in cats) + " | frac@5 | frac@10 |"
+    lines = [head, "|" + "---|" * (len(cats) + 4)]
+
+    def line(name: str, sel: list[dict]) -> str:
+        cells = [f"{_mean([r['f10'] for r in sel if r['category'] == c]):.3f}" for c in cats]
+        return (f"| {name} | {len(sel)} | " + " | ".join(cells)
+                + f" | {_mean([r['f5'] for r in sel]):.3f} | **{_mean([r['f10'] for r in sel]):.3f}** |")
+
+    per_conv = {}
+    for g in groups:
+        sel = [r for r in rows if r["group"] == g]
+        per_conv[g] = _mean([r["f10"] for r in sel])
+        lines.append(line(g, sel))
+    lines.append(line("dev (all questions)", rows))
+    loo = _mean(list(per_conv.values()))
+    loo_cat = {c: _mean([_mean([r["f10"] for r in rows if r["group"] == g and r["category"] == c]) for g in groups
+                         if any(r["group"] == g and r["category"] == c for r in rows)]) for c in cats}
+    lines.append(f"| leave-one-conversation-out (mean of held-out conversations) | {len(groups)} conv. | "
+                 + " | ".join(f"{loo_cat[c]:.3f}" for c in cats) + f" | | **{loo:.3f}** |")
+    return "\n".join(lines) + "\n(category columns and frac@10: fraction of evidence turns in the top 10)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,23 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=None, help="store directory (default: a temporary one)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memoryx-bench-cache",
                     help="where turn embeddings are cached between runs ('' to disable)")
-    ap.add_argument("--ablations", action="store_true", help="also run the search graph with single techniques off")
+    ap.add_argument("--one-by-one", action="store_true", help="one Memory.add(infer=False) per turn instead of add_many")
     ap.add_argument("--limit-qas", type=int, default=None, help="evaluate only the first N questions (smoke runs)")
-    ap.add_argument("--bm25-b", type=float, default=None,
-                    help="preview of a different BM25 length normalisation (memoryx.text.BM25_B, applied at ingest)")
+    ap.add_argument("--json-out", type=Path, default=None, help="write the per-question rows here")
     args = ap.parse_args(argv)
 
-    from dataclasses import replace
+    from memoryx import Memory
+    from memoryx.embeddings import make_embeddings
+    from memoryx.settings import Settings
 
-    from memoryx.graphs.search import graph as search_graph
-    from memoryx.context import Context
-    from memoryx.scope import Scope
-
-    if args.bm25_b is not None:
-        import memoryx.text
-
-        memoryx.text.BM25_B = args.bm25_b
-    turns, qas = load(args.data)
+    items, qas = load(args.data)
     if args.limit_qas:
         qas = qas[: args.limit_qas]
     tmp = None
@@ -184,65 +188,19 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(tmp.name)
     else:
         data_dir = args.data_dir
-    services = open_services(data_dir)
+    settings = Settings(data_dir=data_dir, graph_backend="none")  # infer=False adds no graph
+    embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.cache) if str(args.cache) else None)
+    m = Memory(settings, llm="offline", embeddings=embeddings)
     try:
-        id_to_dia = ingest(services, turns, Path(args.cache) if str(args.cache) else None)
-        vectors = services.vectors
-        qvec_cache: dict[str, list[float]] = {}
-
-        def qvec(q: str) -> list[float]:
-            if q not in qvec_cache:
-                qvec_cache[q] = services.embeddings.embed_query(q)
-            return qvec_cache[q]
-
-        def dense(qa):
-            return [h.id for h in vectors.search_memories(qvec(qa["question"]), Scope(user_id=qa["scope"]), limit=10)]
-
-        def keyword(qa):
-            return [h.id for h in vectors.keyword_search(qa["question"], Scope(user_id=qa["scope"]), limit=10)]
-
-        def plain_rrf(qa):
-            s = Scope(user_id=qa["scope"])
-            d = [h.id for h in vectors.search_memories(qvec(qa["question"]), s, limit=60)]
-            k = [h.id for h in vectors.keyword_search(qa["question"], s, limit=60)]
-            return rrf([d, k])[:10]
-
-        def graph_run(svc):
-            ctx = Context(services=svc, search_mode=svc.settings.search_mode,
-                          graph_expand_depth=svc.settings.graph_expand_depth, graph_enabled=svc.graph is not None)
-
-            def run(qa):
-                out = search_graph.invoke({"query": qa["question"], "user_id": qa["scope"], "limit": 10,
-                                           "record_access": False}, context=ctx)
-                return [r["id"] for r in out["result"]["results"]]
-
-            return run
-
-        def with_settings(**update):
-            return replace(services, settings=services.settings.model_copy(update=update))
-
-        variants = {"dense alone (MiniLM)": dense, "keyword alone (BM25)": keyword,
-                    "plain RRF dense+keyword": plain_rrf}
-        if services.graph is not None and services.sql.list_entities(None):
-            variants["graph alone"] = None  # infer=False adds no entities; shown only when there are some
-        variants["search graph (settings as configured: fusion=%s)" % services.settings.fusion] = graph_run(services)
-        if args.ablations:
-            def without(**knobs):
-                return graph_run(with_settings(search_tuning={**services.settings.search_tuning, **knobs}))
-
-            variants["  - without context propagation"] = without(context_weight=0.0)
-            variants["  - without time-window path/bonus"] = without(weight_time=0.0, time_bonus=0.0)
-            variants["  - without name/when bonuses"] = without(name_bonus=0.0, when_bonus=0.0)
-            variants["  - rrf fusion (k=60) + the rest"] = graph_run(with_settings(fusion="rrf"))
-        variants = {k: v for k, v in variants.items() if v is not None}
-        results = evaluate(services, qas, id_to_dia, variants)
-        import memoryx.text
-
-        print(f"LoCoMo retrieval, {len(qas)} questions, {len(turns)} turns, BM25 k1={memoryx.text.BM25_K1} "
-              f"b={memoryx.text.BM25_B}, embeddings {services.settings.embedding_model}, no LLM\n")
-        print(table(results))
+        id_to_dia = ingest(m, items, args.one_by_one)
+        rows = evaluate(m, qas, id_to_dia)
+        print(f"LoCoMo retrieval through the public API (add_many/add infer=False, search defaults), "
+              f"{len(qas)} questions, {len(items)} turns, embeddings {settings.embedding_model}, no LLM\n")
+        print(report(rows))
+        if args.json_out:
+            args.json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1))
     finally:
-        services.close()
+        m.close()
         if tmp is not None:
             tmp.cleanup()
     return 0

@@ -224,3 +224,28 @@ def fact_category(st: Statement) -> tuple[str, float, str]:
     if st.attribute == "name":
         return ("fact", 0.9, "semantic")
     return ("fact", 0.8, "semantic")
+
+
+# ---- group chats (issue 13) -------------------------------------------------------------------------------
+_EN_MY = re.compile(r"\bmy\b", re.I)
+_EN_I = re.compile(r"^(?:i|I)\b")
+
+
+def about_speaker(text: str, name: str) -> str:
+    """A user fact rewritten about a named group-chat speaker: "User now lives in Boston" -> "Caroline now
+    lives in Boston", "User's favorite food is pizza" -> "Caroline's ...", "用户喜欢打篮球" -> "小李喜欢打篮球",
+    "ユーザーは東京に住んでいる" -> "田中は東京に住んでいる"; a leftover "my" becomes "<name>'s"."""
+    name = name.strip()
+    if not name:
+        return text
+    if text.startswith("User's "):
+        text = f"{name}'s {text[len('User'):].lstrip(chr(39)).removeprefix('s ')}"
+    elif re.match(r"^User\b", text):
+        text = name + text[len("User"):]
+    elif text.startswith("用户"):
+        return name + text[len("用户"):]
+    elif text.startswith("ユーザー"):
+        return name + text[len("ユーザー"):]
+    elif _EN_I.match(text):
+        text = _EN_I.sub(name, text, count=1)
+    return _EN_MY.sub(f"{name}'s", text)

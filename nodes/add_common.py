@@ -15,7 +15,7 @@ def derive_scope(state: dict) -> Scope:
     """The caller's scope from the input ids (ScopeError when none is given): validate_input derives it
     once into the state's "scope"."""
     return Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
-                 run_id=state.get("run_id") or None)
+                 run_id=state.get("run_id") or None, group_id=state.get("group_id") or None)
 
 
 def scope_of(state: dict) -> Scope:
@@ -38,7 +38,8 @@ def agent_scope_of(state: dict) -> Scope:
     tenancy (user + agent + run: no other user's add ever sees them); only when the caller asked for
     agent_memory="global" do they live with the agent alone, shared by every user of the agent."""
     if agent_memory_mode(state) == "global":
-        return Scope(agent_id=state.get("agent_id"), run_id=state.get("run_id") or None)
+        return Scope(agent_id=state.get("agent_id"), run_id=state.get("run_id") or None,
+                     group_id=state.get("group_id") or None)
     return scope_of(state)
 
 

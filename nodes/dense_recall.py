@@ -14,7 +14,7 @@ from collections import OrderedDict
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
-from memoryx.filters import And, Cond
+from memoryx.filters import And, event_time_range
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.state import SearchState
 
@@ -62,7 +62,7 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     time_hits: list[dict] = []
     if period_wanted:
         lo, hi = plan.time_window
-        period = And((Cond("created_at", "gte", float(lo)), Cond("created_at", "lt", float(hi))))
+        period = event_time_range(lo, hi)  # valid_at when set (issue 13), else created_at
         tnode = period if plan.filters is None else And((plan.filters, period))
         time_hits = hits_of(services.vectors.search_memories(vector, plan.scope, limit=max(10, k // 2),
                                                              filters=tnode))

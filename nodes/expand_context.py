@@ -16,7 +16,7 @@ from memoryx.filters import matches
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
-from memoryx.search.scoring import epoch_of
+from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import SearchState
 from memoryx.text import CJK_CLASS
 
@@ -47,6 +47,8 @@ def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s:
     within max_gap_s of each seed), at most `window` on each side and `max_gap_s` away."""
     pos = {r["id"]: i for i, r in enumerate(rows)}
     times = [epoch_of(r["created_at"]) or 0.0 for r in rows]
+    # the event time too (issue 13): a replayed chat log written in one go keeps its sessions apart
+    events = [event_time(r) or t for r, t in zip(rows, times)]
     out: dict[str, list[tuple[int, str]]] = {}
     for sid in seed_ids:
         i = pos.get(sid)
@@ -55,7 +57,8 @@ def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s:
         found: list[tuple[int, str]] = []
         for step in (-1, 1):
             j, dist = i + step, 1
-            while 0 <= j < len(rows) and dist <= window and abs(times[j] - times[i]) <= max_gap_s:
+            while (0 <= j < len(rows) and dist <= window and abs(times[j] - times[i]) <= max_gap_s
+                   and abs(events[j] - events[i]) <= max_gap_s):
                 found.append((dist, rows[j]["id"]))
                 j += step
                 dist += 1
@@ -67,9 +70,10 @@ def _from_payload(mid: str, payload: dict) -> dict:
     """A memory dict from a vector-store payload (the SQL row replaces it before the final ranking)."""
     mem = {"id": mid, "memory": payload.get("text") or "", "metadata": payload.get("metadata") or {},
            "created_at": payload.get("created_at"), "updated_at": payload.get("updated_at"),
+           "valid_at": payload.get("valid_at"),
            "memory_type": payload.get("memory_type"), "category": payload.get("category"),
            "importance": payload.get("importance"), "hash": payload.get("hash")}
-    for k in ("user_id", "agent_id", "run_id"):
+    for k in ("user_id", "agent_id", "run_id", "group_id"):
         mem[k] = payload.get(k)
     return mem
 
@@ -86,7 +90,7 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None
             continue
         bonus = 0.0
         if window:
-            ts = epoch_of(mem.get("created_at"))
+            ts = event_time(mem)
             if ts is not None and window[0] <= ts < window[1]:
                 bonus += t.time_bonus
         if patterns:

@@ -18,7 +18,7 @@ from memoryx.search.access import record_access_later
 from memoryx.search.state import SearchState
 
 SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
-_FIELDS = ("user_id", "agent_id", "run_id", "memory_type", "category")
+_FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")
 
 
 def format_result(c: dict) -> dict:

@@ -1,5 +1,7 @@
 """store_raw: the infer=False path. Each user/assistant/tool message is stored as it is, one memory per
 message, with the caller's metadata plus the message's role (and name/timestamp); no model is called.
+The message's timestamp is the memory's valid_at (when it was said); in a group chat each message goes to
+its speaking participant (memoryx.speakers) with metadata.speaker.
 
 Exact duplicates of live memories in the scope are skipped (same rule as the inferred path); ids are
 deterministic (uuid5(trace_id/raw index)) so a replay after a crash adds nothing twice.
@@ -13,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import deterministic_id, elapsed_ms, scope_of
+from memoryx.speakers import event_time, participant_scope, speaker_meta
 from memoryx.state import AddState
 from memoryx.text import memory_hash
 
@@ -33,7 +36,8 @@ def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:
         for i, (m, vec) in enumerate(zip(messages, vectors)):
             memory_id = deterministic_id(trace_id, f"raw{i}")
             text_hash = memory_hash(m["content"])
-            dup = sql.find_by_hash(scope, text_hash)
+            where = participant_scope(scope, m)
+            dup = sql.find_by_hash(where, text_hash)
             if text_hash in seen or (dup is not None and dup["id"] != memory_id):
                 continue
             seen.add(text_hash)
@@ -41,8 +45,9 @@ def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:
             for key in ("name", "timestamp"):
                 if m.get(key):
                     meta[key] = m[key]
-            sql.insert_memory(scope=scope, text=m["content"], category=None, importance=0.5, memory_type="episodic",
-                              metadata=meta, trace_id=trace_id, memory_id=memory_id)
+            meta.update(speaker_meta(m))
+            sql.insert_memory(scope=where, text=m["content"], category=None, importance=0.5, memory_type="episodic",
+                              metadata=meta, trace_id=trace_id, memory_id=memory_id, valid_at=event_time(m))
             results.append({"id": memory_id, "memory": m["content"], "event": "ADD"})
             written[memory_id] = list(vec)
         if written:

@@ -26,8 +26,14 @@ def epoch_of(value: Any) -> float | None:
         return None
 
 
+def event_time(mem: dict) -> float | None:
+    """When the remembered event happened: valid_at (a replayed message's time, a dated fact), else created_at."""
+    ts = epoch_of(mem.get("valid_at"))
+    return ts if ts is not None else epoch_of(mem.get("created_at"))
+
+
 def recency(mem: dict, half_life_days: float, now: float) -> float:
-    ts = epoch_of(mem.get("created_at"))
+    ts = event_time(mem)
     if ts is None or half_life_days <= 0:
         return 0.0
     age_days = max(0.0, (now - ts) / 86400.0)

@@ -10,6 +10,11 @@ user. A key bound to users touches those users' scopes; when it also lists agent
 them. The agent-global scope (an agent id without a user: memories added with agent_memory="global") is
 reached only by an agent key: one that lists the agent and no users. An admin key touches every scope. No keys configured: local
 development mode (everything allowed), announced loudly at start.
+
+Group chats (issue 13): {"groups": ["g1"]} binds a key to group chats. A group's memories (every record
+with that group_id, whichever participant it belongs to) are reached only by a key listing the group (or an
+admin key); a key bound to user "caroline" never reaches Caroline's memories inside a group, and a group
+key never reaches a user's private memories.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from fastapi import HTTPException, Request
 log = logging.getLogger("memoryx.server")
 
 HEADER = "X-API-Key"
-KEY_FIELDS = ("users", "agents", "admin")
+KEY_FIELDS = ("users", "agents", "groups", "admin")
 
 
 def _forbidden(message: str) -> HTTPException:
@@ -54,11 +59,14 @@ class Principal:
     users: frozenset[str] = field(default_factory=frozenset)
     agents: frozenset[str] = field(default_factory=frozenset)
     admin: bool = False
+    groups: frozenset[str] = field(default_factory=frozenset)  # group chats (issue 13)
 
-    def can(self, user_id: str | None, agent_id: str | None = None) -> bool:
-        """May this key touch a record of (user_id, agent_id)?"""
+    def can(self, user_id: str | None, agent_id: str | None = None, group_id: str | None = None) -> bool:
+        """May this key touch a record of (user_id, agent_id[, group_id])?"""
         if self.admin:
             return True
+        if group_id is not None:  # a group's records: the group's keys only, whichever participant
+            return group_id in self.groups and (not self.agents or agent_id is None or agent_id in self.agents)
         if user_id is not None:
             return user_id in self.users and (not self.agents or agent_id is None or agent_id in self.agents)
         return self.can_global(agent_id)
@@ -69,7 +77,26 @@ class Principal:
         return self.admin or (agent_id is not None and agent_id in self.agents and not self.users)
 
     def can_record(self, record: dict) -> bool:
-        return self.can(record.get("user_id"), record.get("agent_id"))
+        return self.can(record.get("user_id"), record.get("agent_id"), record.get("group_id") or None)
+
+    def group_scope_ids(self, user_id: Any, agent_id: Any = None,
+                        group_id: Any = None) -> tuple[str | None, str | None, str | None]:
+        """(user_id, agent_id, group_id) a request acts for. Without a group: `scope_ids` (a key bound to
+        exactly one group and nothing else acts in that group). With one: the key must list the group; the
+        user id is then a participant of the group (any), the agent one of the key's agents if it lists any."""
+        group_id = id_value("group_id", group_id)
+        if group_id is None and self.groups and not (self.users or self.agents or self.admin):
+            if len(self.groups) != 1:
+                raise _bad_scope("group_id is required: this API key is bound to several groups; pass the one to act for.")
+            group_id = next(iter(self.groups))
+        if group_id is None:
+            return (*self.scope_ids(user_id, agent_id), None)
+        if not self.admin and group_id not in self.groups:
+            raise _forbidden(f"This API key may not access group_id {group_id!r}; use a key bound to that group.")
+        user_id, agent_id = id_value("user_id", user_id), id_value("agent_id", agent_id)
+        if agent_id is not None and self.agents and not self.admin and agent_id not in self.agents:
+            raise _forbidden(f"This API key may not access agent_id {agent_id!r}; use a key bound to that agent.")
+        return user_id, agent_id, group_id
 
     def visible(self, records: Iterable[dict]) -> list[dict]:
         """The records this key may see. A scope without a user matches every user's records in the stores
@@ -144,7 +171,7 @@ def parse_key_spec(key: Any, spec: Any) -> Principal:
         raise ValueError("MEMORYX_API_KEYS: keys must be non-empty strings")
     where = f"MEMORYX_API_KEYS[{_fingerprint(key)}]"
     if isinstance(spec, list):
-        users, agents, admin = _ids(where, "the user list", spec), frozenset(), False
+        users, agents, admin, groups = _ids(where, "the user list", spec), frozenset(), False, frozenset()
     elif isinstance(spec, dict):
         unknown = sorted(set(spec) - set(KEY_FIELDS))
         if unknown:
@@ -154,12 +181,13 @@ def parse_key_spec(key: Any, spec: Any) -> Principal:
             raise ValueError(f"{where}: admin must be a JSON boolean (true or false), got {type(admin).__name__}")
         users = _ids(where, "users", spec.get("users", []))
         agents = _ids(where, "agents", spec.get("agents", []))
+        groups = _ids(where, "groups", spec.get("groups", []))
     else:
         raise ValueError(f"{where}: expected a list of user ids or {{\"users\": [...], \"agents\": [...], "
                          f"\"admin\": false}}, got {type(spec).__name__}")
-    if not admin and not users and not agents:
-        raise ValueError(f"{where}: the key grants nothing; list users and/or agents, or set \"admin\": true")
-    return Principal(name=_fingerprint(key), users=users, agents=agents, admin=admin)
+    if not admin and not users and not agents and not groups:
+        raise ValueError(f"{where}: the key grants nothing; list users, agents and/or groups, or set \"admin\": true")
+    return Principal(name=_fingerprint(key), users=users, agents=agents, admin=admin, groups=groups)
 
 
 class KeyRing:

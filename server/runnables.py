@@ -44,7 +44,7 @@ def _apply_principal(input: Any, config: RunnableConfig | None, *, agent_scope_o
     if not isinstance(input, dict):
         return input
     principal = (config or {}).get("configurable", {}).get(PRINCIPAL_KEY)
-    for name in ("user_id", "agent_id", "run_id"):  # a list as user_id is a 422, never a 500
+    for name in ("user_id", "agent_id", "run_id", "group_id"):  # a list as user_id is a 422, never a 500
         _checked(lambda name=name: id_value(name, input.get(name)))
     if principal is None:
         return input
@@ -52,7 +52,10 @@ def _apply_principal(input: Any, config: RunnableConfig | None, *, agent_scope_o
         _checked(lambda: principal.check_global_agent(input.get("agent_id")))
     if principal.admin:
         return input
-    user_id, agent_id = _checked(lambda: principal.scope_ids(input.get("user_id"), input.get("agent_id")))
+    user_id, agent_id, group_id = _checked(lambda: principal.group_scope_ids(
+        input.get("user_id"), input.get("agent_id"), input.get("group_id")))
+    if group_id is not None:  # a group chat (issue 13): the group scope holds every participant's records
+        return {**input, "user_id": user_id, "agent_id": agent_id, "group_id": group_id}
     if user_id is None and not agent_scope_ok:
         # a scope without a user matches every user's records in the stores; the graph's streamed state
         # is not filtered per record, so these routes serve user scopes only (REST filters agent scopes)

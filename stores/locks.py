@@ -32,7 +32,10 @@ from memoryx.scope import Scope
 
 
 def lock_owner(scope: Scope) -> Scope:
-    """The scope whose lock guards `scope`: its user, else its agent, else its run."""
+    """The scope whose lock guards `scope`: its group (a group's participants share its memories), else its
+    user, else its agent, else its run."""
+    if scope.group_id is not None:
+        return Scope(group_id=scope.group_id)
     if scope.user_id is not None:
         return Scope(user_id=scope.user_id)
     if scope.agent_id is not None:

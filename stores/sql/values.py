@@ -86,10 +86,12 @@ def id_chunks(ids: Iterable[str]) -> Iterator[list[str]]:
 
 
 def scope_where(model: Any, scope: Scope | None) -> list:
-    """Exact match on the fields the scope sets (the same rule the vector and graph stores use)."""
+    """Exact match on the fields the scope sets, and no group unless it names one (Scope.match: the same
+    rule the vector and graph stores use)."""
     if scope is None:
         return []
-    return [getattr(model, k) == v for k, v in require_scope(scope).as_dict().items()]
+    return [getattr(model, k) == v if v is not None else getattr(model, k).is_(None)
+            for k, v in require_scope(scope).match().items()]
 
 
 def scope_dict(row: Any) -> dict:

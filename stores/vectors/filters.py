@@ -86,7 +86,8 @@ class _Dialect:
         raise InvalidInputError(f"Not a filter node: {n!r}")
 
     def query_filter(self, scope: Scope | None, node: FilterNode | dict | None):
-        must = [self.value(k, v) for k, v in scope.as_dict().items()] if scope is not None else []
+        # Scope.match: the set fields, and group_id empty (no group) unless the scope names one.
+        must = [self.eq(k, v) for k, v in scope.match().items()] if scope is not None else []
         if isinstance(node, dict):  # convenience: a raw mem0-style filter dict
             node = parse_filters(node)
         if node is not None:
