@@ -19,8 +19,9 @@ ALICE = Scope(user_id="alice")
 
 
 def make_memory(tmp_path, **overrides) -> Memory:
-    return Memory(data_dir=tmp_path / "data", graph_backend="none", checkpointer="sqlite", llm=NoModel(),
-                  embeddings=shared_embeddings(), **overrides)
+    values = {"graph_backend": "none", **overrides}
+    return Memory(data_dir=tmp_path / "data", checkpointer="sqlite", llm=NoModel(), embeddings=shared_embeddings(),
+                  **values)
 
 
 def put(m: Memory, text: str, *, days: float = 0, scope: Scope = ALICE, **kw) -> str:
@@ -144,3 +145,21 @@ def test_a_group_participant_scope_is_consolidated(tmp_path):
         report = m.consolidate(user_id="caroline", group_id="club", now=T0 + timedelta(days=2))
         assert report["merged"] == 1 and m.services.sql.get_memory(new)["merged_into"] == old
         assert m.services.sql.get_memory(other)["status"] == "staged"
+
+
+def test_the_graph_projection_follows_an_entity_merge(tmp_path):
+    with make_memory(tmp_path, graph_backend="falkordb") as m:
+        sql, graph = m.services.sql, m.services.graph
+        m1 = put(m, "I visited the Eiffel Tower")
+        m2 = put(m, "The Eiffel Tower is in Paris", days=1)
+        user, tower = entity(m, "alice", "person"), entity(m, "the Eiffel Tower", "landmark")
+        tower2, paris = entity(m, "Eiffel Tower", "landmark"), entity(m, "Paris", "city")
+        for rel in (relate(m, user, "visited", tower, m1), relate(m, tower2, "located_in", paris, m2)):
+            m.services.projector.sync_relations([rel])
+        assert graph.counts(ALICE)["entities"] == 4
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=2))
+        assert report["entities_merged"] == 1
+        assert graph.counts(ALICE) == {**graph.counts(ALICE), "entities": 3, "valid_relations": 2}
+        around = graph.neighbourhood(ALICE, [tower], depth=1)
+        assert {(r["source_id"], r["target_id"]) for r in around} == {(user, tower), (tower, paris)}
+        assert sql.graph_counts()["entities"] == 3
