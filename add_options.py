@@ -94,8 +94,11 @@ def guard_immutable(operations: list[dict], frozen: set[str]) -> tuple[list[dict
 # --- custom instructions (issue 12): per call over the settings -------------------------------------------
 
 INSTRUCTION_KEYS = ("prompt", "update_prompt", "includes", "excludes", "custom_instructions", "categories")
-_SETTING_OF = {"prompt": "custom_fact_extraction_prompt", "update_prompt": "custom_update_memory_prompt",
-               "includes": "memory_includes", "excludes": "memory_excludes", "categories": "custom_categories"}
+def _setting_of(settings, key: str) -> Any:
+    """The project-wide default of a per-call instruction."""
+    return {"prompt": settings.custom_fact_extraction_prompt, "update_prompt": settings.custom_update_memory_prompt,
+            "includes": settings.memory_includes, "excludes": settings.memory_excludes,
+            "categories": settings.custom_categories}.get(key)
 
 
 def check_categories(value: Any) -> dict[str, str] | None:
@@ -138,8 +141,8 @@ def effective_instructions(settings: Any, per_call: dict | None) -> dict:
     out = {}
     for key in INSTRUCTION_KEYS:
         value = per_call.get(key)
-        if value is None and key in _SETTING_OF:
-            value = getattr(settings, _SETTING_OF[key], None)
+        if value is None:
+            value = _setting_of(settings, key)
         if value:
             out[key] = check_categories(value) if key == "categories" else value
     return out

@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks: stop the server
 
     from memoryx.errors import MemoryXError
+    from memoryx.models.factory import role_limits
     from memoryx.memory import Memory
     from memoryx.services import build_services
     from memoryx.settings import Settings
@@ -235,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         "judgments_logged": logged, "runs_without_facts": no_facts, "model_calls": len(meter.calls),
         "call_latency_s": {"max": max(lat, default=None), "p50": pct(lat, 0.5)},
         "output_tokens": {"max": max(tok, default=None), "p50": pct(tok, 0.5),
-                          "cap": {r: getattr(settings, f"{r}_max_tokens") for r in ("extraction", "judgment", "graph")}},
-        "timeout_s": {r: getattr(settings, f"{r}_timeout_s") for r in ("extraction", "judgment", "graph")},
+                          "cap": {r: role_limits(settings, r)[0] for r in ("extraction", "judgment", "graph")}},
+        "timeout_s": {r: role_limits(settings, r)[1] for r in ("extraction", "judgment", "graph")},
         "add_time_budget_s": settings.add_time_budget_s, "finish_reasons": finishes,
         "call_errors": sorted({c["error"][:120] for c in meter.calls if c["error"]}),
         "clean_error_kinds": sorted({e[:160] for e in clean_errors}), "wall_s": round(wall, 1),

@@ -37,7 +37,13 @@ _STANDARD_LIMITS = {"", "openai", "azure_openai", "anthropic", "mistralai", "gro
 def role_limits(settings: Settings, role: Role) -> tuple[int, float]:
     """(max output tokens, request timeout in seconds) of a model role. The query rewrite runs on the
     extraction model, so it has the extraction role's bounds."""
-    return getattr(settings, f"{role}_max_tokens"), getattr(settings, f"{role}_timeout_s")
+    limits = {
+        "extraction": (settings.extraction_max_tokens, settings.extraction_timeout_s),
+        "judgment": (settings.judgment_max_tokens, settings.judgment_timeout_s),
+        "graph": (settings.graph_max_tokens, settings.graph_timeout_s),
+        "rerank": (settings.rerank_max_tokens, settings.rerank_timeout_s),
+    }
+    return limits[role]
 
 
 def _limit_kwargs(provider: str, settings: Settings, role: Role, openai_compatible: bool) -> dict[str, Any]:
