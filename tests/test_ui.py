@@ -223,6 +223,9 @@ def test_a_user_key_sees_only_its_user(site, page):
     page.goto(f"{site['url']}/ui/#/judgments/{site['pending']}")  # alice's judgment by its trace id
     page.wait_for_selector("#view .error")
     assert "No judgment" in page.inner_text("#view")
+    with httpx.Client(base_url=site["url"], headers={"X-API-Key": "key-bob"}) as c:  # nor its rollback
+        assert c.get(f"/v1/ui/judgments/{site['pending']}/rollback-links").status_code == 404
+        assert c.post(f"/v1/judgments/{site['pending']}/rollback").status_code == 404
 
 
 # ------------------------------------------------------------------------------- rollback, consolidation
