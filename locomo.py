@@ -53,14 +53,15 @@ def session_messages(sample: dict, session: Session) -> list[dict]:
     return [message for _, message in turn_messages(sample, session)]
 
 
-def turn_messages(sample: dict, session: Session) -> list[tuple[str | None, dict]]:
-    """(dia_id, message) of each turn with text (session_messages' messages, with their turn ids)."""
+def turn_messages(sample: dict, session: Session, *, captions: bool = True) -> list[tuple[str | None, dict]]:
+    """(dia_id, message) of each turn with text (session_messages' messages, with their turn ids).
+    `captions=False`: the turn's own words only, without the BLIP caption of a shared photo."""
     speaker_a = (sample.get("conversation") or {}).get("speaker_a")
     stamp = parse_session_date(session.date).isoformat() if session.date else None
     out = []
     for turn in session.turns:
         text = turn.get("text") or ""
-        if turn.get("blip_caption"):
+        if captions and turn.get("blip_caption"):
             text = f"{text} [shares a photo: {turn['blip_caption']}]"
         if not text.strip():
             continue
