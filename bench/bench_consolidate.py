@@ -16,7 +16,9 @@ LoCoMo dev before and after consolidation (issue 10: frac@10 must not drop): the
 questions asked exactly as bench/locomo_retrieval.py does (its functions, imported: add_many infer=False,
 one group per conversation, search defaults), then `Memory.consolidate(user_id=<speaker>,
 group_id=<conversation>)` runs once per participant scope (offline model), and the questions are asked
-again. Both figures are printed with the pass reports' totals.
+again. Searches record accesses (which ranking reads), so a control store with the same turns and the
+same two rounds of questions, never consolidated, is measured beside it: `after` - `control_after` is the
+effect of consolidation alone. The figures are printed with the pass reports' totals.
 """
 
 from __future__ import annotations
@@ -107,12 +109,16 @@ def locomo(limit_qas: int | None) -> None:
     items, qas = load(DEFAULT_DATA)
     qas = qas[:limit_qas] if limit_qas else qas
     with tempfile.TemporaryDirectory(prefix="memoryx-locomo-consolidate-") as tmp:
-        settings = Settings(data_dir=Path(tmp), graph_backend="none")
+        settings = Settings(data_dir=Path(tmp) / "consolidated", graph_backend="none")
         embeddings = CachedEmbeddings(make_embeddings(settings), Path(tempfile.gettempdir()) / "memoryx-bench-cache")
         m = Memory(settings, llm="offline", embeddings=embeddings)
+        control = Memory(Settings(data_dir=Path(tmp) / "control", graph_backend="none"), llm="offline",
+                         embeddings=embeddings)
         try:
             id_to_dia = ingest(m, items, one_by_one=False)
+            control_ids = ingest(control, items, one_by_one=False)
             before = evaluate(m, qas, id_to_dia)
+            control_before = evaluate(control, qas, control_ids)
             owners = sorted({(msg.get("name"), it["group_id"]) for it in items for msg in it["messages"]})
             totals: dict[str, float] = {}
             t = time.perf_counter()
@@ -123,12 +129,16 @@ def locomo(limit_qas: int | None) -> None:
                     totals[k] = totals.get(k, 0) + (report.get(k) or 0)
             pass_s = time.perf_counter() - t
             after = evaluate(m, qas, id_to_dia)
+            control_after = evaluate(control, qas, control_ids)
         finally:
             m.close()
+            control.close()
     mean = lambda rows, k: round(sum(r[k] for r in rows) / max(1, len(rows)), 4)  # noqa: E731
     print(json.dumps({"questions": len(qas), "turns": len(items), "scopes": len(owners),
                       "before": {"frac@5": mean(before, "f5"), "frac@10": mean(before, "f10")},
                       "after": {"frac@5": mean(after, "f5"), "frac@10": mean(after, "f10")},
+                      "control_before": {"frac@5": mean(control_before, "f5"), "frac@10": mean(control_before, "f10")},
+                      "control_after": {"frac@5": mean(control_after, "f5"), "frac@10": mean(control_after, "f10")},
                       "consolidation": totals, "pass_s": round(pass_s, 1)}, indent=2))
 
 
