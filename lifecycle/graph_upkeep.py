@@ -1,9 +1,9 @@
 """Graph upkeep of a consolidation pass (seed 002 §5.1): which entities are one, and which memories link.
 
 Entity merge in two tiers over name-embedding cosine:
-- >= entity_merge_threshold (0.95): the same entity by rule, unless the names state different numbers
+- >= consolidate_entity_merge_threshold (0.95): the same entity by rule, unless the names state different numbers
   ("2023" / "2024" embed almost alike);
-- [entity_judge_threshold, 0.95): only with the same entity_type and at least one shared neighbour (an
+- [consolidate_entity_judge_threshold, 0.95): only with the same entity_type and at least one shared neighbour (an
   entity both are related to; each other does not count).
 The older entity (created_at, then id) survives, as for memories. Every pair above the lower threshold gets
 a decision with its reason, kept or merged, for the judgment record.

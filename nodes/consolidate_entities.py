@@ -39,11 +39,11 @@ def consolidate_entities(state: ConsolidateState, runtime: Runtime[Context]) -> 
         batch = rows[i:i + EMBED_BATCH]
         for e, vec in zip(batch, services.embeddings.embed_documents([e["name"] for e in batch])):
             own = Scope(**{k: e.get(k) for k in SCOPE_FIELDS})
-            found = services.vectors.search_entities(vec, own, limit=NEAREST, threshold=s.entity_judge_threshold)
+            found = services.vectors.search_entities(vec, own, limit=NEAREST, threshold=s.consolidate_entity_judge_threshold)
             hits[e["id"]] = [(h.id, float(h.score)) for h in found]
     pairs = entity_pairs(hits, entities)
-    merges, decisions = entity_decisions(entities, pairs, neighbours(relations), s.entity_merge_threshold,
-                                         s.entity_judge_threshold)
+    merges, decisions = entity_decisions(entities, pairs, neighbours(relations), s.consolidate_entity_merge_threshold,
+                                         s.consolidate_entity_judge_threshold)
     gone = {m["merged"] for m in state.get("merges") or []} | {a["id"] for a in state.get("archives") or []}
     live = [m for m in state.get("memories") or [] if m["status"] not in ("merged", "archived") and m["id"] not in gone]
     links = memory_links(live, relations, {m["merged"]: m["survivor"] for m in merges}, s.link_max_group) \
