@@ -29,7 +29,7 @@ from memoryx.scope import Scope
 FORMAT = "memoryx_export"
 VERSION = 1
 _MEMORY_KEYS = ("id", "memory", "user_id", "agent_id", "run_id", "category", "importance", "memory_type",
-                "metadata", "created_at", "updated_at")
+                "metadata", "created_at", "updated_at", "group_id", "valid_at")  # group chats, event time (issue 13)
 
 
 def export_records(services, scope: Scope) -> Iterator[dict]:
@@ -109,13 +109,15 @@ def import_records(services, records: Iterable[dict], *, scope: Scope | None = N
         kind = rec.get("type")
         if kind not in ("memory", "entity", "relation"):
             continue  # the header (and record types of later versions)
-        where = scope or Scope(user_id=rec.get("user_id"), agent_id=rec.get("agent_id"), run_id=rec.get("run_id"))
+        where = scope or Scope(user_id=rec.get("user_id"), agent_id=rec.get("agent_id"), run_id=rec.get("run_id"),
+                               group_id=rec.get("group_id"))
         if kind == "memory":
             row = sql.insert_memory(scope=where, text=rec["memory"], category=rec.get("category"),
                                     importance=float(rec.get("importance") if rec.get("importance") is not None else 0.5),
                                     memory_type=rec.get("memory_type") or "fact",
                                     metadata=option_metadata(rec.get("metadata")), memory_id=rec.get("id"),
-                                    created_at=_when(rec.get("created_at")), actor="import")
+                                    created_at=_when(rec.get("created_at")), actor="import",
+                                    valid_at=rec.get("valid_at") or None)
             if rec.get("history"):
                 sql.replace_history(row["id"], rec["history"])
             memory_ids.append(row["id"])

@@ -130,7 +130,8 @@ def apply_memory_update(services: "Services", memory: dict, entities: list[dict]
     from memoryx.nodes.graph_linking import link_names
 
     sql = services.sql
-    scope = Scope(user_id=memory.get("user_id"), agent_id=memory.get("agent_id"), run_id=memory.get("run_id"))
+    scope = Scope(user_id=memory.get("user_id"), agent_id=memory.get("agent_id"), run_id=memory.get("run_id"),
+                  group_id=memory.get("group_id"))
     linked = link_names(services, scope, entities, relations, user_name=memory.get("user_id") or "user",
                         merge_threshold=services.settings.entity_merge_threshold) if relations else {}
     new = relations_with_ids(linked, [{**r, "memory_id": memory["id"]} for r in relations])

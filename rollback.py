@@ -72,7 +72,8 @@ def register_undo(event: str, fn: Undo) -> None:
 
 
 def _scope_of(row: dict) -> Scope:
-    return Scope(user_id=row.get("user_id"), agent_id=row.get("agent_id"), run_id=row.get("run_id"))
+    return Scope(user_id=row.get("user_id"), agent_id=row.get("agent_id"), run_id=row.get("run_id"),
+                 group_id=row.get("group_id"))
 
 
 class Rollback:

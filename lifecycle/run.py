@@ -74,7 +74,8 @@ def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> d
     sql = core.services.sql
     current = sql.get_memory(memory_id.strip(), scope=scope)
     trace_id = str(uuid.uuid4())
-    owner = Scope(user_id=current.get("user_id"), agent_id=current.get("agent_id"), run_id=current.get("run_id"))
+    owner = Scope(user_id=current.get("user_id"), agent_id=current.get("agent_id"), run_id=current.get("run_id"),
+                  group_id=current.get("group_id"))
     with sql.scope_lock(owner):
         row = sql.restore_memory(current["id"], trace_id=trace_id)
         core.services.projector.sync_memories([row["id"]])

@@ -62,7 +62,11 @@ def is_agent_memory(record: dict) -> bool:
 def same_tenant(record: dict, scope: Scope) -> bool:
     """True when a stored record lies in `scope` AND in the same tenancy: its user is the scope's user (None
     for the agent-global scope). The stores treat an unset field as a wildcard, so Scope(agent_id=bot) alone
-    matches every user's (user, bot) memories; this is the check that keeps them apart."""
+    matches every user's (user, bot) memories; this is the check that keeps them apart. A group chat's scope
+    (issue 13) is one tenancy: every participant's memories in the group (Scope.match keeps other groups and
+    private memories out)."""
+    if scope.group_id is not None and scope.user_id is None:
+        return scope.contains(record)
     return scope.contains(record) and record.get("user_id") == scope.user_id
 
 

@@ -55,7 +55,7 @@ def _candidate_filter(scope, owner: str, agent_apart: bool):
     """The store-side filter of one fact's search: the scope's own user (user_id empty for the agent-global
     scope, so other tenants never fill the top-k) and, when agent facts are kept apart, the owner's kind."""
     conds: list[dict] = []
-    if scope.user_id is None:
+    if scope.user_id is None and scope.group_id is None:  # a group's scope holds its participants' memories
         conds.append({"user_id": None})
     if agent_apart:
         conds.append({"metadata.owner": "agent"} if owner == "agent" else {"metadata.owner": {"ne": "agent"}})

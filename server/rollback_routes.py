@@ -33,7 +33,8 @@ def rollback_router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
                 record = None
             if record is None or not principal.can_record(record):
                 raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with GET /v1/judgments.")
-            scope = Scope(user_id=record.get("user_id"), agent_id=record.get("agent_id"), run_id=record.get("run_id"))
+            scope = Scope(user_id=record.get("user_id"), agent_id=record.get("agent_id"), run_id=record.get("run_id"),
+                          group_id=record.get("group_id"))
         try:
             return mem()._core.rollback(trace_id, force, scope=scope, actor=f"api:{principal.name}")
         except RollbackConflictError as exc:

@@ -137,3 +137,9 @@ def test_key_spec_accepts_groups():
     assert p.can(None, None, "g1") and not p.can("Caroline") and not p.can("Caroline", None, "g2")
     with pytest.raises(ValueError):
         parse_key_spec("k", {"groups": []})
+
+
+def test_the_judge_sees_the_group_and_dedupes(m):
+    again = m.add([{"role": "user", "content": "I have two kids.", "name": "Melanie"}], group_id="g1")
+    assert [r["event"] for r in again["results"]] in ([], ["NONE"])  # already known: nothing new is written
+    assert [r["memory"] for r in m.get_all(group_id="g1", user_id="Melanie")["results"]].count("Melanie has two kids") == 1
