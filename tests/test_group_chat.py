@@ -143,3 +143,16 @@ def test_the_judge_sees_the_group_and_dedupes(m):
     again = m.add([{"role": "user", "content": "I have two kids.", "name": "Melanie"}], group_id="g1")
     assert [r["event"] for r in again["results"]] in ([], ["NONE"])  # already known: nothing new is written
     assert [r["memory"] for r in m.get_all(group_id="g1", user_id="Melanie")["results"]].count("Melanie has two kids") == 1
+
+
+def test_query_periods_read_from_a_replayed_logs_present(m):
+    log = [("2023-07-14T10:00:00Z", "Caroline: We had a picnic by the lake."),
+           ("2023-08-20T10:00:00Z", "Caroline: We had a picnic in the park.")]
+    m.add_many([{"messages": [{"role": "user", "content": text, "name": "Caroline", "timestamp": ts}],
+                 "group_id": "g-july"} for ts, text in log], infer=False)
+    from memoryx.nodes.analyze_query import scope_present
+
+    assert scope_present(m.services, Scope(group_id="g-july")).isoformat().startswith("2023-08-20")
+    assert scope_present(m.services, Scope(user_id="Caroline")).year > 2023  # no event times: the wall clock
+    top = m.search("Where did Caroline have a picnic in July?", group_id="g-july")["results"][0]
+    assert "lake" in top["memory"] and "time" in top["sources"]
