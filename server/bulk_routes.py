@@ -23,6 +23,7 @@ class BatchItem(BaseModel):
     user_id: str | None = Field(None, min_length=1, max_length=256)
     agent_id: str | None = Field(None, min_length=1, max_length=256)
     run_id: str | None = Field(None, min_length=1, max_length=256)
+    group_id: str | None = Field(None, min_length=1, max_length=256, description="A group chat (issue 13).")
     metadata: dict[str, Any] | None = None
 
 
@@ -57,7 +58,8 @@ def add_batch(body: BatchRequest, request: Request) -> dict:
     for index, item in enumerate(body.items):
         args = item.model_dump()
         try:
-            args["user_id"], args["agent_id"] = principal.scope_ids(args["user_id"], args["agent_id"])
+            args["user_id"], args["agent_id"], args["group_id"] = principal.group_scope_ids(
+                args["user_id"], args["agent_id"], args["group_id"])
         except HTTPException as exc:
             results[index] = _denied(exc)
             continue

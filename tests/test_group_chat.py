@@ -156,3 +156,13 @@ def test_query_periods_read_from_a_replayed_logs_present(m):
     assert scope_present(m.services, Scope(user_id="Caroline")).year > 2023  # no event times: the wall clock
     top = m.search("Where did Caroline have a picnic in July?", group_id="g-july")["results"][0]
     assert "lake" in top["memory"] and "time" in top["sources"]
+
+
+def test_rest_batch_items_take_the_keys_groups(m):
+    with TestClient(create_app(memory=m, settings=m.settings)) as c:
+        item = {"messages": [{"role": "user", "content": "Caroline: batch turn", "name": "Caroline"}], "group_id": "g1"}
+        r = c.post("/v1/memories/batch", json={"items": [item, {**item, "group_id": "g2"}], "infer": False},
+                   headers=H["k-g1"])
+        assert r.status_code == 200, r.text
+        ok, denied = r.json()["results"]
+        assert ok["results"] and not ok.get("error") and denied.get("error")
