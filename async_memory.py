@@ -15,6 +15,7 @@ from memoryx.checkpointing import make_async_checkpointer
 from memoryx.errors import NotFoundError
 from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront, _check_id, _optional_scope, scope_arg
 from memoryx.scope import Scope
+from memoryx.retention import aforget_finished_run
 from memoryx.settings import Settings
 
 __all__ = ["AsyncMemory"]
@@ -57,14 +58,39 @@ class AsyncMemory(MemoryFront):
 
     async def add(self, messages, *, user_id: str | None = None, agent_id: str | None = None,
                   run_id: str | None = None, metadata: dict | None = None, infer: bool = True,
-                  trace_id: str | None = None, review: bool | None = None) -> dict:
+                  trace_id: str | None = None, review: bool | None = None, expiration_date: str | None = None,
+                  immutable: bool = False, agent_memory: str | None = None, memory_type: str | None = None,
+                  prompt: str | None = None, update_prompt: str | None = None, includes: str | None = None,
+                  excludes: str | None = None, custom_instructions: str | None = None,
+                  custom_categories: dict | list | None = None, group_id: str | None = None) -> dict:
         core = self._core
-        inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id)
+        # image descriptions and a procedural summary are model calls: off the event loop
+        messages, metadata, infer, instructions, warnings = await asyncio.to_thread(
+            core.prepare_add, messages, metadata, infer, agent_id=agent_id, memory_type=memory_type, prompt=prompt,
+            update_prompt=update_prompt, includes=includes, excludes=excludes,
+            custom_instructions=custom_instructions, categories=custom_categories)
+        inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id,
+                                     expiration_date=expiration_date, immutable=immutable,
+                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id)
         graph = await self._add_graph()
         core.check_review(graph, review)
         out = await graph.ainvoke(inp, config, context=core.context(review=review))
         snapshot = await self._snapshot(graph, config)
-        return core.finish_add(out, inp["trace_id"], lambda: snapshot)
+        result = core.finish_add(out, inp["trace_id"], lambda: snapshot)
+        await aforget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
+        return {**result, "warnings": warnings} if warnings else result
+
+    async def add_many(self, items: list[dict], *, infer: bool = True, progress=None) -> list[dict]:
+        """`Memory.add_many` for asyncio: infer=False runs the batched writer in a worker thread; infer=True
+        awaits add() per item, one scope's items in order, MEMORYX_BULK_WORKERS scopes at once."""
+        from memoryx import bulk
+
+        items = bulk.check_items(items)
+        if not infer:
+            ingest = bulk.RawIngest(self.services, chunk_size=self.settings.bulk_chunk_size)
+            return await asyncio.to_thread(ingest.run, items, progress)
+        return await bulk.run_inferred_async(items, lambda args: self.add(**args, infer=True),
+                                             workers=self.settings.bulk_workers, progress=progress)
 
     async def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
         from langgraph.types import Command
@@ -78,7 +104,9 @@ class AsyncMemory(MemoryFront):
         resume = {"operations": operations} if operations is not None else {"approved": True}
         out = await graph.ainvoke(Command(resume=resume), config, context=core.context())
         snapshot = await self._snapshot(graph, config)
-        return core.finish_add(out, trace_id, lambda: snapshot)
+        result = core.finish_add(out, trace_id, lambda: snapshot)
+        await aforget_finished_run(core.services, graph.checkpointer, trace_id, result)
+        return result
 
     @staticmethod
     async def _snapshot(graph, config):
@@ -93,29 +121,41 @@ class AsyncMemory(MemoryFront):
     async def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                      run_id: str | None = None, limit: int = 10, filters: dict | None = None,
                      threshold: float | None = None, mode: str | None = None, expand_depth: int | None = None,
-                     relation_types: list[str] | None = None, include_invalid: bool | None = None) -> dict:
+                     relation_types: list[str] | None = None, include_invalid: bool | None = None,
+                     include_archived: bool | None = None, group_id: str | None = None,
+                     speaker: str | None = None, time_range: Any = None) -> dict:
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
-                                 "include_invalid": include_invalid})
+                                 "include_invalid": include_invalid, "include_archived": include_archived,
+                                 "group_id": group_id, "speaker": speaker, "time_range": time_range})
         out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})
+        return await asyncio.to_thread(core.rank_feedback, dict(out.get("result") or {"results": [], "relations": []}))
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
-                          run_id: str | None = None, max_tokens: int = 1000, limit: int = 20) -> dict:
-        found = await self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+                          run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
+                          group_id: str | None = None) -> dict:
+        found = await self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit,
+                                  group_id=group_id)
         return await asyncio.to_thread(self._core.get_context, query, user_id, agent_id, run_id, max_tokens,
                                        limit, found)
+
+    async def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
+                          include_history: bool = False) -> dict:
+        """See Memory.get_profile (issue 13)."""
+        return await asyncio.to_thread(self._core.get_profile, user_id, group_id, include_history)
 
     # --- records ------------------------------------------------------------------------------------
 
     async def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-                  run_id: str | None = None) -> dict:
-        return await asyncio.to_thread(self._core.get, memory_id, _optional_scope(user_id, agent_id, run_id))
+                  run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.get, memory_id, _optional_scope(user_id, agent_id, run_id, group_id))
 
     async def get_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
-                      limit: int = 100, filters: dict | None = None) -> dict:
-        return await asyncio.to_thread(self._core.get_all, user_id, agent_id, run_id, limit, filters)
+                      limit: int = 100, filters: dict | None = None, group_id: str | None = None,
+                      include_archived: bool = False) -> dict:
+        return await asyncio.to_thread(self._core.get_all, user_id, agent_id, run_id, limit, filters, group_id,
+                                       include_archived)
 
     async def update(self, memory_id: str, text: str, metadata: dict | None = None) -> dict:
         return await asyncio.to_thread(self._core.update, memory_id, text, metadata)
@@ -124,14 +164,59 @@ class AsyncMemory(MemoryFront):
         return await asyncio.to_thread(self._core.delete, memory_id)
 
     async def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
-                         run_id: str | None = None) -> dict:
-        return await asyncio.to_thread(self._core.delete_all, user_id, agent_id, run_id)
+                         run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.delete_all, user_id, agent_id, run_id, "api", group_id)
+
+    async def rollback(self, trace_id: str, *, force: bool = False) -> dict:
+        """`Memory.rollback` (runs in a worker thread)."""
+        return await asyncio.to_thread(self._core.rollback, trace_id, force)
+
+    async def consolidate(self, *, user_id: str | None = None, agent_id: str | None = None,
+                          run_id: str | None = None, now=None, dry_run: bool = False,
+                          group_id: str | None = None) -> dict:
+        """See Memory.consolidate."""
+        from memoryx.lifecycle.run import consolidate
+
+        return await asyncio.to_thread(lambda: consolidate(self._core, user_id, agent_id, run_id, now, dry_run,
+                                                           group_id=group_id))
+
+    async def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> dict:
+        """See Memory.end_run."""
+        from memoryx.lifecycle.run import end_run
+
+        return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id)
+
+    async def restore(self, memory_id: str) -> dict:
+        """See Memory.restore."""
+        from memoryx.lifecycle.run import restore
+
+        return await asyncio.to_thread(restore, self._core, memory_id)
+
+    def on(self, event: str, fn):
+        """`Memory.on`: subscribers are plain callables, called in the writing thread."""
+        return self._core.on(event, fn)
 
     async def history(self, memory_id: str) -> list[dict]:
         return await asyncio.to_thread(self._core.history, memory_id)
 
     async def reset(self) -> None:
         await asyncio.to_thread(self._core.reset)
+
+    async def purge(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                    compact: bool = True, group_id: str | None = None) -> dict:
+        """`Memory.purge`: every trace of the scope, from every store (runs in a worker thread)."""
+        return await asyncio.to_thread(lambda: self._core.purge(user_id, agent_id, run_id, compact=compact,
+                                                                savers=(self._asaver,), group_id=group_id))
+
+    async def prune(self) -> dict:
+        """`Memory.prune`: retention of raw inputs, judgments and checkpoints."""
+        return await asyncio.to_thread(self._core.prune, (self._asaver,))
+
+    async def feedback(self, memory_id: str, feedback: str | None = None, reason: str | None = None, *,
+                       feedback_reason: str | None = None) -> dict:
+        """`Memory.feedback` for asyncio."""
+        return await asyncio.to_thread(self._core.feedback, memory_id, feedback,
+                                       reason if reason is not None else feedback_reason)
 
     async def judgments(self, trace_id: str) -> dict:
         return await asyncio.to_thread(self._core.judgment, trace_id)

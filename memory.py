@@ -24,6 +24,7 @@ from memoryx.mem0_config import settings_from_config
 from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront, _check_id, _optional_scope, scope_arg
 from memoryx.errors import NotFoundError
 from memoryx.scope import Scope
+from memoryx.retention import forget_finished_run
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
 
@@ -43,19 +44,66 @@ class Memory(MemoryFront):
 
     def add(self, messages, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
             metadata: dict | None = None, infer: bool = True, trace_id: str | None = None,
-            review: bool | None = None) -> dict:
+            review: bool | None = None, expiration_date: str | None = None, immutable: bool = False,
+            agent_memory: str | None = None, memory_type: str | None = None, prompt: str | None = None,
+            update_prompt: str | None = None, includes: str | None = None, excludes: str | None = None,
+            custom_instructions: str | None = None, custom_categories: dict | list | None = None,
+            group_id: str | None = None) -> dict:
         """Remember what matters in `messages` (a string or a list of {"role", "content"} dicts).
+
+        Group chats (issue 13): `group_id` names the group; each message may carry `name` (the speaker) and
+        `user_id` (the participant's id). Facts go to the participant who stated them (scope user_id =
+        the message's user_id, else the speaker's name, within the group; metadata.speaker = the name).
+
+        mem0's options: `expiration_date` "YYYY-MM-DD" (UTC, inclusive; search and get_all stop returning the
+        memories after it, get still does) and `immutable=True` (the judge never updates or deletes them).
+
+        `agent_memory`: where the assistant's own memories learned here go: "tenant" (default,
+        MEMORYX_AGENT_MEMORY) keeps them in this user's tenancy (user_id + agent_id), "global" with the agent
+        alone, shared by every user of the agent.
+
+        Custom instructions (issue 12; defaults from settings): `prompt` (the extraction prompt; with
+        memory_type="procedural_memory" the summary's prompt, as in mem0), `update_prompt` (the judge's),
+        `includes`, `excludes` (asked of the model AND enforced by a keyword rule: memoryx.instructions),
+        `custom_instructions`, `custom_categories` {name: description} (stored as metadata.categories).
+        `memory_type="procedural_memory"` with an agent_id stores one step-by-step summary of the agent run.
+        Image parts are read by settings.vision_llm when set; otherwise the result's "warnings" say so.
 
         Returns `{"results": [{"id", "memory", "event", "previous_memory"?}], "relations": {...}, "trace_id"}`.
         With review on (settings.review or review=True) nothing is written yet: the result has
         `"status": "awaiting_review"` and `"pending_operations"`; approve or edit them with `resume_add`.
         """
         core = self._core
-        inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id)
+        messages, metadata, infer, instructions, warnings = core.prepare_add(
+            messages, metadata, infer, agent_id=agent_id, memory_type=memory_type, prompt=prompt,
+            update_prompt=update_prompt, includes=includes, excludes=excludes,
+            custom_instructions=custom_instructions, categories=custom_categories)
+        inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id,
+                                     expiration_date=expiration_date, immutable=immutable,
+                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id)
         graph = core.add_graph()
         core.check_review(graph, review)
         out = graph.invoke(inp, config, context=core.context(review=review))
-        return core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
+        result = core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
+        forget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
+        return {**result, "warnings": warnings} if warnings else result
+
+    def add_many(self, items: list[dict], *, infer: bool = True, progress=None) -> list[dict]:
+        """Many adds at once (memoryx.bulk). Each item is a dict of add()'s arguments: messages, user_id,
+        agent_id, run_id, metadata (and optionally trace_id). Returns one add()-shaped result per item, in
+        order; an item that fails gets `{"results": [], "error": {"type", "message"}, ...}` instead.
+
+        infer=False stores the messages verbatim, batched (one embedding call, SQL transaction and vector
+        upsert per MEMORYX_BULK_CHUNK_SIZE messages); infer=True runs the add graph per item, one scope's items
+        in order and MEMORYX_BULK_WORKERS scopes in parallel. `progress(n)` is called as items finish.
+        """
+        from memoryx import bulk
+
+        items = bulk.check_items(items)
+        if not infer:
+            return bulk.RawIngest(self.services, chunk_size=self.settings.bulk_chunk_size).run(items, progress)
+        return bulk.run_inferred(items, lambda args: self.add(**args, infer=True),
+                                 workers=self.settings.bulk_workers, progress=progress)
 
     def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
         """Continue an add run paused for review. `operations`: the approved (possibly edited) list; None
@@ -70,7 +118,9 @@ class Memory(MemoryFront):
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         resume = {"operations": operations} if operations is not None else {"approved": True}
         out = graph.invoke(Command(resume=resume), config, context=core.context())
-        return core.finish_add(out, trace_id, lambda: self._snapshot(graph, config))
+        result = core.finish_add(out, trace_id, lambda: self._snapshot(graph, config))
+        forget_finished_run(core.services, graph.checkpointer, trace_id, result)
+        return result
 
     @staticmethod
     def _snapshot(graph, config):
@@ -82,32 +132,49 @@ class Memory(MemoryFront):
     def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                run_id: str | None = None, limit: int = 10, filters: dict | None = None,
                threshold: float | None = None, mode: str | None = None, expand_depth: int | None = None,
-               relation_types: list[str] | None = None, include_invalid: bool | None = None) -> dict:
-        """Memories relevant to `query`, best first: `{"results": [{"id", "memory", "score", ...}], "relations": [...]}`."""
+               relation_types: list[str] | None = None, include_invalid: bool | None = None,
+               include_archived: bool | None = None, group_id: str | None = None,
+               speaker: str | None = None, time_range: Any = None) -> dict:
+        """Memories relevant to `query`, best first: `{"results": [{"id", "memory", "score", ...}], "relations": [...]}`.
+
+        `mode`: keyword | vector | hybrid | fast | deep | auto; `threshold`: minimum score; `time_range`: only
+        memories whose event happened in [start, end) ((start, end) ISO / datetime / epoch, either end None,
+        or a period in words: "last summer", "上个月")."""
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
-                                 "include_invalid": include_invalid})
+                                 "include_invalid": include_invalid, "include_archived": include_archived,
+                                 "group_id": group_id, "speaker": speaker, "time_range": time_range})
         out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})
+        return core.rank_feedback(dict(out.get("result") or {"results": [], "relations": []}))
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
-                    run_id: str | None = None, max_tokens: int = 1000, limit: int = 20) -> dict:
+                    run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
+                    group_id: str | None = None) -> dict:
         """A prompt-ready block of the memories relevant to `query`, within `max_tokens`."""
-        found = self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+        found = self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, group_id=group_id)
         return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found)
+
+    def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
+                    include_history: bool = False) -> dict:
+        """The profile the add graph keeps (issue 13): for a user, name / aliases / home / work / relationships /
+        preferences / dislikes / goals; for a group (group_id alone), members / roles / topics. Each value is
+        {"value", "memory_ids", "since", "changed_at"}; include_history adds the values that ended."""
+        return self._core.get_profile(user_id, group_id, include_history)
 
     # --- records ------------------------------------------------------------------------------------
 
     def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-            run_id: str | None = None) -> dict:
+            run_id: str | None = None, group_id: str | None = None) -> dict:
         """One memory by id. With a scope, a memory outside it is reported as not found."""
-        return self._core.get(memory_id, _optional_scope(user_id, agent_id, run_id))
+        return self._core.get(memory_id, _optional_scope(user_id, agent_id, run_id, group_id))
 
     def get_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
-                limit: int = 100, filters: dict | None = None) -> dict:
-        """`{"results": [...]}`: the scope's memories, newest first."""
-        return self._core.get_all(user_id, agent_id, run_id, limit, filters)
+                limit: int = 100, filters: dict | None = None, group_id: str | None = None,
+                include_archived: bool = False) -> dict:
+        """`{"results": [...]}`: the scope's memories, newest first (merged and archived ones with
+        include_archived=True)."""
+        return self._core.get_all(user_id, agent_id, run_id, limit, filters, group_id, include_archived)
 
     def update(self, memory_id: str, text: str, metadata: dict | None = None) -> dict:
         """Replace a memory's text (and metadata). Its relations are extracted again from the new text:
@@ -117,8 +184,45 @@ class Memory(MemoryFront):
     def delete(self, memory_id: str) -> dict:
         return self._core.delete(memory_id)
 
-    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None) -> dict:
-        return self._core.delete_all(user_id, agent_id, run_id)
+    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                   group_id: str | None = None) -> dict:
+        return self._core.delete_all(user_id, agent_id, run_id, group_id=group_id)
+
+    def rollback(self, trace_id: str, *, force: bool = False) -> dict:
+        """Undo every operation of the run `trace_id` (memoryx.rollback): old texts back, deleted memories back,
+        added ones soft-deleted, its relations undone; recorded as a new trace with ROLLBACK history events.
+        Raises RollbackConflictError naming a later run that changed the same memories, unless `force`
+        (then the later runs are rolled back first, newest first)."""
+        return self._core.rollback(trace_id, force)
+
+    def consolidate(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                    now=None, dry_run: bool = False, group_id: str | None = None) -> dict:
+        """One consolidation pass over the scope (memoryx.graphs.consolidate): duplicates merged, clusters
+        summarised, faded memories archived, staged ones made active; never beside an add of the same user.
+        `now` (epoch s / ISO / datetime) is when the forgetting curve is read; `dry_run` writes nothing.
+        Returns the report {"merged", "compressed", "archived", "model_calls", "trace_id", ...}."""
+        from memoryx.lifecycle.run import consolidate
+
+        return consolidate(self._core, user_id, agent_id, run_id, now, dry_run, group_id=group_id)
+
+    def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> dict:
+        """Close a run (memory layers, seed 003): its working memories that mattered stay as short-term, the
+        rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
+        from memoryx.lifecycle.run import end_run
+
+        return end_run(self._core, run_id, user_id, agent_id)
+
+    def restore(self, memory_id: str) -> dict:
+        """Bring an archived (or merged, or summarized) memory back to active."""
+        from memoryx.lifecycle.run import restore
+
+        return restore(self._core, memory_id)
+
+    def on(self, event: str, fn):
+        """Call `fn(payload)` after each memory event (memoryx.events: "memory.added", "memory.updated",
+        "memory.deleted", "memory.archived", "memory.merged", "memory.rolled_back", or "*"). Returns a
+        handle: call it to unsubscribe. A subscriber that raises is logged, never breaks the write."""
+        return self._core.on(event, fn)
 
     def history(self, memory_id: str) -> list[dict]:
         """Events of one memory, oldest first: {"event", "old_memory", "new_memory", "trace_id", "created_at", ...}."""
@@ -128,7 +232,55 @@ class Memory(MemoryFront):
         """Delete every memory, entity, relation, judgment and history row of every scope."""
         self._core.reset()
 
+    def purge(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+              compact: bool = True, group_id: str | None = None) -> dict:
+        """Remove every trace of a scope: memories, history, raw inputs, judgments, entities, relations,
+        vectors, graph and the add runs' checkpoints, then compact the files that keep deleted bytes.
+        Covers every row whose scope lies within the given one (user_id="alice": alice's rows of every
+        agent and run). Returns what was removed, per store (see memoryx.purge.purge_scope)."""
+        return self._core.purge(user_id, agent_id, run_id, compact=compact, group_id=group_id)
+
+    def prune(self) -> dict:
+        """Delete raw inputs, judgments and checkpoints past their retention (MEMORYX_RETENTION_*_DAYS)."""
+        return self._core.prune()
+
+    # --- export / import (memoryx.export_import) -----------------------------------------------------
+
+    def export(self, path: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
+               run_id: str | None = None) -> str | int:
+        """A scope's memories (with history) and graph as JSONL: the text, or the number of records written
+        to `path`."""
+        from memoryx.export_import import export_jsonl
+        from memoryx.memory_core import _scope
+
+        lines = export_jsonl(self.services, _scope(user_id, agent_id, run_id))
+        if path is None:
+            return "".join(lines)
+        n = 0
+        with open(path, "w", encoding="utf-8") as f:
+            for n, line in enumerate(lines, 1):
+                f.write(line)
+        return n
+
+    def import_memories(self, source: str, *, user_id: str | None = None, agent_id: str | None = None,
+                        run_id: str | None = None) -> dict:
+        """Read a MemoryX export (JSONL) or a mem0 export (JSON list) — a path or the text itself — into these
+        stores, ids kept; a scope given here replaces the records' own. Returns the counts written."""
+        import os
+
+        from memoryx.export_import import import_records, parse
+
+        text = open(source, encoding="utf-8").read() if os.path.exists(source) else source
+        return import_records(self.services, parse(text), scope=_optional_scope(user_id, agent_id, run_id))
+
     # --- judgments ----------------------------------------------------------------------------------
+
+    def feedback(self, memory_id: str, feedback: str | None = None, reason: str | None = None, *,
+                 feedback_reason: str | None = None) -> dict:
+        """Feedback on a memory or a search result: "POSITIVE", "NEGATIVE", "VERY_NEGATIVE" (None withdraws
+        it) and a reason (mem0's name `feedback_reason` too). Counted in judgment_stats()["feedback"]; a
+        VERY_NEGATIVE memory is demoted in search (memoryx.feedback)."""
+        return self._core.feedback(memory_id, feedback, reason if reason is not None else feedback_reason)
 
     def judgments(self, trace_id: str) -> dict:
         return self._core.judgment(trace_id)

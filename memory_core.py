@@ -12,11 +12,13 @@ delete_all is memoryx.memory_graph's, as in the add graph.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import uuid
 from typing import Any
 
 from memoryx import memory_graph
+from memoryx.add_options import option_metadata, with_alive
 from memoryx.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.context import Context
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
@@ -24,6 +26,8 @@ from memoryx.mem0_config import settings_from_config
 from memoryx.scope import Scope
 from memoryx.services import Services, build_services
 from memoryx.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
 
 ADD_RUN_NAME = "memoryx_add"
 RESUME_RUN_NAME = "memoryx_add_resume"
@@ -43,14 +47,17 @@ def _resolve_settings(settings: Settings | dict | None, overrides: dict) -> Sett
     return settings
 
 
-def _scope(user_id=None, agent_id=None, run_id=None) -> Scope:
-    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
+def _scope(user_id=None, agent_id=None, run_id=None, group_id=None) -> Scope:
+    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
 
 
-def _optional_scope(user_id=None, agent_id=None, run_id=None) -> Scope | None:
-    if user_id is None and agent_id is None and run_id is None:
+def _optional_scope(user_id=None, agent_id=None, run_id=None, group_id=None) -> Scope | None:
+    if user_id is None and agent_id is None and run_id is None and group_id is None:
         return None
-    return _scope(user_id, agent_id, run_id)
+    return _scope(user_id, agent_id, run_id, group_id)
+
+
+RECENT_EPISODES = 3  # episodes get_context shows (issue 13)
 
 
 def _check_id(memory_id: Any, what: str = "memory_id") -> str:
@@ -77,8 +84,9 @@ class MemoryCore:
     """Everything both front-ends share. All methods are synchronous."""
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
-                 graph_llm=None, embeddings=None, services=None, **overrides: Any):
+                 graph_llm=None, embeddings=None, services=None, vision_llm=None, **overrides: Any):
         self.settings = _resolve_settings(settings, overrides)
+        self._vision_llm = vision_llm  # reads image parts (memoryx.multimodal); built from settings on first use
         if services is None:
             services = build_services(self.settings, llm=llm, extraction_llm=extraction_llm,
                                       judgment_llm=judgment_llm, graph_llm=graph_llm, embeddings=embeddings)
@@ -90,6 +98,14 @@ class MemoryCore:
         self._add_graph = None
         self._checkpointer = None
         self._closed = False
+        # add runs cut short by a crash: resumed when this Memory opened the stores itself (issue 9 §3)
+        self.recovered_runs: dict = {}
+        self.pruned: dict = {}  # what retention deleted at start (issue 9 §6)
+        if self._owns_services:
+            from memoryx.maintenance import recover_add_runs
+
+            self.recovered_runs = recover_add_runs(self)
+            self.pruned = self._prune_at_start()
 
     # --- graphs -------------------------------------------------------------------------------------
 
@@ -118,8 +134,10 @@ class MemoryCore:
 
         return graph
 
-    def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id) -> tuple[dict, dict]:
-        _scope(user_id, agent_id, run_id)  # fail fast with a ScopeError naming the fields
+    def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id, *,
+                  expiration_date=None, immutable: bool = False, agent_memory: str | None = None,
+                  instructions: dict | None = None, group_id: str | None = None) -> tuple[dict, dict]:
+        _scope(user_id, agent_id, run_id, group_id)  # fail fast with a ScopeError naming the fields
         if messages is None:
             raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
         if isinstance(messages, dict) or (hasattr(messages, "content") and hasattr(messages, "type")):
@@ -128,10 +146,47 @@ class MemoryCore:
             raise InvalidInputError(f"messages must be a string or a list of {{'role', 'content'}} dicts, got {type(messages).__name__}.")
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}.")
+        metadata = option_metadata(metadata, expiration_date, immutable)  # mem0's options ride in metadata
+        if trace_id is not None:
+            self._check_trace_id(trace_id, _scope(user_id, agent_id, run_id, group_id))
         trace_id = trace_id or str(uuid.uuid4())
         inp = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
-               "metadata": metadata or {}, "infer": bool(infer), "trace_id": trace_id}
+               "metadata": metadata, "infer": bool(infer), "trace_id": trace_id}
+        if group_id is not None:  # a group chat (issue 13)
+            inp["group_id"] = group_id
+        if agent_memory is not None:  # "tenant" | "global"; validate_input checks it (default: the setting)
+            inp["agent_memory"] = agent_memory
+        if instructions:  # per-call custom instructions (memoryx.add_options.instruction_input)
+            inp["instructions"] = instructions
         return inp, self.run_config(trace_id, ADD_RUN_NAME, user_id, agent_id, run_id)
+
+    def vision_model(self):
+        """The model that reads image parts, or None: not configured (the offline model reads no image)."""
+        spec = self.settings.vision_llm
+        if self._vision_llm is None and spec and spec.strip().lower() != "offline":
+            from memoryx.models.factory import make_chat_model
+
+            self._vision_llm = make_chat_model(spec, self.settings, "extraction")
+        return self._vision_llm
+
+    def prepare_add(self, messages, metadata, infer, **options) -> tuple:
+        """(messages, metadata, infer, instructions, warnings) after mem0's add options that change what is
+        added: images read, a procedural run summarised, custom instructions checked (add_options)."""
+        from memoryx.add_options import prepare_add
+
+        return prepare_add(self.services, self.vision_model(), messages, metadata, infer, **options)
+
+    def _check_trace_id(self, trace_id: Any, scope: Scope) -> None:
+        """A caller-chosen trace id may replay a run of the same scope (idempotent ids), never reach another
+        scope's run: its judgment record and checkpoint thread are keyed by that id."""
+        trace_id = _check_id(trace_id, "trace_id")
+        try:
+            row = self.services.sql.get_judgment(trace_id)
+        except NotFoundError:
+            return
+        keys = ("user_id", "agent_id", "run_id", "group_id")
+        if any(row.get(k) for k in keys) and {k: row.get(k) for k in keys} != {k: getattr(scope, k) for k in keys}:
+            raise ScopeError(f"trace_id {trace_id!r} is another scope's run; pass no trace_id (MemoryX generates one).")
 
     def check_review(self, graph, review: bool | None) -> None:
         if (self.settings.review if review is None else review) and graph.checkpointer is None:
@@ -145,16 +200,20 @@ class MemoryCore:
                               run_name=name)
 
     def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
-        _scope(user_id, agent_id, run_id)
+        """`extra` carries the optional inputs, group_id and speaker (issue 13) among them."""
+        _scope(user_id, agent_id, run_id, extra.get("group_id"))
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string.")
+        if len(query) > self.settings.max_query_chars:
+            raise InvalidInputError(f"query is {len(query)} characters; the limit is {self.settings.max_query_chars} "
+                                    f"(MEMORYX_MAX_QUERY_CHARS).")
         _check_limit(limit)
         if filters is not None and not isinstance(filters, dict):
             raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
         if threshold is not None and not isinstance(threshold, (int, float)):
             raise InvalidInputError(f"threshold must be a number, got {threshold!r}.")
         inp = {"query": query, "user_id": user_id, "agent_id": agent_id, "run_id": run_id, "limit": limit,
-               "filters": filters, "threshold": threshold}
+               "filters": with_alive(filters), "threshold": threshold}  # expired memories stay out
         inp.update({k: v for k, v in extra.items() if v is not None})
         return inp
 
@@ -190,19 +249,21 @@ class MemoryCore:
     def get(self, memory_id, scope: Scope | None = None) -> dict:
         return self.services.sql.get_memory(_check_id(memory_id), scope=scope)
 
-    def get_all(self, user_id, agent_id, run_id, limit, filters) -> dict:
-        scope = _scope(user_id, agent_id, run_id)
+    def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
+        scope = _scope(user_id, agent_id, run_id, group_id)
         limit = _check_limit(limit) or 100
-        if not filters:
-            return {"results": self.services.sql.list_memories(scope, limit=limit)}
         from memoryx.filters import matches, parse_filters
 
-        node = parse_filters(filters)
+        if filters is not None and not isinstance(filters, dict):
+            raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
+        node = parse_filters(with_alive(filters))  # expired memories stay out of lists (get by id keeps them)
         out: list[dict] = []
         offset = 0
         while len(out) < limit:
             page = self.services.sql.list_memories(scope, limit=_PAGE, offset=offset)
-            out.extend(m for m in page if matches(node, m))
+            # merged and archived memories are listed only on request, as search does
+            out.extend(m for m in page if matches(node, m)
+                       and (include_archived or m.get("status") not in ("merged", "archived")))
             if len(page) < _PAGE:
                 break
             offset += _PAGE
@@ -216,13 +277,19 @@ class MemoryCore:
             raise InvalidInputError(f"text is {len(text)} characters; the limit is MEMORYX_MAX_MESSAGE_CHARS={self.settings.max_message_chars}.")
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}.")
+        if metadata is not None:
+            from memoryx.nodes.validate_input import check_metadata_size
+
+            check_metadata_size(metadata, self.settings.max_metadata_bytes)  # strict JSON, bounded (as add)
+            metadata = option_metadata(metadata)  # expiration_date set or cleared (None) keeps expires_ts in step
         sql = self.services.sql
         current = sql.get_memory(memory_id, scope=scope)
         trace_id = str(uuid.uuid4())
         text = text.strip()
         # the model call first, outside the lock (as in the add graph): a failing call writes nothing
         extracted = self._relations_of({**current, "memory": text}, trace_id)
-        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"))):
+        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
+                                        current.get("group_id"))):
             row = sql.update_memory(memory_id, text=text, metadata=metadata, trace_id=trace_id, actor=actor)
             self.services.projector.sync_memories([memory_id])
             relations = (memory_graph.apply_memory_update(self.services, row, *extracted, trace_id=trace_id)
@@ -242,7 +309,8 @@ class MemoryCore:
         sql = self.services.sql
         current = sql.get_memory(memory_id, scope=scope)
         trace_id = trace_id or str(uuid.uuid4())
-        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"))):
+        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
+                                        current.get("group_id"))):
             self._delete_locked(memory_id, trace_id, actor)
         return {"message": "Memory deleted successfully!", "id": memory_id, "trace_id": trace_id}
 
@@ -251,8 +319,8 @@ class MemoryCore:
         self.services.projector.sync_memories([memory_id])
         memory_graph.cascade_memory_delete(self.services, [memory_id], trace_id=trace_id)
 
-    def delete_all(self, user_id, agent_id, run_id, actor: str = "api") -> dict:
-        scope = _scope(user_id, agent_id, run_id)
+    def delete_all(self, user_id, agent_id, run_id, actor: str = "api", group_id=None) -> dict:
+        scope = _scope(user_id, agent_id, run_id, group_id)
         sql = self.services.sql
         trace_id = str(uuid.uuid4())
         deleted = 0
@@ -267,6 +335,14 @@ class MemoryCore:
             memory_graph.clear_scope(self.services, scope, trace_id=trace_id)
         return {"message": "Memories deleted successfully!", "deleted": deleted, "trace_id": trace_id}
 
+    def rollback(self, trace_id, force: bool = False, scope: Scope | None = None, actor: str = "api") -> dict:
+        from memoryx.rollback import rollback_trace
+
+        return rollback_trace(self.services, _check_id(trace_id, "trace_id"), force=force, actor=actor, scope=scope)
+
+    def on(self, event: str, fn):
+        return self.services.sql.events.on(event, fn)
+
     def history(self, memory_id, scope: Scope | None = None) -> list[dict]:
         memory_id = _check_id(memory_id)
         self.services.sql.get_memory(memory_id, scope=scope, include_deleted=True)
@@ -279,13 +355,58 @@ class MemoryCore:
         if s.graph is not None:
             s.graph.reset()
 
-    def count(self, user_id=None, agent_id=None, run_id=None) -> int:
-        return self.services.sql.count_memories(_optional_scope(user_id, agent_id, run_id))
+    def count(self, user_id=None, agent_id=None, run_id=None, group_id=None) -> int:
+        return self.services.sql.count_memories(_optional_scope(user_id, agent_id, run_id, group_id))
 
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
+        """Profile (issue 13) + recent episodes + the most relevant memories, within `max_tokens`."""
         from memoryx.context_block import build_context
+        from memoryx.profiles import profile_lines
 
-        return build_context(search_result, max_tokens=max_tokens)
+        lines, episodes = [], []
+        if user_id and self.settings.profiles:
+            lines = profile_lines(self.get_profile(user_id))
+        scope = _optional_scope(user_id, agent_id, run_id)
+        if scope is not None and self.settings.episodes:
+            episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
+        working, core_items = self._layer_context(scope)
+        return build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
+                             long_term=core_items, working=working)
+
+    def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
+        """Memory layers (issue 10, seed 003): the run's working memories (newest first) and the scope's
+        long-term ones (most important first); short-term memories come through the search results."""
+        from memoryx.lifecycle.layers import WORKING, layer_of
+
+        n = self.settings.context_layer_items
+        if scope is None or n <= 0:
+            return [], []
+        sql = self.services.sql
+        owner = Scope(user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id) \
+            if scope.user_id or scope.agent_id or scope.group_id else scope  # long-term outlives the run
+        core_items = sql.layer_memories(owner, "long_term", limit=n)
+        working = []
+        if scope.run_id:
+            rows = sql.list_memories(scope, limit=100)
+            working = sorted((r for r in rows if layer_of(r) == WORKING and r["status"] not in ("merged", "archived")),
+                             key=lambda r: r.get("created_at") or "", reverse=True)[:n]
+        return working, core_items
+
+    def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
+        """The user's profile (or, with group_id alone, the group's): issue 13, memoryx.profiles."""
+        from memoryx.profiles import build_profile, group_subject, user_subject
+
+        if not user_id and not group_id:
+            raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
+        for name, value in (("user_id", user_id), ("group_id", group_id)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ScopeError(f"{name} must be a non-empty string, got {value!r}")
+        subject = user_subject(user_id) if user_id else group_subject(group_id)
+        sql = self.services.sql
+        rows = sql.profile_values(subject, include_ended=True)
+        ids = sorted({i for r in rows for i in r["memory_ids"]})
+        live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
+        return build_profile(subject, rows, live, include_history=include_history)
 
     # --- judgments ----------------------------------------------------------------------------------
 
@@ -306,10 +427,50 @@ class MemoryCore:
         return self.services.sql.verify_judgment(trace_id, result.upper(), notes)
 
     def judgment_stats(self, user_id, agent_id, run_id) -> dict:
-        return self.services.sql.judgment_stats(_optional_scope(user_id, agent_id, run_id))
+        scope = _optional_scope(user_id, agent_id, run_id)
+        return {**self.services.sql.judgment_stats(scope), "feedback": self.services.sql.feedback_counts(scope)}
+
+    def feedback(self, memory_id, feedback, reason, scope: Scope | None = None, actor: str = "api") -> dict:
+        from memoryx import feedback as fb
+
+        return fb.give(self.services.sql, _check_id(memory_id), feedback, reason, scope=scope, actor=actor)
+
+    def rank_feedback(self, result: dict) -> dict:
+        """Search results after feedback: VERY_NEGATIVE memories demoted (memoryx.feedback)."""
+        from memoryx import feedback as fb
+
+        return fb.rank(self.services.sql, result, self.settings.feedback_very_negative_penalty)
 
     def reindex(self, scope: Scope | None) -> dict:
         return self.services.projector.reindex(scope)
+
+    # --- purge and retention (memoryx.purge, memoryx.retention) -------------------------------------
+
+    def checkpointers(self, *extra: Any) -> list:
+        """The savers that may hold add runs: this core's (opened if needed) and, for the in-process saver,
+        the async front's own (`extra`); an SQL saver of the async front reaches the same file or database."""
+        savers = [self.add_graph().checkpointer]
+        if self.settings.checkpointer == "memory":
+            savers.extend(extra)
+        return [s for i, s in enumerate(savers) if s is not None and all(s is not t for t in savers[:i])]
+
+    def purge(self, user_id, agent_id, run_id, *, compact: bool = True, savers: tuple = (), group_id=None) -> dict:
+        from memoryx.purge import purge_scope
+
+        return purge_scope(self.services, _scope(user_id, agent_id, run_id, group_id),
+                           checkpointers=self.checkpointers(*savers), compact=compact)
+
+    def _prune_at_start(self) -> dict:
+        try:
+            return self.prune()
+        except Exception as exc:  # noqa: BLE001 - retention must not keep the stores from opening
+            log.warning("retention at start failed (retried by the next start or `memoryx serve`): %s", exc)
+            return {"error": repr(exc)}
+
+    def prune(self, savers: tuple = ()) -> dict:
+        from memoryx.retention import prune
+
+        return prune(self.services, self.checkpointers(*savers))
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -329,9 +490,9 @@ def scope_arg(scope: Scope | dict | None, user_id=None, agent_id=None, run_id=No
     if isinstance(scope, Scope):
         return scope
     if isinstance(scope, dict):
-        return _scope(**{k: scope.get(k) for k in ("user_id", "agent_id", "run_id")})
+        return _scope(**{k: scope.get(k) for k in ("user_id", "agent_id", "run_id", "group_id")})
     if scope is not None:
-        raise ScopeError(f"scope must be a Scope or a dict of user_id/agent_id/run_id, got {type(scope).__name__}")
+        raise ScopeError(f"scope must be a Scope or a dict of user_id/agent_id/run_id/group_id, got {type(scope).__name__}")
     return _optional_scope(user_id, agent_id, run_id)
 
 
@@ -339,9 +500,10 @@ class MemoryFront:
     """What Memory and AsyncMemory share: construction from settings/config and access to the core."""
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
-                 graph_llm=None, embeddings=None, services=None, **overrides: Any):
+                 graph_llm=None, embeddings=None, services=None, vision_llm=None, **overrides: Any):
         self._core = MemoryCore(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
-                           graph_llm=graph_llm, embeddings=embeddings, services=services, **overrides)
+                           graph_llm=graph_llm, embeddings=embeddings, services=services, vision_llm=vision_llm,
+                           **overrides)
 
     @classmethod
     def from_config(cls, config: dict, **kwargs: Any):

@@ -39,6 +39,7 @@ class Services:
     judgment_llm: "BaseChatModel"
     graph_llm: "BaseChatModel"
     falkordb: "EmbeddedFalkorDB | None" = None
+    recovery: dict = field(default_factory=dict)  # what start-up recovery did (memoryx.maintenance)
     _closed: bool = field(default=False, repr=False)
 
     def close(self) -> None:
@@ -89,7 +90,7 @@ def build_services(
     def model(role: str, given: Any) -> "BaseChatModel":
         chosen = given if given is not None else llm
         if chosen is None or isinstance(chosen, str):
-            return make_chat_model(chosen or settings.model_for(role), settings)
+            return make_chat_model(chosen or settings.model_for(role), settings, role=role)
         return chosen
 
     opened: list[Any] = []
@@ -129,17 +130,10 @@ def build_services(
                         pass
                     break
         raise
-    # replay projection writes that a crashed or failed earlier run left in the outbox
-    try:
-        if falkordb is not None and falkordb.recovered_unclean:
-            # a graph server that died without a clean shutdown may miss its last second of writes
-            log.warning("embedded FalkorDB stopped uncleanly last time; rebuilding the graph from SQL")
-            services.projector.rebuild_graph()
-        replayed = services.projector.retry_pending()
-        if replayed:
-            log.info("replayed %d pending projection writes", replayed)
-    except Exception as exc:  # a store still down: the jobs stay queued for the next start or reindex
-        log.warning("pending projection writes could not be replayed yet: %s", exc)
+    # a crashed earlier process: graph rebuilt after an unclean stop, outbox replayed, graph reconciled with SQL
+    from memoryx.maintenance import recover_projections
+
+    services.recovery = recover_projections(services)
     return services
 
 

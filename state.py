@@ -1,4 +1,4 @@
-"""Graph states of MemoryX. TypedDicts from typing_extensions (LangServe + pydantic on Python 3.11 need it).
+"""The add graph's state (the search graph's lives in search/state.py). TypedDicts from typing_extensions (LangServe + pydantic on Python 3.11 need it).
 
 Each node returns a partial update of these keys. Input keys are what a caller passes; the rest are
 filled by nodes. `result` is the final, mem0-compatible output of each graph.
@@ -21,6 +21,7 @@ class Fact(TypedDict):
     memory_type: str  # episodic | semantic | preference | fact
     owner: NotRequired[str]  # "user" or "agent": whose memory it is (agent memories kept apart)
     categories: NotRequired[list[str]]  # custom categories (issue 12), stored as metadata.categories
+    speaker: NotRequired[str]  # group chats (issue 13): who stated it (a message's name or user_id)
 
 
 class Operation(TypedDict):
@@ -33,8 +34,9 @@ class Operation(TypedDict):
 
 
 class AddInput(TypedDict):
-    messages: Any  # str | list[{"role", "content", "timestamp"?, "name"?}]
+    messages: Any  # str | list[{"role", "content", "timestamp"?, "name"?, "user_id"?}]
     user_id: NotRequired[str | None]
+    group_id: NotRequired[str | None]  # a group chat (issue 13): facts go to the speaking participant
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
     metadata: NotRequired[dict | None]
@@ -82,38 +84,4 @@ class AddState(AddInput, total=False):
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
     excluded_facts: list[dict]  # facts the exclude rule dropped, with topic and keyword (instructions.py)
-
-
-class SearchInput(TypedDict):
-    query: str
-    user_id: NotRequired[str | None]
-    agent_id: NotRequired[str | None]
-    run_id: NotRequired[str | None]
-    limit: NotRequired[int]
-    filters: NotRequired[dict | None]
-    threshold: NotRequired[float | None]
-    mode: NotRequired[str | None]  # fast | deep | auto
-    expand_depth: NotRequired[int | None]
-    relation_types: NotRequired[list[str] | None]
-    include_invalid: NotRequired[bool]
-    rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
-    record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
-
-
-class SearchOutput(TypedDict):
-    result: dict
-
-
-class SearchState(SearchInput, total=False):
-    plan: dict  # {"mode", "expand_depth", "tokens", "entities": [...], "query_vector"?}
-    dense_hits: list[dict]  # [{"id", "score"}] best first
-    keyword_hits: list[dict]
-    graph_hits: list[dict]
-    graph_relations: list[dict]
-    graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
-    time_hits: list[dict]  # dense hits inside the period the query names
-    fused: list[dict]
-    candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
-    ranked: list[dict]  # final scores, thresholded
-    timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
-    result: dict
+    episodes: list[dict]  # episode memories this run wrote (issue 13: nodes/episodes.py)

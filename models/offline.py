@@ -39,11 +39,13 @@ from memoryx.context_block import estimate_tokens
 from memoryx.models import offline_rules as rules
 from memoryx.models.llm_io import message_text
 from memoryx.text import fact_key
+from memoryx.timeparse import leading_time, mentions_time
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
 CONSOLIDATE_TASKS = {"consolidate_merge", "consolidate_summarize"}  # issue 10: memoryx.lifecycle.prompts
+PROFILE_EPISODE_TASKS = {"summarize_episode", "profile_update"}  # issue 13: prompts/episodes.py, prompts/profile.py
 
 
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
@@ -99,6 +101,8 @@ class OfflineChatModel(BaseChatModel):
             human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
             answer = consolidate.offline_merge if task == "consolidate_merge" else consolidate.offline_summaries
             message = AIMessage(content=answer(human))
+        elif task in PROFILE_EPISODE_TASKS:  # issue 13: memoryx.episodes / memoryx.profiles, deterministic
+            message = AIMessage(content=_profile_or_episode(task, messages))
         elif names & GRAPH_TOOLS or (task and task not in FACT_TASKS) or _graph_handles(messages, tools):
             from memoryx.models import offline_graph
 
@@ -123,15 +127,21 @@ class OfflineChatModel(BaseChatModel):
 
     # ------------------------------------------------------------------------------- fact extraction
     def _extract_facts(self, messages: list[BaseMessage]) -> str:
-        from memoryx.prompts.facts import parse_conversation
+        from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 
         human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
+        # a group chat (issue 13): every named speaker's facts, written about the speaker and attributed
+        group = any(GROUP_CHAT_MARKER in message_text(m) for m in messages if isinstance(m, SystemMessage))
         facts: list[dict] = []
         seen: set[str] = set()
         for turn in parse_conversation(human):
-            if turn["role"] != "user":
+            speaker = turn.get("name") if group else None
+            if turn["role"] != "user" and not speaker:
                 continue  # the offline model keeps no agent facts
-            for fact in extract_user_facts(turn["content"]):
+            found = extract_user_facts(turn["content"])
+            if speaker:
+                found = [{**f, "text": rules.about_speaker(f["text"], speaker), "speaker": speaker} for f in found]
+            for fact in found:
                 key = fact_key(fact["text"])
                 if key not in seen:
                     seen.add(key)
@@ -145,6 +155,25 @@ class OfflineChatModel(BaseChatModel):
         human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
         memories, facts = parse_judge_input(human)
         return json.dumps({"operations": judge(memories, facts)}, ensure_ascii=False)
+
+
+def _profile_or_episode(task: str, messages: list[BaseMessage]) -> str:
+    """summarize_episode: the first sentences per participant (memoryx.episodes.offline_narratives).
+    profile_update: the profile rules' reading of each numbered fact (what a model would add for free text is
+    beyond these rules)."""
+    human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
+    if task == "summarize_episode":
+        from memoryx.episodes import offline_narratives, parse_transcript
+
+        return json.dumps({"title": None, "narratives": offline_narratives(parse_transcript(human))}, ensure_ascii=False)
+    from memoryx.profiles import profile_changes
+
+    updates = []
+    for line in human.splitlines():
+        number, _, text = line.partition(". ")
+        if number.strip().isdigit():
+            updates += [{"fact": int(number), "op": c.op, "field": c.field, "value": c.value} for c in profile_changes(text)]
+    return json.dumps({"updates": updates}, ensure_ascii=False)
 
 
 def _graph_handles(messages, tools) -> bool:
@@ -174,7 +203,12 @@ def extract_user_facts(content: str) -> list[dict]:
             continue  # questions carry no facts
         if is_chitchat(sentence):
             continue
+        when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
         for clause in rules.split_clauses(sentence):
+            if mentions_time(clause) and leading_time(clause + " x") and not leading_time(clause):
+                when = clause
+                continue
+            clause, when = (f"{when} {clause}" if when else clause), ""
             st = rules.parse_statement(clause)
             if st is not None:
                 category, importance, memory_type = rules.fact_category(st)
@@ -187,16 +221,35 @@ def extract_user_facts(content: str) -> list[dict]:
     return facts
 
 
+def _dated_order(clause: str, lang: str) -> str:
+    """A clause that opens with a relative date, in the order the generic rules read: "Yesterday I went to
+    Paris" -> "I went to Paris yesterday", "昨天我去了北京" -> "我昨天去了北京", "先週京都に行った" ->
+    "私は先週京都に行った" (extract_facts then adds the absolute date from the message time)."""
+    lead = leading_time(clause)
+    if lead is None:
+        return clause
+    expr, rest = lead
+    if lang == "en":
+        return f"{rest} {expr[0].lower() + expr[1:]}" if _FIRST_PERSON_EN.match(rest) else clause
+    if lang == "zh":
+        return f"我{expr}{rest[1:]}" if rest.startswith("我") and not rest.startswith("我们") else clause
+    body = rest[2:] if rest.startswith("私は") else rest
+    return f"私は{expr}{body}"
+
+
 def _generic_fact(clause: str) -> str | None:
     if is_chitchat(clause):
         return None
     lang = rules.detect_language(clause)
+    clause = _dated_order(clause, lang)
     if lang == "en":
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:
             if pattern.match(clause):
                 return pattern.sub(repl, clause, count=1)
+        if mentions_time(clause):  # a dated event ("I went to Paris yesterday"): about the user
+            return re.sub(r"^i\b", "User", clause, count=1, flags=re.I)
         return clause
     if lang == "zh":
         if not clause.startswith("我") or len(clause) < 4:

@@ -14,20 +14,21 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime, timedelta, timezone
 from dataclasses import replace
 
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, context_of, services_of
-from memoryx.filters import And, parse_filters
+from memoryx.filters import And, event_time_range, parse_filters, with_speaker
 from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.prompts.search import QueryRewrite
 from memoryx.scope import Scope
-from memoryx.search.dates import asks_when, time_window
+from memoryx.search.dates import asks_when, checked_time_range, time_window
 from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_relation_types,
                                  checked_threshold)
-from memoryx.search.query import entity_candidates, normalize_query, proper_names, rewrite_query
+from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.state import SearchState
@@ -44,17 +45,56 @@ def with_status(node, include_archived: bool, include_staged: bool):
     return status if node is None else And((node, status))
 
 
+def with_period(node, period: tuple[float, float] | None):
+    """A caller's time range (time_range / REST start, end) is a hard filter on the event time (valid_at, else
+    created_at). A period the query itself names stays a recall path and a ranking bonus (dense_recall,
+    expand_context): a misread "may" must not empty the results."""
+    if period is None:
+        return node
+    rng = event_time_range(*period)
+    return rng if node is None else And((node, rng))
+
+
+def own_names(services, scope: Scope) -> list[str]:
+    """The name and aliases of the scope's user from their profile (issue 13); none in a group scope, whose
+    facts name their speakers."""
+    if not scope.user_id or scope.group_id or not services.settings.profiles:
+        return []
+    from memoryx.profiles import user_subject
+
+    return [r["value"] for r in services.sql.profile_values(user_subject(scope.user_id)) if r["field"] in ("name", "alias")]
+
+
+REPLAY_LAG = timedelta(days=1)
+
+
+def scope_present(services, scope: Scope) -> datetime:
+    """The "now" query periods are read from (issue 13): the wall clock, except for a replayed chat log (its
+    newest event was written down more than a day after it happened): then the time of that event, so "in
+    July" / "last year" mean the log's July and year."""
+    now = datetime.now(timezone.utc)
+    try:
+        latest = services.sql.latest_event(scope)
+    except Exception:  # no store (node tests) or a failing read: the wall clock
+        return now
+    if latest is None or latest[1] - latest[0] <= REPLAY_LAG:
+        return now
+    return min(latest[0], now)
+
+
 def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     # ScopeError first: a search without a scope is always refused
     scope = Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
-                  run_id=state.get("run_id") or None)
+                  run_id=state.get("run_id") or None, group_id=state.get("group_id") or None)
     base = SearchPlan(
         scope=scope,
         limit=checked_limit(state.get("limit")),
         # InvalidInputError naming a bad operator; merged/archived memories stay out (issue 10)
-        filters=with_status(parse_filters(state.get("filters")), bool(state.get("include_archived")),
-                            services_of(runtime).settings.search_staged),
+        filters=with_period(with_status(parse_filters(with_speaker(state.get("filters"), state.get("speaker"))),
+                                        bool(state.get("include_archived")),
+                                        services_of(runtime).settings.search_staged),
+                            checked_time_range(state.get("time_range"))),
         threshold=checked_threshold(state.get("threshold")),
         relation_types=checked_relation_types(state.get("relation_types")),
         include_invalid=bool(state.get("include_invalid")),
@@ -78,17 +118,20 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         except Exception as exc:  # the plain query still works
             log.warning("query rewriting failed, searching with the plain query: %s", exc)
 
-    keyword_query = " ".join([rewritten.query or query, *rewritten.keywords])
-    window = time_window(query)
+    # issue 13: the user's own names (their profile's name and aliases) are read as the user ("User"/"用户")
+    semantic, own = resolve_self_names(rewritten.query or query, own_names(services, scope))
+    keyword_query = " ".join([semantic, *rewritten.keywords])
+    window = time_window(query, scope_present(services, scope))
     plan = replace(
         base,
         query=query,
-        semantic_query=rewritten.query or query,
+        semantic_query=semantic,
         keyword_query=keyword_query,
         tokens=tuple(tokenize(keyword_query)),
         # the entity lookup itself runs in graph_recall, in parallel with the query embedding
-        entity_candidates=tuple(entity_candidates(query) + rewritten.entities),
-        names=tuple(proper_names(query)),
+        entity_candidates=tuple(entity_candidates(resolve_self_names(query, own)[0]) + rewritten.entities),
+        # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
+        names=tuple(n for n in proper_names(query) if n.lower() not in {o.lower() for o in own}),
         time_window=window,
         asks_when=asks_when(query),
         rewritten=not rewritten.empty,

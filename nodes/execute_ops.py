@@ -32,8 +32,10 @@ from memoryx.errors import NotFoundError
 from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
+from memoryx.speakers import fact_placement
 from memoryx.stores.locks import lock_owner
 from memoryx.text import fact_key, memory_hash
+from memoryx.timeparse import base_time
 
 MAX_STALE_RETRIES = 2
 
@@ -74,8 +76,14 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
     known_vectors: dict[str, list[float]] = {}
     to_sync: list[str] = []
 
+    stamps = [m["timestamp"] for m in state.get("normalized_messages") or [] if m.get("timestamp")]
+    said_at = base_time(stamps[-1]).isoformat() if stamps else None
+
     def add(i: int, op: dict, owner: str) -> None:
-        scope = scope_for_owner(state, owner)
+        fi = op.get("fact_index")
+        fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
+        # group chats (issue 13): the fact goes to the participant who stated it, metadata.speaker = the name
+        scope, said_by = fact_placement(scope_for_owner(state, owner), fact, state.get("normalized_messages") or [])
         text = op["text"]
         memory_id = deterministic_id(trace_id, f"op{i}")
         dup = sql.find_by_hash(scope, memory_hash(text))
@@ -83,12 +91,12 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             executed.append({"event": "NONE", "id": dup["id"], "memory": text, "op": i,
                              "reason": "exact duplicate of an existing memory: skipped"})
             return
-        fi = op.get("fact_index")
-        fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
-        meta = {**metadata, **({"owner": "agent"} if owner == "agent" else {}),
-                **({"categories": fact["categories"]} if fact.get("categories") else {})}  # custom categories (issue 12)
+        meta = {**metadata, **said_by, **({"owner": "agent"} if owner == "agent" else {}),
+                **({"categories": fact["categories"]} if fact.get("categories") else {}),  # custom categories (issue 12)
+                **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.timeparse)
         sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
-                          memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id)
+                          memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id,
+                          valid_at=fact.get("valid_at"))  # when the event happened (extract_facts.date_facts)
         results.append({"id": memory_id, "memory": text, "event": "ADD"})
         executed.append({"event": "ADD", "id": memory_id, "memory": text, "op": i})
         vec = fact_vec.get(fact_key(text))
@@ -119,7 +127,8 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
             try:
                 row = sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
-                                        importance=fact.get("importance"), memory_type=fact.get("memory_type"))
+                                        importance=fact.get("importance"), memory_type=fact.get("memory_type"),
+                                        valid_at=fact.get("valid_at"))  # the new version holds from the event time
             except NotFoundError:  # deleted meanwhile (by another run or by hand): the new fact is never lost
                 executed.append({"event": "UPDATE->ADD", "id": op["id"], "op": i,
                                  "reason": "the memory was deleted meanwhile; the new fact is added instead"})
@@ -134,8 +143,8 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             else:
                 to_sync.append(op["id"])
         elif event == "DELETE":
-            try:
-                row = sql.delete_memory(op["id"], trace_id=trace_id)
+            try:  # it stopped holding when the message that retracted it was said (issue 13), else now
+                row = sql.delete_memory(op["id"], trace_id=trace_id, invalid_at=said_at)
             except NotFoundError:
                 executed.append({"event": "NONE", "id": op["id"], "op": i, "reason": "memory no longer exists"})
                 continue

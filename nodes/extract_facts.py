@@ -27,6 +27,7 @@ from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
 from memoryx.chitchat import is_chitchat
 from memoryx.text import fact_key
+from memoryx.timeparse import annotate, base_time, first_date
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
 from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation
 from memoryx.state import AddState, Fact
@@ -90,6 +91,9 @@ def parse_facts(raw: str) -> list[Fact]:
         cats = item.get("categories")
         if isinstance(cats, list) and cats:  # custom categories (issue 12); checked against the given names later
             fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]
+        speaker = item.get("speaker")
+        if isinstance(speaker, str) and speaker.strip():  # group chats (issue 13): memoryx.speakers places it
+            fact["speaker"] = speaker.strip()
         facts.append(fact)
     return facts
 
@@ -97,6 +101,29 @@ def parse_facts(raw: str) -> list[Fact]:
 def _now_of(messages: list[dict]) -> str:
     stamps = [m["timestamp"] for m in messages if m.get("timestamp")]
     return stamps[-1] if stamps else datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC (%A)")
+
+
+def date_facts(facts: list[Fact], turns: list[dict]) -> list[Fact]:
+    """Relative dates made absolute from the conversation's time (memoryx.timeparse): "User went to Paris
+    yesterday" -> "... yesterday (2023-05-07)", with `valid_at` = the start of the first date named (or of an
+    ISO day the model wrote), and metadata `event_time` / `time_expression`. A fact naming no date holds from the message's time when the
+    messages carry timestamps (a replayed chat log keeps its dates); else valid_at stays unset (= created_at)."""
+    stamps = [m["timestamp"] for m in turns if m.get("timestamp")]
+    base = base_time(stamps[-1] if stamps else None)
+    out: list[Fact] = []
+    for fact in facts:
+        text, refs = annotate(fact["text"], base)
+        dated = dict(fact, text=text)
+        if refs:
+            dated["valid_at"] = refs[0].start.isoformat()
+            dated["time_metadata"] = refs[0].as_metadata()
+        elif (day := first_date(text)) is not None:  # the model wrote the date itself
+            dated["valid_at"] = day.isoformat()
+            dated["time_metadata"] = {"event_time": day.strftime("%Y-%m-%d")}
+        elif stamps:
+            dated["valid_at"] = base.isoformat()
+        out.append(dated)
+    return out
 
 
 def fail_run(services, state: dict, step: str, error: str, raw: str | None, model_name: str, latency_ms: float) -> ModelOutputError:
@@ -127,7 +154,7 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     agent_apart = keeps_agent_facts(state)
     ins = effective_instructions(services.settings, state.get("instructions"))
     system = extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart, custom=ins.get("prompt"),
-                                      section=prompt_section(ins))
+                                      section=prompt_section(ins), group=bool(state.get("group_id")))
     prompt = [SystemMessage(content=system),
               HumanMessage(content=format_conversation(turns))]
     llm = services.extraction_llm
@@ -152,6 +179,8 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
         seen.add(key)
         (agent_facts if owner == "agent" else user_facts).append({**fact, "owner": owner})
     # the project's excludes hold whatever the model answered; categories are checked against the given names
+    if services.settings.time_normalize:
+        user_facts, agent_facts = date_facts(user_facts, turns), date_facts(agent_facts, turns)
     user_facts, dropped = apply_excludes(assign_categories(user_facts, ins.get("categories")), ins.get("excludes"))
     agent_facts, dropped_agent = apply_excludes(assign_categories(agent_facts, ins.get("categories")), ins.get("excludes"))
     dropped += dropped_agent

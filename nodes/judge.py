@@ -3,8 +3,12 @@
 - No similar memory at all: every fact is an ADD, decided by rule, without a model call (mem0 asks the model
   anyway; the answer can only be ADD).
 - Parsing is robust: <think> blocks and code fences stripped, prose around the JSON tolerated, the
-  decisions validated with a pydantic schema; on failure ONE retry shows the model its error; a second
-  failure raises ModelOutputError carrying the trace id, with the judgment saved as failed.
+  decisions validated with a pydantic schema; a degenerate answer (cut off at the output cap, empty, `{}`,
+  repetition) is unreadable too; on failure ONE retry shows the model its error; a second failure raises
+  ModelOutputError carrying the trace id, with the judgment saved as failed (facts and capped raw answers).
+- The add run's time budget spent (settings.add_time_budget_s): no (further) model call; every fact is
+  ADDed by rule, and the record says why. Unusable answers of extraction and judgment are listed in the
+  record's notes either way.
 - The model only ever sees small integer ids. An id it invents never crashes the run and never touches
   another memory: an UPDATE with an unknown id becomes an ADD of its text, a DELETE or NONE with an unknown id
   is dropped; a memory may be targeted once; an agent fact may not touch a user memory (and vice versa).
@@ -24,15 +28,25 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memoryx.add_options import effective_instructions, guard_immutable, immutable_ids
+from memoryx.instructions import exclusion_notes
 from memoryx.context import Context, context_of, services_of
 from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text
+from memoryx.models.llm_io import (
+    RetriesExhausted,
+    TimeBudgetSpent,
+    call_with_retry,
+    extract_json,
+    message_text,
+    run_deadline,
+    unusable_notes,
+)
 from memoryx.text import fact_key
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
 from memoryx.nodes.extract_facts import fail_run
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.prompts.facts import format_conversation
-from memoryx.prompts.judge import MEMORY_UPDATE_PROMPT, RETRY_PROMPT, format_judge_input
+from memoryx.prompts.judge import RETRY_PROMPT, format_judge_input, judge_system_prompt
 from memoryx.state import AddState, Operation
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -66,7 +80,10 @@ class Decision(BaseModel):
         if value is None or (isinstance(value, str) and value.strip().lower() in ("", "null", "none", "new")):
             return None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return str(int(value))
+            try:
+                return str(int(value))
+            except (ValueError, OverflowError):  # NaN, Infinity: no memory has that id
+                return str(value)
         return str(value).strip()
 
     @field_validator("fact", mode="before")
@@ -208,17 +225,31 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         memories = [{"id": c["ref"], "text": c["memory"], **({"owner": c["owner"]} if show_owner else {})} for c in candidates]
         fact_items = [{"fact": i, "text": f["text"], **({"owner": f.get("owner", "user")} if show_owner else {})}
                       for i, f in enumerate(facts)]
-        prompt = [SystemMessage(content=MEMORY_UPDATE_PROMPT), HumanMessage(content=format_judge_input(memories, fact_items))]
+        custom = effective_instructions(services.settings, state.get("instructions")).get("update_prompt")
+        prompt = [SystemMessage(content=judge_system_prompt(custom)), HumanMessage(content=format_judge_input(memories, fact_items))]
         llm = services.judgment_llm
         model_name = model_name_of(llm)
+        settings = services.settings
         try:
             reply = call_with_retry(llm, prompt, lambda answer: parse_decisions(message_text(answer)),
                                     retry_prompt=RETRY_PROMPT, retry_call_errors=True,
-                                    config=llm_config(state, "judge", model_name))
+                                    config=llm_config(state, "judge", model_name),
+                                    deadline=run_deadline(settings.add_time_budget_s),
+                                    raw_cap=settings.llm_raw_answer_cap)
+        except TimeBudgetSpent as exc:  # what was extracted is kept: every fact is ADDed by rule
+            raw, latency, calls = exc.raw, exc.latency_ms, exc.calls
+            ops, notes = added_by_rule(facts, f"no judgment: {exc.problem}")
         except RetriesExhausted as exc:
             raise fail_run(services, state, "judge", exc.problem, exc.raw, model_name, exc.latency_ms) from exc
-        raw, latency, calls = reply.raw, reply.latency_ms, reply.calls
-        ops, notes = resolve_decisions(reply.value, facts, candidates)
+        else:
+            raw, latency, calls = reply.raw, reply.latency_ms, reply.calls
+            ops, notes = resolve_decisions(reply.value, facts, candidates)
+        notes = [f"judgment answer {n}" for n in unusable_notes(raw)] + notes
+    notes = [f"extraction answer {n}" for n in unusable_notes(state.get("extraction_response"))] + notes
+    notes += exclusion_notes(state.get("excluded_facts") or [])  # the project's excludes (extract_facts)
+    if candidates:  # mem0's immutable option, enforced in code whatever the model answered
+        ops, frozen_notes = guard_immutable(ops, immutable_ids(services.sql, candidates))
+        notes += frozen_notes
 
     record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)
     if ctx.review:  # the run pauses for a human: the record must be visible now
@@ -227,6 +258,13 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
     return {"operations": ops, "llm_response": raw,
             "judgment": {"model_name": model_name, "latency_ms": latency, "notes": notes, "record": record},
             "timings": {"judge": elapsed_ms(start)}, "model_calls": {"judge": calls}}
+
+
+def added_by_rule(facts: list[dict], why: str) -> tuple[list[Operation], list[str]]:
+    """Every fact ADDed without a judgment (the model could not be asked): the facts are never lost."""
+    ops = [Operation(event="ADD", text=f["text"], reason=f"{NOTE} added by rule ({why}).", id=None, old_memory=None,
+                     fact_index=i) for i, f in enumerate(facts)]
+    return ops, [f"every fact added by rule: {why}"]
 
 
 def judgment_record(state: dict, facts: list[dict], candidates: list[dict], ops: list, notes: list[str], *,

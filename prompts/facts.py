@@ -28,8 +28,8 @@ Rules:
    fragment, never "I"/"you".
 3. Write every fact in the SAME LANGUAGE as the message it comes from. Chinese input gives Chinese facts
    ("用户住在北京"), Japanese input gives Japanese facts. Never translate.
-4. Turn relative dates into absolute dates using the time of the message (shown before each message, or
-   the current time below): "yesterday" on 2025-03-10 -> "on 2025-03-09".
+4. Keep relative dates as said and add the absolute date after them, from the time of the message (shown
+   before each message, or the current time below): "yesterday" on 2025-03-10 -> "yesterday (2025-03-09)".
 5. Use only the user's and the assistant's messages. Ignore system and tool messages.
 6. Skip greetings, small talk, thanks, questions without information, and general knowledge that is not
    about the user.
@@ -53,7 +53,7 @@ Input: user: Hi, my name is John. I'm a software engineer and I moved to Berlin 
 Output: {{"facts": [
   {{"text": "User's name is John", "category": "fact", "importance": 0.9, "memory_type": "semantic", "owner": "user"}},
   {{"text": "User is a software engineer", "category": "fact", "importance": 0.7, "memory_type": "semantic", "owner": "user"}},
-  {{"text": "User moved to Berlin in February 2025", "category": "experience", "importance": 0.7, "memory_type": "episodic", "owner": "user"}}]}}
+  {{"text": "User moved to Berlin last month (2025-02)", "category": "experience", "importance": 0.7, "memory_type": "episodic", "owner": "user"}}]}}
 
 Input: user: 我在上海工作，喜欢打篮球，但是我不再喜欢喝咖啡了。
 Output: {{"facts": [
@@ -78,6 +78,16 @@ AGENT_RULE_OFF = 'Every fact gets "owner": "user"; do not extract facts about th
 
 CONVERSATION_HEADER = "Conversation:"
 
+# Group chats (issue 13). The marker line tells the offline model too that facts belong to named speakers.
+GROUP_CHAT_MARKER = "[memoryx-group-chat]"
+GROUP_RULE = GROUP_CHAT_MARKER + """
+This is a GROUP CHAT: several people speak; each message shows its speaker's name in parentheses
+("user (Caroline): I moved to Boston"), and assistant-role messages are people too when they carry a name.
+Extract facts from every named speaker. Write each fact about the person who states it, by name, never as
+"User" ("Caroline moved to Boston", "Melanie has two kids"; in Chinese "小李搬到了北京"), and give the
+speaker's name in "speaker": {"text": "Caroline moved to Boston", ..., "speaker": "Caroline"}.
+"""
+
 
 def format_conversation(messages: list[dict]) -> str:
     """The human message of the extraction call: one line per user/assistant turn, with its time."""
@@ -98,15 +108,15 @@ RETRY_EXTRACTION_PROMPT = ('Your previous answer could not be used: {error}\nAns
 
 
 def parse_conversation(text: str) -> list[dict]:
-    """Inverse of format_conversation (used by the offline model): [{"role", "content"}]."""
+    """Inverse of format_conversation (used by the offline model): [{"role", "content", "name"?}]."""
     import re
 
     out = []
     body = text.split(CONVERSATION_HEADER, 1)[-1]
     for line in body.splitlines():
-        m = re.match(r"^(?:\[[^\]]*\]\s*)?(user|assistant)(?: \([^)]*\))?: (.*)$", line.strip())
+        m = re.match(r"^(?:\[[^\]]*\]\s*)?(user|assistant)(?: \(([^)]*)\))?: (.*)$", line.strip())
         if m:
-            out.append({"role": m.group(1), "content": m.group(2)})
+            out.append({"role": m.group(1), "content": m.group(3), **({"name": m.group(2)} if m.group(2) else {})})
     return out
 
 
@@ -122,8 +132,12 @@ Current time: {now}
 """
 
 
-def extraction_system_prompt(*, now: str, agent_facts: bool, custom: str | None = None, section: str = "") -> str:
-    """Our extraction prompt (or the project's own, `custom`), with the project's instructions `section`."""
+def extraction_system_prompt(*, now: str, agent_facts: bool, custom: str | None = None, section: str = "",
+                             group: bool = False) -> str:
+    """Our extraction prompt (or the project's own, `custom`), with the project's instructions `section`;
+    `group`: a group chat (facts per named speaker, GROUP_RULE)."""
+    if group:
+        section = GROUP_RULE + section
     if custom:
         return CUSTOM_EXTRACTION_FRAME.format(custom=custom, section=section, now=now)
     prompt = EXTRACT_FACTS_PROMPT.format(now=now, agent_rule=AGENT_RULE_ON if agent_facts else AGENT_RULE_OFF)

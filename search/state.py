@@ -8,6 +8,7 @@ reads; each recall path writes its own key, so the parallel branches never confl
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 from typing_extensions import Annotated, NotRequired, TypedDict
 
@@ -17,6 +18,8 @@ from memoryx.search.plan import SearchPlan
 class SearchInput(TypedDict):
     query: str
     user_id: NotRequired[str | None]
+    group_id: NotRequired[str | None]  # a group chat (issue 13)
+    speaker: NotRequired[str | None]  # only what this participant said (metadata.speaker)
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
     limit: NotRequired[int]
@@ -29,6 +32,9 @@ class SearchInput(TypedDict):
     rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
     record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
     include_archived: NotRequired[bool]  # archived and merged memories too (issue 10; default False)
+    # only memories whose event happened in [start, end): (start, end) ISO / epoch, {"start", "end"} or a period
+    # in words ("last summer", "上个月"); memoryx.search.dates.checked_time_range (issue 13)
+    time_range: NotRequired[Any]
 
 
 class SearchOutput(TypedDict):

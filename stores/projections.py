@@ -12,7 +12,6 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from memoryx.errors import NotFoundError
 from memoryx.scope import Scope
 
 if TYPE_CHECKING:
@@ -26,7 +25,8 @@ log = logging.getLogger(__name__)
 
 
 def _scope_of(row: dict) -> Scope:
-    return Scope(user_id=row.get("user_id"), agent_id=row.get("agent_id"), run_id=row.get("run_id"))
+    return Scope(user_id=row.get("user_id"), agent_id=row.get("agent_id"), run_id=row.get("run_id"),
+                 group_id=row.get("group_id"))
 
 
 def memory_point(row: dict, vector: list[float]) -> dict:
@@ -38,6 +38,8 @@ def memory_point(row: dict, vector: list[float]) -> dict:
         "user_id": row.get("user_id"),
         "agent_id": row.get("agent_id"),
         "run_id": row.get("run_id"),
+        "group_id": row.get("group_id"),
+        "valid_at": row.get("valid_at"),  # the event time (issue 13); recency and time windows read it
         "memory_type": row.get("memory_type"),
         "category": row.get("category"),
         "importance": row.get("importance"),
@@ -58,7 +60,8 @@ def _ms(iso: str | None) -> int | None:
 
 def entity_point(row: dict, vector: list[float]) -> dict:
     return {"id": row["id"], "vector": vector, "name": row["name"], "entity_type": row.get("entity_type"),
-            "user_id": row.get("user_id"), "agent_id": row.get("agent_id"), "run_id": row.get("run_id")}
+            "user_id": row.get("user_id"), "agent_id": row.get("agent_id"), "run_id": row.get("run_id"),
+            "group_id": row.get("group_id")}
 
 
 def relation_edge(row: dict) -> dict:
@@ -68,6 +71,8 @@ def relation_edge(row: dict) -> dict:
         "relation": row["relation"], "memory_id": row.get("memory_id"), "valid": bool(row.get("valid", True)),
         "created_at_ms": _ms(row.get("created_at")), "invalidated_at_ms": _ms(row.get("invalidated_at")),
         "invalidated_by": row.get("invalidated_by"),
+        # event time (issue 13): when the relation held in the world, apart from when it was recorded
+        "valid_at_ms": _ms(row.get("valid_at")), "invalid_at_ms": _ms(row.get("invalid_at")),
     }
 
 
@@ -122,16 +127,11 @@ class Projector:
         if not ids:
             return
         given = dict(zip(ids, vectors)) if vectors is not None else {}
-        live, gone = [], []
-        for memory_id in ids:
-            try:
-                row = self.sql.get_memory(memory_id, include_deleted=True)
-            except NotFoundError:
-                row = None  # hard-deleted: the projection must not keep it either
-            if row is None or row.get("deleted_at"):
-                gone.append(memory_id)
-            else:
-                live.append(row)
+        # one read for all ids (issue 14: a statement per id added up on every add); an id not found was
+        # hard-deleted and a soft-deleted one is gone too: the projection must not keep either
+        rows = {r["id"]: r for r in self.sql.get_memories_any(ids)}
+        live = [rows[i] for i in dict.fromkeys(ids) if i in rows and not rows[i].get("deleted_at")]
+        gone = [i for i in ids if i not in rows or rows[i].get("deleted_at")]
         missing = [r for r in live if r["id"] not in given]
         if missing:
             for row, vec in zip(missing, self.embeddings.embed_documents([r["memory"] for r in missing])):

@@ -35,14 +35,17 @@ MAX_NAME_CHARS = 512  # entity / relation names longer than this are stored clip
 MAX_TEXT_CHARS = 256  # ids, types, memory ids, trace ids
 MAX_DEPTH = 2
 _NEIGHBOUR_KEYS = ("id", "source_id", "source", "source_type", "relation", "target_id", "target", "target_type",
-                   "memory_id", "valid", "created_at_ms", "invalidated_at_ms", "invalidated_by")
+                   "memory_id", "valid", "created_at_ms", "invalidated_at_ms", "invalidated_by",
+                   "valid_at_ms", "invalid_at_ms")
 _NEIGHBOUR_ROW = ("[r.id, a.id, a.name, a.entity_type, r.name, b.id, b.name, b.entity_type, "
-                  "r.memory_id, r.valid, r.created_at_ms, r.invalidated_at_ms, r.invalidated_by]")
+                  "r.memory_id, r.valid, r.created_at_ms, r.invalidated_at_ms, r.invalidated_by, "
+                  "r.valid_at_ms, r.invalid_at_ms]")
 _INDEXES = (  # (kind, label/type, property, neo4j index name)
     ("node", "Entity", "id", "memoryx_entity_id"),
     ("node", "Entity", "user_id", "memoryx_entity_user_id"),
     ("node", "Entity", "agent_id", "memoryx_entity_agent_id"),
     ("node", "Entity", "run_id", "memoryx_entity_run_id"),
+    ("node", "Entity", "group_id", "memoryx_entity_group_id"),
     ("rel", "RELATES", "id", "memoryx_relates_id"),
 )
 
@@ -64,6 +67,8 @@ def _scope_match(scope: Scope | None, variables: Iterable[str], params: dict[str
     for key, value in scope.as_dict().items():
         params[f"scope_{key}"] = value
         conds.extend(f"{var}.{key} = $scope_{key}" for var in variables)
+    if scope.group_id is None:  # no group named: group chats' entities stay out (Scope.match); older nodes lack it
+        conds.extend(f"coalesce({var}.group_id, '') = ''" for var in variables)
     return conds
 
 
@@ -164,8 +169,9 @@ class GraphStore:
             "UNWIND $rows AS row "
             "MERGE (n:Entity {id: row.id}) "
             "ON CREATE SET n.user_id = row.user_id, n.agent_id = row.agent_id, n.run_id = row.run_id, "
-            "n.created_at_ms = row.created_at_ms "
+            "n.group_id = row.group_id, n.created_at_ms = row.created_at_ms "
             "WITH n, row WHERE n.user_id = row.user_id AND n.agent_id = row.agent_id AND n.run_id = row.run_id "
+            "AND coalesce(n.group_id, '') = row.group_id "
             "SET n.name = row.name, n.normalized_name = row.normalized_name, n.entity_type = row.entity_type, "
             "n.updated_at_ms = row.updated_at_ms "
             "RETURN collect(n.id) AS ids"
@@ -209,7 +215,9 @@ class GraphStore:
                 "valid": True if valid is None else bool(valid),
                 "created_at_ms": to_ms(r.get("created_at_ms", r.get("created_at"))) or stamp,
                 "invalidated_at_ms": to_ms(r.get("invalidated_at_ms", r.get("invalidated_at"))),
-                "invalidated_by": clip(r.get("invalidated_by"), MAX_TEXT_CHARS, "invalidated_by"), **fields,
+                "invalidated_by": clip(r.get("invalidated_by"), MAX_TEXT_CHARS, "invalidated_by"),
+                "valid_at_ms": to_ms(r.get("valid_at_ms", r.get("valid_at"))),  # event time (issue 13)
+                "invalid_at_ms": to_ms(r.get("invalid_at_ms", r.get("invalid_at"))), **fields,
             })
         if not rows:
             return
@@ -223,7 +231,8 @@ class GraphStore:
             "ON CREATE SET r.created_at_ms = row.created_at_ms "
             "SET r.name = row.relation, r.memory_id = row.memory_id, r.valid = row.valid, "
             "r.invalidated_at_ms = row.invalidated_at_ms, r.invalidated_by = row.invalidated_by, "
-            "r.user_id = row.user_id, r.agent_id = row.agent_id, r.run_id = row.run_id "
+            "r.valid_at_ms = row.valid_at_ms, r.invalid_at_ms = row.invalid_at_ms, "
+            "r.user_id = row.user_id, r.agent_id = row.agent_id, r.run_id = row.run_id, r.group_id = row.group_id "
             "RETURN collect(r.id) AS ids"
         )
         written: set[str] = set()

@@ -10,7 +10,13 @@ from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.graph_truth import GraphTruth
 from memoryx.stores.sql.judgments import JUDGMENT_STATUSES, VERIFICATION_RESULTS, JudgmentLog
 from memoryx.stores.sql.memories import MemoryRecords
+from memoryx.stores.sql.lifecycle import MemoryLifecycle
 from memoryx.stores.sql.outbox import PROJECTION_KINDS, ProjectionOutbox
+from memoryx.stores.sql.feedback import FEEDBACK_VALUES, MemoryFeedback  # issue 12
+from memoryx.stores.sql.transfer import HistoryTransfer  # issue 12: import
+from memoryx.stores.sql.purge import ScopePurge
+from memoryx.stores.sql.profiles import ProfileValues  # issue 13: user and group profiles
+from memoryx.stores.sql.links import MemoryLinks  # issue 13: memory <-> memory links (agent tools)
 from memoryx.stores.sql.schema import (
     JUDGMENT_FIELDS,
     MIGRATIONS,
@@ -27,13 +33,13 @@ from memoryx.stores.sql.schema import (
 )
 
 
-class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox):
+class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks):
     """System of record. Thread-safe: each method is one short transaction on its own session."""
 
 
 __all__ = [
     "JUDGMENT_FIELDS", "JUDGMENT_STATUSES", "MIGRATIONS", "PROJECTION_KINDS", "SCHEMA_VERSION",
     "VERIFICATION_RESULTS", "Base", "EntityRow", "GraphTruth", "HistoryRow", "JudgmentLog", "JudgmentRow",
-    "MemoryRecords", "MemoryRow", "OutboxRow", "ProjectionOutbox", "RawInputRow", "RelationRow", "SQLStore",
+    "MemoryLifecycle", "MemoryRecords", "MemoryRow", "OutboxRow", "ProjectionOutbox", "RawInputRow", "RelationRow", "SQLStore", "ScopePurge",
     "SQLStoreBase", "SchemaVersion",
 ]

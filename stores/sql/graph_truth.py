@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy import select
@@ -16,8 +17,8 @@ from sqlalchemy.orm import Session
 from memoryx.errors import NotFoundError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
-from memoryx.stores.sql.schema import EntityRow, RelationRow, entity_dict, relation_dict
-from memoryx.stores.sql.values import clean_text, id_chunks, new_id, require_scope, scope_dict, scope_where, utc_now
+from memoryx.stores.sql.schema import EntityRow, MemoryRow, RelationRow, entity_dict, relation_dict
+from memoryx.stores.sql.values import as_utc, clean_text, id_chunks, new_id, require_scope, scope_dict, scope_where, utc_now
 from memoryx.text import normalize_name
 
 
@@ -114,8 +115,11 @@ class GraphTruth(SQLStoreBase):
         return [relation_dict(r, names) for r in rows]
 
     def add_relation(self, *, scope: Scope, source_id: str, relation: str, target_id: str,
-                     memory_id: str | None, trace_id: str | None, relation_id: str | None = None) -> dict:
+                     memory_id: str | None, trace_id: str | None, relation_id: str | None = None,
+                     valid_at: datetime | str | None = None) -> dict:
+        """`valid_at`: when the relation began to hold (issue 13); default: its memory's event time."""
         scope = require_scope(scope)
+        valid_from = as_utc(valid_at, "valid_at")
         relation = clean_text(relation, "relation")
         key = _scope_key(scope)
         for attempt in (1, 2):
@@ -133,9 +137,12 @@ class GraphTruth(SQLStoreBase):
                         RelationRow.memory_id.is_(None) if memory_id is None else RelationRow.memory_id == memory_id,
                         RelationRow.valid == sa.true())).first()
                     if row is None:
+                        if valid_from is None and memory_id is not None:
+                            valid_from = s.scalar(select(MemoryRow.valid_at).where(MemoryRow.id == memory_id))
                         row = RelationRow(id=relation_id or new_id(), scope_key=key, **scope.as_dict(),
                                           source_id=source_id, relation=relation, target_id=target_id,
-                                          memory_id=memory_id, trace_id=trace_id, valid=True, created_at=utc_now())
+                                          memory_id=memory_id, trace_id=trace_id, valid=True, created_at=utc_now(),
+                                          valid_at=valid_from)
                         s.add(row)
                         self._record_intent(s, "relation", [row.id])
                         s.flush()
@@ -154,8 +161,11 @@ class GraphTruth(SQLStoreBase):
             ordered = [rows[i] for i in dict.fromkeys(ids) if i in rows]
             return self._relation_dicts(s, ordered)
 
-    def invalidate_relations(self, relation_ids: list[str], *, trace_id: str | None) -> list[dict]:
-        """Mark relations invalid (kept as history). Already-invalid ones keep their first invalidation."""
+    def invalidate_relations(self, relation_ids: list[str], *, trace_id: str | None,
+                             invalid_at: datetime | str | None = None) -> list[dict]:
+        """Mark relations invalid (kept as history). Already-invalid ones keep their first invalidation.
+        `invalid_at`: when they stopped holding in the world (issue 13), else now."""
+        ended = as_utc(invalid_at, "invalid_at")
         ids = list(dict.fromkeys(relation_ids))
         with self._tx(write=True) as s:
             rows: dict[str, RelationRow] = {}
@@ -169,6 +179,7 @@ class GraphTruth(SQLStoreBase):
             for row in rows.values():
                 if row.valid:
                     row.valid, row.invalidated_at, row.invalidated_by = False, now, trace_id
+                    row.invalid_at = ended or now
             self._record_intent(s, "relation", changed)
             s.flush()
             return self._relation_dicts(s, [rows[i] for i in ids])
@@ -193,7 +204,7 @@ class GraphTruth(SQLStoreBase):
                         RelationRow.memory_id.is_(None) if row.memory_id is None else RelationRow.memory_id == row.memory_id,
                         RelationRow.valid == sa.true())).first()
                     if twin is None:
-                        row.valid, row.invalidated_at, row.invalidated_by = True, None, None
+                        row.valid, row.invalidated_at, row.invalidated_by, row.invalid_at = True, None, None, None
                         s.flush()  # the next row's twin check sees this one
                         changed.append(row)
             self._record_intent(s, "relation", [r.id for r in changed])
@@ -225,6 +236,47 @@ class GraphTruth(SQLStoreBase):
     def list_relations(self, scope: Scope | None, *, include_invalid: bool = False) -> list[dict]:
         return self._list_relations(scope_where(RelationRow, scope), include_invalid)
 
+    def merge_entities(self, merges: list[dict], *, trace_id: str) -> dict:
+        """Entity upkeep of a consolidation pass (issue 10, seed 002 §5.1): each {"survivor", "merged"} pair
+        of one scope; every relation of the merged entity (valid or not) is re-pointed to the survivor, a
+        valid one the survivor already states (or that becomes a self-loop) is invalidated instead (one valid
+        copy per fact and memory), and the merged entity row is deleted. Projection jobs are queued for the
+        relations and both entities. Returns {"merged": [entity ids deleted], "relations": [relation dicts],
+        "repointed": [{"id", "source_id", "target_id"} before the change]}."""
+        done: list[str] = []
+        touched: dict[str, RelationRow] = {}
+        before: list[dict] = []
+        now = utc_now()
+        with self._tx(write=True) as s:
+            for m in merges:
+                keep, gone = s.get(EntityRow, m["survivor"]), s.get(EntityRow, m["merged"])
+                if keep is None or gone is None or keep.scope_key != gone.scope_key or keep.id == gone.id:
+                    continue
+                q = select(RelationRow).where(sa.or_(RelationRow.source_id == gone.id, RelationRow.target_id == gone.id))
+                for rel in sorted(s.scalars(q), key=lambda r: (not r.valid, r.created_at, r.id)):
+                    before.append({"id": rel.id, "source_id": rel.source_id, "target_id": rel.target_id})
+                    src = keep.id if rel.source_id == gone.id else rel.source_id
+                    dst = keep.id if rel.target_id == gone.id else rel.target_id
+                    if rel.valid:
+                        twin = s.scalars(select(RelationRow.id).where(
+                            RelationRow.scope_key == rel.scope_key, RelationRow.source_id == src,
+                            RelationRow.relation == rel.relation, RelationRow.target_id == dst, RelationRow.id != rel.id,
+                            RelationRow.memory_id.is_(None) if rel.memory_id is None else RelationRow.memory_id == rel.memory_id,
+                            RelationRow.valid == sa.true())).first()
+                        if twin is not None or src == dst:
+                            rel.valid, rel.invalidated_at, rel.invalidated_by, rel.invalid_at = False, now, trace_id, now
+                    rel.source_id, rel.target_id = src, dst
+                    s.flush()  # the next relation's twin check sees this one
+                    touched[rel.id] = rel
+                keep.updated_at = now
+                s.delete(gone)
+                s.flush()
+                done.append(gone.id)
+                self._record_intent(s, "entity", [gone.id, keep.id])
+            self._record_intent(s, "relation", list(touched))
+            rels = self._relation_dicts(s, list(touched.values()))
+        return {"merged": done, "relations": rels, "repointed": before}
+
     def graph_counts(self) -> dict:
         """{"entities", "relations", "valid_relations"} over every scope: what the graph projection must hold
         (compared with GraphStore.counts() after a restart)."""
@@ -238,5 +290,7 @@ class GraphTruth(SQLStoreBase):
 def _scope_key(scope: Scope) -> str:
     # Not scope.key(): that renders None as '-', so user_id='-' would collide with "no user". JSON keeps
     # None distinct; sha1 keeps the indexed column short whatever the ids look like.
-    raw = json.dumps([getattr(scope, f) for f in SCOPE_FIELDS], ensure_ascii=False)
+    # group_id is appended only when set, so the keys of entities written before groups existed stay the same.
+    fields = SCOPE_FIELDS if scope.group_id else SCOPE_FIELDS[:3]
+    raw = json.dumps([getattr(scope, f) for f in fields], ensure_ascii=False)
     return hashlib.sha1(raw.encode("utf-8")).hexdigest()

@@ -61,7 +61,8 @@ class MemoryRecords(SQLStoreBase):
     def insert_memory(self, *, scope: Scope, text: str, category: str | None = None, importance: float = 0.5,
                       memory_type: str = "fact", metadata: dict | None = None, trace_id: str | None = None,
                       memory_id: str | None = None, created_at: datetime | None = None,
-                      actor: str = "memoryx") -> dict:
+                      actor: str = "memoryx", valid_at: datetime | None = None) -> dict:
+        """`valid_at`: when the remembered event happened (a replayed message's time), if not the write time."""
         scope = require_scope(scope)
         text = clean_text(text)
         meta = check_metadata(metadata)
@@ -77,6 +78,7 @@ class MemoryRecords(SQLStoreBase):
                     id=memory_id, text=text, hash=memory_hash(text), **scope.as_dict(), category=category,
                     importance=importance, memory_type=memory_type or "fact", meta=meta, created_at=created,
                     updated_at=created, deleted_at=None, access_count=0, trace_id=trace_id,
+                    valid_at=as_utc(valid_at, "valid_at"),
                 )
                 s.add(row)
                 s.flush()  # the history row references it
@@ -104,8 +106,12 @@ class MemoryRecords(SQLStoreBase):
 
     def update_memory(self, memory_id: str, *, text: str, metadata: dict | None = None, trace_id: str | None = None,
                       actor: str = "memoryx", category: str | None = None, importance: float | None = None,
-                      memory_type: str | None = None) -> dict:
+                      memory_type: str | None = None, valid_at: datetime | str | None = None) -> dict:
+        """A new text closes the old version (issue 13): its history row keeps when it held (valid_at ..
+        invalid_at = `valid_at`, else now); with `valid_at` the memory holds from then (a replayed message's
+        time), without it its event time is left as it was (None: created_at)."""
         text = clean_text(text)
+        new_valid = as_utc(valid_at, "valid_at")
         meta = check_metadata(metadata) if metadata is not None else None
         importance = check_importance(importance) if importance is not None else None
         with self._tx(write=True) as s:
@@ -125,15 +131,23 @@ class MemoryRecords(SQLStoreBase):
             row.updated_at = now
             if trace_id is not None:
                 row.trace_id = trace_id  # the latest run that touched it: where to look for "why"
+            held_from = row.valid_at or row.created_at
+            if "text" in changes and new_valid is not None:
+                row.valid_at = new_valid
             s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
-                             new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now))
+                             new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now,
+                             valid_at=held_from if "text" in changes else None,
+                             invalid_at=(new_valid or now) if "text" in changes else None))
             self._record_intent(s, "memory", [memory_id])
             s.flush()
             data = memory_dict(row)
         self._publish(data, "UPDATE", previous=old_text, trace_id=trace_id, actor=actor)
         return data
 
-    def delete_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "memoryx") -> dict:
+    def delete_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "memoryx",
+                      invalid_at: datetime | str | None = None) -> dict:
+        """Soft delete; the memory stops holding at `invalid_at` (when the event that ended it happened), else now."""
+        ended = as_utc(invalid_at, "invalid_at")
         deleted = False
         with self._tx(write=True) as s:
             row = s.get(MemoryRow, memory_id)
@@ -143,8 +157,10 @@ class MemoryRecords(SQLStoreBase):
                 now = utc_now()
                 row.deleted_at = now
                 row.updated_at = now
+                row.invalid_at = ended or now
                 s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="DELETE", old_memory=row.text,
-                                 new_memory=None, actor=actor, trace_id=trace_id, created_at=now))
+                                 new_memory=None, actor=actor, trace_id=trace_id, created_at=now,
+                                 valid_at=row.valid_at or row.created_at, invalid_at=row.invalid_at))
                 self._record_intent(s, "memory", [memory_id])
                 s.flush()
                 deleted = True
@@ -294,6 +310,16 @@ class MemoryRecords(SQLStoreBase):
                 .order_by(MemoryRow.created_at, MemoryRow.id))
         with self._tx() as s:
             return [memory_dict(r) for r in s.scalars(stmt)]
+
+    def latest_event(self, scope: Scope) -> tuple[datetime, datetime] | None:
+        """(valid_at, created_at) of the live memory of `scope` whose event happened last (by valid_at), None
+        when no memory has an event time. A replayed chat log's "present" (issue 13) is read from it."""
+        stmt = (select(MemoryRow.valid_at, MemoryRow.created_at)
+                .where(*scope_where(MemoryRow, scope), MemoryRow.deleted_at.is_(None), MemoryRow.valid_at.is_not(None))
+                .order_by(MemoryRow.valid_at.desc()).limit(1))
+        with self._tx() as s:
+            row = s.execute(stmt).first()
+        return (as_utc(row[0]), as_utc(row[1])) if row is not None else None
 
     def last_change_seq(self) -> int:
         """A number that grows whenever any memory is added, updated or deleted (the newest history row)."""

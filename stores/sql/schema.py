@@ -57,11 +57,12 @@ class SchemaVersion(Base):
 
 
 class ScopeColumns:
-    """user_id / agent_id / run_id, each indexed: every query filters on them."""
+    """user_id / agent_id / run_id / group_id, each indexed: every query filters on them."""
 
     user_id: Mapped[str | None] = mapped_column(sa.String(255), index=True)
     agent_id: Mapped[str | None] = mapped_column(sa.String(255), index=True)
     run_id: Mapped[str | None] = mapped_column(sa.String(255), index=True)
+    group_id: Mapped[str | None] = mapped_column(sa.String(255), index=True)  # group chats (issue 13)
 
 
 class MemoryRow(ScopeColumns, Base):
@@ -79,6 +80,15 @@ class MemoryRow(ScopeColumns, Base):
     access_count: Mapped[int] = mapped_column(sa.Integer, default=0)
     last_accessed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     trace_id: Mapped[str | None] = mapped_column(sa.String(64), index=True)
+    # consolidation (issue 10, memoryx.lifecycle): staged until a pass has seen it, then active; summarized
+    # (a summary stands for it, demoted in ranking), merged (into `merged_into`), archived (forgotten, restorable).
+    # New rows are staged (ORM default); rows older than the column were already in use: active (server default).
+    status: Mapped[str] = mapped_column(sa.String(16), default="staged", server_default="active", index=True)
+    merged_into: Mapped[str | None] = mapped_column(sa.String(64))
+    # when the remembered event happened (issue 13): a replayed chat log's message time; None = created_at
+    valid_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    # when it stopped holding (issue 13, seed 002): set by a DELETE (superseded or retracted); None = still holds
+    invalid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class HistoryRow(Base):
@@ -93,6 +103,10 @@ class HistoryRow(Base):
     actor: Mapped[str | None] = mapped_column(sa.String(255))
     trace_id: Mapped[str | None] = mapped_column(sa.String(64), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # the version this row closes (UPDATE / DELETE): the event time it held from and when it stopped holding
+    # (issue 13, as Graphiti's valid_at / invalid_at): the history is a timeline, not only a change log
+    valid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    invalid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class RawInputRow(ScopeColumns, Base):
@@ -157,6 +171,10 @@ class RelationRow(ScopeColumns, Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     invalidated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     invalidated_by: Mapped[str | None] = mapped_column(sa.String(64))
+    # event time (issue 13): when the relation started / stopped holding in the world, apart from when it was
+    # recorded (created_at) and invalidated in the store (invalidated_at); valid_at = its memory's valid_at
+    valid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    invalid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 # At most one VALID copy of a fact per scope and memory; invalidated copies stay as history. The memory is
@@ -173,6 +191,18 @@ sa.Index(
 )
 
 
+class FeedbackRow(ScopeColumns, Base):
+    """Feedback on a memory (issue 12, mem0's POST /v1/feedback/): POSITIVE / NEGATIVE / VERY_NEGATIVE with a
+    reason. The scope is the memory's (copied, so stats per scope need no join and survive its deletion)."""
+    __tablename__ = "memory_feedback"
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    memory_id: Mapped[str] = mapped_column(sa.String(64), index=True)
+    feedback: Mapped[str | None] = mapped_column(sa.String(16))  # None: the earlier feedback withdrawn
+    reason: Mapped[str | None] = mapped_column(sa.Text)
+    actor: Mapped[str | None] = mapped_column(sa.String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
 class OutboxRow(Base):
     __tablename__ = "projection_outbox"
     __table_args__ = (sa.UniqueConstraint("kind", "target_id", name="uq_outbox_kind_target"),)
@@ -185,6 +215,39 @@ class OutboxRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class ProfileValueRow(Base):
+    """One value of a user or group profile (issue 13, memoryx.profiles): subject "user:<id>" / "group:<id>",
+    field (name, alias, home, work, relationship, preference, dislike, goal, member, role, topic), the memory ids
+    it was read from, and when it was first seen / last changed / ended (a single-valued field's old value and a
+    retracted preference stay as history with ended_at set)."""
+    __tablename__ = "profile_values"
+    __table_args__ = (sa.UniqueConstraint("subject", "field", "value_key", name="uq_profile_value"),)
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    subject: Mapped[str] = mapped_column(sa.String(300), index=True)
+    field: Mapped[str] = mapped_column(sa.String(32))
+    value: Mapped[str] = mapped_column(sa.Text)
+    value_key: Mapped[str] = mapped_column(sa.String(255))
+    memory_ids: Mapped[list] = mapped_column(JSONType, default=list)
+    source: Mapped[str] = mapped_column(sa.String(16), default="rule")  # rule | model
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class MemoryLinkRow(ScopeColumns, Base):
+    """A link between two memories of one scope (seed 002's link_memories: because, so, led to, refers to,
+    based on, related), written by agents' tools (memoryx.tools) and reusable by consolidation."""
+    __tablename__ = "memory_links"
+    __table_args__ = (sa.UniqueConstraint("source_id", "target_id", "relation", name="uq_memory_link"),)
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    source_id: Mapped[str] = mapped_column(sa.String(64), index=True)
+    target_id: Mapped[str] = mapped_column(sa.String(64), index=True)
+    relation: Mapped[str] = mapped_column(sa.String(255))
+    importance: Mapped[float] = mapped_column(sa.Float, default=0.5)
+    actor: Mapped[str | None] = mapped_column(sa.String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 # ---- migrations ------------------------------------------------------------------------------------------
 # A fresh database gets the current models (create_all) and is stamped with every version below. An existing
 # database runs only the versions it lacks, in order, inside one locked transaction. To change the schema:
@@ -194,8 +257,66 @@ def _v1_baseline(conn: Connection) -> None:
     Base.metadata.create_all(conn)
 
 
+def _v2_memory_status(conn: Connection) -> None:
+    """Consolidation (issue 10): memories.status (existing rows: active) and memories.merged_into."""
+    cols = {c["name"] for c in sa.inspect(conn).get_columns("memories")}
+    if "status" not in cols:
+        conn.execute(sa.text("ALTER TABLE memories ADD COLUMN status VARCHAR(16) NOT NULL DEFAULT 'active'"))
+        conn.execute(sa.text("CREATE INDEX IF NOT EXISTS ix_memories_status ON memories (status)"))
+    if "merged_into" not in cols:
+        conn.execute(sa.text("ALTER TABLE memories ADD COLUMN merged_into VARCHAR(64)"))
+
+
+def _v3_feedback(conn: Connection) -> None:
+    """issue 12: the memory_feedback table."""
+    FeedbackRow.__table__.create(conn, checkfirst=True)
+
+
+_SCOPED_TABLES = ("memories", "raw_inputs", "memory_judgments", "entities", "relations", "memory_feedback")
+
+
+def _v4_group_chats(conn: Connection) -> None:
+    """issue 13: group_id on every scoped table; memories.valid_at (the event time of a memory)."""
+    inspector = sa.inspect(conn)
+    for table in _SCOPED_TABLES:
+        if table not in inspector.get_table_names():
+            continue
+        if "group_id" not in {c["name"] for c in inspector.get_columns(table)}:
+            conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN group_id VARCHAR(255)"))
+            conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_{table}_group_id ON {table} (group_id)"))
+    if "valid_at" not in {c["name"] for c in inspector.get_columns("memories")}:
+        kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+        conn.execute(sa.text(f"ALTER TABLE memories ADD COLUMN valid_at {kind}"))
+        conn.execute(sa.text("CREATE INDEX IF NOT EXISTS ix_memories_valid_at ON memories (valid_at)"))
+
+
+def _v5_profiles(conn: Connection) -> None:
+    """issue 13: the profile_values table (user and group profiles)."""
+    ProfileValueRow.__table__.create(conn, checkfirst=True)
+
+
+def _v6_event_time(conn: Connection) -> None:
+    """issue 13 (seed 002): memories.invalid_at; memory_history and relations valid_at / invalid_at; the
+    memory_links table."""
+    inspector = sa.inspect(conn)
+    kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+    wanted = {"memories": ("invalid_at",), "memory_history": ("valid_at", "invalid_at"),
+              "relations": ("valid_at", "invalid_at")}
+    for table, columns in wanted.items():
+        have = {c["name"] for c in inspector.get_columns(table)}
+        for column in columns:
+            if column not in have:
+                conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    MemoryLinkRow.__table__.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_baseline),
+    (2, _v2_memory_status),
+    (3, _v3_feedback),
+    (4, _v4_group_chats),
+    (5, _v5_profiles),  # issue 13: profiles
+    (6, _v6_event_time),  # issue 13: invalid_at, history / relation event times, memory_links
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations
@@ -210,6 +331,8 @@ def memory_dict(row: MemoryRow) -> dict:
         "metadata": dict(row.meta or {}), "created_at": iso(row.created_at), "updated_at": iso(row.updated_at),
         "access_count": row.access_count or 0, "last_accessed_at": iso(row.last_accessed_at),
         "deleted_at": iso(row.deleted_at), "trace_id": row.trace_id,
+        "status": row.status or "active", "merged_into": row.merged_into, "valid_at": iso(row.valid_at),
+        "invalid_at": iso(row.invalid_at),
     }
 
 
@@ -217,7 +340,7 @@ def history_dict(row: HistoryRow) -> dict:
     return {
         "id": row.id, "memory_id": row.memory_id, "event": row.event, "old_memory": row.old_memory,
         "new_memory": row.new_memory, "actor": row.actor, "trace_id": row.trace_id,
-        "created_at": iso(row.created_at),
+        "created_at": iso(row.created_at), "valid_at": iso(row.valid_at), "invalid_at": iso(row.invalid_at),
     }
 
 
@@ -239,13 +362,14 @@ def entity_dict(row: EntityRow) -> dict:
     }
 
 
+
 def relation_dict(row: RelationRow, names: dict[str, str]) -> dict:
     return {
         "id": row.id, "source_id": row.source_id, "source": names.get(row.source_id),
         "relation": row.relation, "target_id": row.target_id, "target": names.get(row.target_id),
         "memory_id": row.memory_id, "trace_id": row.trace_id, "valid": bool(row.valid), **scope_dict(row),
         "created_at": iso(row.created_at), "invalidated_at": iso(row.invalidated_at),
-        "invalidated_by": row.invalidated_by,
+        "invalidated_by": row.invalidated_by, "valid_at": iso(row.valid_at), "invalid_at": iso(row.invalid_at),
     }
 
 

@@ -3,7 +3,7 @@
 Payload of a memory point (the same in both backends, so one filter translator serves both)::
 
     {"id", "text", "hash", "user_id", "agent_id", "run_id", "memory_type", "category", "importance",
-     "created_at" (ISO), "created_ts" (epoch s), "updated_at", "updated_ts", "metadata": {...}}
+     "created_at" (ISO), "created_ts" (epoch s), "updated_at", "updated_ts", "metadata": {...}, "status"}
 
 Scope fields are only written when set. Point ids are the memory ids (uuid strings); any other string id is
 mapped to a stable uuid5 and the original is kept in ``payload["id"]``. Every query carries the scope as
@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DENSE = "dense"
 SPARSE = "keywords"
-KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "memory_type", "category")
-FLOAT_INDEXES = ("created_ts", "updated_ts")
+KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "status")
+FLOAT_INDEXES = ("created_ts", "updated_ts", "valid_ts")
 BOOL_SHADOW = "_bools"
 BATCH = 512  # points per update operation / request
 _ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
@@ -131,11 +131,15 @@ def memory_payload(item: dict) -> dict:
     }
     if item.get("hash"):
         payload["hash"] = item["hash"]
+    if item.get("valid_at"):  # issue 13: when the event happened (a replayed message's time), if not created_at
+        payload["valid_at"], payload["valid_ts"] = _iso(item["valid_at"])
+    if item.get("status"):  # consolidation (issue 10): search leaves merged/archived points out by this field
+        payload["status"] = item["status"]
     for k in SCOPE_FIELDS:
         if item.get(k):
             payload[k] = item[k]
     if not any(item.get(k) for k in SCOPE_FIELDS):
-        raise InvalidInputError(f"Memory {item.get('id')!r} has no user_id/agent_id/run_id; every point needs a scope")
+        raise InvalidInputError(f"Memory {item.get('id')!r} has no user_id/agent_id/run_id/group_id; every point needs a scope")
     return payload
 
 
@@ -151,7 +155,7 @@ def entity_payload(item: dict) -> dict:
         if item.get(k):
             payload[k] = item[k]
     if not any(item.get(k) for k in SCOPE_FIELDS):
-        raise InvalidInputError(f"Entity {item.get('id')!r} has no user_id/agent_id/run_id; every point needs a scope")
+        raise InvalidInputError(f"Entity {item.get('id')!r} has no user_id/agent_id/run_id/group_id; every point needs a scope")
     return payload
 
 
@@ -316,6 +320,11 @@ class VectorStore(ABC):
     def reset(self) -> None:
         for collection in (self._memories, self._entities):
             self._clear(collection)
+
+    def compact(self) -> bool:
+        """Make deleted points leave the backend's files (after a purge). Backends whose storage is not under
+        the data directory (a Qdrant server) have nothing to do here: False."""
+        return False
 
     def close(self) -> None:
         if not self._closed:
