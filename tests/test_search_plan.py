@@ -25,6 +25,7 @@ from memoryx.search.recipes import AUTO, DEEP, FAST, HYBRID, KEYWORD_ONLY, RECIP
 from memoryx.search.rerankers import CrossEncoderReranker, ModelReranker, NoReranker, make_reranker
 from memoryx.search.tuning import DEFAULTS, SearchTuning, tuning
 from memoryx.settings import Settings, get_settings, unknown_env_names
+from memoryx.stores.sql import SQLStore
 
 UTC = timezone.utc
 
@@ -44,7 +45,8 @@ class ScriptedModel:
 
 
 def runtime_with(settings: Settings, *, extraction_llm=None, graph=None, **ctx) -> Runtime:
-    services = SimpleNamespace(settings=settings, extraction_llm=extraction_llm, graph=graph)
+    # a real (in-memory) system of record: analyze_query reads the user's profile names and latest event time
+    services = SimpleNamespace(settings=settings, extraction_llm=extraction_llm, graph=graph, sql=SQLStore("sqlite://"))
     return Runtime(context=Context(services=services, **ctx))
 
 
