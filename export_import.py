@@ -6,6 +6,7 @@
      "actor", "trace_id", "created_at"}]}
     {"type": "entity", "id", "name", "entity_type", "user_id", "agent_id", "run_id"}
     {"type": "relation", "id", "source_id", "relation", "target_id", "memory_id", "user_id", ...}   (valid ones)
+    {"type": "profile_value", "field", "value", "memory_ids", "source", "ended_at"}   (the user's profile)
 
 Import writes through the stores' own replay-safe inserts (memories with their ids, text, metadata and
 creation time; entities and relations with their ids), then projects them (vectors re-embedded from the
@@ -24,6 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
 from memoryx.errors import InvalidInputError
+from memoryx.profiles import user_subject, value_key
 from memoryx.scope import Scope
 
 FORMAT = "memoryx_export"
@@ -52,6 +54,10 @@ def export_records(services, scope: Scope) -> Iterator[dict]:
     for r in sql.list_relations(scope):
         yield {"type": "relation", **{k: r.get(k) for k in ("id", "source_id", "relation", "target_id", "memory_id",
                                                              "trace_id", "user_id", "agent_id", "run_id")}}
+    if scope.user_id and not scope.group_id:  # the profile is the user's (its name resolves "Alice" to them)
+        for v in sql.profile_values(user_subject(scope.user_id), include_ended=True):
+            yield {"type": "profile_value", **{k: v.get(k) for k in ("field", "value", "memory_ids", "source",
+                                                                       "ended_at")}}
 
 
 def export_jsonl(services, scope: Scope) -> Iterator[str]:
@@ -104,9 +110,16 @@ def import_records(services, records: Iterable[dict], *, scope: Scope | None = N
 
     sql = services.sql
     counts = {"memories": 0, "entities": 0, "relations": 0}
-    memory_ids, entity_ids, relations = [], [], []
+    memory_ids, entity_ids, relations, profile = [], [], [], []
+    exported_user = None
     for rec in records:
         kind = rec.get("type")
+        if kind == FORMAT:
+            exported_user = (rec.get("scope") or {}).get("user_id")
+            continue
+        if kind == "profile_value":
+            profile.append(rec)
+            continue
         if kind not in ("memory", "entity", "relation"):
             continue  # the header (and record types of later versions)
         where = scope or Scope(user_id=rec.get("user_id"), agent_id=rec.get("agent_id"), run_id=rec.get("run_id"),
@@ -132,9 +145,26 @@ def import_records(services, records: Iterable[dict], *, scope: Scope | None = N
                                               target_id=rec["target_id"], memory_id=rec.get("memory_id"),
                                               trace_id=rec.get("trace_id"), relation_id=rec.get("id")))
             counts["relations"] += 1
+    user = scope.user_id if scope is not None else exported_user
+    counts["profile_values"] = _import_profile(sql, profile, user) if profile and user else 0
     projector = services.projector
     projector.sync_memories(memory_ids)
     if services.graph is not None:
         projector.sync_entities(entity_ids)
         projector.sync_relations(relations)
     return counts
+
+
+def _import_profile(sql, values: list[dict], user_id: str) -> int:
+    """The exported user's profile values, each backed by its memories again (replay-safe: `add` of a value
+    already there only adds missing memory ids); ended values end again."""
+    changes = []
+    for v in values:
+        key = value_key(v["value"])
+        for mid in v.get("memory_ids") or [None]:
+            changes.append({"op": "add", "field": v["field"], "value": v["value"], "key": key, "memory_id": mid,
+                            "source": v.get("source") or "rule"})
+        if v.get("ended_at"):
+            changes.append({"op": "end", "field": v["field"], "value": v["value"], "key": key})
+    sql.apply_profile_changes(user_subject(user_id), changes)
+    return len(values)

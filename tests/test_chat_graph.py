@@ -85,7 +85,11 @@ def test_chat_graph_embeds_memory_subgraphs_in_studio_view():
 
 def test_tools_scope_is_never_in_the_model_schema(mem):
     tools = make_memory_tools(mem, user_id="alice")
-    assert [t.name for t in tools] == ["add_memory", "search_memory", "update_memory", "forget_memory"]
+    assert [t.name for t in tools] == ["add_memory", "search_memory", "update_memory", "forget_memory",
+                                       # issue 13's agent-managed memory tools, on by default (structured=True)
+                                       "create_memory", "link_memories", "update_importance", "search_memories"]
+    assert [t.name for t in make_memory_tools(mem, user_id="alice", structured=False)] == [
+        "add_memory", "search_memory", "update_memory", "forget_memory"]
     for t in tools:
         props = tool_schema(t).get("properties", {})
         assert not {"user_id", "agent_id", "run_id", "config"} & set(props), (t.name, props)
