@@ -1,4 +1,5 @@
-"""`memoryx demo`: a short scripted conversation (English and Chinese) through add and search."""
+"""`memoryx demo`: a short scripted conversation (English and Chinese) through add and search, a dated fact,
+a group chat with two speakers, and the profile the conversation built."""
 
 from __future__ import annotations
 
@@ -25,6 +26,12 @@ DEMO_CONVERSATION = [
 ]
 DEMO_QUERIES = ["Which city do I live in now?", "What food does she like?", "我妹妹住在哪里？", "她喜欢喝什么？"]
 DEMO_EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "NONE": "same"}
+# a relative date is made absolute from the message's own timestamp (the original words are kept)
+DEMO_DATED = [{"role": "user", "content": "I went to Paris yesterday.", "timestamp": "2026-05-08T10:00:00+00:00"}]
+DEMO_GROUP = "demo-group"
+DEMO_GROUP_CHAT = [{"role": "user", "name": "Caroline", "content": "I moved to Boston."},
+                   {"role": "user", "name": "Melanie", "content": "I like painting."}]
+DEMO_GROUP_QUERY = "Where does Caroline live?"
 
 
 def cmd_demo(args, m) -> int:
@@ -45,27 +52,56 @@ def cmd_demo(args, m) -> int:
     return _run_demo(args, m, out, say)
 
 
+def _say_add(say, label: str, result: dict) -> None:
+    say(f"> {label}")
+    for item in result.get("results") or []:
+        prev = f"   (was: {item['previous_memory']})" if item.get("previous_memory") else ""
+        say(f"    {DEMO_EVENTS.get(item.get('event'), item.get('event', '?')):<7} {item.get('memory')}{prev}")
+    if not result.get("results"):
+        say("    (nothing new)")
+
+
+def _say_search(say, query: str, found: dict) -> None:
+    say(f"? {query}")
+    for item in (found.get("results") or [])[:3]:
+        say(f"    {item.get('score', 0):.3f}  {item.get('memory')}")
+    if not found.get("results"):
+        say("    (no memories found)")
+
+
 def _run_demo(args, m, out: dict, say) -> int:
     m.delete_all(user_id=DEMO_USER)
+    m.delete_all(group_id=DEMO_GROUP)
     for turn in DEMO_CONVERSATION:
-        user_text = turn[0]["content"]
         result = m.add(turn, user_id=DEMO_USER)
-        out["adds"].append({"input": user_text, "result": result})
-        say(f"> {user_text}")
-        for item in result.get("results") or []:
-            prev = f"   (was: {item['previous_memory']})" if item.get("previous_memory") else ""
-            say(f"    {DEMO_EVENTS.get(item.get('event'), item.get('event', '?')):<7} {item.get('memory')}{prev}")
-        if not result.get("results"):
-            say("    (nothing new)")
+        out["adds"].append({"input": turn[0]["content"], "result": result})
+        _say_add(say, turn[0]["content"], result)
+    result = m.add(DEMO_DATED, user_id=DEMO_USER)
+    out["adds"].append({"input": DEMO_DATED[0]["content"], "result": result})
+    _say_add(say, f"{DEMO_DATED[0]['content']}   (sent {DEMO_DATED[0]['timestamp'][:10]})", result)
     say("")
     for query in DEMO_QUERIES:
         found = m.search(query, user_id=DEMO_USER, limit=3)
         out["searches"].append({"query": query, "result": found})
-        say(f"? {query}")
-        for item in (found.get("results") or [])[:3]:
-            say(f"    {item.get('score', 0):.3f}  {item.get('memory')}")
-        if not found.get("results"):
-            say("    (no memories found)")
+        _say_search(say, query, found)
+
+    say(f"\nA group chat ({DEMO_GROUP}): each fact belongs to the participant who said it.")
+    result = m.add(DEMO_GROUP_CHAT, group_id=DEMO_GROUP)
+    out["group"] = {"add": result}
+    _say_add(say, " / ".join(f"{t['name']}: {t['content']}" for t in DEMO_GROUP_CHAT), result)
+    found = m.search(DEMO_GROUP_QUERY, group_id=DEMO_GROUP, limit=2)
+    out["group"]["search"] = {"query": DEMO_GROUP_QUERY, "result": found}
+    _say_search(say, DEMO_GROUP_QUERY, found)
+
+    profile = m.get_profile(user_id=DEMO_USER)
+    out["profile"] = profile
+    say(f"\nProfile of {DEMO_USER} (kept by the add graph, each value with the memories it came from):")
+    for field in ("name", "home", "work"):
+        if profile.get(field):
+            say(f"    {field:<12} {profile[field]['value']}")
+    for field in ("relationships", "preferences", "dislikes"):
+        if profile.get(field):
+            say(f"    {field:<12} " + ", ".join(v["value"] for v in profile[field]))
     total = len(m.get_all(user_id=DEMO_USER)["results"])
     out["memories"] = total
     say(f"\n{total} memories stored for {DEMO_USER}. Next: `memoryx list --user-id {DEMO_USER}`, "
