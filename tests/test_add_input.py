@@ -93,7 +93,9 @@ def test_infer_false_stores_each_message_as_is(quiet):
     assert [(e["event"], e["memory"]) for e in r["results"]] == [("ADD", "I had pasta tonight."), ("ADD", "Sounds delicious!")]
     by_text = {m["memory"]: m for m in memories(services)}
     assert by_text["I had pasta tonight."]["metadata"] == {"source": "import", "role": "user", "timestamp": "2025-03-01T19:00:00Z"}
-    assert by_text["Sounds delicious!"]["metadata"] == {"source": "import", "role": "assistant", "name": "bot"}
+    # a named message records who said it (issue 13: facts belong to their speaker)
+    assert by_text["Sounds delicious!"]["metadata"] == {"source": "import", "role": "assistant", "name": "bot",
+                                                         "speaker": "bot"}
     # the same messages again: exact duplicates are not stored twice; ids are deterministic per trace
     again = run_add(graph, services, msgs, infer=False, metadata={"source": "import"})
     assert again["results"] == [] and len(memories(services)) == 2

@@ -25,7 +25,9 @@ def run(data_dir: Path, *args: str, check: int | None = 0, stdin: str | None = N
         timeout: float = 300) -> subprocess.CompletedProcess:
     cmd = [EXE, *args] if EXE else [sys.executable, "-m", "memoryx.cli", *args]
     full_env = {**os.environ, "MEMORYX_DATA_DIR": str(data_dir), "MEMORYX_ENV_FILE": str(data_dir / "none.env"),
-                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
+                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                "COLUMNS": "160",  # tables fit the terminal: give every run the same width
+                **(env or {})}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, input=stdin, timeout=timeout)
     if check is not None:
         assert proc.returncode == check, f"{args}: rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
