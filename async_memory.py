@@ -13,7 +13,8 @@ from typing import Any
 
 from memoryx.checkpointing import make_async_checkpointer
 from memoryx.errors import NotFoundError
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront, _check_id, _optional_scope, scope_arg
+from memoryx.api_inputs import check_id, optional_scope, scope_arg
+from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront
 from memoryx.scope import Scope
 from memoryx.retention import aforget_finished_run
 from memoryx.settings import Settings
@@ -97,7 +98,7 @@ class AsyncMemory(MemoryFront):
 
         core = self._core
         graph = await self._add_graph()
-        config = core.run_config(_check_id(trace_id, "trace_id"), RESUME_RUN_NAME)
+        config = core.run_config(check_id(trace_id, "trace_id"), RESUME_RUN_NAME)
         snapshot = await self._snapshot(graph, config)
         if snapshot is None or not snapshot.next:
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
@@ -149,7 +150,7 @@ class AsyncMemory(MemoryFront):
 
     async def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                   run_id: str | None = None, group_id: str | None = None) -> dict:
-        return await asyncio.to_thread(self._core.get, memory_id, _optional_scope(user_id, agent_id, run_id, group_id))
+        return await asyncio.to_thread(self._core.get, memory_id, optional_scope(user_id, agent_id, run_id, group_id))
 
     async def get_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
                       limit: int = 100, filters: dict | None = None, group_id: str | None = None,

@@ -21,7 +21,8 @@ from typing import Any
 
 from memoryx.async_memory import AsyncMemory
 from memoryx.mem0_config import settings_from_config
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront, _check_id, _optional_scope, scope_arg
+from memoryx.api_inputs import check_id, optional_scope, scope_arg, scope_of_ids
+from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront
 from memoryx.errors import NotFoundError
 from memoryx.scope import Scope
 from memoryx.retention import forget_finished_run
@@ -112,7 +113,7 @@ class Memory(MemoryFront):
 
         core = self._core
         graph = core.add_graph()
-        config = core.run_config(_check_id(trace_id, "trace_id"), RESUME_RUN_NAME)
+        config = core.run_config(check_id(trace_id, "trace_id"), RESUME_RUN_NAME)
         snapshot = self._snapshot(graph, config)
         if snapshot is None or not snapshot.next:
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
@@ -167,7 +168,7 @@ class Memory(MemoryFront):
     def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
             run_id: str | None = None, group_id: str | None = None) -> dict:
         """One memory by id. With a scope, a memory outside it is reported as not found."""
-        return self._core.get(memory_id, _optional_scope(user_id, agent_id, run_id, group_id))
+        return self._core.get(memory_id, optional_scope(user_id, agent_id, run_id, group_id))
 
     def get_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
                 limit: int = 100, filters: dict | None = None, group_id: str | None = None,
@@ -251,9 +252,8 @@ class Memory(MemoryFront):
         """A scope's memories (with history) and graph as JSONL: the text, or the number of records written
         to `path`."""
         from memoryx.export_import import export_jsonl
-        from memoryx.memory_core import _scope
 
-        lines = export_jsonl(self.services, _scope(user_id, agent_id, run_id))
+        lines = export_jsonl(self.services, scope_of_ids(user_id, agent_id, run_id))
         if path is None:
             return "".join(lines)
         n = 0
@@ -271,7 +271,7 @@ class Memory(MemoryFront):
         from memoryx.export_import import import_records, parse
 
         text = open(source, encoding="utf-8").read() if os.path.exists(source) else source
-        return import_records(self.services, parse(text), scope=_optional_scope(user_id, agent_id, run_id))
+        return import_records(self.services, parse(text), scope=optional_scope(user_id, agent_id, run_id))
 
     # --- judgments ----------------------------------------------------------------------------------
 

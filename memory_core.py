@@ -19,13 +19,14 @@ from typing import Any
 
 from memoryx import memory_graph
 from memoryx.add_options import option_metadata, with_alive
+from memoryx.api_inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
 from memoryx.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.context import Context
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.mem0_config import settings_from_config
 from memoryx.scope import Scope
 from memoryx.services import Services, build_services
-from memoryx.settings import Settings, get_settings
+from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -37,41 +38,7 @@ _PAGE = 500
 _VERDICTS = ("CORRECT", "INCORRECT", "PARTIAL")
 
 
-def _resolve_settings(settings: Settings | dict | None, overrides: dict) -> Settings:
-    if isinstance(settings, dict):
-        settings = settings_from_config(settings)
-    if settings is None:
-        settings = Settings(**overrides) if overrides else get_settings()
-    elif overrides:
-        settings = settings.model_copy(update=overrides)
-    return settings
-
-
-def _scope(user_id=None, agent_id=None, run_id=None, group_id=None) -> Scope:
-    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
-
-
-def _optional_scope(user_id=None, agent_id=None, run_id=None, group_id=None) -> Scope | None:
-    if user_id is None and agent_id is None and run_id is None and group_id is None:
-        return None
-    return _scope(user_id, agent_id, run_id, group_id)
-
-
 RECENT_EPISODES = 3  # episodes get_context shows (issue 13)
-
-
-def _check_id(memory_id: Any, what: str = "memory_id") -> str:
-    if not isinstance(memory_id, str) or not memory_id.strip():
-        raise InvalidInputError(f"{what} must be a non-empty string, got {memory_id!r}")
-    return memory_id.strip()
-
-
-def _check_limit(limit: Any, what: str = "limit") -> int | None:
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInputError(f"{what} must be a positive integer, got {limit!r}")
-    return limit
 
 
 def _interrupts_of(out: Any) -> list:
@@ -85,7 +52,7 @@ class MemoryCore:
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
                  graph_llm=None, embeddings=None, services=None, vision_llm=None, **overrides: Any):
-        self.settings = _resolve_settings(settings, overrides)
+        self.settings = resolve_settings(settings, overrides)
         self._vision_llm = vision_llm  # reads image parts (memoryx.multimodal); built from settings on first use
         if services is None:
             services = build_services(self.settings, llm=llm, extraction_llm=extraction_llm,
@@ -137,7 +104,7 @@ class MemoryCore:
     def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id, *,
                   expiration_date=None, immutable: bool = False, agent_memory: str | None = None,
                   instructions: dict | None = None, group_id: str | None = None) -> tuple[dict, dict]:
-        _scope(user_id, agent_id, run_id, group_id)  # fail fast with a ScopeError naming the fields
+        scope_of_ids(user_id, agent_id, run_id, group_id)  # fail fast with a ScopeError naming the fields
         if messages is None:
             raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
         if isinstance(messages, dict) or (hasattr(messages, "content") and hasattr(messages, "type")):
@@ -148,7 +115,7 @@ class MemoryCore:
             raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}.")
         metadata = option_metadata(metadata, expiration_date, immutable)  # mem0's options ride in metadata
         if trace_id is not None:
-            self._check_trace_id(trace_id, _scope(user_id, agent_id, run_id, group_id))
+            self._check_trace_id(trace_id, scope_of_ids(user_id, agent_id, run_id, group_id))
         trace_id = trace_id or str(uuid.uuid4())
         inp = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
                "metadata": metadata, "infer": bool(infer), "trace_id": trace_id}
@@ -179,7 +146,7 @@ class MemoryCore:
     def _check_trace_id(self, trace_id: Any, scope: Scope) -> None:
         """A caller-chosen trace id may replay a run of the same scope (idempotent ids), never reach another
         scope's run: its judgment record and checkpoint thread are keyed by that id."""
-        trace_id = _check_id(trace_id, "trace_id")
+        trace_id = check_id(trace_id, "trace_id")
         try:
             row = self.services.sql.get_judgment(trace_id)
         except NotFoundError:
@@ -201,13 +168,13 @@ class MemoryCore:
 
     def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
         """`extra` carries the optional inputs, group_id and speaker (issue 13) among them."""
-        _scope(user_id, agent_id, run_id, extra.get("group_id"))
+        scope_of_ids(user_id, agent_id, run_id, extra.get("group_id"))
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string.")
         if len(query) > self.settings.max_query_chars:
             raise InvalidInputError(f"query is {len(query)} characters; the limit is {self.settings.max_query_chars} "
                                     f"(MEMORYX_MAX_QUERY_CHARS).")
-        _check_limit(limit)
+        check_limit(limit)
         if filters is not None and not isinstance(filters, dict):
             raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
         if threshold is not None and not isinstance(threshold, (int, float)):
@@ -247,11 +214,11 @@ class MemoryCore:
     # --- direct store operations (all synchronous) --------------------------------------------------
 
     def get(self, memory_id, scope: Scope | None = None) -> dict:
-        return self.services.sql.get_memory(_check_id(memory_id), scope=scope)
+        return self.services.sql.get_memory(check_id(memory_id), scope=scope)
 
     def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
-        scope = _scope(user_id, agent_id, run_id, group_id)
-        limit = _check_limit(limit) or 100
+        scope = scope_of_ids(user_id, agent_id, run_id, group_id)
+        limit = check_limit(limit) or 100
         from memoryx.filters import matches, parse_filters
 
         if filters is not None and not isinstance(filters, dict):
@@ -270,7 +237,7 @@ class MemoryCore:
         return {"results": out[:limit]}
 
     def update(self, memory_id, text, metadata, scope: Scope | None = None, actor: str = "api") -> dict:
-        memory_id = _check_id(memory_id)
+        memory_id = check_id(memory_id)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("text must be a non-empty string; to remove a memory use delete().")
         if len(text) > self.settings.max_message_chars:
@@ -288,7 +255,7 @@ class MemoryCore:
         text = text.strip()
         # the model call first, outside the lock (as in the add graph): a failing call writes nothing
         extracted = self._relations_of({**current, "memory": text}, trace_id)
-        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
+        with sql.scope_lock(scope_of_ids(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
                                         current.get("group_id"))):
             row = sql.update_memory(memory_id, text=text, metadata=metadata, trace_id=trace_id, actor=actor)
             self.services.projector.sync_memories([memory_id])
@@ -305,11 +272,11 @@ class MemoryCore:
         return memory_graph.extract_memory_relations(self.services, memory, trace_id=trace_id)
 
     def delete(self, memory_id, scope: Scope | None = None, actor: str = "api", trace_id: str | None = None) -> dict:
-        memory_id = _check_id(memory_id)
+        memory_id = check_id(memory_id)
         sql = self.services.sql
         current = sql.get_memory(memory_id, scope=scope)
         trace_id = trace_id or str(uuid.uuid4())
-        with sql.scope_lock(_scope(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
+        with sql.scope_lock(scope_of_ids(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
                                         current.get("group_id"))):
             self._delete_locked(memory_id, trace_id, actor)
         return {"message": "Memory deleted successfully!", "id": memory_id, "trace_id": trace_id}
@@ -320,7 +287,7 @@ class MemoryCore:
         memory_graph.cascade_memory_delete(self.services, [memory_id], trace_id=trace_id)
 
     def delete_all(self, user_id, agent_id, run_id, actor: str = "api", group_id=None) -> dict:
-        scope = _scope(user_id, agent_id, run_id, group_id)
+        scope = scope_of_ids(user_id, agent_id, run_id, group_id)
         sql = self.services.sql
         trace_id = str(uuid.uuid4())
         deleted = 0
@@ -338,13 +305,13 @@ class MemoryCore:
     def rollback(self, trace_id, force: bool = False, scope: Scope | None = None, actor: str = "api") -> dict:
         from memoryx.rollback import rollback_trace
 
-        return rollback_trace(self.services, _check_id(trace_id, "trace_id"), force=force, actor=actor, scope=scope)
+        return rollback_trace(self.services, check_id(trace_id, "trace_id"), force=force, actor=actor, scope=scope)
 
     def on(self, event: str, fn):
         return self.services.sql.events.on(event, fn)
 
     def history(self, memory_id, scope: Scope | None = None) -> list[dict]:
-        memory_id = _check_id(memory_id)
+        memory_id = check_id(memory_id)
         self.services.sql.get_memory(memory_id, scope=scope, include_deleted=True)
         return self.services.sql.history(memory_id)
 
@@ -356,7 +323,7 @@ class MemoryCore:
             s.graph.reset()
 
     def count(self, user_id=None, agent_id=None, run_id=None, group_id=None) -> int:
-        return self.services.sql.count_memories(_optional_scope(user_id, agent_id, run_id, group_id))
+        return self.services.sql.count_memories(optional_scope(user_id, agent_id, run_id, group_id))
 
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
         """Profile (issue 13) + recent episodes + the most relevant memories, within `max_tokens`."""
@@ -366,7 +333,7 @@ class MemoryCore:
         lines, episodes = [], []
         if user_id and self.settings.profiles:
             lines = profile_lines(self.get_profile(user_id))
-        scope = _optional_scope(user_id, agent_id, run_id)
+        scope = optional_scope(user_id, agent_id, run_id)
         if scope is not None and self.settings.episodes:
             episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
         working, core_items = self._layer_context(scope)
@@ -411,29 +378,29 @@ class MemoryCore:
     # --- judgments ----------------------------------------------------------------------------------
 
     def judgment(self, trace_id, scope: Scope | None = None) -> dict:
-        row = self.services.sql.get_judgment(_check_id(trace_id, "trace_id"))
+        row = self.services.sql.get_judgment(check_id(trace_id, "trace_id"))
         if scope is not None and not scope.contains(row):
             raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with `memoryx judgments list`.")
         return row
 
     def list_judgments(self, user_id, agent_id, run_id, limit, offset) -> list[dict]:
-        return self.services.sql.list_judgments(_optional_scope(user_id, agent_id, run_id),
-                                                limit=_check_limit(limit) or 50, offset=offset or 0)
+        return self.services.sql.list_judgments(optional_scope(user_id, agent_id, run_id),
+                                                limit=check_limit(limit) or 50, offset=offset or 0)
 
     def verify(self, trace_id, result, notes) -> dict:
-        trace_id = _check_id(trace_id, "trace_id")
+        trace_id = check_id(trace_id, "trace_id")
         if not isinstance(result, str) or result.upper() not in _VERDICTS:
             raise InvalidInputError(f"result must be one of {', '.join(_VERDICTS)}, got {result!r}.")
         return self.services.sql.verify_judgment(trace_id, result.upper(), notes)
 
     def judgment_stats(self, user_id, agent_id, run_id) -> dict:
-        scope = _optional_scope(user_id, agent_id, run_id)
+        scope = optional_scope(user_id, agent_id, run_id)
         return {**self.services.sql.judgment_stats(scope), "feedback": self.services.sql.feedback_counts(scope)}
 
     def feedback(self, memory_id, feedback, reason, scope: Scope | None = None, actor: str = "api") -> dict:
         from memoryx import feedback as fb
 
-        return fb.give(self.services.sql, _check_id(memory_id), feedback, reason, scope=scope, actor=actor)
+        return fb.give(self.services.sql, check_id(memory_id), feedback, reason, scope=scope, actor=actor)
 
     def rank_feedback(self, result: dict) -> dict:
         """Search results after feedback: VERY_NEGATIVE memories demoted (memoryx.feedback)."""
@@ -457,7 +424,7 @@ class MemoryCore:
     def purge(self, user_id, agent_id, run_id, *, compact: bool = True, savers: tuple = (), group_id=None) -> dict:
         from memoryx.purge import purge_scope
 
-        return purge_scope(self.services, _scope(user_id, agent_id, run_id, group_id),
+        return purge_scope(self.services, scope_of_ids(user_id, agent_id, run_id, group_id),
                            checkpointers=self.checkpointers(*savers), compact=compact)
 
     def _prune_at_start(self) -> dict:
@@ -484,16 +451,6 @@ class MemoryCore:
                 close_checkpointer(saver)
         if self._owns_services:
             self.services.close()
-
-
-def scope_arg(scope: Scope | dict | None, user_id=None, agent_id=None, run_id=None) -> Scope | None:
-    if isinstance(scope, Scope):
-        return scope
-    if isinstance(scope, dict):
-        return _scope(**{k: scope.get(k) for k in ("user_id", "agent_id", "run_id", "group_id")})
-    if scope is not None:
-        raise ScopeError(f"scope must be a Scope or a dict of user_id/agent_id/run_id/group_id, got {type(scope).__name__}")
-    return _optional_scope(user_id, agent_id, run_id)
 
 
 class MemoryFront:

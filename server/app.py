@@ -13,172 +13,36 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryx.errors import (
-    ConcurrencyError,
     InvalidInputError,
-    MemoryXError,
-    ModelOutputError,
     NotFoundError,
     ScopeError,
     StoreUnavailableError,
 )
 from memoryx.server import guard
 from memoryx.server.auth import HEADER, KeyRing, Principal, id_value, request_key
+from memoryx.server.errors import install_error_handlers
 from memoryx.server.metrics import Metrics
-from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, TenancyError, server_trace_id
+from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, server_trace_id
+from memoryx.server.schemas import (
+    AddRequest,
+    ContextRequest,
+    ResumeRequest,
+    SearchRequest,
+    UpdateRequest,
+    VerifyRequest,
+)
 from memoryx.settings import Settings, get_settings
 
 log = logging.getLogger("memoryx.server")
 
 API_VERSION = "0.1.0"
 _NO_USER = {"user_id": None}  # the filter of agent-global records (no user)
-
-
-# --------------------------------------------------------------------------------------------------------
-# request bodies
-# --------------------------------------------------------------------------------------------------------
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Message(BaseModel):
-    role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
-    content: str = Field(min_length=1, description="The message text.")
-    name: str | None = Field(None, description="Speaker name, e.g. in a group conversation.")
-    timestamp: str | None = Field(None, description="When it was said (ISO-8601).")
-    user_id: str | None = Field(None, min_length=1, max_length=256,
-                                description="The speaker's participant id in a group chat (else the name is used).")
-
-
-class ScopeFields(_Body):
-    user_id: str | None = Field(None, min_length=1, max_length=256)
-    agent_id: str | None = Field(None, min_length=1, max_length=256)
-    run_id: str | None = Field(None, min_length=1, max_length=256)
-    group_id: str | None = Field(None, min_length=1, max_length=256,
-                                 description="A group chat: its participants' memories (needs a key bound to the group).")
-
-
-class AddRequest(ScopeFields):
-    messages: str | list[Message] = Field(description="A string or a list of {role, content} messages.")
-    metadata: dict[str, Any] | None = None
-    infer: bool = Field(True, description="Extract facts with the model (True) or store the messages verbatim (False).")
-    agent_memory: Literal["tenant", "global"] | None = Field(None, description="Where the assistant's own memories go: 'tenant' (default: this user's tenancy) or 'global' (the agent alone, shared by all its users; needs a key bound to the agent).")
-
-    @field_validator("messages")
-    @classmethod
-    def _not_empty(cls, v):
-        if isinstance(v, str) and not v.strip() or isinstance(v, list) and not v:
-            raise ValueError("messages must not be empty")
-        return v
-
-
-class SearchRequest(ScopeFields):
-    query: str = Field(min_length=1, max_length=8000)
-    limit: int = Field(10, ge=1, le=1000)
-    filters: dict[str, Any] | None = None
-    threshold: float | None = Field(None, ge=-1.0, le=1.0, description="Minimum score of a result.")
-    mode: Literal["fast", "deep", "auto", "hybrid", "vector", "keyword"] | None = Field(
-        None, description="Retrieval recipe: keyword (BM25), vector (dense), hybrid (both), fast, deep, auto.")
-    start: str | float | None = Field(None, description="Only memories whose event happened at or after this time "
-                                      "(ISO-8601 or epoch seconds; the event time is valid_at, else created_at).")
-    end: str | float | None = Field(None, description="... and before this time (exclusive).")
-    speaker: str | None = Field(None, min_length=1, max_length=256,
-                                description="In a group chat: only what this participant said (metadata.speaker).")
-
-
-class ContextRequest(ScopeFields):
-    query: str = Field(min_length=1, max_length=8000)
-    max_tokens: int = Field(1000, ge=16, le=100000)
-    limit: int = Field(20, ge=1, le=200)
-
-
-class UpdateRequest(_Body):
-    text: str = Field(min_length=1, description="The new text of the memory.")
-    metadata: dict[str, Any] | None = None
-
-
-class VerifyRequest(_Body):
-    result: Literal["CORRECT", "INCORRECT", "PARTIAL"]
-    notes: str | None = Field(None, max_length=4000)
-
-
-class ResumeRequest(_Body):
-    operations: list[dict[str, Any]] | None = Field(None, description="Approved (possibly edited) operations; null approves the pending ones, [] rejects them.")
-
-
-# --------------------------------------------------------------------------------------------------------
-# errors: JSON, never a stack trace
-# --------------------------------------------------------------------------------------------------------
-
-_STATUS: list[tuple[type, int, str]] = [
-    (ScopeError, 400, "scope_error"),
-    (InvalidInputError, 422, "invalid_input"),
-    (NotFoundError, 404, "not_found"),
-    (StoreUnavailableError, 503, "store_unavailable"),
-    (ConcurrencyError, 503, "busy"),
-    (ModelOutputError, 502, "model_output_error"),
-]
-
-
-def _error(status: int, type_: str, message: str, **extra: Any) -> JSONResponse:
-    body = {"error": {"type": type_, "message": message, **{k: v for k, v in extra.items() if v is not None}}}
-    headers = {"Retry-After": "5"} if status == 503 else None
-    return JSONResponse(body, status_code=status, headers=headers)
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(MemoryXError)
-    async def _memoryx_error(request: Request, exc: MemoryXError):
-        for cls, status, type_ in _STATUS:
-            if isinstance(exc, cls):
-                break
-        else:
-            status, type_ = 500, "memoryx_error"
-        message = str(exc.args[0]) if exc.args else type(exc).__name__  # no KeyError-style quoting
-        if status >= 500:
-            log.warning("%s %s -> %s: %s", request.method, request.url.path, status, exc)
-        return _error(status, type_, message, trace_id=exc.trace_id)
-
-    @app.exception_handler(TenancyError)
-    async def _tenancy(request: Request, exc: TenancyError):
-        return _error(403, "forbidden", str(exc))
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException):
-        detail = exc.detail
-        if isinstance(detail, dict) and "message" in detail:
-            body = {"error": {"type": detail.get("type", "http_error"), **detail}}
-        else:
-            body = {"error": {"type": {401: "unauthorized", 403: "forbidden", 404: "not_found",
-                                       405: "method_not_allowed"}.get(exc.status_code, "http_error"),
-                              "message": str(detail) if detail else "Request failed."}}
-        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError):
-        details = []
-        for err in exc.errors():
-            loc = [str(p) for p in err.get("loc", ())]
-            details.append({"loc": loc, "field": ".".join(p for p in loc if p not in ("body", "query", "path")),
-                            "message": err.get("msg", "invalid"), "type": err.get("type", "value_error")})
-        summary = "; ".join(f"{d['field'] or 'body'}: {d['message']}" for d in details[:5])
-        return _error(422, "validation_error", f"Invalid request: {summary}. See /docs for the request schema.",
-                      details=details)
-
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception):
-        log.exception("Unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, "internal_error", "Internal server error; the server log has the details.")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -255,7 +119,7 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
     app.state.metrics = metrics
     app.state.keys = keys
     app.state.memory_ref = state
-    _install_error_handlers(app)
+    install_error_handlers(app)
     # a key on every route but /healthz (docs, schemas, metrics too), body size cap, strict JSON
     guard.install(app, keys=keys, max_body_bytes=settings.max_request_bytes)
 

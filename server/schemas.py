@@ -1,0 +1,77 @@
+"""Request bodies of the REST routes (pydantic): limits and messages a client sees on a 422."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Message(BaseModel):
+    role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
+    content: str = Field(min_length=1, description="The message text.")
+    name: str | None = Field(None, description="Speaker name, e.g. in a group conversation.")
+    timestamp: str | None = Field(None, description="When it was said (ISO-8601).")
+    user_id: str | None = Field(None, min_length=1, max_length=256,
+                                description="The speaker's participant id in a group chat (else the name is used).")
+
+
+class ScopeFields(_Body):
+    user_id: str | None = Field(None, min_length=1, max_length=256)
+    agent_id: str | None = Field(None, min_length=1, max_length=256)
+    run_id: str | None = Field(None, min_length=1, max_length=256)
+    group_id: str | None = Field(None, min_length=1, max_length=256,
+                                 description="A group chat: its participants' memories (needs a key bound to the group).")
+
+
+class AddRequest(ScopeFields):
+    messages: str | list[Message] = Field(description="A string or a list of {role, content} messages.")
+    metadata: dict[str, Any] | None = None
+    infer: bool = Field(True, description="Extract facts with the model (True) or store the messages verbatim (False).")
+    agent_memory: Literal["tenant", "global"] | None = Field(None, description="Where the assistant's own memories go: 'tenant' (default: this user's tenancy) or 'global' (the agent alone, shared by all its users; needs a key bound to the agent).")
+
+    @field_validator("messages")
+    @classmethod
+    def _not_empty(cls, v):
+        if isinstance(v, str) and not v.strip() or isinstance(v, list) and not v:
+            raise ValueError("messages must not be empty")
+        return v
+
+
+class SearchRequest(ScopeFields):
+    query: str = Field(min_length=1, max_length=8000)
+    limit: int = Field(10, ge=1, le=1000)
+    filters: dict[str, Any] | None = None
+    threshold: float | None = Field(None, ge=-1.0, le=1.0, description="Minimum score of a result.")
+    mode: Literal["fast", "deep", "auto", "hybrid", "vector", "keyword"] | None = Field(
+        None, description="Retrieval recipe: keyword (BM25), vector (dense), hybrid (both), fast, deep, auto.")
+    start: str | float | None = Field(None, description="Only memories whose event happened at or after this time "
+                                      "(ISO-8601 or epoch seconds; the event time is valid_at, else created_at).")
+    end: str | float | None = Field(None, description="... and before this time (exclusive).")
+    speaker: str | None = Field(None, min_length=1, max_length=256,
+                                description="In a group chat: only what this participant said (metadata.speaker).")
+
+
+class ContextRequest(ScopeFields):
+    query: str = Field(min_length=1, max_length=8000)
+    max_tokens: int = Field(1000, ge=16, le=100000)
+    limit: int = Field(20, ge=1, le=200)
+
+
+class UpdateRequest(_Body):
+    text: str = Field(min_length=1, description="The new text of the memory.")
+    metadata: dict[str, Any] | None = None
+
+
+class VerifyRequest(_Body):
+    result: Literal["CORRECT", "INCORRECT", "PARTIAL"]
+    notes: str | None = Field(None, max_length=4000)
+
+
+class ResumeRequest(_Body):
+    operations: list[dict[str, Any]] | None = Field(None, description="Approved (possibly edited) operations; null approves the pending ones, [] rejects them.")
