@@ -123,7 +123,8 @@ def start_replay_loop(services: "Services") -> "asyncio.Task | None":
     return asyncio.get_running_loop().create_task(replay_loop(services, interval), name="memoryx-outbox-replay")
 
 
-async def stop_replay_loop(task: "asyncio.Task | None") -> None:
+async def stop_background_task(task: "asyncio.Task | None") -> None:
+    """Cancel one of the server's periodic loops (outbox replay, retention, consolidation) and wait for it."""
     if task is None:
         return
     task.cancel()

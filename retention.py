@@ -91,7 +91,7 @@ async def retention_loop(memory: Any, interval_s: float) -> None:
 
 def start_retention_loop(memory: Any) -> Any:
     """Start `retention_loop` on the running event loop (None when MEMORYX_RETENTION_INTERVAL_S is 0); stop it
-    with `memoryx.maintenance.stop_replay_loop`, which cancels any such task."""
+    with `memoryx.maintenance.stop_background_task`, which cancels any such task."""
     import asyncio
 
     interval = memory.settings.retention_interval_s

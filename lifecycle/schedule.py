@@ -33,13 +33,3 @@ def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":
     if interval <= 0:
         return None
     return asyncio.get_running_loop().create_task(consolidate_loop(memory, interval), name="memoryx-consolidate")
-
-
-async def stop_consolidate_loop(task: "asyncio.Task | None") -> None:
-    if task is None:
-        return
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass

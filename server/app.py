@@ -89,7 +89,7 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
             _dev_mode_banner()
         else:
             log.info("MemoryX server: API keys required (%s)", HEADER)
-        from memoryx.maintenance import start_replay_loop, stop_replay_loop
+        from memoryx.maintenance import start_replay_loop, stop_background_task
 
         replay = start_replay_loop(state["memory"].services)  # the projection outbox, replayed periodically
         from memoryx.retention import start_retention_loop
@@ -99,16 +99,16 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
 
         # memory events -> Prometheus counters and, when configured, webhooks (issue 10)
         detach_events = attach_server_events(state["memory"].services.sql.events, settings, metrics.count_event)
-        from memoryx.lifecycle.schedule import start_consolidate_loop, stop_consolidate_loop
+        from memoryx.lifecycle.schedule import start_consolidate_loop
 
         consolidating = start_consolidate_loop(state["memory"])  # issue 10: MEMORYX_CONSOLIDATE_INTERVAL_S
         try:
             yield
         finally:
-            await stop_consolidate_loop(consolidating)
+            await stop_background_task(consolidating)
             detach_events()
-            await stop_replay_loop(replay)
-            await stop_replay_loop(retention)
+            await stop_background_task(replay)
+            await stop_background_task(retention)
             if owned and state["memory"] is not None:
                 state["memory"].close()
                 state["memory"] = None

@@ -112,7 +112,7 @@ def test_async_memory_forgets_finished_runs_and_purges(tmp_path):
 def test_retention_loop_runs_prune_periodically_and_survives_errors():
     from types import SimpleNamespace
 
-    from memoryx.maintenance import stop_replay_loop
+    from memoryx.maintenance import stop_background_task
     from memoryx.retention import start_retention_loop
 
     calls = []
@@ -127,7 +127,7 @@ def test_retention_loop_runs_prune_periodically_and_survives_errors():
         memory = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0.02), prune=flaky_prune)
         task = start_retention_loop(memory)
         await asyncio.sleep(0.3)
-        await stop_replay_loop(task)
+        await stop_background_task(task)
         off = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0), prune=flaky_prune)
         assert start_retention_loop(off) is None
 
