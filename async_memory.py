@@ -14,7 +14,8 @@ from typing import Any
 from memoryx.checkpointing import make_async_checkpointer
 from memoryx.errors import NotFoundError
 from memoryx.api_inputs import check_id, optional_scope, scope_arg
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront
+from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.memory_front import MemoryFront
 from memoryx.scope import Scope
 from memoryx.retention import aforget_finished_run
 from memoryx.settings import Settings

@@ -22,7 +22,8 @@ from typing import Any
 from memoryx.async_memory import AsyncMemory
 from memoryx.mem0_config import settings_from_config
 from memoryx.api_inputs import check_id, optional_scope, scope_arg, scope_of_ids
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME, MemoryFront
+from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.memory_front import MemoryFront
 from memoryx.errors import NotFoundError
 from memoryx.scope import Scope
 from memoryx.retention import forget_finished_run

@@ -23,9 +23,8 @@ from memoryx.api_inputs import check_id, check_limit, optional_scope, resolve_se
 from memoryx.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.context import Context
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.mem0_config import settings_from_config
 from memoryx.scope import Scope
-from memoryx.services import Services, build_services
+from memoryx.services import build_services
 from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -451,25 +450,3 @@ class MemoryCore:
                 close_checkpointer(saver)
         if self._owns_services:
             self.services.close()
-
-
-class MemoryFront:
-    """What Memory and AsyncMemory share: construction from settings/config and access to the core."""
-
-    def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
-                 graph_llm=None, embeddings=None, services=None, vision_llm=None, **overrides: Any):
-        self._core = MemoryCore(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
-                           graph_llm=graph_llm, embeddings=embeddings, services=services, vision_llm=vision_llm,
-                           **overrides)
-
-    @classmethod
-    def from_config(cls, config: dict, **kwargs: Any):
-        return cls(settings_from_config(config), **kwargs)
-
-    @property
-    def settings(self) -> Settings:
-        return self._core.settings
-
-    @property
-    def services(self) -> Services:
-        return self._core.services
