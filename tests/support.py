@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import threading
+import time
 import uuid
 from functools import lru_cache
 from typing import Any
@@ -92,3 +95,36 @@ class NoModel(FakeMessagesListChatModel):
 
     def _generate(self, *args, **kwargs):  # noqa: D401
         raise AssertionError("the model was called but should not have been")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the tests' own servers bind loopback only)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerThread:
+    """`with ServerThread(create_app(...)) as srv:` — uvicorn on 127.0.0.1 in a thread of this process,
+    `srv.url`, stopped on exit."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=30)

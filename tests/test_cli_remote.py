@@ -6,44 +6,26 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
-import uvicorn
 
 from memoryx import Memory
 from memoryx.server.app import create_app
+from tests.support import ServerThread, free_port
 
 KEYS = {"key-alice": ["alice"], "key-bob": ["bob"]}
 HEAVY = ("torch", "langgraph", "sentence_transformers", "qdrant_edge", "qdrant_client", "falkordb", "langchain_core",
          "transformers", "mcp", "fastapi")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     data = tmp_path_factory.mktemp("cli-remote")
     with Memory(data_dir=data, graph_backend="none", api_keys=KEYS) as m:
-        port = _free_port()
-        srv = uvicorn.Server(uvicorn.Config(create_app(memory=m), host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=srv.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 60
-        while not srv.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        yield {"url": f"http://127.0.0.1:{port}", "data": data}
-        srv.should_exit = True
-        thread.join(timeout=30)
+        with ServerThread(create_app(memory=m)) as srv:
+            yield {"url": srv.url, "data": data}
 
 
 def _env(**extra) -> dict:
@@ -106,7 +88,7 @@ def test_the_key_decides(served):
 
 
 def test_server_down_is_exit_3(tmp_path):
-    env = _env(MEMORYX_URL=f"http://127.0.0.1:{_free_port()}", MEMORYX_DATA_DIR=str(tmp_path))
+    env = _env(MEMORYX_URL=f"http://127.0.0.1:{free_port()}", MEMORYX_DATA_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-m", "memoryx.cli", "list", "--user-id", "alice"], capture_output=True,
                          text=True, env=env, timeout=60)
     assert out.returncode == 3 and "Cannot reach the MemoryX server" in out.stderr

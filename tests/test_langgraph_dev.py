@@ -7,23 +7,17 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from tests.support import free_port
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_langgraph_json_lists_the_graphs():
@@ -40,7 +34,7 @@ def langgraph_dev(tmp_path):
     exe = shutil.which("langgraph")
     if exe is None:
         pytest.fail("langgraph-cli is not installed: pip install -e '.[dev]' (langgraph-cli[inmem])")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "MEMORYX_DATA_DIR": str(tmp_path / "data"), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANGSMITH_TRACING": "false",
            "LANGGRAPH_NO_ANALYTICS": "1", "PYTHONUNBUFFERED": "1"}

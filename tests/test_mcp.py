@@ -4,21 +4,18 @@ caller that may not touch a user is refused (by the server's configuration on st
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
-import time
 
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memoryx import Memory
 from memoryx.server.app import create_app
+from tests.support import ServerThread
 
 pytestmark = pytest.mark.anyio
 
@@ -31,27 +28,12 @@ def anyio_backend():
     return "asyncio"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     data = tmp_path_factory.mktemp("mcp-http")
     with Memory(data_dir=data, graph_backend="none", api_keys=KEYS) as m:
-        port = _free_port()
-        srv = uvicorn.Server(uvicorn.Config(create_app(memory=m), host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=srv.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 60
-        while not srv.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-        srv.should_exit = True
-        thread.join(timeout=30)
+        with ServerThread(create_app(memory=m)) as srv:
+            yield srv.url
 
 
 def _http(url: str, key: str | None) -> Client:

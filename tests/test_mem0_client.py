@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import threading
-import time
 
 import httpx
 import pytest
-import uvicorn
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")  # mem0's client would post events to its cloud otherwise
 
@@ -20,36 +16,15 @@ mem0 = pytest.importorskip("mem0")
 
 from memoryx import Memory  # noqa: E402
 from memoryx.server.app import create_app  # noqa: E402
+from tests.support import ServerThread  # noqa: E402
 
 KEYS = {"k-alice": ["alice"], "k-bob": ["bob"], "k-team": ["alice", "carol"]}
-
-
-class _Server:
-    def __init__(self, app):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "uvicorn did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     os.environ["MEM0_DIR"] = str(tmp_path_factory.mktemp("mem0-home"))
-    with Memory(data_dir=tmp_path_factory.mktemp("mem0-data"), api_keys=KEYS) as m, _Server(create_app(memory=m)) as srv:
+    with Memory(data_dir=tmp_path_factory.mktemp("mem0-data"), api_keys=KEYS) as m, ServerThread(create_app(memory=m)) as srv:
         yield srv
 
 

@@ -4,18 +4,15 @@ validation error shapes, /healthz, /metrics."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 import uuid
 
 import httpx
 import pytest
-import uvicorn
 
 from memoryx import Memory
 from memoryx.server.app import create_app
 from memoryx.settings import Settings
+from tests.support import ServerThread
 
 KEYS = {
     "key-alice": ["alice"],
@@ -24,33 +21,6 @@ KEYS = {
     "key-admin": {"users": [], "admin": True},
 }
 A, B, MULTI, ADMIN = ({"X-API-Key": k} for k in KEYS)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerThread:
-    def __init__(self, app):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
 
 
 @pytest.fixture(scope="module")

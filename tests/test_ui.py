@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import tempfile
-import threading
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from memoryx import Memory
 from memoryx.scope import Scope
 from memoryx.server.app import create_app
 from memoryx.server.ui_routes import consolidation_counts, matches, summary
+from tests.support import ServerThread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # The README's screenshots are refreshed only when asked (MEMORYX_UPDATE_SCREENSHOTS=1): a test run must not
@@ -36,12 +33,6 @@ KEYS = {"key-admin": {"admin": True}, "key-alice": ["alice"], "key-bob": ["bob"]
 needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The server with a few judgments: alice (two adds, one of them an update of the first), bob, and one
@@ -53,17 +44,8 @@ def site(tmp_path_factory):
         bob = m.add("I drink green tea every morning.", user_id="bob")
         pending = m.add("I have a dog named Rex.", user_id="alice", review=True)
         assert pending["status"] == "awaiting_review"
-        port = _free_port()
-        server = uvicorn.Server(uvicorn.Config(create_app(memory=m), host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 60
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        yield {"url": f"http://127.0.0.1:{port}", "memory": m, "pending": pending["trace_id"], "bob": bob["trace_id"]}
-        server.should_exit = True
-        thread.join(timeout=30)
+        with ServerThread(create_app(memory=m)) as srv:
+            yield {"url": srv.url, "memory": m, "pending": pending["trace_id"], "bob": bob["trace_id"]}
 
 
 @pytest.fixture(scope="module")
