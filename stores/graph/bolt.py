@@ -37,7 +37,7 @@ from urllib.parse import urlparse
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.stores.graph.dialect import DIALECTS, DialectName
-from memoryx.stores.graph.transport import GraphTransport
+from memoryx.stores.graph.transport import GraphTransport, retry_after_connection_error
 
 log = logging.getLogger(__name__)
 
@@ -156,16 +156,10 @@ class BoltTransport(GraphTransport):
                 last = exc
                 if time.monotonic() - started > min(10.0, self._read_timeout / 2):
                     break  # a read that timed out: retrying would only wait again
-                if attempt == 0:
-                    continue  # the pool has dropped the dead connection: try a fresh one
-                if attempt == 1 and self._reconnect is not None:
-                    try:
-                        self._reconnect_now()
-                    except StoreUnavailableError:
-                        raise
-                    except Exception as rexc:
-                        last = rexc
-                        break
+                retry, failure = retry_after_connection_error(
+                    attempt, self._reconnect_now if self._reconnect is not None else None)
+                last = failure or last
+                if retry:
                     continue
                 break
         raise StoreUnavailableError(

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.stores.graph.dialect import FalkorDBNativeDialect
-from memoryx.stores.graph.transport import GraphTransport
+from memoryx.stores.graph.transport import GraphTransport, retry_after_connection_error
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +102,10 @@ class NativeTransport(GraphTransport):
                 last = exc
                 if isinstance(exc, rx.TimeoutError):
                     break  # a read that timed out: retrying would only wait again
-                if attempt == 0:
-                    continue  # the pool has dropped the dead connection: try a fresh one
-                if attempt == 1 and self._reconnect is not None:
-                    try:
-                        self._reconnect_now()
-                    except StoreUnavailableError:
-                        raise
-                    except Exception as rexc:
-                        last = rexc
-                        break
+                retry, failure = retry_after_connection_error(
+                    attempt, self._reconnect_now if self._reconnect is not None else None)
+                last = failure or last
+                if retry:
                     continue
                 break
             except rx.RedisError as exc:  # the server answered with an error (syntax, auth, ...)

@@ -8,9 +8,28 @@ the neo4j driver, for Neo4j and, in tests, FalkorDB's Bolt port).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Callable
 
+from memoryx.errors import StoreUnavailableError
 from memoryx.stores.graph.dialect import CypherDialect
+
+
+def retry_after_connection_error(attempt: int, reconnect: Callable[[], None] | None) -> tuple[bool, Exception | None]:
+    """What a transport does after its connection dropped on try `attempt` (0-based): (try again?, the
+    reconnect's own failure). The first retry takes a fresh pooled connection (the pool has dropped the dead
+    one); the second reconnects first, when reconnecting is allowed; then it gives up. A reconnect that finds
+    the server gone raises StoreUnavailableError as it is."""
+    if attempt == 0:
+        return True, None
+    if attempt == 1 and reconnect is not None:
+        try:
+            reconnect()
+        except StoreUnavailableError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as the statement's failure by the caller
+            return False, exc
+        return True, None
+    return False, None
 
 
 class GraphTransport(ABC):
