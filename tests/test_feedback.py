@@ -10,7 +10,7 @@ import pytest
 from memoryx import Memory
 from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.server.app import create_app
-from tests.test_mem0_client import _Server
+from tests.support import ServerThread
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 
@@ -44,7 +44,7 @@ def test_feedback_through_mem0_client(tmp_path):
 
     os.environ["MEM0_DIR"] = str(tmp_path / "mem0-home")
     keys = {"k-alice": ["alice"], "k-bob": ["bob"]}
-    with Memory(data_dir=tmp_path / "d", graph_backend="none", api_keys=keys) as m, _Server(create_app(memory=m)) as srv:
+    with Memory(data_dir=tmp_path / "d", graph_backend="none", api_keys=keys) as m, ServerThread(create_app(memory=m)) as srv:
         mid = m.add("User likes chess", user_id="alice", infer=False)["results"][0]["id"]
         alice = MemoryClient(host=srv.url, api_key="k-alice")
         # mem0ai 1.0.x's feedback() posts, then fails in its own telemetry call (capture_client_event is given
