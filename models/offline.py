@@ -141,6 +141,8 @@ class OfflineChatModel(BaseChatModel):
             found = extract_user_facts(turn["content"])
             if speaker:
                 found = [{**f, "text": rules.about_speaker(f["text"], speaker), "speaker": speaker} for f in found]
+            if "index" in turn:  # numbered lines said at different times: name the source message (SOURCE_RULE)
+                found = [{**f, "message": turn["index"]} for f in found]
             for fact in found:
                 key = fact_key(fact["text"])
                 if key not in seen:

@@ -26,10 +26,10 @@ from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
 from memoryx.chitchat import is_chitchat
-from memoryx.text import fact_key
+from memoryx.text import fact_key, tokenize
 from memoryx.timeparse import annotate, base_time, first_date
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
-from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation
+from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation, numbered
 from memoryx.state import AddState, Fact
 
 CATEGORIES = ("preference", "fact", "plan", "experience", "opinion")
@@ -94,6 +94,11 @@ def parse_facts(raw: str) -> list[Fact]:
         speaker = item.get("speaker")
         if isinstance(speaker, str) and speaker.strip():  # group chats (issue 13): memoryx.speakers places it
             fact["speaker"] = speaker.strip()
+        source = item.get("message")
+        if isinstance(source, str) and source.strip().lstrip("#").isdigit():
+            source = int(source.strip().lstrip("#"))
+        if isinstance(source, int) and not isinstance(source, bool) and source >= 0:  # checked against the turns later
+            fact["source_index"] = source
         facts.append(fact)
     return facts
 
@@ -103,15 +108,34 @@ def _now_of(messages: list[dict]) -> str:
     return stamps[-1] if stamps else datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC (%A)")
 
 
+def source_message(fact: dict, turns: list[dict]) -> dict | None:
+    """The turn a fact comes from (issue 13): the model's "message" number when it is a turn's; else, among the
+    turns of the fact's speaker (all turns when it names none or an unknown one), the one sharing most words
+    with the fact (the latest on a tie, the latest of them when none shares a word). None without turns."""
+    i = fact.get("source_index")
+    if isinstance(i, int) and 0 <= i < len(turns):
+        return turns[i]
+    who = str(fact.get("speaker") or "").strip().casefold()
+    pool = [m for m in turns if who and who in (str(m.get("name") or "").casefold(), str(m.get("user_id") or "").casefold())]
+    pool = pool or [m for m in turns if m.get("role") == "user"] or turns
+    if not pool:
+        return None
+    words = set(tokenize(fact.get("text") or ""))
+    return max(reversed(pool), key=lambda m: len(words & set(tokenize(str(m.get("content") or "")))))
+
+
 def date_facts(facts: list[Fact], turns: list[dict]) -> list[Fact]:
-    """Relative dates made absolute from the conversation's time (memoryx.timeparse): "User went to Paris
-    yesterday" -> "... yesterday (2023-05-07)", with `valid_at` = the start of the first date named (or of an
-    ISO day the model wrote), and metadata `event_time` / `time_expression`. A fact naming no date holds from the message's time when the
-    messages carry timestamps (a replayed chat log keeps its dates); else valid_at stays unset (= created_at)."""
+    """Relative dates made absolute from the time of the message each fact comes from (memoryx.timeparse;
+    `source_message`): "User went to Paris yesterday" said on 2023-05-08 -> "... yesterday (2023-05-07)", with
+    `valid_at` = the start of the first date named (or of an ISO day the model wrote), and metadata `event_time`
+    / `time_expression`. A fact naming no date holds from its message's time when the messages carry
+    timestamps (a replayed chat log keeps its dates); else valid_at stays unset (= created_at)."""
     stamps = [m["timestamp"] for m in turns if m.get("timestamp")]
-    base = base_time(stamps[-1] if stamps else None)
+    last = base_time(stamps[-1] if stamps else None)
     out: list[Fact] = []
     for fact in facts:
+        source = source_message(fact, turns) if len(stamps) > 1 else None
+        base = base_time(source["timestamp"]) if source is not None and source.get("timestamp") else last
         text, refs = annotate(fact["text"], base)
         dated = dict(fact, text=text)
         if refs:
@@ -153,10 +177,11 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
 
     agent_apart = keeps_agent_facts(state)
     ins = effective_instructions(services.settings, state.get("instructions"))
+    sources = numbered(turns)  # said at different times: each fact names its message (dated from it)
     system = extraction_system_prompt(now=_now_of(turns), agent_facts=agent_apart, custom=ins.get("prompt"),
-                                      section=prompt_section(ins), group=bool(state.get("group_id")))
+                                      section=prompt_section(ins), group=bool(state.get("group_id")), sources=sources)
     prompt = [SystemMessage(content=system),
-              HumanMessage(content=format_conversation(turns))]
+              HumanMessage(content=format_conversation(turns, number=sources))]
     llm = services.extraction_llm
     model_name = model_name_of(llm)
     settings = services.settings

@@ -89,16 +89,31 @@ speaker's name in "speaker": {"text": "Caroline moved to Boston", ..., "speaker"
 """
 
 
-def format_conversation(messages: list[dict]) -> str:
-    """The human message of the extraction call: one line per user/assistant turn, with its time."""
+# Messages said at different times (issue 13): each line is numbered ("#2 [time] user (Melanie): ...") and the
+# model names the message a fact comes from, so each fact is dated from its own message's time.
+SOURCE_RULE = """
+The messages were said at different times and each line starts with its number ("#2"). Give each fact the
+number of the message it comes from in "message": {"text": "...", ..., "message": 2}. A relative date is
+resolved against THAT message's time, not the last one's.
+"""
+
+
+def numbered(messages: list[dict]) -> bool:
+    """True when the turns carry more than one distinct timestamp: the extraction call numbers its lines."""
+    turns = [m for m in messages if m.get("role") in ("user", "assistant")]
+    return len({m.get("timestamp") for m in turns if m.get("timestamp")}) > 1
+
+
+def format_conversation(messages: list[dict], *, number: bool = False) -> str:
+    """The human message of the extraction call: one line per user/assistant turn, with its time; `number`:
+    each line starts with the turn's index ("#0 ") for the facts' "message" field (SOURCE_RULE)."""
     lines = [CONVERSATION_HEADER]
-    for m in messages:
-        if m.get("role") not in ("user", "assistant"):
-            continue
+    turns = [m for m in messages if m.get("role") in ("user", "assistant")]
+    for i, m in enumerate(turns):
         when = f"[{m['timestamp']}] " if m.get("timestamp") else ""
         name = f" ({m['name']})" if m.get("name") else ""
         content = str(m.get("content", "")).replace("\n", " ")
-        lines.append(f"{when}{m['role']}{name}: {content}")
+        lines.append(f"{f'#{i} ' if number else ''}{when}{m['role']}{name}: {content}")
     return "\n".join(lines)
 
 
@@ -114,9 +129,10 @@ def parse_conversation(text: str) -> list[dict]:
     out = []
     body = text.split(CONVERSATION_HEADER, 1)[-1]
     for line in body.splitlines():
-        m = re.match(r"^(?:\[[^\]]*\]\s*)?(user|assistant)(?: \(([^)]*)\))?: (.*)$", line.strip())
+        m = re.match(r"^(?:#(\d+) )?(?:\[[^\]]*\]\s*)?(user|assistant)(?: \(([^)]*)\))?: (.*)$", line.strip())
         if m:
-            out.append({"role": m.group(1), "content": m.group(3), **({"name": m.group(2)} if m.group(2) else {})})
+            out.append({"role": m.group(2), "content": m.group(4), **({"name": m.group(3)} if m.group(3) else {}),
+                        **({"index": int(m.group(1))} if m.group(1) is not None else {})})
     return out
 
 
@@ -133,9 +149,12 @@ Current time: {now}
 
 
 def extraction_system_prompt(*, now: str, agent_facts: bool, custom: str | None = None, section: str = "",
-                             group: bool = False) -> str:
+                             group: bool = False, sources: bool = False) -> str:
     """Our extraction prompt (or the project's own, `custom`), with the project's instructions `section`;
-    `group`: a group chat (facts per named speaker, GROUP_RULE)."""
+    `group`: a group chat (facts per named speaker, GROUP_RULE); `sources`: numbered lines said at different
+    times (each fact names its message, SOURCE_RULE)."""
+    if sources:
+        section = SOURCE_RULE + section
     if group:
         section = GROUP_RULE + section
     if custom:

@@ -166,3 +166,23 @@ def test_rest_batch_items_take_the_keys_groups(m):
         assert r.status_code == 200, r.text
         ok, denied = r.json()["results"]
         assert ok["results"] and not ok.get("error") and denied.get("error")
+
+
+def test_each_fact_is_dated_from_its_own_message(tmp_path):
+    """Issue 13: one add of a chat said over several days dates each fact from the message it came from
+    (the offline model names the message; a model that does not is matched by speaker and words)."""
+    from memoryx.nodes.extract_facts import date_facts
+    from memoryx.prompts.facts import format_conversation
+
+    chat = [{"role": "user", "content": "I went to Paris yesterday.", "name": "Caroline", "timestamp": "2023-05-08T10:00:00Z"},
+            {"role": "user", "content": "I went to Rome yesterday.", "name": "Melanie", "timestamp": "2023-06-20T10:00:00Z"}]
+    assert format_conversation(chat, number=True).splitlines()[1].startswith("#0 [2023-05-08T10:00:00Z] user (Caroline): ")
+    with Memory(data_dir=tmp_path, graph_backend="none", llm="offline", embeddings=shared_embeddings()) as mem:
+        mem.add(chat, group_id="g2")
+        rows = {r["user_id"]: r for r in mem.get_all(group_id="g2")["results"]}
+    assert rows["Caroline"]["valid_at"].startswith("2023-05-07") and "(2023-05-07)" in rows["Caroline"]["memory"]
+    assert rows["Melanie"]["valid_at"].startswith("2023-06-19") and "(2023-06-19)" in rows["Melanie"]["memory"]
+    # without the model's message number: the speaker's message, then the words shared with the fact
+    unnumbered = date_facts([{"text": "Caroline went to Paris yesterday", "speaker": "Caroline"},
+                             {"text": "User went to Rome yesterday"}], chat)
+    assert "(2023-05-07)" in unnumbered[0]["text"] and "(2023-06-19)" in unnumbered[1]["text"]
