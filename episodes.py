@@ -1,13 +1,15 @@
 """MemUnits and episodes (issue 13, seed 004): a conversation cut into units, one episode memory per unit.
 
-`cut_units` cuts the messages of one add into units, by rules: a gap between message timestamps longer than
+`cut_units` cuts a conversation's messages into units, by rules: a gap between message timestamps longer than
 MEMORYX_EPISODE_GAP_S, an explicit topic marker at the start of a message ("by the way", "anyway", "换个话题",
 "话说", "ところで"), or a turn whose embedding is less similar to the unit so far than
 MEMORYX_EPISODE_TOPIC_THRESHOLD (a topic shift; a unit keeps at least two turns before such a cut).
 `unit_transcript` renders a unit for the episode prompt (prompts/episodes.py) and `parse_transcript` reads it
 back; `offline_narratives` is the deterministic summary the offline model answers with: the first sentence
 of each participant's first and last message. `episode_text` is the stored memory text: the time span and
-one short narrative per participant.
+one short narrative per participant. A unit grows across add calls (nodes/episodes.py): `stored_turns` /
+`unit_of_turns` keep and rebuild it from its open episode's metadata, `drop_participant` takes a purged
+participant's turns out of it.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def cut_points(messages: list[dict], vectors: list | None, *, gap_s: float, thre
     last_time: float | None = None
     for i, m in enumerate(messages):
         t = epoch_of(m.get("timestamp"))
-        vec = list(vectors[i]) if vectors and i < len(vectors) else None
+        vec = list(vectors[i]) if vectors and i < len(vectors) and vectors[i] is not None else None
         cut = False
         if i > 0:
             if t is not None and last_time is not None and t - last_time > gap_s:
@@ -117,6 +119,58 @@ def cut_units(messages: list[dict], vectors: list | None = None, *, gap_s: float
               threshold: float = 0.12) -> list[MemUnit]:
     """The units of a conversation by the rules (see the module docstring)."""
     return units_from_cuts(messages, cut_points(messages, vectors, gap_s=gap_s, threshold=threshold))
+
+
+# ------------------------------------------------------------------------------------------------ across adds
+
+# A unit grows across add calls (a chat replayed one turn per add): its turns are kept in the open episode's
+# metadata ("turns"), capped: the first HEAD_TURNS and the last MAX_TURNS - HEAD_TURNS (the narratives read a
+# speaker's first and last words; "messages" counts every turn).
+MAX_TURNS = 30
+HEAD_TURNS = 6
+MAX_TURN_CHARS = 400
+
+
+def stored_turns(messages: list[dict], now: float) -> list[dict]:
+    """The turns of a unit as kept in its episode's metadata: role, content (capped), name, user_id and the
+    time (the message's, else the time of the add: a gap between two adds without timestamps still counts)."""
+    out = []
+    for m in messages:
+        t = epoch_of(m.get("timestamp"))
+        turn = {"role": m.get("role") or "user", "content": str(m.get("content") or "")[:MAX_TURN_CHARS],
+                "at": t if t is not None else now, **({"timestamp": m["timestamp"]} if t is not None else {})}
+        for key in ("name", "user_id"):
+            if isinstance(m.get(key), str) and m[key].strip():
+                turn[key] = m[key].strip()
+        out.append(turn)
+    return out
+
+
+def cap_turns(turns: list[dict]) -> list[dict]:
+    return turns if len(turns) <= MAX_TURNS else turns[:HEAD_TURNS] + turns[-(MAX_TURNS - HEAD_TURNS):]
+
+
+def continues(open_turns: list[dict], new: list[dict], *, gap_s: float) -> bool:
+    """True when the first new turn continues the open unit: within `gap_s` of its last turn and not opening
+    with a topic marker (the similarity rule is applied by the caller, which holds the vectors)."""
+    if not open_turns or not new:
+        return False
+    last, first = open_turns[-1].get("at"), new[0].get("at")
+    if last is not None and first is not None and first - last > gap_s:
+        return False
+    return not TOPIC_MARKER.match(new[0].get("content") or "")
+
+
+def unit_of_turns(turns: list[dict]) -> MemUnit:
+    """A unit of stored turns; its span comes from the messages' own timestamps only."""
+    times = [t for t in (epoch_of(m.get("timestamp")) for m in turns) if t is not None]
+    return MemUnit(messages=turns, start=_iso(min(times)) if times else None, end=_iso(max(times)) if times else None)
+
+
+def drop_participant(turns: list[dict], ids: set[str]) -> list[dict]:
+    """The turns of a unit without those of a participant (by name or user_id, case-folded): a purge."""
+    folded = {i.casefold() for i in ids}
+    return [t for t in turns if not ({str(t.get("name") or "").casefold(), str(t.get("user_id") or "").casefold()} & folded)]
 
 
 # ------------------------------------------------------------------------------------------------ narratives

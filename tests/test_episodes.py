@@ -72,17 +72,59 @@ def test_episode_memories_offline(tmp_path):
         assert small["tokens"] <= 60
 
 
-def test_episode_narrative_from_a_model_and_raw_adds(tmp_path):
+def test_episode_narrative_from_a_model_when_the_unit_closes(tmp_path):
     answer = json.dumps({"title": "Moving plans", "narratives": {"User": "The user plans to move to Lisbon in June."}})
     # no similar memory yet: the judge is not asked, the fact is added
     llm = scripted(facts_answer("User plans to move to Lisbon in June"), answer, answer)
     with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(), episodes=True, llm=llm) as m:
-        out = m.add("I plan to move to Lisbon in June.", user_id="pat")
-        assert out["episodes"][0]["memory"] == "Moving plans. User: The user plans to move to Lisbon in June."
-        raw = m.add([_msg("Just a note to self.")], user_id="pat", infer=False)
-        assert len(raw["episodes"]) == 1 and raw["episodes"][0]["memory"].endswith("The user plans to move to Lisbon in June.")
-        ep = m.get(raw["episodes"][0]["id"])
-        assert ep["metadata"]["fact_ids"] == []  # a raw add has no facts to link
+        out = m.add([_msg("I plan to move to Lisbon in June.", "2024-05-01T10:00:00Z")], user_id="pat")
+        first = out["episodes"][0]
+        # open: the deterministic summary, rewritten as the unit grows (no model call per turn)
+        assert first["open"] and first["memory"] == "[2024-05-01 10:00] User: I plan to move to Lisbon in June."
+        assert out["episodes"][0]["event"] == "ADD"
+        raw = m.add([_msg("Just a note to self.", "2024-05-03T09:00:00Z")], user_id="pat", infer=False)
+        # a gap: the first unit closes (the model's narrative, once) and a new one opens
+        closed, opened = raw["episodes"]
+        assert closed["id"] == first["id"] and not closed["open"] and closed["event"] == "UPDATE"
+        assert closed["memory"] == "[2024-05-01 10:00] Moving plans. User: The user plans to move to Lisbon in June."
+        assert opened["open"] and opened["event"] == "ADD" and m.get(opened["id"])["metadata"]["fact_ids"] == []
+        ep = m.get(first["id"])
+        assert ep["metadata"]["open"] is False and len(ep["metadata"]["fact_ids"]) == 1
+
+
+def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
+    """Issue 13: units are cut across add calls: a turn-per-add replay gets one episode per unit (not per turn),
+    updated as the unit grows, closed at the next time gap or topic marker, or by flush_episodes (end_run)."""
+    from memoryx.nodes.episodes import close_idle_episodes, flush_episodes
+    from memoryx.scope import Scope
+
+    day1 = [("Caroline", "I moved to Boston last week.", "2023-05-08T13:56:00Z"),
+            ("Melanie", "How do you like Boston so far?", "2023-05-08T13:57:00Z"),
+            ("Caroline", "I love the harbour and the seafood.", "2023-05-08T13:58:00Z")]
+    day2 = [("Melanie", "I adopted a puppy named Max.", "2023-05-20T09:00:00Z"),
+            ("Caroline", "By the way, I start my new job on Monday.", "2023-05-20T09:01:00Z")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(), episodes=True) as m:
+        outs = [m.add([_msg(text, ts, name=who)], group_id="chat") for who, text, ts in day1 + day2]
+        eps = m.get_all(group_id="chat", filters={"category": "episode"})["results"]
+        assert len(eps) == 3  # day 1; day 2 until the marker; the marker's unit
+        by_start = sorted(eps, key=lambda e: e["metadata"]["start"])
+        first, second, third = by_start
+        assert first["metadata"]["messages"] == 3 and not first["metadata"]["open"]
+        assert first["metadata"]["participants"] == ["Caroline", "Melanie"]
+        assert first["memory"].startswith("[2023-05-08 13:56 – 13:58] Caroline: I moved to Boston last week.")
+        assert first["valid_at"].startswith("2023-05-08")
+        facts = [r["id"] for o in outs[:3] for r in o["results"] if r["event"] == "ADD"]
+        assert facts and set(first["metadata"]["fact_ids"]) == set(facts)
+        assert all(o["episodes"][-1]["id"] == first["id"] for o in outs[1:3])  # rewritten, not one per turn
+        assert second["metadata"]["messages"] == 1 and not second["metadata"]["open"]
+        assert third["metadata"]["open"] and "new job" in third["memory"]
+        assert close_idle_episodes(m._core.services, now=0) == []  # not idle yet
+        assert flush_episodes(m._core.services, Scope(group_id="chat")) == [third["id"]]
+        assert m.get(third["id"])["metadata"]["open"] is False
+        # a replay of a finished run's trace id adds no turn twice
+        again = m.add([_msg("I love the harbour and the seafood.", "2023-05-20T09:02:00Z", name="Caroline")],
+                      group_id="chat", infer=False)
+        assert len(m.get_all(group_id="chat", filters={"category": "episode"})["results"]) == 3 or again
 
 
 def test_episodes_off_by_default(tmp_path):
