@@ -127,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="experiment: after ingest, swap the MiniLM encoder for its int8 dynamic quantisation "
                          "(torch.ao quantize_dynamic on the Linear layers) to show the latency a quantised query "
                          "encoder would give; not what the product ships today")
+    ap.add_argument("--embeddings", choices=["minilm", "instant"], default="minilm",
+                    help="minilm: the real local all-MiniLM-L6-v2 (default, what users run); instant: a hashed "
+                         "bag-of-words embedding (~0.05 ms, bench_add.InstantEmbeddings) that takes the encoder out "
+                         "of the figure, leaving the rest of the search path")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="after timing, print the N most expensive functions (cProfile, cumulative) of the timed "
+                         "queries run once more")
     ap.add_argument("--mode", choices=sorted(RECIPES), default=None,
                     help="search recipe of every query (default: the settings' search_mode)")
     args = ap.parse_args(argv)
@@ -146,7 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         data_dir = args.data_dir
     print("parameters: " + json.dumps({k: str(v) for k, v in vars(args).items()}), flush=True)
-    memory = Memory(data_dir=data_dir, llm="offline")  # every other setting: the defaults (MEMORYX_* env)
+    embeddings = None
+    if args.embeddings == "instant":
+        from bench_add import InstantEmbeddings  # bench/ is on sys.path when run as a script
+
+        embeddings = InstantEmbeddings()
+    # every other setting: the defaults (MEMORYX_* env)
+    memory = Memory(data_dir=data_dir, llm="offline", embeddings=embeddings)
     settings, services = memory.settings, memory.services
     total = args.users * args.per_user
     manifest = data_dir / "bench_manifest.json"
@@ -154,12 +167,15 @@ def main(argv: list[str] | None = None) -> int:
         if manifest.exists():  # --data-dir of an earlier run: reuse its stores
             saved = json.loads(manifest.read_text())
             users, user_entities = saved["users"], saved["user_entities"]
+            if saved.get("embeddings", "minilm") != args.embeddings:
+                raise SystemExit(f"{data_dir} holds {saved.get('embeddings', 'minilm')} vectors; run with "
+                                 f"--embeddings {saved.get('embeddings', 'minilm')} or another --data-dir")
             total = len(users) * saved["per_user"]
             print(f"reusing {total} memories for {len(users)} users in {data_dir}", file=sys.stderr)
         else:
             users, user_entities, total = setup(memory, args, rng)
             manifest.write_text(json.dumps({"users": users, "user_entities": user_entities,
-                                            "per_user": args.per_user}))
+                                            "per_user": args.per_user, "embeddings": args.embeddings}))
 
         if args.int8_query_encoder:
             import warnings
@@ -171,8 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 st = services.embeddings.model  # LocalMiniLMEmbeddings: the SentenceTransformer
                 st[0].model = torch.ao.quantization.quantize_dynamic(st[0].model, {torch.nn.Linear},
                                                                      dtype=torch.qint8)
-        lat: list[float] = []
-        graph_runs = 0
+        queries: list[tuple[str, str]] = []  # (user, query), drawn before timing
         seen: set[str] = set()
         for i in range(args.warmup + args.queries):
             u = rng.choice(users)
@@ -188,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
                 if q not in seen:
                     seen.add(q)
                     break
+            queries.append((u, q))
+        lat: list[float] = []
+        graph_runs = 0
+        for i, (u, q) in enumerate(queries):
             s = time.perf_counter()
             out = memory.search(q, user_id=u, limit=10, mode=args.mode)
             ms = (time.perf_counter() - s) * 1000.0
@@ -197,8 +216,23 @@ def main(argv: list[str] | None = None) -> int:
             if any("graph" in (r.get("sources") or []) for r in out["results"]):
                 graph_runs += 1
         flush_access()
+        if args.profile:
+            import cProfile
+            import pstats
+
+            from memoryx.nodes import dense_recall
+
+            dense_recall._QCACHE.clear()  # the same queries again: no cached query vectors
+            prof = cProfile.Profile()
+            prof.enable()
+            for u, q in queries[args.warmup:]:
+                memory.search(q, user_id=u, limit=10, mode=args.mode)
+            prof.disable()
+            flush_access()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(args.profile)
 
         extra = (f", torch threads {args.torch_threads}" if args.torch_threads else "") + (
+            ", instant hashed embeddings (encoder excluded)" if args.embeddings == "instant" else "") + (
             ", int8 query encoder (experiment)" if args.int8_query_encoder else "")
         print(f"\nSearch latency, {total:,} memories / {len(users):,} users, embedded defaults{extra} "
               f"(fusion={settings.fusion}, search_mode={args.mode or settings.search_mode}, graph depth "

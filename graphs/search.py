@@ -1,19 +1,21 @@
 """The search graph: query -> parallel recall paths -> fusion -> context -> ranking -> mem0-shaped result.
 
-    analyze_query ─┬─ (empty query) ─────────────────────────────────────────────────────────────┐
-                   └─┬─ dense_recall ───┐                                                        │
-                     ├─ keyword_recall ─┼─ fuse ─ expand_context ─ rank ─┬─ (reranker) rerank ─┬─ finalize
-                     └─ graph_recall ───┘                                └─────────────────────┘
+    analyze_query ─┬─ (empty query) ─────────────────────────────────────────────────────┐
+                   └─ recall ─ fuse ─ expand_context ─ rank ─┬─ (reranker) rerank ─┬─ finalize
+                      (dense, keyword, graph)                  └─────────────────────┘
 
 Each node lives in the module of its name under memoryx/nodes/ (nodes/analyze_query.py, nodes/fuse.py, ...).
 
 * analyze_query: scope and filter validation (ScopeError / InvalidInputError before any store is read), then
-  the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, entity names of the scope's graph
-  found in the query, dates/periods named (memoryx.search.dates), the recipe (fast / deep / auto / hybrid /
-  vector / keyword, memoryx.search.recipes) and its expansion depth; no model unless query rewriting is on.
-* the three recall paths run in parallel (one superstep): dense (query embedded once; plus the period the
-  query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first neighbourhood -> memories). A
-  path the recipe leaves out returns nothing at once.
+  the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, the scope's entities the query names
+  (one read transaction with the user's own names and the scope's latest event, memoryx.search.reads),
+  dates/periods named (memoryx.search.dates), the recipe (fast / deep / auto / hybrid / vector / keyword,
+  memoryx.search.recipes) and its expansion depth; no model unless query rewriting is on.
+* recall (nodes/recall.py): the recall paths one after the other in the caller's thread - dense (query
+  embedded once; plus the period the query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first
+  neighbourhood -> memories; nothing when the query names no entity of the scope). A path the recipe leaves
+  out returns nothing at once. They were parallel branches; on 2 cores the thread pool each run created cost
+  more than the overlap saved (nodes/recall.py says why).
 * fuse / expand_context / rank / rerank / finalize: weighted or RRF fusion with the paths that found each
   memory in "sources", neighbouring-memory context, final score with importance, recency and access
   frequency (memoryx.search.scoring), optional reranker (memoryx.search.rerankers), limit, and access
@@ -36,25 +38,20 @@ from langgraph.graph import END, START, StateGraph
 
 from memoryx.context import Context
 from memoryx.nodes.analyze_query import analyze_query
-from memoryx.nodes.dense_recall import dense_recall
 from memoryx.nodes.expand_context import expand_context
 from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
-from memoryx.nodes.graph_recall import graph_recall
-from memoryx.nodes.keyword_recall import keyword_recall
 from memoryx.nodes.rank import rank
+from memoryx.nodes.recall import recall
 from memoryx.nodes.rerank import rerank
 from memoryx.search.state import SearchInput, SearchOutput, SearchState
 
-RecallPath = Literal["dense_recall", "keyword_recall", "graph_recall"]
-
-
-def route_query(state: SearchState) -> list[RecallPath] | Literal["finalize"]:
-    """Empty query: straight to an empty result. Otherwise fan out to every recall path (each one returns
-    nothing quickly when it does not apply, e.g. the graph path when the query names no known entity)."""
+def route_query(state: SearchState) -> Literal["recall", "finalize"]:
+    """Empty query: straight to an empty result. Otherwise recall (each path returns nothing at once when it
+    does not apply, e.g. the graph path when the query names no known entity)."""
     if state["plan"].empty:
         return "finalize"
-    return ["dense_recall", "keyword_recall", "graph_recall"]
+    return "recall"
 
 
 def route_rank(state: SearchState) -> Literal["rerank", "finalize"]:
@@ -66,9 +63,7 @@ def route_rank(state: SearchState) -> Literal["rerank", "finalize"]:
 
 builder = StateGraph(SearchState, context_schema=Context, input_schema=SearchInput, output_schema=SearchOutput)
 builder.add_node("analyze_query", analyze_query)
-builder.add_node("dense_recall", dense_recall)
-builder.add_node("keyword_recall", keyword_recall)
-builder.add_node("graph_recall", graph_recall)
+builder.add_node("recall", recall)
 builder.add_node("fuse", fuse)
 builder.add_node("expand_context", expand_context)
 builder.add_node("rank", rank)
@@ -76,9 +71,8 @@ builder.add_node("rerank", rerank)
 builder.add_node("finalize", finalize)
 
 builder.add_edge(START, "analyze_query")
-builder.add_conditional_edges("analyze_query", route_query,
-                              ["dense_recall", "keyword_recall", "graph_recall", "finalize"])
-builder.add_edge(["dense_recall", "keyword_recall", "graph_recall"], "fuse")
+builder.add_conditional_edges("analyze_query", route_query, ["recall", "finalize"])
+builder.add_edge("recall", "fuse")
 builder.add_edge("fuse", "expand_context")
 builder.add_edge("expand_context", "rank")
 builder.add_conditional_edges("rank", route_rank, ["rerank", "finalize"])

@@ -28,6 +28,7 @@ from memoryx.scope import Scope
 from memoryx.search.dates import asks_when, checked_time_range, time_window
 from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_relation_types,
                                  checked_threshold)
+from memoryx.search.reads import scope_facts
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
@@ -55,28 +56,33 @@ def with_period(node, period: tuple[float, float] | None):
     return rng if node is None else And((node, rng))
 
 
-def own_names(services, scope: Scope) -> list[str]:
-    """The name and aliases of the scope's user from their profile (issue 13); none in a group scope, whose
-    facts name their speakers."""
+def profile_subject(services, scope: Scope) -> str | None:
+    """The profile whose name and aliases are read as the user (issue 13): the scope's user's; none in a group
+    scope, whose facts name their speakers."""
     if not scope.user_id or scope.group_id or not services.settings.profiles:
-        return []
+        return None
     from memoryx.profiles import user_subject
 
-    return [r["value"] for r in services.sql.profile_values(user_subject(scope.user_id)) if r["field"] in ("name", "alias")]
+    return user_subject(scope.user_id)
 
 
 REPLAY_LAG = timedelta(days=1)
 
 
-def scope_present(services, scope: Scope) -> datetime:
+def present_of(latest: tuple[datetime, datetime] | None) -> datetime:
     """The "now" query periods are read from (issue 13): the wall clock, except for a replayed chat log (its
     newest event was written down more than a day after it happened): then the time of that event, so "in
-    July" / "last year" mean the log's July and year."""
+    July" / "last year" mean the log's July and year. `latest`: (valid_at, created_at) of the scope's latest
+    event (memoryx.search.reads)."""
     now = datetime.now(timezone.utc)
-    latest = services.sql.latest_event(scope)
     if latest is None or latest[1] - latest[0] <= REPLAY_LAG:
         return now
     return min(latest[0], now)
+
+
+def scope_present(services, scope: Scope) -> datetime:
+    """present_of the scope's latest event, read from the system of record."""
+    return present_of(scope_facts(services.sql, scope, profile_subject=None, entity_names=lambda own: []).latest_event)
 
 
 def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
@@ -115,18 +121,23 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         except Exception as exc:  # the plain query still works
             log.warning("query rewriting failed, searching with the plain query: %s", exc)
 
-    # issue 13: the user's own names (their profile's name and aliases) are read as the user ("User"/"用户")
-    semantic, own = resolve_self_names(rewritten.query or query, own_names(services, scope))
+    # issue 13: the user's own names (their profile's name and aliases) are read as the user ("User"/"用户");
+    # the names, the scope's latest event and the scope's entities named in the query: one read transaction
+    def candidates(own: tuple[str, ...]) -> list[str]:
+        return entity_candidates(resolve_self_names(query, list(own))[0]) + list(rewritten.entities)
+
+    facts = scope_facts(services.sql, scope, profile_subject=profile_subject(services, scope),
+                        entity_names=candidates)
+    semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     keyword_query = " ".join([semantic, *rewritten.keywords])
-    window = time_window(query, scope_present(services, scope))
+    window = time_window(query, present_of(facts.latest_event))
     plan = replace(
         base,
         query=query,
         semantic_query=semantic,
         keyword_query=keyword_query,
         tokens=tuple(tokenize(keyword_query)),
-        # the entity lookup itself runs in graph_recall, in parallel with the query embedding
-        entity_candidates=tuple(entity_candidates(resolve_self_names(query, own)[0]) + rewritten.entities),
+        entities=facts.entities,
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
         names=tuple(n for n in proper_names(query) if n.lower() not in {o.lower() for o in own}),
         time_window=window,
@@ -134,7 +145,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,
-        use_graph=services.graph is not None and ctx.graph_enabled and depth > 0,
+        # the graph is walked only from entities the query names: none found, no graph round trip
+        use_graph=services.graph is not None and ctx.graph_enabled and depth > 0 and bool(facts.entities),
         tuning=tuning(settings),
         fusion=settings.fusion,
         rrf_k=settings.rrf_k,

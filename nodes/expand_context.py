@@ -16,6 +16,7 @@ from memoryx.filters import matches
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
+from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import SearchState
 from memoryx.text import CJK_CLASS
@@ -23,6 +24,7 @@ from memoryx.text import CJK_CLASS
 log = logging.getLogger(__name__)
 
 MAX_NAMES = 8
+FETCH_SLACK = 5  # rows read beyond `keep`, for those a filter turns away
 
 
 def _name_pattern(name: str) -> re.Pattern:
@@ -42,13 +44,14 @@ def _mentions(memory: dict, pattern: re.Pattern) -> bool:
     return False
 
 
-def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
-    """[(distance, id)] of the memories stored just before / after each seed, from `rows` (oldest first, complete
-    within max_gap_s of each seed), at most `window` on each side and `max_gap_s` away."""
-    pos = {r["id"]: i for i, r in enumerate(rows)}
-    times = [epoch_of(r["created_at"]) or 0.0 for r in rows]
+def neighbours(rows: list, seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
+    """[(distance, id)] of the memories stored just before / after each seed, from `rows` (memoryx.search.reads
+    RowTimes, oldest first, complete within max_gap_s of each seed), at most `window` on each side and
+    `max_gap_s` away."""
+    pos = {r.id: i for i, r in enumerate(rows)}
+    times = [r.created for r in rows]
     # the event time too (issue 13): a replayed chat log written in one go keeps its sessions apart
-    events = [event_time(r) or t for r, t in zip(rows, times)]
+    events = [r.event for r in rows]
     out: dict[str, list[tuple[int, str]]] = {}
     for sid in seed_ids:
         i = pos.get(sid)
@@ -59,7 +62,7 @@ def neighbours(rows: list[dict], seed_ids: list[str], *, window: int, max_gap_s:
             j, dist = i + step, 1
             while (0 <= j < len(rows) and dist <= window and abs(times[j] - times[i]) <= max_gap_s
                    and abs(events[j] - events[i]) <= max_gap_s):
-                found.append((dist, rows[j]["id"]))
+                found.append((dist, rows[j].id))
                 j += step
                 dist += 1
         out[sid] = found
@@ -119,7 +122,7 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
         cands.append(c)
     _boost(cands, plan, [e["name"] for e in state.get("graph_entities") or []])
 
-    # context propagation + the SQL rows, in one statement ---------------------------------------------
+    # context propagation over the rows' times (one light statement), then the kept rows read whole -------
     # The system of record decides liveness, scope, filters and access counts of everything returned.
     by_id = {c["id"]: c for c in cands}
     cands.sort(key=lambda x: -x["relevance"])
@@ -132,13 +135,13 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
         if weight > 0 and win > 0 else []
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     try:
-        rows = sql.rows_with_context(plan.scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
+        rows = context_rows(sql, plan.scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
     except Exception as exc:  # never fail a search on the context step: plain rows, no propagation
         log.warning("context expansion failed: %s", exc)
-        rows, seeds = sql.get_memories([c["id"] for c in cands[:keep]]), []
-    truth = {r["id"]: r for r in rows}
+        rows, seeds = context_rows(sql, plan.scope, [c["id"] for c in cands[:keep]], [], max_gap_s=gap), []
+    live = {r.id for r in rows}  # live and in the scope
     if seeds:
-        turns = [r for r in rows if not types or r.get("memory_type") in types]
+        turns = [r for r in rows if not types or r.memory_type in types]
         adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
         loans: dict[str, float] = {}
         for seed in seeds:
@@ -153,15 +156,22 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
             c["relevance"] += loan
             c["sources"].append("context")
 
+    # the best `keep` whose SQL rows pass the scope and the filters (read whole in batches, usually one)
+    order = [c for c in sorted(by_id.values(), key=lambda x: -x["relevance"]) if c["id"] in live]
     out: list[dict] = []
-    for c in sorted(by_id.values(), key=lambda x: -x["relevance"]):
-        mem = truth.get(c["id"])
-        if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
-            continue  # deleted since it was projected, outside the scope, or failing the filters
-        c["memory"] = mem
-        out.append(c)
-        if len(out) >= keep:
-            break
+    i = 0
+    while len(out) < keep and i < len(order):
+        batch = order[i: i + keep - len(out) + FETCH_SLACK]
+        i += len(batch)
+        truth = memory_dicts(sql, [c["id"] for c in batch])
+        for c in batch:
+            mem = truth.get(c["id"])
+            if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
+                continue  # deleted since it was projected, outside the scope, or failing the filters
+            c["memory"] = mem
+            out.append(c)
+            if len(out) >= keep:
+                break
     top = out[0]["relevance"] if out else 0.0
     for c in out:
         c["relevance"] = c["relevance"] / top if top > 0 else 0.0

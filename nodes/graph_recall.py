@@ -1,9 +1,10 @@
-"""graph_recall: the scope's entities named in the query (exact normalised match of the query's n-grams,
-one SQL query), then, when the plan walks the graph, GraphStore.neighbourhood (expand_depth 1-2 hops,
+"""graph_recall: from the scope's entities the query names (found by analyze_query: exact normalised match of
+the query's n-grams, in its one read transaction), when the plan walks the graph, GraphStore.neighbourhood (expand_depth 1-2 hops,
 optional relation names, invalidated edges hidden unless include_invalid) and the memories attached to the
 reached relations, scored by distance: 1 / hops.
 
-The entities found are written even when the graph is not walked: ranking uses their names. Filters are
+The entities found are written even when the graph is not walked: ranking uses their names. A query that
+names no entity of the scope costs nothing here (no graph round trip). Filters are
 applied later, on the SQL rows (expand_context), since relations carry no memory payload.
 """
 
@@ -29,17 +30,11 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     services = services_of(runtime)
     graph = services.graph
     empty = {"graph_hits": [], "graph_relations": [], "graph_entities": []}
-    entities: list[dict] = []
-    if plan.entity_candidates:
-        try:  # names of the scope's entities found in the query (also used by ranking)
-            entities = services.sql.find_entities_by_names(plan.scope, list(plan.entity_candidates))
-        except Exception as exc:
-            log.warning("entity lookup failed, searching without the graph path: %s", exc)
-    found = [{"id": e["id"], "name": e["name"]} for e in entities]
-    if not plan.use_graph or graph is None or not entities:
+    found = [{"id": e["id"], "name": e["name"]} for e in plan.entities]
+    if not plan.use_graph or graph is None or not found:
         return {**empty, "graph_entities": found, "timings": {"graph_recall": elapsed_ms(start)}}
     try:
-        relations = graph.neighbourhood(plan.scope, [e["id"] for e in entities], depth=plan.expand_depth,
+        relations = graph.neighbourhood(plan.scope, [e["id"] for e in found], depth=plan.expand_depth,
                                         relation_names=list(plan.relation_types) if plan.relation_types else None,
                                         include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
     except Exception as exc:  # the other paths still answer; the failure is logged

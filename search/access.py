@@ -1,7 +1,10 @@
 """Access recording after a search: the returned memories' access counts, written on a background thread.
 
-A search never waits for this write (a chatbot's reply is not delayed by bookkeeping); `flush_access` waits
-for the queued writes (tests, shutdown - it is registered with atexit).
+A search never waits for this write (a chatbot's reply is not delayed by bookkeeping). The searches' ids
+queue up per store; one long-lived writer thread drains the queue, so whatever accumulated while it was
+writing goes out as one transaction (under a stream of searches: one write per batch, not one per search,
+and no thread or pool created per search). A memory returned by n searches gets n accesses.
+`flush_access` waits until the queue is written (tests, shutdown - it is registered with atexit).
 """
 
 from __future__ import annotations
@@ -9,49 +12,68 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from collections import Counter
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
-_pending: list[Future] = []
+_cond = threading.Condition()
+_queue: dict[int, tuple[Any, Counter]] = {}  # id(sql store) -> (store, memory id -> accesses)
+_busy = False  # the writer holds a batch taken off the queue
+_writer: threading.Thread | None = None
 
 
-def _access_executor() -> ThreadPoolExecutor:
-    global _executor
-    with _executor_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryx-access")
-            atexit.register(flush_access)
-        return _executor
-
-
-def _record(sql: Any, ids: list[str]) -> None:
+def _write(sql: Any, counts: Counter) -> None:
+    """Each memory's count added: one UPDATE for the ids seen once, one more per extra round."""
     try:
-        sql.record_access(ids)
+        remaining = dict(counts)
+        while remaining:
+            sql.record_access(list(remaining))
+            remaining = {i: n - 1 for i, n in remaining.items() if n > 1}
     except Exception as exc:  # a closed store at shutdown, a locked database: never the caller's problem
-        log.debug("recording access of %d memories failed: %s", len(ids), exc)
+        log.debug("recording access of %d memories failed: %s", len(counts), exc)
 
 
-def record_access_later(sql: Any, ids: list[str]) -> Future | None:
-    """Queue `sql.record_access(ids)` on a background thread; returns at once."""
+def _run() -> None:
+    global _busy
+    while True:
+        with _cond:
+            while not _queue:
+                _cond.wait()
+            batch = list(_queue.values())
+            _queue.clear()
+            _busy = True
+        try:
+            for sql, counts in batch:
+                _write(sql, counts)
+        finally:
+            with _cond:
+                _busy = False
+                _cond.notify_all()
+
+
+def record_access_later(sql: Any, ids: list[str]) -> None:
+    """Queue one access of each of `ids` in `sql`; returns at once."""
+    global _writer
     if not ids:
-        return None
-    fut = _access_executor().submit(_record, sql, list(ids))
-    with _executor_lock:
-        _pending[:] = [f for f in _pending if not f.done()]
-        _pending.append(fut)
-    return fut
+        return
+    with _cond:
+        if _writer is None:
+            _writer = threading.Thread(target=_run, name="memoryx-access", daemon=True)
+            _writer.start()
+            atexit.register(flush_access)
+        _queue.setdefault(id(sql), (sql, Counter()))[1].update(ids)
+        _cond.notify_all()
 
 
 def flush_access(timeout: float | None = 10.0) -> None:
-    """Wait until the queued access records are written (tests, shutdown)."""
-    with _executor_lock:
-        pending = list(_pending)
-    for f in pending:
-        try:
-            f.result(timeout=timeout)
-        except Exception:  # already logged by _record; a timeout leaves the write to finish on its own
-            pass
+    """Wait until the queued access records are written (tests, shutdown); a timeout leaves the rest to the
+    writer thread."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with _cond:
+        while _queue or _busy:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            _cond.wait(left)

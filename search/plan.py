@@ -36,7 +36,7 @@ class SearchPlan:
     semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
     keyword_query: str = ""  # searched by BM25 (plus the rewrite's extra keywords)
     tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.text.tokenize); none: the keyword path is skipped
-    entity_candidates: tuple[str, ...] = ()  # strings that could name an entity of the scope
+    entities: tuple[dict, ...] = ()  # [{"id", "name"}] the scope's entities the query names (exact, normalised)
     names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
     time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names
     asks_when: bool = False
@@ -45,7 +45,7 @@ class SearchPlan:
     # how it is searched
     recipe: SearchRecipe = AUTO
     expand_depth: int = 0
-    use_graph: bool = False  # the graph path walks (depth > 0, a graph store, graph enabled)
+    use_graph: bool = False  # the graph path walks (depth > 0, a graph store, graph enabled, entities named)
     tuning: SearchTuning = field(default_factory=SearchTuning)
     fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = 60

@@ -77,9 +77,11 @@ def by_id(result) -> dict:
 
 def test_graph_shape():
     nodes = set(builder.nodes)
-    assert {"analyze_query", "dense_recall", "keyword_recall", "graph_recall", "fuse", "expand_context", "rank",
-            "rerank", "finalize"} <= nodes
+    assert {"analyze_query", "recall", "fuse", "expand_context", "rank", "rerank", "finalize"} <= nodes
     assert search_graph.checkpointer is None
+    # the recall paths run in the caller's thread (no superstep with parallel tasks: no per-search thread pool)
+    for name, node in builder.nodes.items():
+        assert len([e for e in builder.edges if e[0] == name]) <= 1, name
 
 
 # ---------------------------------------------------------------------------------------- recall paths

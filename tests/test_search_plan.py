@@ -44,9 +44,11 @@ class ScriptedModel:
         return AIMessage(content=self.answers.pop(0))
 
 
-def runtime_with(settings: Settings, *, extraction_llm=None, graph=None, **ctx) -> Runtime:
-    # a real (in-memory) system of record: analyze_query reads the user's profile names and latest event time
-    services = SimpleNamespace(settings=settings, extraction_llm=extraction_llm, graph=graph, sql=SQLStore("sqlite://"))
+def runtime_with(settings: Settings, *, extraction_llm=None, graph=None, sql=None, **ctx) -> Runtime:
+    # a real (in-memory) system of record: analyze_query reads the user's profile names, latest event time and
+    # the scope's entities the query names
+    services = SimpleNamespace(settings=settings, extraction_llm=extraction_llm, graph=graph,
+                               sql=sql or SQLStore("sqlite://"))
     return Runtime(context=Context(services=services, **ctx))
 
 
@@ -190,11 +192,15 @@ def test_analyze_query_writes_a_typed_plan():
 def test_search_rewrite_setting_is_honoured():
     answer = '{"query": "Ana hometown", "entities": ["Ana", 7], "keywords": ["birthplace"]}'
     llm = ScriptedModel(answer)
+    sql = SQLStore("sqlite://")
+    ana = sql.upsert_entity(scope=Scope(user_id="u"), name="Ana", entity_type="person")
+    sql.upsert_entity(scope=Scope(user_id="someone-else"), name="Ana", entity_type="person")
     plan = analyze_query({"query": "where is she from?", "user_id": "u"},
-                         runtime_with(Settings(search_rewrite=True), extraction_llm=llm))["plan"]
+                         runtime_with(Settings(search_rewrite=True), extraction_llm=llm, sql=sql))["plan"]
     assert len(llm.calls) == 1 and plan.rewritten
     assert plan.semantic_query == "Ana hometown" and "birthplace" in plan.keyword_query
-    assert "Ana" in plan.entity_candidates and 7 not in plan.entity_candidates
+    # the rewrite's entity names are looked up in the scope's graph (only u's Ana)
+    assert [e["id"] for e in plan.entities] == [ana["id"]]
     # off: the model is never asked (ScriptedModel with no answers would fail)
     plan = analyze_query({"query": "where is she from?", "user_id": "u"},
                          runtime_with(Settings(), extraction_llm=ScriptedModel()))["plan"]
