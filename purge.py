@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryx.checkpointing import delete_threads, vacuum_checkpoints
@@ -45,7 +46,11 @@ def purge_scope(services: "Services", scope: Scope, *, checkpointers: Iterable[A
 
         {"scope": {...}, "sql": {"memories", "history", "raw_inputs", "judgments", "entities", "relations",
          "outbox"}, "vectors": {"memories", "entities"}, "graph": {"entities", "relations"},
-         "checkpoints": {"threads"}, "compacted": {"sql", "checkpoints", "vectors", "graph"}, "seconds"}
+         "checkpoints": {"threads"}, "compacted": {"sql", "checkpoints", "vectors", "graph"}, "seconds",
+         "groups": {group_id: {"sql", "vectors", "graph", "checkpoints", "shared"}}}
+
+    A user scope (user_id set, no group_id) also purges the user's traces in every group chat they took part
+    in, one entry per group under "groups" (`_purge_participant`).
     """
     started = time.perf_counter()
     sql, vectors, graph = services.sql, services.vectors, services.graph
@@ -64,11 +69,69 @@ def purge_scope(services: "Services", scope: Scope, *, checkpointers: Iterable[A
         "vectors": removed_vectors,
         "graph": {"entities": removed_graph["entities"], "relations": removed_graph["relations"]},
         "checkpoints": {"threads": threads},
-        "compacted": compact_stores(services, savers) if compact else {},
     }
+    groups = sql.participant_groups(scope)  # a user's words in group chats are the user's data too (issue 13)
+    if groups:
+        report["groups"] = {g: _purge_participant(services, replace(scope, group_id=g), savers) for g in groups}
+    report["compacted"] = compact_stores(services, savers) if compact else {}
     report["seconds"] = round(time.perf_counter() - started, 3)
     log.info("purged %s: %s", scope.key(), {k: report[k] for k in ("sql", "vectors", "graph", "checkpoints")})
     return report
+
+
+def _purge_participant(services: "Services", scope: Scope, savers: list) -> dict:
+    """A user's traces in one group chat: every row under the participant within the group (`scope` =
+    the user's scope + group_id: memories, their history, entities, relations, links, feedback, raw inputs and
+    judgments of their own adds, checkpoints of the runs that wrote them), then their words out of the group's
+    shared records: their turns out of the group's episodes (narratives rewritten from the turns left; an
+    episode left with none goes), their messages out of the group's raw inputs, their memory ids out of the
+    group's profile, and from the group's judgments (their lines, facts and operations; a free-text field that
+    names them is replaced by a redaction note). Other participants' memories are not touched."""
+    from memoryx.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, \
+        episode_text
+
+    sql, vectors, graph = services.sql, services.vectors, services.graph
+    group = Scope(group_id=scope.group_id)
+    with sql.scope_lock(group):
+        threads = sum(delete_threads(saver, sql.scope_trace_ids(scope)) for saver in savers)
+        removed_vectors = {"memories": vectors.count_memories(scope), "entities": vectors.count_entities(scope)}
+        removed_graph = graph.counts(scope) if graph is not None else {"entities": 0, "relations": 0}
+        theirs = sql.list_memories(scope, limit=None, include_deleted=True)
+        names = {scope.user_id} | {str((m.get("metadata") or {}).get("speaker") or "") for m in theirs}
+        texts = {m["memory"] for m in theirs if m.get("memory")}
+        names.discard("")
+        _purge_projections(services, scope)
+        rows = sql.purge_scope(scope)
+        _purge_projections(services, scope, rows)
+        redacted, emptied = [], []
+        for ep in sql.list_memories(group, limit=None, categories=["episode"]):
+            meta = dict(ep.get("metadata") or {})
+            turns = list(meta.get("turns") or [])
+            left = drop_participant(turns, names)
+            narratives = {k: v for k, v in (meta.get("narratives") or {}).items() if k.casefold() not in
+                          {n.casefold() for n in names}}
+            if len(left) == len(turns) and narratives == (meta.get("narratives") or {}):
+                continue
+            if not left:
+                emptied.append(ep["id"])
+                continue
+            unit = unit_of_turns(left)
+            narratives = offline_narratives(parse_transcript(unit_transcript(unit)))
+            meta.update(turns=left, narratives=narratives, participants=unit.participants, start=unit.start,
+                        end=unit.end, messages=len(left), title=None,
+                        fact_ids=[i for i in meta.get("fact_ids") or [] if i not in set(rows["memory_ids"])])
+            sql.redact_memory(ep["id"], text=episode_text(narratives, unit.start, unit.end), metadata=meta)
+            redacted.append(ep["id"])
+        if emptied:
+            sql.hard_delete_memories(emptied)
+            vectors.delete_memories(emptied)
+        if redacted:
+            services.projector.sync_memories(redacted)
+        shared = sql.redact_participant(scope.group_id, names, set(rows["memory_ids"]), texts)
+    return {"sql": rows["counts"], "vectors": removed_vectors,
+            "graph": {"entities": removed_graph["entities"], "relations": removed_graph["relations"]},
+            "checkpoints": {"threads": threads},
+            "shared": {"episodes_redacted": len(redacted), "episodes_removed": len(emptied), **shared}}
 
 
 def _purge_projections(services: "Services", scope: Scope, rows: dict | None = None) -> None:

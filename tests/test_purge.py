@@ -132,3 +132,39 @@ def test_cli_purge(tmp_path):
     run(data, "add", "I collect stamps", "--user-id", "carl", "--no-infer", env=env)
     report = json.loads(run(data, "purge", "--user-id", "carl", "--yes", "--json", env=env).stdout)
     assert report["sql"]["memories"] == 1 and report["sql"]["raw_inputs"] == 1 and report["compacted"]["sql"]
+
+
+def test_purging_a_user_reaches_their_words_in_group_chats(tmp_path):
+    """Issue 13: purging a user removes what they said in every group chat (their memories, their turns in the
+    group's episodes, raw inputs and judgments, their profile traces), one report entry per group, and no file
+    keeps their words; the other participants' memories stay whole."""
+    data = tmp_path / "data"
+    marker = f"Zq{uuid.uuid4().hex[:8]}fish"
+    m = _memory(data, graph_backend="none", llm="offline", episodes=True)
+    try:
+        for g in ("g1", "g2"):
+            m.add([{"role": "user", "content": f"I have a pet called {marker}.", "name": "Caroline",
+                    "timestamp": "2023-05-08T13:56:00Z"},
+                   {"role": "user", "content": "I have two kids.", "name": "Melanie", "timestamp": "2023-05-08T13:57:00Z"}],
+                  group_id=g)
+        m.add("I live in Paris", user_id="Caroline")
+        melanie = {g: [r["id"] for r in m.get_all(group_id=g, user_id="Melanie")["results"]] for g in ("g1", "g2")}
+        assert all(melanie.values()) and _files_with(data, marker)
+
+        report = m.purge(user_id="Caroline")
+
+        assert set(report["groups"]) == {"g1", "g2"}
+        for g in ("g1", "g2"):
+            entry = report["groups"][g]
+            assert entry["sql"]["memories"] == 1 and entry["shared"]["episodes_redacted"] == 1
+            assert entry["shared"]["raw_inputs_redacted"] == 1 and entry["shared"]["judgments_redacted"] == 1
+            assert [r["id"] for r in m.get_all(group_id=g, user_id="Melanie")["results"]] == melanie[g]
+            assert m.get_all(group_id=g, user_id="Caroline")["results"] == []
+            episode = m.get_all(group_id=g, filters={"category": "episode"})["results"][0]
+            assert episode["metadata"]["participants"] == ["Melanie"] and "Caroline" not in episode["memory"]
+            members = [v["value"] for v in m.get_profile(group_id=g)["members"]]
+            assert members == ["Melanie"]
+        assert m.get_all(user_id="Caroline")["results"] == []
+    finally:
+        m.close()
+    assert _files_with(data, marker) == []

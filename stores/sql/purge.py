@@ -10,6 +10,8 @@ another scope that touch one of the purged entities go with the entity.
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -33,6 +35,7 @@ from memoryx.stores.sql.values import as_utc, id_chunks, require_scope, scope_wh
 
 # A paused run's judgment is the only record of what waits for a human: retention never removes it.
 KEEP_STATUSES = ("awaiting_review",)
+REDACTED = "[redacted: a purged participant's words]"
 
 
 class ScopePurge(SQLStoreBase):
@@ -52,6 +55,105 @@ class ScopePurge(SQLStoreBase):
         ]
         with self._tx() as s:
             return {t for q in queries for t in s.scalars(q) if t}
+
+    def participant_groups(self, scope: Scope) -> list[str]:
+        """The groups where the participant of a user scope (user_id, and agent_id / run_id when set) left rows:
+        memories, entities, relations, links, feedback, raw inputs or judgments under their user id."""
+        scope = require_scope(scope)
+        if not scope.user_id or scope.group_id:
+            return []
+        wanted = {k: v for k, v in scope.as_dict().items() if k != "group_id"}
+        found: set[str] = set()
+        with self._tx() as s:
+            for model in (MemoryRow, EntityRow, RelationRow, MemoryLinkRow, FeedbackRow, RawInputRow, JudgmentRow):
+                q = select(model.group_id).where(model.group_id.is_not(None),
+                                                 *[getattr(model, k) == v for k, v in wanted.items()]).distinct()
+                found.update(g for g in s.scalars(q) if g)
+        return sorted(found)
+
+    def redact_participant(self, group_id: str, ids: set[str], purged_memory_ids: set[str],
+                           purged_texts: set[str] = frozenset()) -> dict:
+        """A purged participant's words out of the group's shared records (other participants' rows untouched):
+        their messages out of the group's raw inputs (a raw input left empty goes), their memory ids out of the
+        group's profile values. Returns {"raw_inputs_redacted", "raw_inputs_removed", "profile_values"}."""
+        folded = {i.casefold() for i in ids if i}
+
+        def theirs(m: dict) -> bool:
+            return isinstance(m, dict) and bool({str(m.get("name") or "").casefold(),
+                                                 str(m.get("user_id") or "").casefold()} & folded)
+
+        out = {"raw_inputs_redacted": 0, "raw_inputs_removed": 0, "profile_values": 0, "judgments_redacted": 0}
+        needles = [n.casefold() for n in (set(ids) | set(purged_texts) | set(purged_memory_ids)) if n and len(n) > 1]
+        speaker = re.compile(r"^(?:#\d+ )?(?:\[[^\]]*\]\s*)?(?:user|assistant) \((?:%s)\):" %
+                             "|".join(re.escape(i) for i in ids if i), re.I) if any(ids) else None
+
+        def mentions(value) -> bool:
+            text = (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)).casefold()
+            return any(n in text for n in needles)
+
+        def scrub(value):  # list items (facts, operations, candidates) naming them go; other values stay
+            if isinstance(value, list):
+                return [scrub(v) for v in value if not mentions(v)]
+            if isinstance(value, dict):
+                return {k: scrub(v) for k, v in value.items()}
+            return value
+
+        with self._tx(write=True) as s:
+            for row in s.scalars(select(JudgmentRow).where(JudgmentRow.group_id == group_id)):
+                fields = ("input_content", "extracted_facts", "existing_memories", "llm_response", "parsed_operations",
+                          "reasoning", "executed_operations", "error_message", "verification_notes")
+                if not any(mentions(getattr(row, f)) for f in fields if getattr(row, f) is not None):
+                    continue
+                if row.input_content and speaker is not None:
+                    row.input_content = "\n".join(l for l in row.input_content.splitlines() if not speaker.match(l.strip()))
+                for f in ("extracted_facts", "existing_memories", "parsed_operations", "executed_operations"):
+                    if getattr(row, f) is not None:
+                        setattr(row, f, scrub(getattr(row, f)))
+                for f in ("input_content", "llm_response", "reasoning", "error_message", "verification_notes"):
+                    if getattr(row, f) and mentions(getattr(row, f)):
+                        setattr(row, f, REDACTED)
+                out["judgments_redacted"] += 1
+            for row in s.scalars(select(RawInputRow).where(RawInputRow.group_id == group_id)):
+                messages = row.messages if isinstance(row.messages, list) else []
+                kept = [m for m in messages if not theirs(m)]
+                if len(kept) == len(messages):
+                    continue
+                if kept:
+                    row.messages = kept
+                    out["raw_inputs_redacted"] += 1
+                else:
+                    s.delete(row)
+                    out["raw_inputs_removed"] += 1
+            for row in s.scalars(select(ProfileValueRow).where(ProfileValueRow.subject == f"group:{group_id}")):
+                ids_now = list(row.memory_ids or [])
+                left = [i for i in ids_now if i not in purged_memory_ids]
+                if len(left) != len(ids_now):
+                    row.memory_ids = left
+                    out["profile_values"] += 1
+        return out
+
+    def redact_memory(self, memory_id: str, *, text: str, metadata: dict) -> None:
+        """Rewrite a memory in place without keeping its old text (a purge: no history row keeps the purged
+        words; the memory's earlier versions go with them)."""
+        from memoryx.text import memory_hash
+
+        with self._tx(write=True) as s:
+            row = s.get(MemoryRow, memory_id)
+            if row is None:
+                return
+            row.text, row.meta, row.hash = text, metadata, memory_hash(text)
+            s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id == memory_id))
+            self._record_intent(s, "memory", [memory_id])
+
+    def hard_delete_memories(self, memory_ids: list[str]) -> int:
+        """Remove memories and their history for good (a purge of a group episode left with no turn)."""
+        removed = 0
+        with self._tx(write=True) as s:
+            for chunk in id_chunks(memory_ids):
+                s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk)))
+                s.execute(sa.delete(OutboxRow).where(OutboxRow.kind == "memory", OutboxRow.target_id.in_(chunk)))
+                removed += s.execute(sa.delete(MemoryRow).where(MemoryRow.id.in_(chunk))).rowcount or 0
+        return removed
 
     def purge_scope(self, scope: Scope) -> dict:
         """Hard-delete every row of the scope in one transaction. Returns
