@@ -8,7 +8,10 @@ real models: "User lives in X", "Lives in X", "用户住在X", "ユーザーはX
 model call for free text (MEMORYX_PROFILE_MODEL, prompts/profile.py). Rows live in SQL (`profile_values`,
 stores/sql/profiles.py); `build_profile` turns them into the dict `Memory.get_profile` returns.
 
-A group profile (subject "group:<id>") holds the group's members, roles and recurring topics.
+A group profile (subject "group:<id>") holds the group's members (rows kept by update_profile), and its roles
+and recurring topics, read from the group's memories when asked (`group_insights`, see "group profile" below):
+each with the memory ids it came from, since (when it started) and changed_at (when it last changed or came
+back).
 """
 
 from __future__ import annotations
@@ -203,3 +206,159 @@ def profile_lines(profile: dict) -> list[str]:
         elif value:
             lines.append(f"- {title}: " + "; ".join(v["value"] for v in value))
     return lines
+
+
+# ------------------------------------------------------------------------------------------------ group profile
+
+# Roles and recurring topics of a group are read from the group's live memories when the profile is asked for
+# (not kept as rows): "recurring" is a property of the whole history (a topic that comes back on other days),
+# and reading it from the memories keeps it exact after any deletion, rollback or purge. Rules only:
+# - stated roles: "I'm the team lead" (a raw turn, its speaker), "Caroline is the organiser" (a fact),
+#   "我是组长", "小李是队长", "私はリーダーです"; a later "... is no longer the ..." ends it;
+# - roles from activity: who organises (proposals: "let's", "shall we", "我们…吧", "集合", "しましょう"), who asks
+#   (questions), who answers (a turn right after another participant's question); a participant holds one
+#   when they did it at least ACTIVITY_MIN times and most in the group;
+# - recurring topics: content words (English, stop words and names out) and CJK words (Han bigrams without
+#   function characters, katakana words) that come back on at least TOPIC_MIN_DAYS distinct days.
+GROUP_PROFILE_MEMORIES = 2000  # newest memories read (a long-lived group: its recent history)
+ACTIVITY_MIN = 2
+TOPIC_MIN_DAYS = 2
+MAX_TOPICS = 10
+MAX_EVIDENCE = 20
+
+_ROLE_WORDS = (r"(?:(?:team|group|project|tech(?:nical)?|club|trip|study)\s+)?(?:lead|leader|organi[sz]er|manager|captain|host|"
+               r"admin(?:istrator)?|coordinator|moderator|chair(?:person)?|secretary|treasurer|coach|owner|founder|"
+               r"president|scrum master|product owner)")
+_EN_ROLE = re.compile(rf"^(?:(?P<self>i'm|i am|user is)|(?P<who>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)\s+is)\s+(?P<neg>no longer\s+)?"
+                      rf"(?:now\s+)?(?:the|our|a|an)\s+(?P<role>{_ROLE_WORDS})\b", re.I)
+_ZH_ROLE = re.compile(r"^(?:(?P<self>我|用户)|(?P<who>[^\s，。是]{1,8}?))(?P<neg>不再)?(?:现在)?是(?:我们的?|这个群的|本群的|大家的)?"
+                      r"(?P<role>组长|队长|班长|群主|管理员|负责人|主持人|领队|组织者|秘书|会长|老板|经理|教练)")
+_JA_ROLE = re.compile(r"^(?:(?P<self>私|ユーザー)|(?P<who>[^\s、。は]{1,10}?))は(?:この|うちの)?(?:チームの|グループの)?"
+                      r"(?P<role>リーダー|マネージャー|幹事|キャプテン|管理者|部長|課長|主催者|司会)(?P<neg>ではない|じゃない)?")
+_ORGANISE = re.compile(r"\b(?:let's|lets|shall we|how about we|we should|who's in|who is in|i'll organi[sz]e|i'm organi[sz]ing|"
+                       r"i will organi[sz]e|i booked|i've booked|reminder|agenda|meet(?:ing)? (?:at|on)|see you all)\b|"
+                       r"(?:我们|大家|一起).{0,12}(?:吧|好吗)|集合|开会|安排一下|我来组织|提醒大家|しましょう|しよう|集合|会議|予定を", re.I)
+_QUESTION = re.compile(r"[?？]\s*$|(?:吗|呢)[。]?$|(?:ですか|ますか|か)[。]?$")
+_TIME_WORDS = frozenset("今天 昨天 明天 后天 前天 今年 去年 明年 上周 下周 本周 周末 上个 下个 这个 那个 今日 昨日 明日 来週 先週 今週 "
+                        "週末 今年 去年 来年 一起 我们 大家 时候 什么 怎么 没有 可以 知道 觉得 真的 现在 已经 还是 因为 所以 但是 "
+                        "如果 这样 那样 一下 一个 用户".split())
+_EN_EXTRA_STOP = frozenset("""user like likes liked love loves loved really think thought know knew want wanted going go
+    went get got make made take took see saw say said tell told good great nice well yes yeah okay thank thanks
+    today yesterday tomorrow week weekend month year last next time day days now still much many lot lots some any
+    all every one two three new old always never sometime something anything thing things way back out up down
+    come came let's lets would could should hey hi hello sure right maybe also been being doing did done""".split())
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff]{3,}")
+_HAN_FUNCTION = frozenset("的了是在和与及或也就都而着过吗呢吧啊呀么之其这那个们我你他她它去来要想会说有一上下不没很还把被让给对到从")
+
+
+def _when(row: dict) -> str:
+    return str(row.get("valid_at") or row.get("created_at") or "")
+
+
+def _speaker(row: dict) -> str:
+    meta = row.get("metadata") or {}
+    return str(meta.get("speaker") or row.get("user_id") or "").strip()
+
+
+def stated_role(text: str) -> tuple[str | None, str, bool] | None:
+    """(who or None for the speaker, role, ended) of a sentence stating a role, else None."""
+    text = unicodedata.normalize("NFKC", text or "").strip()
+    for pattern in (_EN_ROLE, _ZH_ROLE, _JA_ROLE):
+        m = pattern.match(text)
+        if m:
+            who = None if m.group("self") else m.group("who")
+            return who, m.group("role").lower() if pattern is _EN_ROLE else m.group("role"), bool(m.group("neg"))
+    return None
+
+
+def topic_words(text: str, names: set[str]) -> set[str]:
+    """The content words of a memory, language-aware: English words (stop words, common verbs and the group's
+    names out, light stemming), Han bigrams without function characters, katakana words."""
+    from memoryx.text import STOP_WORDS, _stem
+
+    text = unicodedata.normalize("NFKC", text or "")
+    out: set[str] = set()
+    for w in _EN_WORD.findall(text):
+        low = w.lower().strip("'-")
+        if low in STOP_WORDS or low in _EN_EXTRA_STOP or low in names or len(low) < 3:
+            continue
+        out.add(_stem(low))
+    for run in _HAN_RUN.findall(text):
+        for i in range(len(run) - 1):
+            gram = run[i:i + 2]
+            if gram[0] in _HAN_FUNCTION or gram[1] in _HAN_FUNCTION or gram in _TIME_WORDS or gram in names:
+                continue
+            out.add(gram)
+    out.update(k for k in _KATAKANA_WORD.findall(text) if k not in names and k != "ユーザー")
+    return out
+
+
+def _entry(value: str, rows: list[dict], since_index: int = 0, **extra) -> dict:
+    rows = sorted(rows, key=_when)
+    return {"value": value, "memory_ids": [r["id"] for r in rows][-MAX_EVIDENCE:],
+            "since": _when(rows[min(since_index, len(rows) - 1)]) or None, "changed_at": _when(rows[-1]) or None, **extra}
+
+
+def group_roles(memories: list[dict]) -> list[dict]:
+    """Roles in a group: stated ones and those read from activity (see the section comment)."""
+    rows = sorted((r for r in memories if r.get("category") != "episode"), key=_when)
+    stated: dict[tuple[str, str], list[dict]] = {}
+    ended: set[tuple[str, str]] = set()
+    acts: dict[tuple[str, str], list[dict]] = {}
+    previous: dict | None = None
+    for r in rows:
+        who, text = _speaker(r), r.get("memory") or ""
+        found = stated_role(text)
+        if found:
+            person = found[0] or who
+            if person:
+                key = (person, found[1])
+                if found[2]:
+                    ended.add(key)
+                    stated.pop(key, None)
+                else:
+                    ended.discard(key)
+                    stated.setdefault(key, []).append(r)
+        if who:
+            if _QUESTION.search(text.strip()):
+                acts.setdefault((who, "asks questions"), []).append(r)
+            elif previous is not None and _speaker(previous) not in ("", who) and _QUESTION.search((previous.get("memory") or "").strip()):
+                acts.setdefault((who, "answers questions"), []).append(r)
+            if _ORGANISE.search(text):
+                acts.setdefault((who, "organiser"), []).append(r)
+        previous = r
+    out = [_entry(f"{who}: {role}", evidence, source="stated", participant=who, role=role)
+           for (who, role), evidence in stated.items()]
+    for kind in ("organiser", "asks questions", "answers questions"):
+        counts = {who: len(ev) for (who, k), ev in acts.items() if k == kind}
+        top = max(counts.values(), default=0)
+        for who, n in counts.items():
+            if n >= ACTIVITY_MIN and n == top and (who, kind) not in {(e["participant"], e["role"]) for e in out}:
+                out.append(_entry(f"{who}: {kind}", acts[(who, kind)], ACTIVITY_MIN - 1, source="activity",
+                                  participant=who, role=kind, count=n))
+    return sorted(out, key=lambda e: e["value"])
+
+
+def recurring_topics(memories: list[dict]) -> list[dict]:
+    """Topics that come back on at least TOPIC_MIN_DAYS distinct days, most days first."""
+    rows = [r for r in memories if r.get("category") != "episode"]
+    names = {n.casefold() for r in rows for n in (_speaker(r), r.get("user_id") or "") if n}
+    seen: dict[str, list[dict]] = {}
+    for r in rows:
+        for word in topic_words(r.get("memory") or "", names):
+            seen.setdefault(word, []).append(r)
+    out = []
+    for word, found in seen.items():
+        days = {_when(r)[:10] for r in found if _when(r)}
+        if len(days) >= TOPIC_MIN_DAYS:
+            out.append(_entry(word, found, days=len(days), mentions=len(found),
+                              participants=sorted({_speaker(r) for r in found if _speaker(r)})))
+    out.sort(key=lambda e: (-e["days"], -e["mentions"], e["value"]))
+    return out[:MAX_TOPICS]
+
+
+def group_insights(memories: list[dict]) -> dict:
+    """{"roles", "topics"} of a group from its live memories (Memory.get_profile(group_id=...))."""
+    return {"roles": group_roles(memories), "topics": recurring_topics(memories)}

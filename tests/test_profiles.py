@@ -131,3 +131,51 @@ def test_cli(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["work"]["value"] == "Initech"
     assert main(["profile", *env]) == 0
     assert "Works at: Initech" in capsys.readouterr().out
+
+
+@pytest.mark.unit
+def test_group_roles_and_recurring_topics_rules():
+    from memoryx.profiles import group_insights, stated_role
+
+    assert stated_role("I'm the team lead") == (None, "team lead", False)
+    assert stated_role("Caroline is no longer the organiser") == ("Caroline", "organiser", True)
+    assert stated_role("我是组长") == (None, "组长", False) and stated_role("小李是队长") == ("小李", "队长", False)
+    assert stated_role("私はリーダーです") == (None, "リーダー", False) and stated_role("I like tea") is None
+
+    def mk(i, text, who, day):
+        return {"id": str(i), "memory": text, "user_id": who, "metadata": {"speaker": who},
+                "valid_at": f"2023-05-{day:02d}T10:00:00+00:00", "category": None}
+
+    out = group_insights([mk(1, "Let's go hiking on Saturday!", "Ann", 1), mk(2, "Where do we meet?", "Bob", 1),
+                          mk(3, "At the station at 8.", "Ann", 1), mk(4, "I'm the team lead, by the way.", "Ann", 2),
+                          mk(5, "Shall we plan another hiking trip?", "Ann", 9), mk(6, "Which trail?", "Bob", 9),
+                          mk(7, "我们周六去爬山吧", "小李", 3), mk(8, "下次爬山带水", "小王", 10)])
+    roles = {r["value"]: r for r in out["roles"]}
+    assert set(roles) == {"Ann: team lead", "Ann: organiser", "Bob: asks questions"}
+    assert roles["Ann: organiser"]["memory_ids"] == ["1", "5"] and roles["Ann: organiser"]["since"].startswith("2023-05-09")
+    assert roles["Ann: team lead"]["source"] == "stated" and roles["Ann: team lead"]["memory_ids"] == ["4"]
+    topics = {t["value"]: t for t in out["topics"]}
+    assert set(topics) == {"hiking", "爬山"}  # trail / station came up on one day only
+    assert topics["爬山"]["since"].startswith("2023-05-03") and topics["爬山"]["changed_at"].startswith("2023-05-10")
+    assert topics["爬山"]["participants"] == ["小李", "小王"]
+
+
+def test_group_profile_payload_through_the_api(tmp_path):
+    chat = [("Ann", "I'm the organiser of this club.", "2023-05-01T10:00:00Z"),
+            ("Bob", "When is the next board game night?", "2023-05-01T10:01:00Z"),
+            ("Ann", "Board game night is on Friday.", "2023-05-01T10:02:00Z"),
+            ("Bob", "Can I bring a new board game?", "2023-05-12T18:00:00Z"),
+            ("Ann", "Sure, bring your board game.", "2023-05-12T18:01:00Z")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for who, text, ts in chat:
+            m.add([{"role": "user", "content": text, "name": who, "timestamp": ts}], group_id="club", infer=False)
+        profile = m.get_profile(group_id="club")
+        from memoryx.server.app import create_app
+
+        with TestClient(create_app(memory=m)) as client:  # no keys configured: local development
+            rest = client.get("/v1/groups/club/profile").json()
+    roles = {r["value"] for r in profile["roles"]}
+    assert {"Ann: organiser", "Bob: asks questions", "Ann: answers questions"} <= roles
+    topics = {t["value"]: t for t in profile["topics"]}
+    assert "board" in topics and topics["board"]["days"] == 2 and len(topics["board"]["memory_ids"]) == 4
+    assert rest["roles"] == profile["roles"] and rest["topics"] == profile["topics"]
