@@ -71,12 +71,20 @@ def update_delta(sql, memory_id: str, new_keys: set[Triple]) -> tuple[list[dict]
     return rows, _ends(rows)
 
 
+def delete_orphans(sql, entity_ids: set[str] | list[str]) -> list[str]:
+    """SQL only (inside the caller's transaction, if any): delete the given entities that no valid relation
+    references any more; returns their ids, for the caller to project once committed."""
+    ids = list(entity_ids)
+    orphans = [row["id"] for row in sql.orphan_entities(ids)] if ids else []
+    if orphans:
+        sql.delete_entities(orphans)
+    return orphans
+
+
 def remove_orphans(services: "Services", entity_ids: set[str] | list[str]) -> list[str]:
     """Delete the given entities that no valid relation references any more; returns their ids."""
-    ids = list(entity_ids)
-    orphans = [row["id"] for row in services.sql.orphan_entities(ids)] if ids else []
+    orphans = delete_orphans(services.sql, entity_ids)
     if orphans:
-        services.sql.delete_entities(orphans)
         services.projector.sync_entities(orphans)  # rows gone: graph nodes and entity vectors deleted
     return orphans
 

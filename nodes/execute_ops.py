@@ -16,8 +16,13 @@ the replay at start projects it, and a resumed run finds its deterministic ids a
 3. UPDATE / DELETE keep the memory's id (history: ADD, UPDATE, ..., DELETE under one id). An UPDATE whose
    memory was deleted meanwhile becomes an ADD (the new fact is never lost); an UPDATE whose new text already
    exists as another memory deletes the superseded one instead of creating a duplicate.
-4. projector.sync_memories with the fact vectors computed by retrieve_similar (no second embedding pass).
-5. The executed operations are written into the judgment record.
+4. The executed operations are written into the judgment record. Steps 1-4 are ONE SQL transaction
+   (`SQLStore.transaction()`): the changes, their history rows and outbox intents and the judgment record
+   commit together or not at all, so a crash leaves either nothing of this step (the resumed run redoes it)
+   or all of it (the resumed run finds the deterministic ids and the "done" record).
+5. After the commit, the written rows are projected (`Projector.project_recorded`) with the fact vectors
+   computed by retrieve_similar (no second embedding pass, no re-read of the rows), and exactly the
+   transaction's outbox jobs are cleared.
 """
 
 from __future__ import annotations
@@ -65,8 +70,11 @@ def _is_stale(services, state: dict, facts: list[dict], vectors: list, top_k: in
     return any(row.get("trace_id") != trace_id for row in services.sql.get_memories(sorted(new_ids)))
 
 
-def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], vectors: list) -> tuple[list[dict], list[dict]]:
-    """Apply the operations (caller holds the scope lock). Returns (results for the caller, executed log)."""
+def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
+                     vectors: list) -> tuple[list[dict], list[dict], dict[str, dict], dict[str, list[float]]]:
+    """Apply the operations to SQL (caller holds the scope lock and, normally, one `sql.transaction()`).
+    Returns (results for the caller, executed log, written rows by id, known vectors by id): the caller
+    projects the rows once the transaction has committed."""
     sql = services.sql
     trace_id = state["trace_id"]
     metadata = dict(state.get("metadata") or {})
@@ -74,7 +82,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
     results: list[dict] = []
     executed: list[dict] = []
     known_vectors: dict[str, list[float]] = {}
-    to_sync: list[str] = []
+    written: dict[str, dict] = {}  # id -> the row as the write returned it (projected after the commit)
 
     stamps = [m["timestamp"] for m in state.get("normalized_messages") or [] if m.get("timestamp")]
     said_at = base_time(stamps[-1]).isoformat() if stamps else None
@@ -94,7 +102,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
         meta = {**metadata, **said_by, **({"owner": "agent"} if owner == "agent" else {}),
                 **({"categories": fact["categories"]} if fact.get("categories") else {}),  # custom categories (issue 12)
                 **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.timeparse)
-        sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
+        written[memory_id] = sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id,
                           valid_at=fact.get("valid_at"))  # when the event happened (extract_facts.date_facts)
         results.append({"id": memory_id, "memory": text, "event": "ADD"})
@@ -102,8 +110,6 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
         vec = fact_vec.get(fact_key(text))
         if vec is not None:
             known_vectors[memory_id] = vec
-        else:
-            to_sync.append(memory_id)
 
     for i, op in enumerate(ops):
         owner = _owner(op, facts)
@@ -115,18 +121,17 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             dup = sql.find_by_hash(scope, memory_hash(op["text"]))
             if dup is not None and dup["id"] != op["id"]:
                 try:
-                    row = sql.delete_memory(op["id"], trace_id=trace_id)
+                    row = written[op["id"]] = sql.delete_memory(op["id"], trace_id=trace_id)
                 except NotFoundError:
                     row = {"memory": op.get("old_memory")}
                 results.append({"id": op["id"], "memory": op.get("old_memory") or row.get("memory"), "event": "DELETE"})
                 executed.append({"event": "DELETE", "id": op["id"], "memory": op.get("old_memory") or row.get("memory"), "op": i,
                                  "reason": f"superseded: its new text already exists as memory {dup['id']}"})
-                to_sync.append(op["id"])
                 continue
             fi = op.get("fact_index")
             fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
             try:
-                row = sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
+                row = written[op["id"]] = sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
                                         importance=fact.get("importance"), memory_type=fact.get("memory_type"),
                                         valid_at=fact.get("valid_at"))  # the new version holds from the event time
             except NotFoundError:  # deleted meanwhile (by another run or by hand): the new fact is never lost
@@ -140,27 +145,19 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict], 
             vec = fact_vec.get(fact_key(op["text"]))
             if vec is not None:
                 known_vectors[op["id"]] = vec
-            else:
-                to_sync.append(op["id"])
         elif event == "DELETE":
             try:  # it stopped holding when the message that retracted it was said (issue 13), else now
-                row = sql.delete_memory(op["id"], trace_id=trace_id, invalid_at=said_at)
+                row = written[op["id"]] = sql.delete_memory(op["id"], trace_id=trace_id, invalid_at=said_at)
             except NotFoundError:
                 executed.append({"event": "NONE", "id": op["id"], "op": i, "reason": "memory no longer exists"})
                 continue
             text = op.get("old_memory") or row.get("memory") or op.get("text")
             results.append({"id": op["id"], "memory": text, "event": "DELETE"})
             executed.append({"event": "DELETE", "id": op["id"], "memory": text, "op": i})
-            to_sync.append(op["id"])
         else:
             executed.append({"event": "NONE", "id": op.get("id"), "memory": op.get("text"), "op": i})
 
-    if known_vectors:
-        ids = list(known_vectors)
-        services.projector.sync_memories(ids, vectors=[known_vectors[k] for k in ids])
-    if to_sync:
-        services.projector.sync_memories(list(dict.fromkeys(to_sync)))
-    return results, executed
+    return results, executed, written, known_vectors
 
 
 def execute_ops(state: AddState, runtime: Runtime[Context]) -> dict:
@@ -178,17 +175,21 @@ def execute_ops(state: AddState, runtime: Runtime[Context]) -> dict:
         t_lock = elapsed_ms(start)
         retries = int(state.get("stale_retries") or 0)
         reviewed = bool(state.get("review_notes"))  # a human approved these operations: they stand
-        if not reviewed and retries < MAX_STALE_RETRIES and any(op["event"] != "NONE" for op in ops) and \
-                _is_stale(services, state, facts, vectors, ctx.similar_top_k, ctx.similarity_threshold):
-            return {"stale": True, "stale_retries": retries + 1,
-                    "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}
-        results, executed = apply_operations(services, state, ops, facts, vectors)
-        record = dict((state.get("judgment") or {}).get("record") or {})
-        if record:
-            notes = (state.get("judgment") or {}).get("notes") or []
-            record["parsed_operations"] = [dict(op) for op in ops]  # after a human review: the approved ones
-            record["reasoning"] = "\n".join([f"[{op['event']}] {op['reason']}" for op in ops] +
-                                            [f"[memoryx] {n}" for n in notes] + list(state.get("review_notes") or []))
-        record.update(executed_operations=executed, execution_success=True, error_message=None, status="done")
-        services.sql.save_judgment(state["trace_id"], scope=scope_of(state), **record)
+        with services.sql.transaction():  # the re-check, the changes and the judgment record: one transaction
+            if not reviewed and retries < MAX_STALE_RETRIES and any(op["event"] != "NONE" for op in ops) and \
+                    _is_stale(services, state, facts, vectors, ctx.similar_top_k, ctx.similarity_threshold):
+                return {"stale": True, "stale_retries": retries + 1,
+                        "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}
+            results, executed, written, known_vectors = apply_operations(services, state, ops, facts, vectors)
+            record = dict((state.get("judgment") or {}).get("record") or {})
+            if record:
+                notes = (state.get("judgment") or {}).get("notes") or []
+                record["parsed_operations"] = [dict(op) for op in ops]  # after a human review: the approved ones
+                record["reasoning"] = "\n".join([f"[{op['event']}] {op['reason']}" for op in ops] +
+                                                [f"[memoryx] {n}" for n in notes] + list(state.get("review_notes") or []))
+            record.update(executed_operations=executed, execution_success=True, error_message=None, status="done")
+            services.sql.save_judgment(state["trace_id"], scope=scope_of(state), **record)
+        # still under the lock: no other writer of this scope can have changed these rows since
+        services.projector.project_recorded(services.sql.recorded_intents(), memories=written,
+                                            memory_vectors=known_vectors)
     return {"executed": results, "stale": False, "timings": {"execute_ops": elapsed_ms(start), "lock_wait": t_lock}}

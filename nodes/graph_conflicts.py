@@ -70,8 +70,8 @@ from memoryx.memory_graph import (
     delete_cascade,
     empty_changes,
     relation_key as _key,
+    delete_orphans,
     relations_with_ids,
-    remove_orphans,
     update_delta,
 )
 from memoryx.state import AddState
@@ -95,27 +95,29 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     new = relations_with_ids(linked, state.get("relations") or [])
     new_keys = {_key(n) for n in new}
 
-    # 1 + 2: memory cascades; their entities are checked for orphans at the end
-    to_invalidate: dict[str, dict] = {}
-    cascaded_entities: set[str] = set()
-    for op in executed:
-        if op.get("event") == "DELETE" and op.get("id"):
-            rows, ends = delete_cascade(sql, op["id"])
-        elif op.get("event") == "UPDATE" and op.get("id"):
-            rows, ends = update_delta(sql, op["id"], new_keys)
-        else:
-            continue
-        to_invalidate.update((row["id"], row) for row in rows)
-        cascaded_entities |= ends
+    # --- reads: one read transaction ---
+    with sql.transaction(write=False):
+        # 1 + 2: memory cascades; their entities are checked for orphans at the end
+        to_invalidate: dict[str, dict] = {}
+        cascaded_entities: set[str] = set()
+        for op in executed:
+            if op.get("event") == "DELETE" and op.get("id"):
+                rows, ends = delete_cascade(sql, op["id"])
+            elif op.get("event") == "UPDATE" and op.get("id"):
+                rows, ends = update_delta(sql, op["id"], new_keys)
+            else:
+                continue
+            to_invalidate.update((row["id"], row) for row in rows)
+            cascaded_entities |= ends
 
-    # 3: conflicts with existing relations around the touched entities
-    around_ids = {row["id"] for row in linked.values()}
-    user_rows = [r for r in sql.find_entities_by_names(scope, [self_name(state)]) if same_scope(r, scope)]
-    around_ids.update(r["id"] for r in user_rows)
-    existing = sql.relations_around(scope, list(around_ids)) if around_ids else []
+        # 3: conflicts with existing relations around the touched entities
+        around_ids = {row["id"] for row in linked.values()}
+        user_rows = [r for r in sql.find_entities_by_names(scope, [self_name(state)]) if same_scope(r, scope)]
+        around_ids.update(r["id"] for r in user_rows)
+        existing = sql.relations_around(scope, list(around_ids)) if around_ids else []
+        memories = changed_memories(state, sql)
     existing_keys = {_key(r) for r in existing}
     candidates = [r for r in existing if r["id"] not in to_invalidate and _key(r) not in new_keys]
-    memories = changed_memories(state, sql)
     if candidates and memories:
         candidates = _rank(candidates, new)[:MAX_CANDIDATES]
         try:
@@ -129,22 +131,23 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
             raise
 
     # --- writes, under the scope lock: concurrent runs of this user must not delete as an orphan an entity
-    # this run links to, nor add what another run just removed ---
+    # this run links to, nor add what another run just removed. One SQL transaction (issue 14), then the
+    # projection of what it committed. ---
     with sql.scope_lock(scope):
-        new = _ensure_entities(services, scope, linked, new)
-        # a concurrent run may have removed some of them with their orphan entities meanwhile
-        still = [r["id"] for r in sql.get_relations(list(to_invalidate))] if to_invalidate else []
-        invalidated = sql.invalidate_relations(still, trace_id=trace_id) if still else []
-        added_rows = [
-            sql.add_relation(scope=scope, source_id=n["source_id"], relation=n["relation"], target_id=n["target_id"],
-                             memory_id=n.get("memory_id"), trace_id=trace_id)
-            for n in new
-        ]
-        if invalidated or added_rows:
-            services.projector.sync_relations(invalidated + added_rows)
-        # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but left
-        # unused. Ends of conflict-invalidated relations stay, so "lived in Berlin" remains as history.
-        remove_orphans(services, cascaded_entities | {row["id"] for row in linked.values()})
+        with sql.transaction():
+            new, recreated = _ensure_entities(services, scope, linked, new)
+            # a concurrent run may have removed some of them with their orphan entities meanwhile
+            still = [r["id"] for r in sql.get_relations(list(to_invalidate))] if to_invalidate else []
+            invalidated = sql.invalidate_relations(still, trace_id=trace_id) if still else []
+            added_rows = sql.add_relations(scope=scope, items=new, trace_id=trace_id)
+            # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but
+            # left unused (an end of a relation just added is used: not checked). Ends of
+            # conflict-invalidated relations stay, so "lived in Berlin" remains as history.
+            used = {e for r in added_rows if r["valid"] for e in (r["source_id"], r["target_id"])}
+            orphans = delete_orphans(sql, (cascaded_entities | {row["id"] for row in linked.values()}) - used)
+        services.projector.project_recorded(
+            sql.recorded_intents(), entities={**recreated, **{o: None for o in orphans}},
+            relations=invalidated + added_rows)
 
     changes = {
         "added_entities": [change_of(r) for r in added_rows if _key(r) not in existing_keys],
@@ -153,23 +156,25 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     return {"graph_changes": changes, "timings": {"resolve_graph_conflicts": elapsed_ms(started)}}
 
 
-def _ensure_entities(services, scope, linked: dict, new: list[dict]) -> list[dict]:
+def _ensure_entities(services, scope, linked: dict, new: list[dict]) -> tuple[list[dict], dict[str, dict]]:
     """Re-create linked entities that a concurrent run removed as orphans since link_entities (same id, or
-    the id of an entity of that name created meanwhile); returns `new` with the ids in force."""
+    the id of an entity of that name created meanwhile). SQL only, in the caller's transaction; returns
+    (`new` with the ids in force, {id: row} of the entities written, for the caller to project)."""
     wanted = {row["id"]: row for row in linked.values()}
     used = {e for n in new for e in (n["source_id"], n["target_id"])}
-    present = {r["id"] for r in services.sql.get_entities(list(used))}
+    present = {r["id"] for r in services.sql.get_entities(list(used))} if used else set()
     remap: dict[str, str] = {}
+    written: dict[str, dict] = {}
     for entity_id in used - present:
         row = wanted[entity_id]
         again = services.sql.upsert_entity(scope=scope, name=row["name"], entity_type=row.get("entity_type") or "entity",
                                            entity_id=entity_id)
         remap[entity_id] = again["id"]
+        written[again["id"]] = again
     if not remap:
-        return new
-    services.projector.sync_entities(list(set(remap.values())))
+        return new, written
     return [{**n, "source_id": remap.get(n["source_id"], n["source_id"]), "target_id": remap.get(n["target_id"], n["target_id"])}
-            for n in new]
+            for n in new], written
 
 
 def _rank(candidates: list[dict], new: list[dict]) -> list[dict]:

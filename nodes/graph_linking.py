@@ -49,16 +49,17 @@ def link_names(services, scope: Scope, entities: list[dict], relations: list[dic
         for name in (r["source"], r["destination"]):
             names.setdefault(normalize_name(name), name)
 
+    sql = services.sql
     linked: dict[str, dict] = {}
-    for row in services.sql.find_entities_by_names(scope, list(names.values())):
+    for row in sql.find_entities_by_names(scope, list(names.values())):
         if same_scope(row, scope):
             linked.setdefault(row["normalized_name"], row)
 
     to_embed = [k for k in names if k not in linked and k != user_key]
     embedded: dict[str, list[float]] = {}
+    best: dict[str, tuple[float, str]] = {}  # normalised name -> (score, entity id)
     if to_embed:
         vectors = services.embeddings.embed_documents([names[k] for k in to_embed])
-        best: dict[str, tuple[float, str]] = {}  # normalised name -> (score, entity id)
         embedded = dict(zip(to_embed, vectors))
         for key, vector in embedded.items():
             for hit in services.vectors.search_entities(vector, scope, limit=5, threshold=merge_threshold):
@@ -69,24 +70,27 @@ def link_names(services, scope: Scope, entities: list[dict], relations: list[dic
                     continue
                 if key not in best or hit.score > best[key][0]:
                     best[key] = (hit.score, str(payload.get("id") or hit.id))
-        # the SQL row is the truth (a vector may be stale): link only to rows that still exist here
-        rows = {r["id"]: r for r in services.sql.get_entities([eid for _, eid in best.values()]) if same_scope(r, scope)}
-        for key, (_, entity_id) in best.items():
-            if entity_id in rows:
-                linked[key] = rows[entity_id]
 
-    created, created_vectors = [], []
-    for key, name in names.items():
-        if key not in linked:
-            etype = "person" if key == user_key else types.get(key, "entity")
-            row = services.sql.upsert_entity(scope=scope, name=name, entity_type=etype)
-            linked[key] = row
-            created.append(row["id"])
-            created_vectors.append(embedded.get(key))
+    # one write transaction (issue 14: a transaction per new name, and three more to project them)
+    created: dict[str, dict] = {}
+    vectors: dict[str, list[float]] = {}
+    if not best and all(k in linked for k in names):
+        return linked  # every name found by its exact name: nothing to write
+    with sql.transaction():
+        if best:  # the SQL row is the truth (a vector may be stale): link only to rows that still exist here
+            rows = {r["id"]: r for r in sql.get_entities([eid for _, eid in best.values()]) if same_scope(r, scope)}
+            for key, (_, entity_id) in best.items():
+                if entity_id in rows:
+                    linked[key] = rows[entity_id]
+        for key, name in names.items():
+            if key not in linked:
+                etype = "person" if key == user_key else types.get(key, "entity")
+                row = sql.upsert_entity(scope=scope, name=name, entity_type=etype)
+                linked[key] = created[row["id"]] = row
+                if key in embedded:  # reuse the name embeddings computed above (the user's own is not embedded)
+                    vectors[row["id"]] = embedded[key]
     if created:
-        # reuse the name embeddings computed above (the user's own entity was never embedded)
-        reuse = all(v is not None for v in created_vectors)
-        services.projector.sync_entities(created, vectors=created_vectors if reuse else None)
+        services.projector.project_recorded(sql.recorded_intents(), entities=created, entity_vectors=vectors)
     return linked
 
 

@@ -248,7 +248,10 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
     notes = [f"extraction answer {n}" for n in unusable_notes(state.get("extraction_response"))] + notes
     notes += exclusion_notes(state.get("excluded_facts") or [])  # the project's excludes (extract_facts)
     if candidates:  # mem0's immutable option, enforced in code whatever the model answered
-        ops, frozen_notes = guard_immutable(ops, immutable_ids(services.sql, candidates))
+        # retrieve_similar read the flag with the rows; a run checkpointed before it did reads it here
+        frozen = ({c["id"] for c in candidates if c["immutable"]} if all("immutable" in c for c in candidates)
+                  else immutable_ids(services.sql, candidates))
+        ops, frozen_notes = guard_immutable(ops, frozen)
         notes += frozen_notes
 
     record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)

@@ -20,6 +20,7 @@ import time
 
 from langgraph.runtime import Runtime
 
+from memoryx.add_options import is_immutable
 from memoryx.context import Context, context_of, services_of
 from memoryx.filters import And, parse_filters
 from memoryx.lifecycle.state import visible_filter
@@ -105,6 +106,11 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
 def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     services = services_of(runtime)
+    with services.sql.transaction(write=False):  # the marker and the rows: one read transaction
+        return _retrieve(state, runtime, services, start)
+
+
+def _retrieve(state: AddState, runtime: Runtime[Context], services, start: float) -> dict:
     marker = change_marker(services.sql)  # read BEFORE searching: any later write changes it
     ctx = context_of(runtime)
     facts = all_facts(state)
@@ -129,7 +135,8 @@ def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
         owner, score = best[memory_id]
         if not _admissible(row, scope_for_owner(state, owner), owner, agent_apart):
             continue  # the system of record decides: another tenant's text never reaches the judge
+        # immutable (mem0's option) read here with the row: the judge's guard needs no second read
         candidates.append({"ref": str(len(candidates)), "id": memory_id, "memory": row["memory"], "owner": owner,
-                           "score": round(score, 4)})
+                           "score": round(score, 4), "immutable": is_immutable(row)})
     return {"fact_vectors": vectors, "candidates": candidates, "stale": False, "change_marker": marker,
             "timings": {"retrieve_similar": elapsed_ms(start), "embed_facts": t_embed}}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memoryx.scope import Scope
 
@@ -111,9 +111,69 @@ class Projector:
             return
         self._sync("relation", [r["id"] for r in relations], lambda: self._project_relations(relations))
 
+    def project_recorded(self, intents: list[tuple[str, str, str]], *, memories: dict[str, dict] | None = None,
+                         memory_vectors: dict[str, list[float]] | None = None,
+                         entities: dict[str, dict | None] | None = None,
+                         entity_vectors: dict[str, list[float]] | None = None,
+                         relations: list[dict] | None = None) -> None:
+        """Project what one `SQLStore.transaction()` committed, then clear exactly its jobs in one
+        transaction (issue 14: no read of the job ids, no second read of the rows just written).
+
+        `intents`: `sql.recorded_intents()` right after the block. The rows the caller already holds (as its
+        writes returned them, under the scope lock) save the reads: `memories` / `entities` {id: row, or
+        None for an entity deleted}, `relations` [rows]; targets without a row are read from SQL. Rows given
+        without an intent of this transaction (a replayed write) are projected too. Vectors given are
+        reused. Never raises for a projection failure: the kind's jobs stay queued with the error."""
+        if self.sql.in_transaction():
+            raise RuntimeError("project after the transaction commits, not inside it")
+        targets: dict[str, list[str]] = {"memory": [], "entity": [], "relation": []}
+        jobs: dict[str, list[str]] = {"memory": [], "entity": [], "relation": []}
+        for kind, target, job in intents:
+            if kind in targets:
+                targets[kind].append(target)
+                jobs[kind].append(job)
+        targets["memory"] += list(memories or {})
+        targets["entity"] += list(entities or {})
+        rel_rows = {r["id"]: r for r in relations or []}
+        targets["relation"] += list(rel_rows)
+        failed: set[str] = set()
+
+        def attempt(kind: str, ids: list[str], project) -> Any:
+            if not ids or kind in failed:
+                return None
+            try:
+                return project(ids)
+            except Exception as exc:
+                log.warning("%s projection failed for %d rows, queued for retry: %s", kind, len(ids), exc)
+                self.sql.enqueue_projections(kind=kind, target_ids=ids, error=repr(exc))
+                failed.add(kind)
+                return None
+
+        unique = {kind: list(dict.fromkeys(ids)) for kind, ids in targets.items()}
+        attempt("memory", unique["memory"], lambda ids: self._project_memories(ids, rows=memories, given=memory_vectors))
+        # live entities, then relations (an edge needs its end nodes), then the deleted entities (an invalidated
+        # edge to an orphan is written first, then goes with its node)
+        gone = attempt("entity", unique["entity"], lambda ids: self._project_entities(
+            ids, rows=entities, given=entity_vectors, delete_gone=False)) or []
+        attempt("relation", unique["relation"], lambda ids: self._project_relation_ids(ids, rel_rows))
+        attempt("entity", gone, self._delete_entities)
+        self.sql.clear_projections([job for kind in jobs if kind not in failed for job in jobs[kind]])
+
+    def _project_relation_ids(self, ids: list[str], known: dict[str, dict]) -> None:
+        missing = [i for i in ids if i not in known]
+        rows = [known[i] for i in ids if i in known] + (self.sql.get_relations(missing) if missing else [])
+        if self.graph is not None:
+            found = {r["id"] for r in rows}
+            gone = [i for i in ids if i not in found]
+            self._project_relations(rows)
+            if gone:
+                self.graph.delete_relations(gone)
+
     def _sync(self, kind: str, ids: list[str], project) -> None:
         if not ids:
             return
+        if self.sql.in_transaction():  # projecting an uncommitted write could show what a rollback undoes
+            raise RuntimeError("project after the transaction commits, not inside it")
         jobs = self.sql.projection_jobs(kind=kind, target_ids=ids)  # before projecting: see the outbox docs
         try:
             project()
@@ -123,13 +183,16 @@ class Projector:
             return
         self.sql.clear_projections(jobs)
 
-    def _project_memories(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
+    def _project_memories(self, ids: list[str], vectors: list[list[float]] | None = None, *,
+                          rows: dict[str, dict] | None = None, given: dict[str, list[float]] | None = None) -> None:
         if not ids:
             return
-        given = dict(zip(ids, vectors)) if vectors is not None else {}
-        # one read for all ids (issue 14: a statement per id added up on every add); an id not found was
-        # hard-deleted and a soft-deleted one is gone too: the projection must not keep either
-        rows = {r["id"]: r for r in self.sql.get_memories_any(ids)}
+        given = dict(given or {}) | (dict(zip(ids, vectors)) if vectors is not None else {})
+        # one read for the ids the caller did not hand over (issue 14: a statement per id added up on every
+        # add); an id not found was hard-deleted and a soft-deleted one is gone too: the projection keeps neither
+        known = {i: r for i, r in (rows or {}).items() if i in set(ids) and r is not None}
+        unknown = [i for i in ids if i not in known]
+        rows = known | ({r["id"]: r for r in self.sql.get_memories_any(unknown)} if unknown else {})
         live = [rows[i] for i in dict.fromkeys(ids) if i in rows and not rows[i].get("deleted_at")]
         gone = [i for i in ids if i not in rows or rows[i].get("deleted_at")]
         missing = [r for r in live if r["id"] not in given]
@@ -141,11 +204,23 @@ class Projector:
         if gone:
             self.vectors.delete_memories(gone)
 
-    def _project_entities(self, ids: list[str], vectors: list[list[float]] | None = None) -> None:
+    def _delete_entities(self, gone: list[str]) -> None:
+        self.vectors.delete_entities(gone)
+        if self.graph is not None:
+            self.graph.delete_entities(gone)
+
+    def _project_entities(self, ids: list[str], vectors: list[list[float]] | None = None, *,
+                          rows: dict[str, dict | None] | None = None, given: dict[str, list[float]] | None = None,
+                          delete_gone: bool = True) -> list[str]:
+        """Upsert the live entities; delete the gone ones (or, with delete_gone=False, return them for the
+        caller to delete after the relations). Returns the gone ids."""
         if not ids:
             return
-        given = dict(zip(ids, vectors)) if vectors is not None else {}
-        live = self.sql.get_entities(ids)
+        given = {k: v for k, v in (given or {}).items() if v is not None} | (
+            {k: v for k, v in zip(ids, vectors) if v is not None} if vectors is not None else {})
+        handed = {i: (rows or {})[i] for i in ids if i in (rows or {})}  # None: deleted by the caller
+        unknown = [i for i in ids if i not in handed]
+        live = [r for r in handed.values() if r is not None] + (self.sql.get_entities(unknown) if unknown else [])
         known = {r["id"] for r in live}
         gone = [i for i in ids if i not in known]
         if live:
@@ -154,14 +229,14 @@ class Projector:
                 given.update(zip([r["id"] for r in missing], self.embeddings.embed_documents([r["name"] for r in missing])))
             self.vectors.upsert_entities([entity_point(r, given[r["id"]]) for r in live])
             if self.graph is not None:
-                for scope, rows in _by_scope(live).items():
+                for scope, scope_rows in _by_scope(live).items():
                     self.graph.upsert_entities(
-                        scope, [{"id": r["id"], "name": r["name"], "entity_type": r.get("entity_type") or "entity"} for r in rows]
+                        scope, [{"id": r["id"], "name": r["name"], "entity_type": r.get("entity_type") or "entity"}
+                                for r in scope_rows]
                     )
-        if gone:
-            self.vectors.delete_entities(gone)
-            if self.graph is not None:
-                self.graph.delete_entities(gone)
+        if gone and delete_gone:
+            self._delete_entities(gone)
+        return gone
 
     def _project_relations(self, relations: list[dict]) -> None:
         if not relations or self.graph is None:

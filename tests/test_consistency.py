@@ -62,6 +62,38 @@ def test_projection_down_then_retry_converges(tmp_path, embeddings):
     sql.close()
 
 
+def test_one_transaction_projected_from_the_rows_it_wrote(tmp_path, embeddings):
+    """Projector.project_recorded: projects what one SQLStore.transaction() committed, from the rows and
+    vectors the caller hands over, and clears exactly that transaction's jobs; a failure keeps them."""
+    sql, vectors, projector = _stores(tmp_path, embeddings)
+    older = sql.insert_memory(scope=ALICE, text="I live in Paris")  # queued by another writer: must stay queued
+    with sql.transaction():
+        kept = sql.insert_memory(scope=ALICE, text="I live in Berlin")
+        gone = sql.insert_memory(scope=ALICE, text="I like jazz")
+        gone = sql.delete_memory(gone["id"])
+    intents = sql.recorded_intents()
+    assert sorted(t for _, t, _ in intents) == sorted([kept["id"], gone["id"], gone["id"]])
+    reads = []
+    real = sql.get_memories_any
+    sql.get_memories_any = lambda ids: reads.append(ids) or real(ids)
+    projector.project_recorded(intents, memories={kept["id"]: kept, gone["id"]: gone},
+                               memory_vectors={kept["id"]: embeddings.embed_query("I live in Berlin")})
+    assert reads == []  # the rows were handed over: no read back
+    assert _vector_ids(vectors, embeddings) == {kept["id"]}
+    assert {j["target_id"] for j in sql.pending_projections()} == {older["id"]}
+
+    with sql.transaction():
+        again = sql.update_memory(kept["id"], text="I live in Munich")
+    vectors.close()  # down: the job stays, with the error
+    projector.project_recorded(sql.recorded_intents(), memories={again["id"]: again})
+    pending = {j["target_id"]: j for j in sql.pending_projections()}
+    assert set(pending) == {older["id"], kept["id"]} and pending[kept["id"]]["error"] != "pending"
+    with pytest.raises(RuntimeError, match="after the transaction"):
+        with sql.transaction():
+            projector.project_recorded([], memories={again["id"]: again})
+    sql.close()
+
+
 def test_reindex_rebuilds_vectors_from_sql(tmp_path, embeddings):
     sql, vectors, projector = _stores(tmp_path, embeddings)
     bob = Scope(user_id="bob")

@@ -331,6 +331,62 @@ def test_add_relation_checks_entities_and_scope(store):
                               memory_id=None, trace_id=None, relation_id="r-1") == fixed
 
 
+def test_add_relations_batch_matches_add_relation(store):
+    m1 = store.insert_memory(scope=ALICE, text="Alice lives in Rome", valid_at=datetime(2020, 5, 1, tzinfo=timezone.utc))
+    a = store.upsert_entity(scope=ALICE, name="alice", entity_type="person")
+    rome = store.upsert_entity(scope=ALICE, name="Rome")
+    tea = store.upsert_entity(scope=ALICE, name="tea")
+    old = store.add_relation(scope=ALICE, source_id=a["id"], relation="likes", target_id=tea["id"], memory_id=None,
+                             trace_id="t0")
+    items = [{"source_id": a["id"], "relation": "lives_in", "target_id": rome["id"], "memory_id": m1["id"]},
+             {"source_id": a["id"], "relation": "likes", "target_id": tea["id"], "memory_id": None},  # exists
+             {"source_id": a["id"], "relation": "lives_in", "target_id": rome["id"], "memory_id": m1["id"]}]  # twice
+    rows = store.add_relations(scope=ALICE, items=items, trace_id="t1")
+    assert rows[1] == old and rows[0] == rows[2] and rows[0]["id"] != old["id"]
+    assert (rows[0]["source"], rows[0]["relation"], rows[0]["target"], rows[0]["trace_id"]) == ("alice", "lives_in", "Rome", "t1")
+    assert rows[0]["valid_at"].startswith("2020-05-01")  # the memory's event time, as add_relation does
+    assert store.get_relations([rows[0]["id"]]) == [rows[0]]
+    assert {(j["kind"], j["target_id"]) for j in store.pending_projections()} >= {("relation", rows[0]["id"])}
+    with pytest.raises(NotFoundError):  # an end outside the scope: nothing written
+        store.add_relations(scope=BOB, items=items[:1], trace_id="t2")
+    assert len(store.list_relations(None, include_invalid=True)) == 2
+
+
+def test_transaction_joins_calls_into_one_commit(store):
+    from sqlalchemy import event
+
+    begins = []
+    event.listen(store.engine, "begin", lambda conn: begins.append(1))
+    published = []
+    store.events.on("*", lambda payload: published.append(payload["event"]))
+    with store.transaction():
+        m = store.insert_memory(scope=ALICE, text="Alice likes tea", memory_id="m-tx")
+        store.update_memory(m["id"], text="Alice likes green tea")
+        store.save_judgment("trace-tx", scope=ALICE, status="done")
+        assert published == []  # events wait for the commit
+        assert store.get_memory(m["id"])["memory"] == "Alice likes green tea"  # joined reads see the writes
+    assert len(begins) == 1
+    assert published == ["memory.added", "memory.updated"]
+    assert [(k, t) for k, t, _ in store.recorded_intents()] == [("memory", "m-tx"), ("memory", "m-tx")]
+    jobs = {j["id"] for j in store.pending_projections()}
+    assert store.recorded_intents()[-1][2] in jobs  # the last job id of the target is the one queued
+
+    # an error anywhere inside rolls back every call, its events and its intents
+    store.clear_projections(list(jobs))
+    with pytest.raises(RuntimeError, match="boom"):
+        with store.transaction():
+            store.insert_memory(scope=ALICE, text="Alice likes coffee", memory_id="m-gone")
+            store.save_judgment("trace-gone", scope=ALICE, status="done")
+            raise RuntimeError("boom")
+    assert store.get_memories(["m-gone"]) == [] and store.pending_projections() == []
+    with pytest.raises(NotFoundError):
+        store.get_judgment("trace-gone")
+    assert published == ["memory.added", "memory.updated"]
+    with pytest.raises(RuntimeError, match="read-only"):
+        with store.transaction(write=False):
+            store.insert_memory(scope=ALICE, text="Alice likes juice")
+
+
 # ---- outbox, scope deletion, reset ------------------------------------------------------------------------
 
 def test_projection_outbox(store):

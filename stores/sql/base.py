@@ -19,7 +19,7 @@ from typing import Self
 import sqlalchemy as sa
 from sqlalchemy import event, select
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool, StaticPool
 
@@ -28,6 +28,10 @@ from memoryx.scope import Scope
 from memoryx.stores.locks import advisory_lock, file_lock, lock_owner, not_reentrant
 from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, OutboxRow, SchemaVersion
 from memoryx.stores.sql.values import new_id, require_scope, utc_now
+
+
+# keys of Session.info inside `SQLStoreBase.transaction()`
+_WRITE, _AFTER, _INTENTS, _FAILED = "memoryx_write", "memoryx_after_commit", "memoryx_intents", "memoryx_failed"
 
 
 class SQLStoreBase:
@@ -149,7 +153,20 @@ class SQLStoreBase:
 
     @contextmanager
     def _tx(self, write: bool = False) -> Iterator[Session]:
-        """One transaction: committed on success, rolled back on any error (nothing half-written)."""
+        """One transaction: committed on success, rolled back on any error (nothing half-written). Inside
+        `transaction()` on this thread it is that transaction (joined: no BEGIN or commit of its own)."""
+        outer = self._open_session()
+        if outer is not None:
+            if write and not outer.info.get(_WRITE):
+                raise RuntimeError("a write inside a read-only SQLStore.transaction(); open it with write=True")
+            if outer.info.get(_FAILED) is not None:  # a joined write failed: the transaction can only roll back
+                raise outer.info[_FAILED]
+            try:
+                yield outer
+            except IntegrityError as exc:  # a method's retry-on-conflict cannot retry inside a joined transaction
+                outer.info[_FAILED] = exc
+                raise
+            return
         self._check_open()
         maker = self._write if write else self._read
         mem_lock = self._mem_lock
@@ -161,6 +178,57 @@ class SQLStoreBase:
         finally:
             if mem_lock is not None:
                 mem_lock.release()
+
+    def _open_session(self) -> Session | None:
+        local = self.__dict__.get("_local")
+        return getattr(local, "session", None) if local is not None else None
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Session]:
+        """Several store calls as ONE transaction (issue 14: an add's writes and its judgment record were
+        a dozen transactions). Every method this thread calls inside joins it: all of them commit together
+        or none does, with their projection intents (`_record_intent`) in the same commit. What must only
+        happen after the commit (history events, `after_commit`) waits for it and is dropped on a rollback.
+        Re-entrant: a nested `transaction()` joins the open one. `write=False`: several reads on one
+        snapshot (one BEGIN); a write inside it raises.
+
+        The intents recorded inside are listed by `recorded_intents()` after the block, so a caller that
+        projects right away can clear exactly those jobs without reading them back."""
+        outer = self._open_session()
+        if outer is not None:
+            if write and not outer.info.get(_WRITE):
+                raise RuntimeError("a write transaction inside a read-only SQLStore.transaction()")
+            yield outer
+            return
+        local = self.__dict__.setdefault("_local", threading.local())
+        with self._tx(write=write) as session:
+            session.info.update({_WRITE: write, _AFTER: [], _INTENTS: []})
+            local.session = session
+            try:
+                yield session
+            finally:
+                local.session = None
+        local.intents = session.info[_INTENTS]
+        for fn in session.info[_AFTER]:
+            fn()
+
+    def in_transaction(self) -> bool:
+        """True inside `transaction()` on this thread."""
+        return self._open_session() is not None
+
+    def after_commit(self, fn) -> None:
+        """Call `fn` once the open `transaction()` commits (at once outside one)."""
+        outer = self._open_session()
+        if outer is None:
+            fn()
+        else:
+            outer.info[_AFTER].append(fn)
+
+    def recorded_intents(self) -> list[tuple[str, str, str]]:
+        """(kind, target id, job id) of the projection intents the last `transaction()` of this thread
+        committed: the jobs its caller clears once it has projected them (`clear_projections`)."""
+        local = self.__dict__.get("_local")
+        return list(getattr(local, "intents", None) or [])
 
     def _record_intent(self, s: Session, kind: str, target_ids) -> None:
         """Queue the projection of these targets inside the caller's write transaction `s`.
@@ -176,12 +244,15 @@ class SQLStoreBase:
         else:
             from sqlalchemy.dialects.sqlite import insert
         now = utc_now()
-        for target in ids:
-            stmt = insert(OutboxRow).values(id=new_id(), kind=kind, target_id=target, error="pending", attempts=0,
-                                            created_at=now, updated_at=now)
+        rows = [{"id": new_id(), "kind": kind, "target_id": target, "error": "pending", "attempts": 0,
+                 "created_at": now, "updated_at": now} for target in ids]
+        # one statement per 500 targets (multi-row VALUES); a target already queued gets the new job id
+        for i in range(0, len(rows), 500):
+            stmt = insert(OutboxRow).values(rows[i : i + 500])
             s.execute(stmt.on_conflict_do_update(index_elements=["kind", "target_id"],
-                                                 set_={"id": stmt.excluded.id, "error": "pending",
-                                                       "updated_at": now}))
+                                                 set_={"id": stmt.excluded.id, "error": "pending", "updated_at": now}))
+        if _INTENTS in s.info:
+            s.info[_INTENTS].extend((kind, r["target_id"], r["id"]) for r in rows)
 
     def _check_open(self) -> None:
         if self._closed:

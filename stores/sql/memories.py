@@ -54,9 +54,10 @@ class MemoryRecords(SQLStoreBase):
         return bus if bus is not None else self.__dict__.setdefault("_event_bus", EventBus())
 
     def _publish(self, memory: dict, event: str, *, previous: str | None, trace_id: str | None, actor: str) -> None:
-        """Publish one history row's event; call after the commit (a rolled-back write publishes nothing)."""
-        self.events.emit(history_event(event), memory=memory, previous_memory=previous, trace_id=trace_id,
-                         actor=actor)
+        """Publish one history row's event; call after the commit (a rolled-back write publishes nothing).
+        Inside `transaction()` it waits for that transaction's commit."""
+        self.after_commit(lambda: self.events.emit(history_event(event), memory=memory, previous_memory=previous,
+                                                   trace_id=trace_id, actor=actor))
 
     def insert_memory(self, *, scope: Scope, text: str, category: str | None = None, importance: float = 0.5,
                       memory_type: str = "fact", metadata: dict | None = None, trace_id: str | None = None,
