@@ -372,7 +372,12 @@ class MemoryCore:
         rows = sql.profile_values(subject, include_ended=True)
         ids = sorted({i for r in rows for i in r["memory_ids"]})
         live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
-        return build_profile(subject, rows, live, include_history=include_history)
+        profile = build_profile(subject, rows, live, include_history=include_history)
+        if group_id and not user_id:  # roles and recurring topics: read from the group's memories (issue 13)
+            from memoryx.profiles import GROUP_PROFILE_MEMORIES, group_insights
+
+            profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
+        return profile
 
     # --- judgments ----------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ class Fact(TypedDict):
     owner: NotRequired[str]  # "user" or "agent": whose memory it is (agent memories kept apart)
     categories: NotRequired[list[str]]  # custom categories (issue 12), stored as metadata.categories
     speaker: NotRequired[str]  # group chats (issue 13): who stated it (a message's name or user_id)
+    source_index: NotRequired[int]  # the message it came from (dated from that message's timestamp)
 
 
 class Operation(TypedDict):

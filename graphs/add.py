@@ -10,6 +10,8 @@
 
 update_profile and build_episodes (issue 13) keep the user/group profiles and write the episode memories
 (MEMORYX_PROFILES, MEMORYX_EPISODES; each returns at once when off).
+An inferred add with no facts (a question, small talk) goes to build_episodes too: its turns belong to the
+conversation's episode, which grows across add calls.
 
 `builder` is exported (tests, embedding) and `graph` is compiled without persistence (for `langgraph dev`,
 which brings its own checkpointer). The Python API compiles with `compile_add_graph(make_checkpointer())`;
@@ -67,8 +69,9 @@ def route_input(state: AddState) -> Literal["extract_facts", "store_raw", "final
     return "extract_facts"
 
 
-def route_facts(state: AddState) -> Literal["retrieve_similar", "finalize"]:
-    return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else "finalize"
+def route_facts(state: AddState) -> Literal["retrieve_similar", "build_episodes"]:
+    # no facts (a question, small talk): the turns still belong to the conversation's episode (issue 13)
+    return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else "build_episodes"
 
 
 def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["review", "execute_ops"]:
@@ -107,7 +110,7 @@ builder.add_node("finalize", finalize)
 
 builder.add_edge(START, "validate_input")
 builder.add_conditional_edges("validate_input", route_input, ["extract_facts", "store_raw", "finalize"])
-builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar", "finalize"])
+builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar", "build_episodes"])
 builder.add_edge("retrieve_similar", "judge")
 builder.add_conditional_edges("judge", route_judgment, ["review", "execute_ops"])
 builder.add_edge("review", "execute_ops")
