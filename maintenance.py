@@ -9,7 +9,8 @@
   it would need the approval it waits for); a resume that fails is reported and left as it was.
 - `replay_loop(services, ...)` is the background task of long-running processes (`memoryx serve`): it
   replays the outbox every MEMORYX_OUTBOX_REPLAY_INTERVAL_S seconds, so a projection that failed (a store
-  briefly down) converges without a restart.
+  briefly down) converges without a restart; with MEMORYX_EPISODES on, the same tick closes episodes whose
+  conversation has been quiet longer than MEMORYX_EPISODE_GAP_S.
 """
 
 from __future__ import annotations
@@ -113,6 +114,17 @@ async def replay_loop(services: "Services", interval_s: float, *, min_age_s: flo
                 log.info("periodic replay projected %d queued writes", done)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("periodic outbox replay failed (retried in %g s): %s", interval_s, exc)
+        if services.settings.episodes:
+            # A conversation that went quiet gets its episode closed (and its final narrative) without
+            # waiting for the next add of that scope.
+            try:
+                from memoryx.nodes.episodes import close_idle_episodes
+
+                closed = await asyncio.to_thread(close_idle_episodes, services)
+                if closed:
+                    log.info("closed %d idle episodes", len(closed))
+            except Exception as exc:  # noqa: BLE001 - same: retried on the next tick
+                log.warning("closing idle episodes failed (retried in %g s): %s", interval_s, exc)
 
 
 def start_replay_loop(services: "Services") -> "asyncio.Task | None":
