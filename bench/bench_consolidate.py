@@ -148,15 +148,30 @@ def main() -> None:
     ap.add_argument("--dir", default=None)
     ap.add_argument("--locomo", action="store_true", help="LoCoMo dev frac@10 before and after consolidation")
     ap.add_argument("--limit-qas", type=int, default=None, help="--locomo: only the first N questions")
+    ap.add_argument("--embed-cache", default=None,
+                    help="development only: keep document vectors in this folder between runs (timings then "
+                         "leave the embedding out)")
     args = ap.parse_args()
     if args.locomo:
         return locomo(args.limit_qas)
     from memoryx.memory import Memory
     from memoryx.scope import Scope
+    from memoryx.settings import Settings
 
     mems, questions, twins = synth(args.n)
     data = Path(args.dir or tempfile.mkdtemp(prefix="bench_consolidate_"))
-    m = Memory(data_dir=data, graph_backend="none", checkpointer="sqlite", llm="offline")
+    settings = Settings(data_dir=data, graph_backend="none", checkpointer="sqlite")
+    embeddings = None
+    if args.embed_cache:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from locomo_retrieval import CachedEmbeddings  # noqa: E402
+
+        from memoryx.embeddings import make_embeddings
+
+        embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.embed_cache))
+    m = Memory(settings, llm="offline", embeddings=embeddings)
     scope, sql = Scope(user_id="bench"), m.services.sql
     t = time.perf_counter()
     ids = [sql.insert_memory(scope=scope, text=x["text"], memory_type=x["memory_type"], importance=x["importance"],
@@ -173,19 +188,21 @@ def main() -> None:
         if r["status"] not in ("merged", "archived"):
             visible[r["memory"]] = r["id"]
     dups_left = sum(1 for a, b in twins if a in visible and b in visible)
-    answered = 0
+    answered, missed = 0, []
+    status = {r["memory"]: r["status"] for r in sql.list_memories(scope, limit=None)}
     for query, expected in questions:
-        top = [r["memory"] for r in m.search(query, user_id="bench", limit=5, record_access=False)["results"]] \
-            if "record_access" in m.search.__code__.co_varnames else \
-            [r["memory"] for r in m.search(query, user_id="bench", limit=5)["results"]]
-        answered += expected in top or any(expected.rstrip(".") in x for x in top)
+        top = [r["memory"] for r in m.search(query, user_id="bench", limit=5)["results"]]
+        ok = expected in top or any(expected.rstrip(".") in x for x in top)
+        answered += ok
+        if not ok:
+            missed.append({"query": query, "expected": expected, "status": status.get(expected), "top5": top})
     out = {"n": len(mems), "duplicates_planted": len(twins), "duplicates_left": dups_left,
            "duplicates_left_pct": round(100 * dups_left / max(1, len(mems)), 2),
            "questions": len(questions), "answered_top5": answered,
            "pass_s": round(pass_s, 1), "pass_s_per_10k": round(pass_s * 10000 / len(mems), 1),
            "model_calls": report["model_calls"], "model_calls_per_1k": round(report["model_calls"] * 1000 / len(mems), 2),
            "merged": report["merged"], "merged_by_model": report["merged_by_model"], "compressed": report["compressed"],
-           "archived": report["archived"], "ingest_s": round(load_s, 1), "timings_ms": report["timings_ms"]}
+           "archived": report["archived"], "ingest_s": round(load_s, 1), "timings_ms": report["timings_ms"], "missed": missed}
     print(json.dumps(out, indent=2))
     m.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from typing import Callable
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|won't|can't|cannot|anymore|"
@@ -84,13 +85,28 @@ def survivors(pairs: list[dict], order: dict[str, tuple]) -> list[dict]:
     return sorted(out, key=lambda m: (order[m["survivor"]], order[m["merged"]]))
 
 
-def clusters(pairs: dict[tuple[str, str], float], threshold: float, min_size: int, members: list[str]) -> list[list[str]]:
-    """Disjoint groups of >= `min_size` of `members` whose every pair is known and above `threshold`
-    (greedy cliques, most connected memories first)."""
+EVENT_TYPES = frozenset({"episodic", "event"})
+
+
+def may_share_summary(a: dict, b: dict) -> bool:
+    """Whether two similar memories ({"memory", "memory_type"}) may stand in one summary. Events may, whatever
+    they differ in (seed 003 §5.2: coffee on Monday, Wednesday and Friday becomes a habit). Other memories only
+    when they state the same substance: "my cousin Leo teaches in Madrid" and "my cousin Mia teaches in
+    Madrid" are two facts, each the one answer to its own question; a summary listing both would stand for,
+    and demote in ranking, every one of them (the bench's one missed question of 200 was such a fact)."""
+    if a.get("memory_type") in EVENT_TYPES and b.get("memory_type") in EVENT_TYPES:
+        return True
+    return not substance_differs(a["memory"], b["memory"])
+
+
+def clusters(pairs: dict[tuple[str, str], float], threshold: float, min_size: int, members: list[str],
+             compatible: Callable[[str, str], bool] | None = None) -> list[list[str]]:
+    """Disjoint groups of >= `min_size` of `members` whose every pair is known, above `threshold` and
+    `compatible` (greedy cliques, most connected memories first)."""
     allowed = set(members)
     adj: dict[str, set[str]] = defaultdict(set)
     for (a, b), sim in pairs.items():
-        if sim > threshold and a in allowed and b in allowed:
+        if sim > threshold and a in allowed and b in allowed and (compatible is None or compatible(a, b)):
             adj[a].add(b)
             adj[b].add(a)
     used: set[str] = set()

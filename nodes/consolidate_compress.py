@@ -1,6 +1,8 @@
 """consolidate_compress: clusters of >= consolidate_cluster_min memories whose every pair is above the judge
-threshold get one summary memory (abstraction detail -> summary; summaries of summaries -> pattern), written
-by the model in ONE batched call; the sources stay, demoted in ranking (status summarized)."""
+threshold and may share a summary (events, or facts stating the same substance:
+memoryx.lifecycle.similarity.may_share_summary) get one summary memory (abstraction detail -> summary;
+summaries of summaries -> pattern), written by the model in ONE batched call; the sources stay, demoted in
+ranking (status summarized)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.lifecycle import prompts
-from memoryx.lifecycle.similarity import clusters
+from memoryx.lifecycle.similarity import clusters, may_share_summary
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry
 from memoryx.nodes.add_common import elapsed_ms
@@ -33,7 +35,8 @@ def consolidate_compress(state: ConsolidateState, runtime: Runtime[Context]) -> 
     mems = {m["id"]: m for m in state.get("memories") or []}
     members = [i for i, m in mems.items() if m["status"] in ("staged", "active") and i not in merged]
     pairs = {(a, b): sim for a, b, sim in state.get("pairs") or []}
-    groups = clusters(pairs, s.consolidate_judge_threshold, s.consolidate_cluster_min, members)[:MAX_CLUSTERS]
+    groups = clusters(pairs, s.consolidate_judge_threshold, s.consolidate_cluster_min, members,
+                      compatible=lambda a, b: may_share_summary(mems[a], mems[b]))[:MAX_CLUSTERS]
     out: dict = {"summaries": [], "model_calls": 0, "model_raw": {}, "model_problems": []}
     if groups:
         texts = {i: m["memory"] for i, m in mems.items()}

@@ -12,7 +12,7 @@ import pytest
 
 from memoryx.errors import ConcurrencyError
 from memoryx.lifecycle.forgetting import retention, strength
-from memoryx.lifecycle.similarity import split_pairs, substance_differs, survivors
+from memoryx.lifecycle.similarity import may_share_summary, split_pairs, substance_differs, survivors
 from memoryx.memory import Memory
 from memoryx.scope import Scope
 from tests.support import NoModel, scripted, shared_embeddings
@@ -125,6 +125,28 @@ def test_compression_writes_a_linked_summary_and_demotes_sources(tmp_path):
         cands = [{"relevance": 0.8, "memory": {"status": st, "importance": 0.5}} for st in ("active", "summarized")]
         final_scores(cands, m.settings)
         assert cands[1]["score"] == pytest.approx(cands[0]["score"] * m.settings.summarized_demotion)
+
+
+def test_facts_about_different_people_keep_their_own_answers(tmp_path):
+    """A cluster of facts that differ in names is not summarised (each is the one answer to its own
+    question, and a summary would demote it); the same shape of events is."""
+    assert may_share_summary({"memory": "I met Leo for coffee", "memory_type": "episodic"},
+                             {"memory": "I met Mia for coffee", "memory_type": "episodic"})
+    assert not may_share_summary({"memory": "My cousin Leo teaches in Madrid", "memory_type": "semantic"},
+                                 {"memory": "My cousin Mia teaches in Madrid", "memory_type": "semantic"})
+    assert may_share_summary({"memory": "I love hiking in the mountains", "memory_type": "preference"},
+                             {"memory": "I really love hiking in the mountains", "memory_type": "preference"})
+    people = ("Leo261", "Mia205", "Noah17", "Sam249")  # MiniLM: pairwise cosine 0.88-0.93
+    with make_memory(tmp_path) as m:
+        facts = [put(m, f"My cousin {n} works as a teacher in Madrid", days=i) for i, n in enumerate(people)]
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
+        assert report["pairs"] == 6, report  # similar enough to cluster, and none merged (names differ)
+        assert report["compressed"] == report["merged"] == 0 and {status(m, i) for i in facts} == {"active"}
+        events = [put(m, f"I bought a latte at Starbucks on {day}", days=10 + i, memory_type="episodic")
+                  for i, day in enumerate(("Monday", "Tuesday", "Wednesday", "Thursday"))]
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=15))
+        assert report["compressed"] == 1 and {status(m, i) for i in events} == {"summarized"}
+        assert {status(m, i) for i in facts} == {"active"}
 
 
 def test_archived_invisible_then_restored(tmp_path):
