@@ -18,8 +18,14 @@ itself) makes the rollback refuse with RollbackConflictError naming it; `force=T
 first, newest first, each as its own rollback trace. Everything runs under the scope locks of every owner
 the memories belong to, projections synced after the SQL writes.
 
-Not undone: a merge's metadata and access counts folded into the survivor, relations a merge re-pointed,
-the category/importance/type an UPDATE changed (history keeps text only). They are listed in `not_undone`.
+A consolidation pass also records what its history rows cannot carry (executed_operations: metadata,
+importance, last access and access counts folded into a merge's survivor, summary pointers, memory layers,
+relations moved to a survivor, the entities an entity merge removed and the relations it re-pointed); its
+rollback puts each back where it still holds what the pass left, in SQL and in the projections.
+
+Not undone: the category/importance/type an UPDATE changed (history keeps text only), the status before a
+restore, and the folded fields of passes recorded before that record existed. They are listed in
+`not_undone`.
 """
 
 from __future__ import annotations
@@ -212,8 +218,7 @@ class Rollback:
         rows, judgment = self._check(trace_id)
         rollback_id = str(uuid.uuid4())
         targets, current, partial = self._targets(rows)
-        targets, more = _consolidation_undo(sql, trace_id, judgment, targets)
-        partial += more
+        targets, partial, done = _consolidation_plan(judgment, targets, partial)
         # the model calls first (a failing call writes nothing): relations of every text that comes back
         extracted: dict[str, tuple] = {}
         for mid, (text, _status) in targets.items():
@@ -231,8 +236,11 @@ class Rollback:
                 ops.append({"event": "ROLLBACK", "id": mid, "memory": text, "previous_memory":
                             None if before.get("deleted_at") else before["memory"],
                             "status": after.get("status")})
-        if ops:
-            services.projector.sync_memories([op["id"] for op in ops])
+        lifecycle = self._undo_lifecycle(trace_id, rollback_id, done)
+        partial += lifecycle["not_undone"]
+        synced = list(dict.fromkeys([op["id"] for op in ops] + lifecycle["memories"]))
+        if synced:
+            services.projector.sync_memories(synced)
         relations = self._undo_graph(trace_id, rollback_id, targets, extracted)
         scope = _scope_of(judgment) if judgment and any(judgment.get(k) for k in ("user_id", "agent_id", "run_id")) \
             else (_scope_of(next(iter(current.values()))) if current else None)
@@ -248,6 +256,35 @@ class Rollback:
         sql.save_judgment(rollback_id, **record)
         return {"trace_id": rollback_id, "rolled_back_trace_id": trace_id, "results": ops, "relations": relations,
                 "not_undone": partial}
+
+    def _undo_lifecycle(self, trace_id: str, rollback_id: str, done: dict | None) -> dict:
+        """What a consolidation pass (or end of run) changed beyond its history rows: its memory links
+        removed; entity merges, relations moved by memory merges, folded metadata/counters and layers
+        restored (SQLStore.undo_consolidation), then projected — entities before the relations that end on
+        them, and each re-pointed relation's old edge dropped from the graph first (an edge's ends are part
+        of it there)."""
+        out = {"memories": [], "relations": [], "entities": [], "not_undone": []}
+        if not done:
+            return out
+        services, sql = self.services, self.sql
+        if done.get("links"):
+            sql.delete_links_of(trace_id)
+        with_entities = "entity_rows" in done  # passes before this record existed: entity merges stay
+        if not (done.get("restore") or done.get("relations_moved") or (with_entities and done.get("entity_rows"))):
+            return out
+        out = sql.undo_consolidation(
+            trace_id=rollback_id, restore=done.get("restore"), relations_moved=done.get("relations_moved"),
+            entity_rows=done.get("entity_rows") if with_entities else None,
+            entity_merges=done.get("entity_merges") if with_entities else None,
+            repointed=done.get("relations_repointed") if with_entities else None, actor=self.actor)
+        out["not_undone"] = [{"memory_id": None, **p} for p in out["not_undone"]]
+        if out["entities"]:
+            services.projector.sync_entities(out["entities"])
+        if out["relations"]:
+            if services.graph is not None:
+                services.graph.delete_relations([r["id"] for r in out["relations"]])
+            services.projector.sync_relations(out["relations"])
+        return out
 
     def _undo_graph(self, trace_id: str, rollback_id: str, targets: dict[str, State], extracted: dict) -> dict:
         services, sql = self.services, self.sql
@@ -287,20 +324,25 @@ def rollback_trace(services: "Services", trace_id: str, *, force: bool = False, 
     return Rollback(services, actor=actor, scope=scope).run(trace_id.strip(), force=bool(force))
 
 
-def _consolidation_undo(sql, trace_id: str, judgment: dict | None, targets: dict[str, State]) -> tuple[dict, list]:
+def _consolidation_plan(judgment: dict | None, targets: dict[str, State],
+                        partial: list[dict]) -> tuple[dict[str, State], list[dict], dict | None]:
     """A consolidation pass (or end of run, issue 10) recorded each changed memory's status before it
     (executed_operations.previous_status): MERGED / SUMMARIZED / ARCHIVE go back to that status (staged
-    or active) rather than always active; the memory links the pass wrote are removed; its entity merges
-    are reported as not undone (the merged entity row is gone; its relations stay on the survivor)."""
+    or active) rather than always active. Passes that also recorded what they folded into survivors and the
+    layers they changed (`restore`) and the entities they merged away (`entity_rows`) are undone whole
+    (`Rollback._undo_lifecycle`), so their MERGE / PROMOTE rows are no longer "not undone"; older passes
+    still report them. Returns (targets, partial, the judgment's executed_operations or None). Writes nothing."""
     done = (judgment or {}).get("executed_operations")
     if not isinstance(done, dict):
-        return targets, []
+        return targets, partial, None
     previous = done.get("previous_status") or {}
     out = {mid: (text, previous.get(mid, status) if status == "active" and previous.get(mid) in ("staged", "active")
                  else status) for mid, (text, status) in targets.items()}
-    if done.get("links"):
-        sql.delete_links_of(trace_id)
-    partial = [{"memory_id": None, "event": "ENTITY_MERGE", "entity_id": eid,
-                "reason": "entity merge not undone: its relations stay on the surviving entity"}
-               for eid in done.get("entities_merged") or []]
-    return out, partial
+    if "restore" in done:
+        partial = [p for p in partial if p["event"] not in ("MERGE", "PROMOTE")]
+    if "entity_rows" not in done:
+        partial = partial + [{"memory_id": None, "event": "ENTITY_MERGE", "entity_id": eid,
+                              "reason": "entity merge not undone (recorded before rollback could undo it): its "
+                                        "relations stay on the surviving entity"}
+                             for eid in done.get("entities_merged") or []]
+    return out, partial, done

@@ -1,9 +1,9 @@
-"""`memoryx consolidate`: one consolidation pass over a scope (memoryx.graphs.consolidate), and
-`memoryx restore` of an archived or merged memory."""
+"""`memoryx consolidate`: one consolidation pass over a scope (memoryx.graphs.consolidate), `memoryx end-run`
+(a run's working memory closed) and `memoryx restore` of an archived or merged memory."""
 
 from __future__ import annotations
 
-from memoryx.cli.inputs import EXIT_OK, require_scope
+from memoryx.cli.inputs import EXIT_OK, UsageError, require_scope, scope_kwargs
 from memoryx.cli.render import print_json, print_record
 
 
@@ -20,4 +20,17 @@ def cmd_consolidate(args, m) -> int:
 
 def cmd_restore(args, m) -> int:
     print_json(m.restore(args.memory_id)) if args.json else print_record(m.restore(args.memory_id))
+    return EXIT_OK
+
+
+def cmd_end_run(args, m) -> int:
+    scope = scope_kwargs(args)
+    if scope.get("run_id") and scope["run_id"] != args.run:
+        raise UsageError(f"end-run takes the run as its argument; --run-id {scope['run_id']!r} differs from {args.run!r}.")
+    out = m.end_run(args.run, user_id=scope.get("user_id"), agent_id=scope.get("agent_id"), group_id=scope.get("group_id"))
+    if args.json:
+        print_json(out)
+        return EXIT_OK
+    print_record({"trace_id": out["trace_id"], "run_id": out["run_id"], "kept": len(out["kept"]),
+                  "archived": len(out["archived"])})
     return EXIT_OK

@@ -82,7 +82,7 @@ def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> d
     return {"message": "Memory restored", "id": row["id"], "status": row["status"], "trace_id": trace_id}
 
 
-def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None) -> dict:
+def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_id=None) -> dict:
     """Close a run (seed 003 working memory): its working memories stay as short-term when they mattered
     (memoryx.lifecycle.layers.close_run), the rest are archived; under the scope lock, projected, logged as
     a judgment (operation_type END_RUN) that `rollback` undoes."""
@@ -90,7 +90,7 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None) -> dic
 
     if not isinstance(run_id, str) or not run_id.strip():
         raise InvalidInputError(f"run_id must be a non-empty string, got {run_id!r}")
-    scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id.strip())
+    scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id.strip(), group_id=group_id)
     sql, s = core.services.sql, core.settings
     trace_id = str(uuid.uuid4())
     with sql.scope_lock(scope):
@@ -105,7 +105,8 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None) -> dic
                           parsed_operations={"promotions": kept, "archives": archived},
                           reasoning=f"{len(kept)} working memories kept as short-term, {len(archived)} archived",
                           executed_operations={"changed": applied["changed"], "skipped": applied["skipped"],
-                                               "previous_status": applied["previous_status"]},
+                                               "previous_status": applied["previous_status"],
+                                               "restore": applied["restore"]},
                           execution_success=True, status="done")
     skipped = set(applied["skipped"])
     return {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],

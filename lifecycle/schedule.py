@@ -1,10 +1,12 @@
 """Scheduled consolidation inside `memoryx serve` (settings.consolidate_interval_s; 0: off). Every interval,
-one pass per user with memories, each in a worker thread; the pass takes the user's scope lock itself, so
-it queues behind (never runs beside) an add of the same user."""
+one pass per owner of memories (SQLStore.memory_owner_scopes: each user, in and outside each group chat,
+agents' and runs' own memories, groups' own), each in a worker thread; the pass takes the owner's scope lock
+itself, so it queues behind (never runs beside) an add of the same owner."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -21,11 +23,11 @@ async def consolidate_loop(memory: Any, interval_s: float) -> None:
             continue
         for scope in scopes:
             try:
-                report = await asyncio.to_thread(memory.consolidate, user_id=scope.user_id)
-                log.info("consolidated %s: merged %s, compressed %s, archived %s", scope.user_id,
+                report = await asyncio.to_thread(functools.partial(memory.consolidate, **scope.as_dict()))
+                log.info("consolidated %s: merged %s, compressed %s, archived %s", scope.key(),
                          report["merged"], report["compressed"], report["archived"])
             except Exception as exc:  # noqa: BLE001 - one scope's failure must not stop the others
-                log.warning("scheduled consolidation of user %s failed: %s", scope.user_id, exc)
+                log.warning("scheduled consolidation of %s failed: %s", scope.key(), exc)
 
 
 def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":

@@ -32,8 +32,10 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     merges, summaries, archives = state.get("merges") or [], state.get("summaries") or [], state.get("archives") or []
     promotions, entity_merges, links = state.get("promotions") or [], state.get("entity_merges") or [], state.get("links") or []
     dry_run = bool(state.get("dry_run"))
-    applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": [], "previous_status": {}}
+    applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": [], "previous_status": {},
+               "restore": {}, "relations_moved": []}
     upkeep = {"merged": [], "relations": [], "repointed": []}
+    entity_rows: list[dict] = []  # the entities merged away, as they were (a rollback writes them back)
     written: list[dict] = []
     if not dry_run:
         seen = {m["id"]: m["updated_at"] for m in mems if m["status"] not in ("merged", "archived")}
@@ -42,7 +44,9 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
             applied = sql.apply_consolidation(scope, trace_id=trace_id, seen=seen, merges=merges,
                                               summaries=summaries, archives=archives, promotions=promotions)
             if entity_merges:  # SQL truth first, then the graph and the entity vectors (gone ones deleted)
+                entity_rows = sql.entity_rows([m["merged"] for m in entity_merges])
                 upkeep = sql.merge_entities(entity_merges, trace_id=trace_id)
+                entity_rows = [e for e in entity_rows if e["id"] in set(upkeep["merged"])]
             cached = vector_cache.pop(trace_id)
             given = [i for i in applied["changed"] if i in cached]
             services.projector.sync_memories(given, vectors=[cached[i] for i in given])
@@ -89,7 +93,12 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
             executed_operations={"changed": len(applied["changed"]), "summary_ids": applied["summary_ids"],
                                  "relations": [r["id"] for r in applied["relations"]], "skipped": report["skipped_changed"],
                                  "previous_status": applied["previous_status"], "entities_merged": upkeep["merged"],
-                                 "relations_repointed": upkeep["repointed"], "links": [w["id"] for w in written]},
+                                 "relations_repointed": upkeep["repointed"], "links": [w["id"] for w in written],
+                                 # what history rows cannot carry, for a rollback (SQLStore.undo_consolidation)
+                                 "restore": applied["restore"], "relations_moved": applied["relations_moved"],
+                                 "entity_rows": entity_rows,
+                                 "entity_merges": [{"survivor": m["survivor"], "merged": m["merged"]}
+                                                   for m in entity_merges if m["merged"] in set(upkeep["merged"])]},
             execution_success=True, model_name=model_name_of(services.judgment_llm) if raw else None,
             latency_ms=sum(v for v in report["timings_ms"].values()), status="done")
     else:

@@ -14,6 +14,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
+from memoryx.lifecycle.owners import owned_by
 from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memory_links, neighbours
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.add_common import elapsed_ms
@@ -31,8 +32,8 @@ def consolidate_entities(state: ConsolidateState, runtime: Runtime[Context]) -> 
     s = services.settings
     scope = scope_of(state)
     sql = services.sql
-    entities = {e["id"]: e for e in sql.list_entities(scope)}
-    relations = sql.list_relations(scope)
+    entities = {e["id"]: e for e in sql.list_entities(scope) if owned_by(scope, e)}
+    relations = [r for r in sql.list_relations(scope) if owned_by(scope, r)]
     hits: dict[str, list[tuple[str, float]]] = {}
     rows = list(entities.values())
     for i in range(0, len(rows), EMBED_BATCH):

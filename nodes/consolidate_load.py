@@ -1,6 +1,6 @@
-"""consolidate_load: the scope's live memories and, for each one no pass has seen yet (staged), its nearest
-neighbours above the judge threshold (the vector store's own cosine scores: only staged memories are
-embedded, so a pass costs what arrived since the last one)."""
+"""consolidate_load: the scope's live memories (those of its owner: memoryx.lifecycle.owners) and, for each
+one no pass has seen yet (staged), its nearest neighbours above the judge threshold (the vector store's own
+cosine scores: only staged memories are looked up, so a pass costs what arrived since the last one)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.errors import InvalidInputError
 from memoryx.filters import to_epoch
+from memoryx.lifecycle.owners import owned_by
 from memoryx.lifecycle.similarity import pair_key
 from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
 from memoryx.nodes.add_common import elapsed_ms
@@ -41,7 +42,7 @@ def consolidate_load(state: ConsolidateState, runtime: Runtime[Context]) -> dict
     services = services_of(runtime)
     s = services.settings
     trace_id = state.get("trace_id") or str(uuid.uuid4())
-    rows = [compact(r) for r in services.sql.list_memories(scope, limit=None)]
+    rows = [compact(r) for r in services.sql.list_memories(scope, limit=None) if owned_by(scope, r)]
     live = {r["id"]: r for r in rows if r["status"] not in ("merged", "archived")}
     staged = [r for r in live.values() if r["status"] == "staged"]
     pairs: dict[tuple[str, str], float] = {}

@@ -1,4 +1,5 @@
-"""`POST /v1/consolidate` (issue 10): one consolidation pass over a scope of the caller's tenancy, and
+"""`POST /v1/consolidate` (issue 10): one consolidation pass over a scope of the caller's tenancy (a group
+chat's participant with group_id), `POST /v1/runs/{run_id}/end` to close a run's working memory, and
 `POST /v1/memories/{memory_id}/restore` for an archived or merged memory."""
 
 from __future__ import annotations
@@ -16,8 +17,18 @@ class ConsolidateRequest(BaseModel):
     user_id: str | None = Field(None, min_length=1, max_length=256, description="The user whose memories are consolidated.")
     agent_id: str | None = Field(None, min_length=1, max_length=256, description="Only this agent's memories.")
     run_id: str | None = Field(None, min_length=1, max_length=256, description="Only this run's memories.")
+    group_id: str | None = Field(None, min_length=1, max_length=256,
+                                 description="A group chat: with user_id, that participant's memories in the group; "
+                                             "alone, the group's own memories.")
     now: float | str | None = Field(None, description="When the forgetting curve is read (epoch seconds or ISO); default: now.")
     dry_run: bool = Field(False, description="Decide and report, write nothing.")
+
+
+class EndRunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    user_id: str | None = Field(None, min_length=1, max_length=256, description="The user the run belongs to.")
+    agent_id: str | None = Field(None, min_length=1, max_length=256, description="The agent the run belongs to.")
+    group_id: str | None = Field(None, min_length=1, max_length=256, description="The group chat the run is in.")
 
 
 def consolidate_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Principal, str], dict]) -> APIRouter:
@@ -26,9 +37,18 @@ def consolidate_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callabl
 
     @router.post("/v1/consolidate", summary="Merge duplicates, summarise clusters, archive faded memories")
     def consolidate(body: ConsolidateRequest, principal: Principal = auth) -> dict:
-        user_id, agent_id = principal.scope_ids(body.user_id, body.agent_id)  # a key's own users only
+        # a key's own users / agents / groups only
+        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
         return mem().consolidate(user_id=user_id, agent_id=agent_id, run_id=body.run_id, now=body.now,
-                                 dry_run=body.dry_run)
+                                 dry_run=body.dry_run, group_id=group_id)
+
+    @router.post("/v1/runs/{run_id}/end", summary="Close a run: keep its working memories that mattered")
+    def end_run(run_id: str, body: EndRunRequest | None = None, principal: Principal = auth) -> dict:
+        """The run's working memories of importance >= MEMORYX_WORKING_KEEP_IMPORTANCE (or recalled) stay as
+        short-term, the rest are archived (restorable); a judgment END_RUN that rollback undoes."""
+        body = body or EndRunRequest()
+        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
+        return mem().end_run(run_id, user_id=user_id, agent_id=agent_id, group_id=group_id)
 
     @router.post("/v1/memories/{memory_id}/restore", summary="Bring an archived or merged memory back")
     def restore(memory_id: str, principal: Principal = auth) -> dict:

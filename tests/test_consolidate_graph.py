@@ -163,3 +163,47 @@ def test_the_graph_projection_follows_an_entity_merge(tmp_path):
         around = graph.neighbourhood(ALICE, [tower], depth=1)
         assert {(r["source_id"], r["target_id"]) for r in around} == {(user, tower), (tower, paris)}
         assert sql.graph_counts()["entities"] == 3
+
+
+def test_rollback_of_a_pass_undoes_entity_merges_promotions_and_merge_folds(tmp_path):
+    """Rollback restores what history rows cannot carry: the entity merged away (SQL row, graph node,
+    entity vector) with the relations the merge re-pointed, a memory's layer, and what a memory merge folded
+    into its survivor (metadata, access count, the merged memory's relations)."""
+    with make_memory(tmp_path, graph_backend="falkordb") as m:
+        sql, graph = m.services.sql, m.services.graph
+        m1 = put(m, "I visited the Eiffel Tower")
+        m2 = put(m, "The Eiffel Tower is in Paris", days=1)
+        old = put(m, "I have a golden retriever named Max", days=2)
+        new = put(m, "I have a golden retriever named Max.", days=3, metadata={"source": "chat"})
+        vip = put(m, "I am allergic to peanuts", days=4, importance=0.9)
+        sql.record_access([new])
+        sql.record_access([new])
+        user, tower = entity(m, "alice", "person"), entity(m, "the Eiffel Tower", "landmark")
+        tower2, paris, max_ = entity(m, "Eiffel Tower", "landmark"), entity(m, "Paris", "city"), entity(m, "Max", "dog")
+        rels = [relate(m, user, "visited", tower, m1), relate(m, tower2, "located_in", paris, m2),
+                relate(m, user, "owns", max_, new)]
+        m.services.projector.sync_relations(rels)
+        before = {"graph": graph.counts(ALICE), "vectors": m.services.vectors.count_entities(ALICE),
+                  "old": sql.get_memory(old), "vip": sql.get_memory(vip)}
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
+        assert report["entities_merged"] == 1 and report["merged"] == 1 and report["promoted"] >= 1
+        assert sql.get_relations([rels[1]["id"]])[0]["source_id"] == tower
+        assert sql.get_relations([rels[2]["id"]])[0]["memory_id"] == old
+        folded = sql.get_memory(old)
+        assert folded["metadata"]["source"] == "chat" and folded["access_count"] == 2
+        assert sql.get_memory(vip)["metadata"]["layer"] == "long_term"
+
+        undone = m.rollback(report["trace_id"])
+        assert not [p for p in undone["not_undone"] if p["event"] in ("MERGE", "PROMOTE", "ENTITY_MERGE")], undone
+        assert {e["id"] for e in sql.list_entities(ALICE)} == {user, tower, tower2, paris, max_}
+        back = {r["id"]: r for r in sql.get_relations([r["id"] for r in rels])}
+        assert (back[rels[1]["id"]]["source_id"], back[rels[1]["id"]]["valid"]) == (tower2, True)
+        assert back[rels[2]["id"]]["memory_id"] == new
+        assert graph.counts(ALICE) == before["graph"]  # the node back, each edge once, at its old ends
+        around = graph.neighbourhood(ALICE, [tower2], depth=1)
+        assert {(r["source_id"], r["target_id"]) for r in around} == {(tower2, paris)}
+        assert m.services.vectors.count_entities(ALICE) == before["vectors"]
+        restored = sql.get_memory(old)
+        assert "source" not in restored["metadata"] and restored["access_count"] == before["old"]["access_count"]
+        assert "layer" not in sql.get_memory(vip)["metadata"]
+        assert sql.get_memory(new)["status"] == "staged"
