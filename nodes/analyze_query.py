@@ -25,7 +25,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.prompts.search import QueryRewrite
 from memoryx.scope import Scope
-from memoryx.search.dates import asks_when, checked_time_range, time_window
+from memoryx.search.dates import asks_when, checked_time_filter, checked_time_range, query_period
 from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_relation_types,
                                  checked_threshold)
 from memoryx.search.reads import scope_facts
@@ -47,9 +47,9 @@ def with_status(node, include_archived: bool, include_staged: bool):
 
 
 def with_period(node, period: tuple[float, float] | None):
-    """A caller's time range (time_range / REST start, end) is a hard filter on the event time (valid_at, else
-    created_at). A period the query itself names stays a recall path and a ranking bonus (dense_recall,
-    expand_context): a misread "may" must not empty the results."""
+    """A period as a hard filter on the event time (valid_at, else created_at): a caller's time range
+    (time_range / REST start, end), or a period the query names with confidence (query_time_filter). Any period
+    the query names is also a recall path and a ranking bonus (dense_recall, expand_context)."""
     if period is None:
         return node
     rng = event_time_range(*period)
@@ -69,13 +69,17 @@ def profile_subject(services, scope: Scope) -> str | None:
 REPLAY_LAG = timedelta(days=1)
 
 
+def replayed(latest: tuple[datetime, datetime] | None) -> bool:
+    """The scope is a replayed chat log: its newest event was written down more than a day after it happened.
+    `latest`: (valid_at, created_at) of the scope's latest event (memoryx.search.reads)."""
+    return latest is not None and latest[1] - latest[0] > REPLAY_LAG
+
+
 def present_of(latest: tuple[datetime, datetime] | None) -> datetime:
-    """The "now" query periods are read from (issue 13): the wall clock, except for a replayed chat log (its
-    newest event was written down more than a day after it happened): then the time of that event, so "in
-    July" / "last year" mean the log's July and year. `latest`: (valid_at, created_at) of the scope's latest
-    event (memoryx.search.reads)."""
+    """The "now" query periods are read from (issue 13): the wall clock, except for a replayed chat log: then
+    the time of its latest event, so "in July" / "last year" mean the log's July and year."""
     now = datetime.now(timezone.utc)
-    if latest is None or latest[1] - latest[0] <= REPLAY_LAG:
+    if not replayed(latest):
         return now
     return min(latest[0], now)
 
@@ -90,14 +94,16 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # ScopeError first: a search without a scope is always refused
     scope = Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
                   run_id=state.get("run_id") or None, group_id=state.get("group_id") or None)
+    time_range = checked_time_range(state.get("time_range"))
     base = SearchPlan(
         scope=scope,
         limit=checked_limit(state.get("limit")),
+        time_range=time_range,
         # InvalidInputError naming a bad operator; merged/archived memories stay out (issue 10)
         filters=with_period(with_status(parse_filters(with_speaker(state.get("filters"), state.get("speaker"))),
                                         bool(state.get("include_archived")),
                                         services_of(runtime).settings.search_staged),
-                            checked_time_range(state.get("time_range"))),
+                            time_range),
         threshold=checked_threshold(state.get("threshold")),
         relation_types=checked_relation_types(state.get("relation_types")),
         include_invalid=bool(state.get("include_invalid")),
@@ -130,7 +136,14 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
                         entity_names=candidates)
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     keyword_query = " ".join([semantic, *rewritten.keywords])
-    window = time_window(query, present_of(facts.latest_event))
+    period = query_period(query, present_of(facts.latest_event))
+    # a confident period the query names filters the ranking (unless the caller's own range filters). A period
+    # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
+    period_filter = None
+    if (period is not None and period.confident and time_range is None
+            and not (period.relative and replayed(facts.latest_event))):
+        mode = checked_time_filter(state.get("query_time_filter") or settings.query_time_filter)
+        period_filter = None if mode == "off" else mode
     plan = replace(
         base,
         query=query,
@@ -140,7 +153,9 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         entities=facts.entities,
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
         names=tuple(n for n in proper_names(query) if n.lower() not in {o.lower() for o in own}),
-        time_window=window,
+        time_window=period.window if period is not None else None,
+        period_text=period.text if period is not None else "",
+        period_filter=period_filter,
         asks_when=asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,

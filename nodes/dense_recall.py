@@ -49,7 +49,8 @@ def embed_query(embeddings, text: str) -> list[float]:
 def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
-    period_wanted = plan.uses("time") and plan.time_window is not None
+    # the period-restricted list: a recall path of its own, and what a period filter ranks first (issue 13)
+    period_wanted = plan.time_window is not None and (plan.uses("time") or plan.period_filter is not None)
     if not plan.uses("dense") and not period_wanted:
         return {"dense_hits": [], "time_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
     services = services_of(runtime)

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
+from memoryx.nodes.rank import by_period
 from memoryx.search.rerankers import make_reranker
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.state import SearchState
@@ -40,4 +41,5 @@ def rerank(state: SearchState, runtime: Runtime[Context]) -> dict:
         c["relevance"] = (1.0 - RERANK_SHARE) * c["relevance"] + RERANK_SHARE * s
         c["sources"] = [*c["sources"], "rerank"]
     final_scores(ranked, settings)
-    return {"ranked": ordered(ranked, plan.threshold), "timings": {"rerank": elapsed_ms(start)}}
+    # a period filter (issue 13) holds after reranking too: in-period hits first
+    return {"ranked": by_period(plan, ordered(ranked, plan.threshold)), "timings": {"rerank": elapsed_ms(start)}}

@@ -1,8 +1,9 @@
 """Dates and periods named in a query or a memory, without a model.
 
-* `time_window(query)`: the period a query is about, as [start, end) epoch seconds ("on 9 May 2023",
-  "in July 2023", "2023年5月", "in May", "5月", "last week", "last summer", "昨天", "上个月", "去年", "先月"), or
-  None. Relative periods are read by the same core as the dates in facts (memoryx.timeparse).
+* `query_period(query)`: the period a query is about ("on 9 May 2023", "in July 2023", "2023年5月", "in May",
+  "5月", "last week", "last summer", "昨天", "上个月", "去年", "先月"), the words it was read from and whether the
+  reading is confident enough to filter on (issue 13); `time_window(query)` is its [start, end) in epoch
+  seconds. Relative periods are read by the same core as the dates in facts (memoryx.timeparse).
 * `checked_time_range(value)`: a caller's range ((start, end), {"start", "end"} or a period in words).
 * `asks_when(query)`: the query asks for a time ("when ...", "什么时候", "いつ").
 * `states_time(text)`: a memory states a time (yesterday, last week, 2023, 昨天 ...): what a "when" question
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -72,18 +74,20 @@ def _latest_month(month: int, now: datetime) -> tuple[datetime, datetime]:
     return month_window(now.year if now.month >= month else now.year - 1, month)
 
 
-def _relative_window(query: str, now: datetime) -> tuple[datetime, datetime] | None:
-    """A relative period (yesterday, last week, 上个月, 先月, 三天前, last summer ...) read by memoryx.timeparse:
-    a named day is that day; longer periods are widened by a day before and after (timezones, week starts),
-    by a week after for a month or longer (events are often told a few days after)."""
+def _relative_window(query: str, now: datetime) -> tuple[tuple[datetime, datetime], re.Match] | None:
+    """A relative period (yesterday, last week, 上个月, 先月, 三天前, last summer ...) read by memoryx.timeparse, with
+    the words it was read from: a named day is that day; longer periods are widened by a day before and after
+    (timezones, week starts), by a week after for a month or longer (events are often told a few days after)."""
     refs = find_times(query, now)
     if not refs:
         return None
     ref = refs[0]
+    where = query.find(ref.expression)
+    m = re.compile(re.escape(ref.expression)).search(query, max(0, where))
     if ref.granularity == "day":
-        return ref.start, ref.end
+        return (ref.start, ref.end), m
     after = timedelta(days=7) if ref.granularity in ("month", "season", "year") else timedelta(days=1)
-    return ref.start - timedelta(days=1), ref.end + after
+    return (ref.start - timedelta(days=1), ref.end + after), m
 
 
 def _safe_date(y: int, m: int, d: int) -> datetime | None:
@@ -100,8 +104,38 @@ def month_window(y: int, m: int) -> tuple[datetime, datetime]:
     return start, end + timedelta(days=7)
 
 
-def time_window(query: str, now: datetime | None = None) -> tuple[float, float] | None:
-    """The period a query is about, as [start, end) epoch seconds, or None.
+@dataclass(frozen=True)
+class QueryPeriod:
+    """A period a query names: [start, end) epoch seconds, the words it was read from, and whether the reading is
+    confident enough to filter on (`confident`): an explicit date, month or year, a relative period ("last
+    summer", "去年", "先月", "yesterday") or a month in a clear temporal phrase ("in May", "during March"), not
+    qualified by before / after / since / until (those widen or open the period: a ranking signal only), and not
+    "today" / "tonight" (a question about now, not about a day's events)."""
+
+    start: float
+    end: float
+    text: str
+    confident: bool
+    relative: bool = False  # read from the present ("last summer", "去年"), not written out ("July 2023")
+
+    @property
+    def window(self) -> tuple[float, float]:
+        return self.start, self.end
+
+
+_QUALIFIER_BEFORE = re.compile(r"\b(before|prior to|until|till|by|after|since|following|from)\s*$", re.I)
+_QUALIFIER_AFTER = re.compile(r"^\s*(之前|以前|前に|まで|之后|以后|以後|後に|以降|から|起|开始|以来)")
+_NOT_A_PERIOD = {"today", "tonight", "今天", "今晚", "今日"}
+
+
+def _qualified(query: str, m: re.Match) -> bool:
+    """The period is bounded on one side only ("before May 2023", "2023年以前", "去年から")."""
+    return bool(_QUALIFIER_BEFORE.search(query[max(0, m.start() - 14): m.start()])
+                or _QUALIFIER_AFTER.search(query[m.end(): m.end() + 4]))
+
+
+def query_period(query: str, now: datetime | None = None) -> QueryPeriod | None:
+    """The period a query is about, or None; `time_window` gives its [start, end).
 
     A named day covers that day +- 1 day (timezones, "the day before"); "before <day>" covers the two weeks up
     to it and "after <day>" the two weeks from it; a month covers the month plus a week (events are told a few
@@ -119,15 +153,17 @@ def time_window(query: str, now: datetime | None = None) -> tuple[float, float] 
             return day, day + timedelta(days=15)
         return day - timedelta(days=1), day + timedelta(days=2)
 
-    def pack(win: tuple[datetime, datetime]) -> tuple[float, float]:
-        return win[0].timestamp(), win[1].timestamp()
+    def found(win: tuple[datetime, datetime], m: re.Match, confident: bool = True,
+              relative: bool = False) -> QueryPeriod:
+        return QueryPeriod(win[0].timestamp(), win[1].timestamp(), m.group(0).strip(),
+                           confident and not _qualified(query, m), relative)
 
     for rx, order in ((_ISO_DATE, "ymd"), (_CJK_DATE, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
         for m in rx.finditer(query):
             if order == "ymd":
                 y, mo, d = m.group(1), m.group(2), m.group(3)
                 if d is None:  # 2023年5月
-                    return pack(month_window(int(y), int(mo))) if 1 <= int(mo) <= 12 else None
+                    return found(month_window(int(y), int(mo)), m) if 1 <= int(mo) <= 12 else None
                 day = _safe_date(int(y), int(mo), int(d))
             elif order == "dmy":
                 d, mon, y = m.group(1), m.group(2), m.group(3)
@@ -138,7 +174,7 @@ def time_window(query: str, now: datetime | None = None) -> tuple[float, float] 
                     continue
                 day = _safe_date(int(y) if y else year_default, MONTHS[mon.lower()], int(d))
             if day is not None:
-                return pack(around(day, m))
+                return found(around(day, m), m)
     m = _MONTH_YEAR.search(query) or _ISO_MONTH.search(query)
     if m:
         if m.re is _ISO_MONTH:
@@ -146,22 +182,44 @@ def time_window(query: str, now: datetime | None = None) -> tuple[float, float] 
         else:
             y, mo = int(m.group(2)), MONTHS[m.group(1).lower()]
         if 1 <= mo <= 12:
-            return pack(month_window(y, mo))
+            return found(month_window(y, mo), m)
     m = _CJK_YEAR.search(query) or _YEAR.search(query)
     if m:
         y = int(m.group(1) or m.group(2))
-        return pack((datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 15, tzinfo=timezone.utc)))
+        # "since 2023" reads the year as where a period starts: not the year itself
+        since = m.re is _YEAR and m.group(0).lower().startswith("since")
+        return found((datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 15, tzinfo=timezone.utc)), m,
+                     confident=not since)
     relative = _relative_window(query, now)
     if relative is not None:
-        return pack(relative)
+        (start, end), m = relative
+        return found((start, end), m, confident=m.group(0).lower() not in _NOT_A_PERIOD, relative=True)
     m = _BARE_MONTH.search(query)
     if m and not (m.group(1).lower() == "may" and not m.group(0).lower().startswith(("in", "during", "since"))):
-        return pack(_latest_month(MONTHS[m.group(1).lower()], now))
+        # "in May" / "during March" / "last June" are clear; "since May" opens the period, "of March" is a name
+        return found(_latest_month(MONTHS[m.group(1).lower()], now), m,
+                     confident=m.group(0).lower().split()[0] in ("in", "during", "last"), relative=True)
     m = _CJK_MONTH.search(query)
     if m:
         token = m.group(1)
-        return pack(_latest_month(int(token) if token.isdigit() else _CN_MONTHS[token], now))
+        return found(_latest_month(int(token) if token.isdigit() else _CN_MONTHS[token], now), m, relative=True)
     return None
+
+
+def time_window(query: str, now: datetime | None = None) -> tuple[float, float] | None:
+    """The period a query is about, as [start, end) epoch seconds, or None (see `query_period`)."""
+    period = query_period(query, now)
+    return period.window if period is not None else None
+
+
+TIME_FILTER_MODES = ("auto", "strict", "off")
+
+
+def checked_time_filter(value: Any) -> str:
+    """A query_time_filter value: auto | strict | off."""
+    if not isinstance(value, str) or value.lower() not in TIME_FILTER_MODES:
+        raise InvalidInputError(f"query_time_filter must be one of {', '.join(TIME_FILTER_MODES)}; got {value!r}")
+    return value.lower()
 
 
 _OPEN_START, _OPEN_END = -1e11, 1e11  # an open end of a caller's range (years -1200 .. 5100): finite for JSON

@@ -39,6 +39,11 @@ class SearchPlan:
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] the scope's entities the query names (exact, normalised)
     names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
     time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names
+    period_text: str = ""  # the words the period was read from ("last summer")
+    # the query's period filters the ranking (issue 13; MEMORYX_QUERY_TIME_FILTER, memoryx.search.periods):
+    # "auto" puts the in-period hits first and tops up below, "strict" keeps only them (unless there are none)
+    period_filter: Literal["auto", "strict"] | None = None
+    time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
     rewritten: bool = False  # a model rewrote the query
 

@@ -35,6 +35,9 @@ class SearchInput(TypedDict):
     # only memories whose event happened in [start, end): (start, end) ISO / epoch, {"start", "end"} or a period
     # in words ("last summer", "上个月"); memoryx.search.dates.checked_time_range (issue 13)
     time_range: NotRequired[Any]
+    # a confident period the query names filters: "auto" (top-up below), "strict", "off" (ranking signal only);
+    # default MEMORYX_QUERY_TIME_FILTER (issue 13)
+    query_time_filter: NotRequired[str | None]
 
 
 class SearchOutput(TypedDict):
