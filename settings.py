@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     embedding_api_key: str | None = Field(None, description="API key of the embeddings endpoint (falls back to OPENAI_API_KEY).")
     embedding_dims: int | None = Field(None, description="Embedding dimensions; required for remote models unless the model's default is known.")
     embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
+    embedding_runtime: Literal["auto", "onnx", "torch"] = Field("auto", description="Engine of a local embedding model: 'onnx' (ONNX Runtime over a graph built once from the same weights, cached in embedding_cache_dir; no torch import once cached), 'torch' (sentence-transformers), or 'auto' (ONNX, falling back to torch with a logged warning). Same vectors within float32 rounding.")
+    embedding_cache_dir: Path | None = Field(None, description="Where the ONNX encoder built from a local model is cached; default <data_dir>/models. Several data directories (or a test suite) can share one.")
 
     # --- add pipeline --------------------------------------------------------------------------
     similarity_threshold: float = Field(0.7, description="Minimum cosine similarity for an existing memory to be shown to the judge.")
@@ -91,6 +93,7 @@ class Settings(BaseSettings):
     recency_half_life_days: float = Field(30.0, description="Half-life of the recency decay, in days.")
     search_tuning: dict[str, Any] = Field(default_factory=dict, description="JSON overrides of the finer ranking knobs documented in memoryx/search/tuning.py, e.g. {\"weight_keyword\": 0.6, \"context_window\": 3}.")
     search_rewrite: bool = Field(False, description="Let the extraction model rewrite each search query (plus extra names and keywords) before searching; a failure searches with the plain query.")
+    query_time_filter: Literal["auto", "strict", "off"] = Field("auto", description="A period the query names with confidence ('in July 2023', 'last summer', 'in May', '去年', '先月'; never 'may' as a verb, 'since/before ...', 'today', or a relative period of a replayed chat log) filters on event time (valid_at, else created_at): 'auto' ranks the in-period memories first and fills the rest of the limit from the other results, below them; 'strict' returns only in-period memories (the others only when none is in the period); 'off': the period only ranks. The result's `time_filter` says what was applied. Per call: search(query_time_filter=...).")
     reranker: str | None = Field(None, description="Optional reranker: unset or 'none' (off), 'cross-encoder:<path>', or a chat model spec.")
 
     # --- server --------------------------------------------------------------------------------
@@ -151,6 +154,7 @@ class Settings(BaseSettings):
 
     # --- consolidation: staging, merge, compression, forgetting (issue 10): memoryx/lifecycle/, graphs/consolidate.py
     search_staged: bool = Field(True, description="Search sees memories no consolidation pass has seen yet (status staged) as well as active ones.")
+    search_record_access: bool = Field(True, description="Each search counts the memories it returns as accessed (access count and last access, read by ranking, the forgetting curve and layer promotion); false for read-only evaluation (bench_consolidate --locomo measures before and after a pass with it off).")
     consolidate_interval_s: float = Field(0.0, ge=0, description="Seconds between consolidation passes of every scope inside `memoryx serve`; 0: no scheduled passes (run `memoryx consolidate` or POST /v1/consolidate).")
     consolidate_merge_threshold: float = Field(0.95, ge=0, le=1, description="Cosine similarity at or above which two memories are the same fact by rule (the older id survives).")
     consolidate_judge_threshold: float = Field(0.85, ge=0, le=1, description="Cosine similarity from which a pair below the merge threshold goes to the judge model (one batched call per pass); also the pairwise similarity of a compression cluster.")

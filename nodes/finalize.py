@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.access import record_access_later
+from memoryx.search.periods import time_filter_report
 from memoryx.search.state import SearchState
 
 SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
@@ -35,6 +36,8 @@ def format_result(c: dict) -> dict:
     }
     for k in _FIELDS:
         out[k] = mem.get(k)
+    if "in_period" in c:  # the query's period filtered (issue 13): False for a hit that topped the list up
+        out["in_period"] = c["in_period"]
     return out
 
 
@@ -64,4 +67,8 @@ def finalize(state: SearchState, runtime: Runtime[Context]) -> dict:
     relations = format_relations(state.get("graph_relations") or [], plan.limit, plan.include_invalid)
     if results and plan.record_access:
         record_access_later(services_of(runtime).sql, [r["id"] for r in results])
-    return {"result": {"results": results, "relations": relations}, "timings": {"finalize": elapsed_ms(start)}}
+    result = {"results": results, "relations": relations}
+    period = time_filter_report(plan, results)
+    if period is not None:  # what the search did with time (issue 13; memoryx.search.periods)
+        result["time_filter"] = period
+    return {"result": result, "timings": {"finalize": elapsed_ms(start)}}
