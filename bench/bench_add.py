@@ -14,7 +14,12 @@ Embeddings: "minilm" = the real local all-MiniLM-L6-v2 (CPU); "instant" = a hash
 (<0.1 ms) to isolate the pipeline from the embedding model. Both are reported.
 
 SQL statements per add: every statement the SQL store's SQLAlchemy engines send (a `before_cursor_execute`
-listener), with the transactions (BEGIN) counted apart; the checkpointer's own SQLite connection is not SQLAlchemy and not counted.
+listener), with the transactions (BEGIN) counted apart; the checkpointer's own SQLite connection is not
+SQLAlchemy: its writes (SqliteSaver.put / put_writes, one commit each) are counted apart, with their time.
+
+overhead_cpu_ms: the process's CPU time per add (all threads, the model's own time subtracted): steadier than
+wall time on a shared machine, where waiting for a core inflates the wall clock. The embedded FalkorDB is
+another process and not in it.
 """
 
 from __future__ import annotations
@@ -85,6 +90,26 @@ class TimedOffline(OfflineChatModel):
         return out
 
 
+class CheckpointCounter:
+    """Checkpoint writes (SqliteSaver.put / put_writes: one commit each) and the time spent in them."""
+
+    def __init__(self):
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self.calls, self.ms = 0, 0.0
+        for name in ("put", "put_writes"):
+            real = getattr(SqliteSaver, name)
+
+            def timed(saver, *a, _real=real, **k):
+                t = time.perf_counter()
+                try:
+                    return _real(saver, *a, **k)
+                finally:
+                    self.calls += 1
+                    self.ms += (time.perf_counter() - t) * 1000.0
+            setattr(SqliteSaver, name, timed)
+
+
 class SQLCounter:
     """Statements sent through the SQL store's engines, by first keyword (BEGIN: one per write transaction)."""
 
@@ -104,8 +129,10 @@ def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmu
     emb = InstantEmbeddings() if embeddings == "instant" else None
     user = "bench-user"
     topics = ["hiking", "jazz", "tea", "chess", "painting", "cycling", "movies", "cooking", "poetry", "yoga"]
-    totals, overheads, calls, tokens, model_ms_all, sql = [], [], [], [], [], []
+    totals, overheads, cpus, calls, tokens, model_ms_all, sql = [], [], [], [], [], [], []
     kinds: collections.Counter = collections.Counter()
+    checkpoints = CheckpointCounter()
+    cp_calls, cp_ms = [], []
     try:
         with Memory(data_dir=data, graph_backend="falkordb" if graph_on else "none", llm=model, embeddings=emb) as m:
             t = time.perf_counter()
@@ -116,9 +143,11 @@ def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmu
             for i in range(warmup + adds):
                 model.reset()
                 before = collections.Counter(counter.by_kind)
-                t0 = time.perf_counter()
+                cp0 = (checkpoints.calls, checkpoints.ms)
+                t0, c0 = time.perf_counter(), time.process_time()
                 out = m.add(f"I live in City{i % 7} and I like food{i}.", user_id=user)
                 total = (time.perf_counter() - t0) * 1000.0
+                cpu = (time.process_time() - c0) * 1000.0
                 assert out["results"], out
                 if i < warmup:
                     continue
@@ -127,19 +156,25 @@ def run_case(*, existing: int, adds: int, graph_on: bool, embeddings: str, warmu
                 sql.append(sum(delta.values()))
                 totals.append(total)
                 overheads.append(total - model.stats["ms"])
+                cpus.append(cpu - model.stats["ms"])
                 calls.append(model.stats["calls"])
                 tokens.append(model.stats["tokens"])
                 model_ms_all.append(model.stats["ms"])
+                cp_calls.append(checkpoints.calls - cp0[0])
+                cp_ms.append(checkpoints.ms - cp0[1])
     finally:
         shutil.rmtree(data, ignore_errors=True)
     q = statistics.quantiles(totals, n=10) if len(totals) >= 10 else [max(totals)] * 9
     return {
         "graph": "on" if graph_on else "off", "embeddings": embeddings, "existing": existing, "adds": adds,
         "preload_s": round(load_s, 1), "median_ms": round(statistics.median(totals), 1), "p90_ms": round(q[8], 1),
-        "overhead_median_ms": round(statistics.median(overheads), 1), "model_ms_median": round(statistics.median(model_ms_all), 1),
+        "overhead_median_ms": round(statistics.median(overheads), 1),
+        "overhead_cpu_ms": round(statistics.median(cpus), 1), "model_ms_median": round(statistics.median(model_ms_all), 1),
         "calls_per_add": round(statistics.mean(calls), 2), "max_calls": max(calls), "tokens_per_add": round(statistics.mean(tokens)),
         "sql_per_add": round(statistics.mean(sql) - kinds["BEGIN"] / len(sql), 1),
         "transactions_per_add": round(kinds["BEGIN"] / len(sql), 1),
+        "checkpoint_writes_per_add": round(statistics.mean(cp_calls), 1),
+        "checkpoint_ms_per_add": round(statistics.median(cp_ms), 1),
         "sql_kinds_per_add": {k: round(v / len(sql), 1) for k, v in kinds.most_common()},
     }
 
@@ -159,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         for e in embs:
             rows.append(run_case(existing=args.existing, adds=args.adds, graph_on=g, embeddings=e))
             print(rows[-1], file=sys.stderr)
-    cols = ["graph", "embeddings", "existing", "adds", "median_ms", "p90_ms", "overhead_median_ms", "model_ms_median",
-            "calls_per_add", "max_calls", "tokens_per_add", "sql_per_add", "transactions_per_add", "preload_s"]
+    cols = ["graph", "embeddings", "existing", "adds", "median_ms", "p90_ms", "overhead_median_ms", "overhead_cpu_ms", "model_ms_median",
+            "calls_per_add", "max_calls", "tokens_per_add", "sql_per_add", "transactions_per_add",
+            "checkpoint_writes_per_add", "checkpoint_ms_per_add", "preload_s"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in rows:

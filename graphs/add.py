@@ -124,9 +124,24 @@ builder.add_edge("resolve_graph_conflicts", "finalize")
 builder.add_edge("finalize", END)
 
 
+# Checkpoint durability of an add run: "sync" writes each step's checkpoint before the next step starts.
+# LangGraph's default "async" writes it on a worker thread while the next step runs; on a busy 2-core machine
+# that thread fights the run for the GIL and an add took 15-30 ms longer (issue 14, bench/bench_add.py), and a
+# crash could lose the last step's checkpoint (the resumed run redid the step). Never "exit": every step
+# must stay checkpointed so that a killed add resumes where it stopped.
+ADD_DURABILITY = "sync"
+
+
 def compile_add_graph(checkpointer: Any = None):
-    """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer)."""
-    return builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
+    """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer), whose runs
+    save every step's checkpoint before the next one (ADD_DURABILITY)."""
+    compiled = builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
+    if checkpointer is None:
+        return compiled  # nothing to save (and LangGraph 1.2's "sync" needs a saver)
+    from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+
+    # the key `invoke(durability=...)` sets: a default of the compiled graph covers every invoke and resume
+    return compiled.with_config(configurable={CONFIG_KEY_DURABILITY: ADD_DURABILITY})
 
 
 def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str | None = None,

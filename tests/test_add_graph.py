@@ -86,3 +86,31 @@ def test_graph_switch_off_skips_the_graph(graph_services):
                        add_run_config("0" * 32, user_id="olaf"), context=ctx(services, graph_enabled=False))
     assert out["result"]["relations"] == {"added_entities": [], "deleted_entities": []}
     assert services.sql.list_relations(Scope(user_id="olaf")) == []
+
+
+def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypatch):
+    """ADD_DURABILITY "sync" (issue 14): when a step runs, the checkpoint of the step before it is already
+    saved, so a process killed inside any step resumes at that step (tests/test_crash_recovery.py kills it)."""
+    from memoryx.checkpointing import close_checkpointer, make_checkpointer
+    from memoryx.graphs.add import compile_add_graph
+    from memoryx.nodes import extract_facts as extract_module
+
+    services = make_services(tmp_path)
+    saver = make_checkpointer(services.settings)
+    graph = compile_add_graph(saver)
+    trace_id = "33333333-3333-4333-8333-333333333333"
+    config = add_run_config(trace_id, user_id="alice", services=services)
+    seen = []
+    real = extract_module.call_with_retry
+
+    def spy(*a, **k):
+        seen.append(graph.get_state(config).next)  # what a resume would run next, read from the saver
+        return real(*a, **k)
+    monkeypatch.setattr(extract_module, "call_with_retry", spy)
+    try:
+        graph.invoke({"messages": "I live in Berlin", "user_id": "alice", "trace_id": trace_id}, config,
+                     context=ctx(services))
+        assert seen == [("extract_facts",)]
+    finally:
+        close_checkpointer(saver)
+        services.close()

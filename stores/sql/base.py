@@ -4,7 +4,9 @@ modules (memories, judgments, graph truth, outbox) build their queries on `_tx`.
 
 Every write is one short transaction, so every failure leaves nothing half-written. A write that changes
 what a projection shows records its projection intent (`_record_intent`) inside that same transaction: a
-process killed right after the commit leaves an outbox job, never an invisible fact.
+process killed right after the commit leaves an outbox job, never an invisible fact. A caller that makes
+several writes as one step (an add's operations and its judgment record) opens `transaction()`: every
+method called inside joins it, so the step commits whole or not at all, in one BEGIN/COMMIT.
 """
 
 from __future__ import annotations
@@ -239,20 +241,27 @@ class SQLStoreBase:
         ids = list(dict.fromkeys(t for t in target_ids if t))
         if not ids:
             return
-        if self.is_postgres:
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
         now = utc_now()
         rows = [{"id": new_id(), "kind": kind, "target_id": target, "error": "pending", "attempts": 0,
                  "created_at": now, "updated_at": now} for target in ids]
-        # one statement per 500 targets (multi-row VALUES); a target already queued gets the new job id
-        for i in range(0, len(rows), 500):
-            stmt = insert(OutboxRow).values(rows[i : i + 500])
-            s.execute(stmt.on_conflict_do_update(index_elements=["kind", "target_id"],
-                                                 set_={"id": stmt.excluded.id, "error": "pending", "updated_at": now}))
+        # one statement, compiled once per engine (issue 14: building it per call cost more than running it);
+        # a target already queued gets the new job id
+        s.execute(self._intent_statement(), rows)
         if _INTENTS in s.info:
             s.info[_INTENTS].extend((kind, r["target_id"], r["id"]) for r in rows)
+
+    def _intent_statement(self):
+        stmt = self.__dict__.get("_intent_stmt")
+        if stmt is None:
+            if self.is_postgres:
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            ins = insert(OutboxRow)
+            stmt = self.__dict__["_intent_stmt"] = ins.on_conflict_do_update(
+                index_elements=["kind", "target_id"],
+                set_={"id": ins.excluded.id, "error": "pending", "updated_at": ins.excluded.updated_at})
+        return stmt
 
     def _check_open(self) -> None:
         if self._closed:

@@ -175,9 +175,14 @@ class GraphTruth(SQLStoreBase):
                 if entity_id not in entities or not scope.contains(scope_dict(entities[entity_id])):
                     raise NotFoundError(f"Entity {entity_id} not found in this scope; upsert it first.")
             found: dict[tuple, RelationRow] = {}
+            # valid twins: exact ends and names (not every relation of the source: the user's own entity is
+            # the source of most of them)
+            targets = list(dict.fromkeys(it["target_id"] for it in wanted))
+            relations = list(dict.fromkeys(it["relation"] for it in wanted))
             for chunk in id_chunks({it["source_id"] for it in wanted}):
                 for row in s.scalars(select(RelationRow).where(
-                        RelationRow.scope_key == key, RelationRow.valid == sa.true(), RelationRow.source_id.in_(chunk))):
+                        RelationRow.scope_key == key, RelationRow.valid == sa.true(), RelationRow.source_id.in_(chunk),
+                        RelationRow.target_id.in_(targets), RelationRow.relation.in_(relations))):
                     found.setdefault(twin_key(row.source_id, row.relation, row.target_id, row.memory_id), row)
             memory_ids = [it["memory_id"] for it in wanted if it.get("memory_id")]
             event_times: dict[str, datetime | None] = {}
