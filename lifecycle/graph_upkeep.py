@@ -10,7 +10,9 @@ a decision with its reason, kept or merged, for the judgment record.
 
 Memory links (kind = the link's relation): `same_entity` between memories whose relations touch the same
 entity (a hub entity such as the user, touching more than `max_group` memories, links nothing: it would
-link everything), `sequence` between consecutive memories of one run or session (metadata session_id).
+link everything), `sequence` between consecutive memories of one run or session (metadata session_id),
+`cause` where a memory's own words state the cause and another memory of the owner, sharing an entity with
+it or next to it in time, restates that cause (memoryx.lifecycle.causal).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 from collections import defaultdict
 from itertools import combinations
 
+from memoryx.lifecycle.causal import CAUSE, causal_links
 from memoryx.lifecycle.similarity import pair_key, survivors
 
 _NUMBER = re.compile(r"\d+")
@@ -107,10 +110,23 @@ def memory_links(memories: list[dict], relations: list[dict], entity_map: dict[s
             runs[("run", m["run_id"])].append(m["id"])
         elif isinstance(session, (str, int)) and not isinstance(session, bool):
             runs[("session", str(session))].append(m["id"])
+    predecessor: dict[str, str] = {}
     for (kind, key), mids in sorted(runs.items()):
         mids.sort(key=order)
         for a, b in zip(mids, mids[1:]):
             link(a, b, SEQUENCE, f"one after the other in {kind} {key}")
+            predecessor[b] = a
+    near: dict[str, set[str]] = defaultdict(set)  # sharing a (non-hub) entity, or next to each other in time
+    for mids in by_entity.values():
+        if 2 <= len(mids) <= max_group:
+            for a in mids:
+                near[a].update(mids - {a})
+    timeline = sorted(live, key=order)
+    for a, b in zip(timeline, timeline[1:]):
+        near[a].add(b)
+        near[b].add(a)
+    for c in causal_links(memories, near, predecessor):
+        out.setdefault((c["source_id"], c["target_id"], CAUSE), c)  # the cause first, whatever the dates say
     return list(out.values())
 
 

@@ -1,9 +1,11 @@
 """Pairs, duplicates and clusters of one scope's memories (pure functions over cosine similarities).
 
 A pair at or above the merge threshold is the same fact by rule unless the two texts differ in substance
-(other numbers or names, or one negates what the other states): "My sister is 30" and "My sister is 31" embed almost
-alike but one supersedes the other, so such pairs go to the judge model with the 0.85-0.95 band. Merges
-chain to the oldest memory of each group (the older id survives: created_at, then id).
+(other numbers, ordinals or names, or one negates what the other states): "My sister is 30" and "My sister
+is 31" embed almost alike but one supersedes the other, so such pairs go to the judge model with the
+0.85-0.95 band. Two events (episodic memories) that happened on different days are two happenings, never
+one (`distinct_events`): they are neither merged by rule nor asked about. Merges chain to the oldest memory
+of each group (the older id survives: created_at, then id).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 from typing import Callable
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+EVENT_TYPES = frozenset({"episodic", "event"})
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|won't|can't|cannot|anymore|"
                        r"no longer|stopped|quit)\b|不|没|別|ない", re.I)
 
@@ -27,11 +30,41 @@ def _names(text: str) -> set[str]:
     return {w.lower() for w in words if w not in _NOT_NAMES}
 
 
-def substance_differs(a: str, b: str) -> bool:
-    """True when the texts state different numbers or names, or only one of them is negated."""
-    if sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b)) or _names(a) != _names(b):
+_ORDINAL = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+                      r"\d+(?:st|nd|rd|th))\b|第[一二三四五六七八九十百\d]+|[一二三四五六七八九十\d]+(?:回目|番目|度目)", re.I)
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}|(?:\d{4}年)?\d{1,2}月\d{1,2}日")
+_TIME_NAMES = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+               "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+               "today", "yesterday", "tomorrow", "tonight"}
+
+
+def substance_differs(a: str, b: str, *, ignore_time: bool = False) -> bool:
+    """True when the texts state different numbers, ordinals ("my first tournament" / "my fourth") or
+    names, or only one of them is negated. `ignore_time`: dates, clock times, weekdays and months do not
+    count (the same event on another day)."""
+    if ignore_time:
+        a, b = _DATE.sub(" ", a), _DATE.sub(" ", b)
+    if sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b)):
+        return True
+    if sorted(o.lower() for o in _ORDINAL.findall(a)) != sorted(o.lower() for o in _ORDINAL.findall(b)):
+        return True
+    names_a, names_b = _names(a), _names(b)
+    if ignore_time:
+        names_a, names_b = names_a - _TIME_NAMES, names_b - _TIME_NAMES
+    if names_a != names_b:
         return True
     return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
+
+
+def event_day(memory: dict) -> str | None:
+    """The UTC day an event happened (valid_at, else when it was written), or None."""
+    when = memory.get("valid_at") or memory.get("created_at")
+    return str(when)[:10] if when else None
+
+
+def distinct_events(a: dict, b: dict) -> bool:
+    """Two events ({"memory_type", "valid_at", "created_at"}) on different days: two happenings."""
+    return a.get("memory_type") in EVENT_TYPES and b.get("memory_type") in EVENT_TYPES and event_day(a) != event_day(b)
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:
@@ -85,18 +118,16 @@ def survivors(pairs: list[dict], order: dict[str, tuple]) -> list[dict]:
     return sorted(out, key=lambda m: (order[m["survivor"]], order[m["merged"]]))
 
 
-EVENT_TYPES = frozenset({"episodic", "event"})
-
-
 def may_share_summary(a: dict, b: dict) -> bool:
-    """Whether two similar memories ({"memory", "memory_type"}) may stand in one summary. Events may, whatever
-    they differ in (seed 003 §5.2: coffee on Monday, Wednesday and Friday becomes a habit). Other memories only
-    when they state the same substance: "my cousin Leo teaches in Madrid" and "my cousin Mia teaches in
-    Madrid" are two facts, each the one answer to its own question; a summary listing both would stand for,
-    and demote in ranking, every one of them (the bench's one missed question of 200 was such a fact)."""
-    if a.get("memory_type") in EVENT_TYPES and b.get("memory_type") in EVENT_TYPES:
-        return True
-    return not substance_differs(a["memory"], b["memory"])
+    """Whether two similar memories ({"memory", "memory_type"}) may stand in one summary: when they state
+    the same substance (names, numbers, ordinals, polarity), events whatever day they happened on (seed 003
+    §5.2: coffee on Monday, Wednesday and Friday becomes a habit). "My cousin Leo teaches in Madrid" and
+    "my cousin Mia teaches in Madrid", or "I won my first tournament" and "I won my fourth", are each the
+    one answer to its own question; a summary listing them would stand for, and demote in ranking, every
+    one of them (the bench's one missed question of 200 was such a fact; LoCoMo's "how many tournaments has
+    Nate won?" lost evidence to such a summary of events)."""
+    events = a.get("memory_type") in EVENT_TYPES and b.get("memory_type") in EVENT_TYPES
+    return not substance_differs(a["memory"], b["memory"], ignore_time=events)
 
 
 def clusters(pairs: dict[tuple[str, str], float], threshold: float, min_size: int, members: list[str],

@@ -16,7 +16,7 @@ from typing_extensions import Annotated, NotRequired, TypedDict
 from memoryx.filters import Cond, FilterNode, Not
 
 MEMORY_FIELDS = ("id", "memory", "memory_type", "importance", "access_count", "created_at", "last_accessed_at",
-                 "updated_at", "status", "metadata", "run_id")
+                 "updated_at", "status", "metadata", "run_id", "valid_at")
 
 
 class ConsolidateInput(TypedDict):
@@ -42,7 +42,7 @@ class ConsolidateState(ConsolidateInput, total=False):
     archives: list[dict]  # {"id", "text", "retention", "strength_days", "idle_days", "reason"}
     entity_merges: list[dict]  # {"survivor", "merged", "similarity", "reason", "names"}
     entity_decisions: list[dict]  # every entity pair above the lower threshold, merged or kept, and why
-    links: list[dict]  # {"source_id", "target_id", "relation": same_entity | sequence, "reason"}
+    links: list[dict]  # {"source_id", "target_id", "relation": same_entity | sequence | cause, "reason"}
     promotions: list[dict]  # {"id", "layer", "reason"}: layer changes (seed 003)
     model_calls: Annotated[int, operator.add]
     model_raw: Annotated[dict, operator.or_]  # step -> the model's raw answer

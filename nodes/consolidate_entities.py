@@ -1,10 +1,11 @@
 """consolidate_entities: graph upkeep (seed 002 §5.1, memoryx.lifecycle.graph_upkeep). Decides which of the
 scope's entities are one (name embeddings: each entity's nearest names in the vector store's entity
-collection, the same exact scope only) and which memories link (same entity, sequence in a run/session).
+collection, the same exact scope only) and which memories link (same entity, sequence in a run/session, cause).
 Writes nothing: consolidate_apply merges the entities (SQL truth, then the graph and entity vectors) and
 writes the links under the scope lock; every pair decision, merged or kept apart, goes to the judgment.
 
-Causal links ("because", "led to") are not decided here: agents write them with link_memories."""
+Causal links are written by rule only where a memory's own words state the cause (memoryx.lifecycle.causal);
+agents write any other link with link_memories."""
 
 from __future__ import annotations
 

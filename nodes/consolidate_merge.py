@@ -1,6 +1,6 @@
 """consolidate_merge: duplicates. Pairs at cosine >= consolidate_merge_threshold with the same numbers and
 polarity merge by rule; the rest of the pairs down to consolidate_judge_threshold go to the judge model in
-ONE batched call. Same-fact pairs collapse into the oldest memory of their group (memoryx.lifecycle.similarity)."""
+ONE batched call. Two events of different days are never one (memoryx.lifecycle.similarity.distinct_events). Same-fact pairs collapse into the oldest memory of their group (memoryx.lifecycle.similarity)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.lifecycle import prompts
-from memoryx.lifecycle.similarity import split_pairs, survivors
+from memoryx.lifecycle.similarity import distinct_events, split_pairs, survivors
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry
 from memoryx.nodes.add_common import elapsed_ms
@@ -30,7 +30,8 @@ def consolidate_merge(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     s = services.settings
     mems = {m["id"]: m for m in state.get("memories") or []}
     texts = {i: m["memory"] for i, m in mems.items()}
-    pairs = {(a, b): sim for a, b, sim in state.get("pairs") or []}
+    pairs = {(a, b): sim for a, b, sim in state.get("pairs") or []
+             if not distinct_events(mems[a], mems[b])}  # events of different days: two happenings
     rule, uncertain = split_pairs(pairs, texts, s.consolidate_merge_threshold, s.consolidate_judge_threshold)
     same = [{**p, "by": "rule"} for p in rule]
     out: dict = {"model_calls": 0, "model_raw": {}, "model_problems": []}

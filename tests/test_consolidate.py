@@ -128,10 +128,14 @@ def test_compression_writes_a_linked_summary_and_demotes_sources(tmp_path):
 
 
 def test_facts_about_different_people_keep_their_own_answers(tmp_path):
-    """A cluster of facts that differ in names is not summarised (each is the one answer to its own
-    question, and a summary would demote it); the same shape of events is."""
-    assert may_share_summary({"memory": "I met Leo for coffee", "memory_type": "episodic"},
-                             {"memory": "I met Mia for coffee", "memory_type": "episodic"})
+    """A cluster of facts (or events) that differ in names, numbers or ordinals is not summarised (each is the
+    one answer to its own question, and a summary would demote it); the same event on other days is."""
+    assert may_share_summary({"memory": "I had a latte on Monday", "memory_type": "episodic"},
+                             {"memory": "I had a latte on Friday", "memory_type": "episodic"})
+    assert not may_share_summary({"memory": "I met Leo for coffee", "memory_type": "episodic"},
+                                 {"memory": "I met Mia for coffee", "memory_type": "episodic"})
+    assert not may_share_summary({"memory": "I won my first chess tournament", "memory_type": "episodic"},
+                                 {"memory": "I won my fourth chess tournament", "memory_type": "episodic"})
     assert not may_share_summary({"memory": "My cousin Leo teaches in Madrid", "memory_type": "semantic"},
                                  {"memory": "My cousin Mia teaches in Madrid", "memory_type": "semantic"})
     assert may_share_summary({"memory": "I love hiking in the mountains", "memory_type": "preference"},
@@ -147,6 +151,16 @@ def test_facts_about_different_people_keep_their_own_answers(tmp_path):
         report = m.consolidate(user_id="alice", now=T0 + timedelta(days=15))
         assert report["compressed"] == 1 and {status(m, i) for i in events} == {"summarized"}
         assert {status(m, i) for i in facts} == {"active"}
+
+
+def test_the_same_event_on_two_days_is_two_events(tmp_path):
+    with make_memory(tmp_path, llm=NoModel()) as m:
+        a = put(m, "I went to the gym after work", days=0, memory_type="episodic")
+        b = put(m, "I went to the gym after work.", days=2, memory_type="episodic")
+        c = put(m, "I went to the gym after work!", days=2.1, memory_type="episodic")  # the same day as b
+        report = m.consolidate(user_id="alice", now=T0 + timedelta(days=3))
+        assert report["merged"] == 1 and status(m, a) == "active"
+        assert {status(m, b), status(m, c)} == {"active", "merged"}
 
 
 def test_archived_invisible_then_restored(tmp_path):
