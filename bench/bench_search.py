@@ -78,6 +78,7 @@ def setup(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[s
                 user_memories[item["user_id"]].extend(r["id"] for r in res["results"])
             chunk = []
     t_mem = time.perf_counter() - t0
+    print(f"setup: {total} memories via add_many(infer=False) in {t_mem:.0f} s", file=sys.stderr, flush=True)
 
     t2 = time.perf_counter()
     user_entities: dict[str, list[str]] = {}
@@ -89,11 +90,12 @@ def setup(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[s
         names = rng.sample(NAMES, min(args.entities_per_user - 2, len(NAMES))) + rng.sample(PLACES, 2)
         ents = [services.sql.upsert_entity(scope=scope, name=n, entity_type="entity") for n in names]
         ent_batch.extend(e["id"] for e in ents)
+        items = []
         for _ in range(args.relations_per_user):
             a, b = rng.sample(ents, 2)
-            rel_batch.append(services.sql.add_relation(scope=scope, source_id=a["id"], relation=rng.choice(RELATIONS),
-                                                       target_id=b["id"], memory_id=rng.choice(user_memories[u]),
-                                                       trace_id=None))
+            items.append({"source_id": a["id"], "relation": rng.choice(RELATIONS), "target_id": b["id"],
+                          "memory_id": rng.choice(user_memories[u])})
+        rel_batch.extend(services.sql.add_relations(scope=scope, items=items, trace_id=None))  # one transaction
         user_entities[u] = names
         if n_user % 100 == 0 or n_user == len(users):  # project in batches (one embedding call per batch)
             services.projector.sync_entities(ent_batch)
@@ -205,14 +207,16 @@ def main(argv: list[str] | None = None) -> int:
                     break
             queries.append((u, q))
         lat: list[float] = []
+        cpu: list[float] = []  # CPU time of the calling thread: less sensitive to a loaded machine than wall time
         graph_runs = 0
         for i, (u, q) in enumerate(queries):
-            s = time.perf_counter()
+            s, c = time.perf_counter(), time.thread_time()
             out = memory.search(q, user_id=u, limit=10, mode=args.mode)
             ms = (time.perf_counter() - s) * 1000.0
             if i < args.warmup:
                 continue
             lat.append(ms)
+            cpu.append((time.thread_time() - c) * 1000.0)
             if any("graph" in (r.get("sources") or []) for r in out["results"]):
                 graph_runs += 1
         flush_access()
@@ -241,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, value in (("p50", percentile(lat, 50)), ("p90", percentile(lat, 90)), ("p99", percentile(lat, 99)),
                             ("mean", statistics.fmean(lat)), ("max", max(lat))):
             print(f"| {name} | {value:.1f} |")
+        print(f"| caller-thread CPU p50 | {percentile(cpu, 50):.1f} |")
         ok = percentile(lat, 50) <= 15.0 and percentile(lat, 99) <= 40.0
         print(f"\nissue 14 target p50 <= 15 ms and p99 <= 40 ms (at 100,000 / 1,000): {'met' if ok else 'NOT met'}")
     finally:

@@ -15,6 +15,7 @@ in-memory lock, error wrapping); they write nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import UTC, datetime, timezone
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +25,7 @@ from sqlalchemy import select
 
 from memoryx.scope import Scope
 from memoryx.stores.sql.schema import EntityRow, MemoryRow, ProfileValueRow
-from memoryx.stores.sql.values import require_scope, scope_where
+from memoryx.stores.sql.values import require_scope
 from memoryx.text import normalize_name
 
 _MEM = MemoryRow.__table__.c
@@ -39,32 +40,60 @@ class ScopeFacts:
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] entities of the scope named by the candidates
 
 
+def _scope_terms(scope: Scope) -> tuple[tuple, dict]:
+    """(the shape of the scope's conditions, their bound values): statements are built once per shape."""
+    match = require_scope(scope).match()
+    shape = tuple(sorted((k, v is None) for k, v in match.items()))
+    return shape, {f"scope_{k}": v for k, v in match.items() if v is not None}
+
+
+def _scope_where(model: Any, shape: tuple) -> list:
+    """scope_where (stores.sql.values) with bound parameters instead of values: the same conditions."""
+    return [getattr(model, k).is_(None) if is_none else getattr(model, k) == sa.bindparam(f"scope_{k}")
+            for k, is_none in shape]
+
+
+@lru_cache(maxsize=64)
+def _latest_stmt(shape: tuple):
+    return (select(_MEM.valid_at, _MEM.created_at)
+            .where(*_scope_where(MemoryRow, shape), _MEM.deleted_at.is_(None), _MEM.valid_at.is_not(None))
+            .order_by(_MEM.valid_at.desc()).limit(1))
+
+
+@lru_cache(maxsize=64)
+def _entities_stmt(shape: tuple):
+    ec = EntityRow.__table__.c
+    return (select(ec.id, ec.name)
+            .where(ec.normalized_name.in_(sa.bindparam("names", expanding=True)), *_scope_where(EntityRow, shape))
+            .order_by(ec.created_at, ec.id))
+
+
+_PV = ProfileValueRow.__table__.c
+_PROFILE_NAMES = (select(_PV.value)
+                  .where(_PV.subject == sa.bindparam("subject"), _PV.ended_at.is_(None),
+                         _PV.field.in_(("name", "alias")))
+                  .order_by(_PV.first_seen_at, _PV.id))
+
+
 def scope_facts(sql: Any, scope: Scope, *, profile_subject: str | None,
                 entity_names: Callable[[tuple[str, ...]], list[str]]) -> ScopeFacts:
     """One read transaction: the profile names of `profile_subject`, the scope's latest event, and the scope's
     entities whose normalised name is one of `entity_names(own names)` (the strings that could name an entity
-    depend on the own names: "Where does Alice live?" is looked up as "Where does User live?")."""
-    scope = require_scope(scope)
+    depend on the own names: "Where does Alice live?" is looked up as "Where does User live?"). The
+    statements are built once per scope shape (a search pays for executing them, not for composing them)."""
+    shape, params = _scope_terms(scope)
     with sql._tx() as s:
+        conn = s.connection()
         names: tuple[str, ...] = ()
         if profile_subject:
-            pv = ProfileValueRow.__table__.c
-            names = tuple(r[0] for r in s.connection().execute(
-                select(pv.value).where(pv.subject == profile_subject, pv.ended_at.is_(None),
-                                       pv.field.in_(("name", "alias")))
-                .order_by(pv.first_seen_at, pv.id)))
+            names = tuple(r[0] for r in conn.execute(_PROFILE_NAMES, {"subject": profile_subject}))
         normalized = list(dict.fromkeys(normalize_name(n) for n in entity_names(names)
                                         if isinstance(n, str) and n.strip()))
-        latest = s.connection().execute(
-            select(_MEM.valid_at, _MEM.created_at)
-            .where(*scope_where(MemoryRow, scope), _MEM.deleted_at.is_(None), _MEM.valid_at.is_not(None))
-            .order_by(_MEM.valid_at.desc()).limit(1)).first()
+        latest = conn.execute(_latest_stmt(shape), params).first()
         entities: list[dict] = []
         if normalized:
-            ec = EntityRow.__table__.c
-            entities = [{"id": r[0], "name": r[1]} for r in s.connection().execute(
-                select(ec.id, ec.name).where(ec.normalized_name.in_(normalized), *scope_where(EntityRow, scope))
-                .order_by(ec.created_at, ec.id))]
+            entities = [{"id": r[0], "name": r[1]}
+                        for r in conn.execute(_entities_stmt(shape), {**params, "names": normalized})]
     return ScopeFacts(own_names=names,
                       latest_event=(_utc(latest[0]), _utc(latest[1])) if latest is not None else None,
                       entities=tuple(entities))
@@ -93,23 +122,36 @@ class RowTimes:
         self.event = _utc(valid).timestamp() if valid is not None else self.created
 
 
+@lru_cache(maxsize=256)
+def _context_stmt(shape: tuple, with_ids: bool, windows: int):
+    when = _MEM.created_at.type
+    conds = [_MEM.id.in_(sa.bindparam("ids", expanding=True))] if with_ids else []
+    conds += [_MEM.created_at.between(sa.bindparam(f"lo{i}", type_=when), sa.bindparam(f"hi{i}", type_=when))
+              for i in range(windows)]
+    return (select(_MEM.id, _MEM.memory_type, _MEM.created_at, _MEM.valid_at)
+            .where(*_scope_where(MemoryRow, shape), _MEM.deleted_at.is_(None), sa.or_(*conds))
+            .order_by(_MEM.created_at, _MEM.id))
+
+
 def context_rows(sql: Any, scope: Scope, ids: list[str], seed_times: list[float], *,
                  max_gap_s: float) -> list[RowTimes]:
     """The live memories of `scope` whose id is in `ids` OR whose created_at lies within `max_gap_s` of one of
     `seed_times` (epoch seconds), oldest first: the rows of SQLStore.rows_with_context, as RowTimes (four
     columns; the memory dicts of the few a search keeps come from `memory_dicts`)."""
-    scope = require_scope(scope)
-    conds = [_MEM.id.in_(list(ids))] if ids else []
-    for lo, hi in _merged_windows(seed_times, max_gap_s):
-        conds.append(_MEM.created_at.between(datetime.fromtimestamp(lo, tz=timezone.utc),
-                                             datetime.fromtimestamp(hi, tz=timezone.utc)))
-    if not conds:
+    shape, params = _scope_terms(scope)
+    windows = _merged_windows(seed_times, max_gap_s)
+    if not ids and not windows:
         return []
-    stmt = (select(_MEM.id, _MEM.memory_type, _MEM.created_at, _MEM.valid_at)
-            .where(*scope_where(MemoryRow, scope), _MEM.deleted_at.is_(None), sa.or_(*conds))
-            .order_by(_MEM.created_at, _MEM.id))
+    if ids:
+        params["ids"] = list(ids)
+    for i, (lo, hi) in enumerate(windows):
+        params[f"lo{i}"] = datetime.fromtimestamp(lo, tz=timezone.utc)
+        params[f"hi{i}"] = datetime.fromtimestamp(hi, tz=timezone.utc)
     with sql._tx() as s:
-        return [RowTimes(*r) for r in s.connection().execute(stmt)]
+        return [RowTimes(*r) for r in s.connection().execute(_context_stmt(shape, bool(ids), len(windows)), params)]
+
+
+_MEMORIES_BY_ID = select(MemoryRow.__table__).where(_MEM.id.in_(sa.bindparam("ids", expanding=True)))
 
 
 def memory_dicts(sql: Any, ids: list[str]) -> dict[str, dict]:
@@ -119,8 +161,7 @@ def memory_dicts(sql: Any, ids: list[str]) -> dict[str, dict]:
     # deleted rows are dropped here, not in SQL: with `deleted_at IS NULL` beside `id IN (...)` SQLite's planner
     # (no statistics) walks the deleted_at index - every live row - instead of the primary key: 3 ms at 10k rows
     with sql._tx() as s:
-        rows = [r for r in s.connection().execute(select(MemoryRow.__table__).where(_MEM.id.in_(list(ids))))
-                if r.deleted_at is None]
+        rows = [r for r in s.connection().execute(_MEMORIES_BY_ID, {"ids": list(ids)}) if r.deleted_at is None]
     return {r.id: {
         "id": r.id, "memory": r.text, "hash": r.hash, "user_id": r.user_id, "agent_id": r.agent_id,
         "run_id": r.run_id, "group_id": r.group_id, "category": r.category, "importance": r.importance,
