@@ -206,6 +206,8 @@ class OnnxSentenceEncoder:
 def _torch_reference_and_export(model_dir: Path, target: Path, max_length: int) -> np.ndarray:
     """Export the encoder (transformer + mean pooling + normalisation) to `target`; return torch's probe
     vectors, computed by the same module that was exported."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read at import: set before transformers loads
     try:
         import torch
         from transformers import AutoModel
@@ -232,17 +234,20 @@ def _torch_reference_and_export(model_dir: Path, target: Path, max_length: int) 
             pooled = (hidden * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tok.enable_truncation(max_length=max_length)
     tok.enable_padding(pad_id=0, pad_token="[PAD]")
     batch = tok.encode_batch(list(PROBES))
     inputs = tuple(torch.tensor([getattr(e, k) for e in batch], dtype=torch.int64)
                    for k in ("ids", "attention_mask", "type_ids"))
+    quiet = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript")]
+    levels = [q.level for q in quiet]
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()) as chatter:
-        # The exporter prints progress to stdout: in `memoryx mcp` stdout is the protocol channel.
+        # The exporter prints progress to stdout (in `memoryx mcp` stdout is the protocol channel) and logs
+        # pages of notes (skipped torchvision ops, deduplicated initialisers) that say nothing to a user.
         warnings.simplefilter("ignore")
+        for q in quiet:
+            q.setLevel(logging.ERROR)
         model = MeanPooledEncoder(AutoModel.from_pretrained(str(model_dir))).eval()
         with torch.inference_mode():
             reference = model(*inputs).numpy()
@@ -254,6 +259,9 @@ def _torch_reference_and_export(model_dir: Path, target: Path, max_length: int) 
                               dynamic_shapes={k: {0: batch_dim, 1: seq_dim} for k in names})
         except Exception as exc:
             raise OnnxEncoderError(f"torch.onnx.export failed: {exc}") from exc
+        finally:
+            for q, level in zip(quiet, levels):
+                q.setLevel(level)
     log.debug("ONNX exporter output: %s", chatter.getvalue())
     return reference
 
