@@ -182,11 +182,12 @@ class AsyncMemory(MemoryFront):
         return await asyncio.to_thread(lambda: consolidate(self._core, user_id, agent_id, run_id, now, dry_run,
                                                            group_id=group_id))
 
-    async def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> dict:
+    async def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                      group_id: str | None = None) -> dict:
         """See Memory.end_run."""
         from memoryx.lifecycle.run import end_run
 
-        return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id)
+        return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id, group_id)
 
     async def restore(self, memory_id: str) -> dict:
         """See Memory.restore."""

@@ -207,12 +207,13 @@ class Memory(MemoryFront):
 
         return consolidate(self._core, user_id, agent_id, run_id, now, dry_run, group_id=group_id)
 
-    def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> dict:
+    def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                group_id: str | None = None) -> dict:
         """Close a run (memory layers, seed 003): its working memories that mattered stay as short-term, the
         rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
         from memoryx.lifecycle.run import end_run
 
-        return end_run(self._core, run_id, user_id, agent_id)
+        return end_run(self._core, run_id, user_id, agent_id, group_id)
 
     def restore(self, memory_id: str) -> dict:
         """Bring an archived (or merged, or summarized) memory back to active."""

@@ -181,6 +181,8 @@ class MemoryCore:
         inp = {"query": query, "user_id": user_id, "agent_id": agent_id, "run_id": run_id, "limit": limit,
                "filters": with_alive(filters), "threshold": threshold}  # expired memories stay out
         inp.update({k: v for k, v in extra.items() if v is not None})
+        if not self.settings.search_record_access:
+            inp["record_access"] = False
         return inp
 
     def finish_add(self, out: Any, trace_id: str, snapshot_fn) -> dict:

@@ -23,7 +23,7 @@ from memoryx.cli.export import cmd_export
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
 from memoryx.cli.mcp import cmd_mcp
-from memoryx.cli.consolidate import cmd_consolidate, cmd_restore
+from memoryx.cli.consolidate import cmd_consolidate, cmd_end_run, cmd_restore
 from memoryx.cli.purge import cmd_purge
 from memoryx.cli.profile import cmd_profile  # issue 13
 from memoryx.cli.rollback import cmd_rollback
@@ -153,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("consolidate", cmd_consolidate, "merge duplicates, summarise clusters and archive faded memories of a scope")
     p.add_argument("--now", help="read the forgetting curve at this ISO time (default: now)")
     p.add_argument("--dry-run", action="store_true", help="decide and report, write nothing")
+    p = cmd("end-run", cmd_end_run, "close a run: its working memories that mattered stay as short-term, the rest "
+                                    "are archived (restorable)")
+    p.add_argument("run", help="the run id")
     p = cmd("restore", cmd_restore, "bring an archived or merged memory back")
     p.add_argument("memory_id")
 

@@ -10,6 +10,7 @@ so the CLI's exit codes are the same either way.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from memoryx.errors import InvalidInputError, MemoryXError, NotFoundError, ScopeError, StoreUnavailableError
 
@@ -106,9 +107,13 @@ class RemoteMemory:
     def delete_all(self, *, user_id=None, agent_id=None, run_id=None, group_id=None) -> dict:
         return self._call("DELETE", "/v1/memories", params=_scope(user_id, agent_id, run_id, group_id))
 
-    def consolidate(self, *, user_id=None, agent_id=None, run_id=None, now=None, dry_run: bool = False) -> dict:
-        return self._call("POST", "/v1/consolidate", json={**_scope(user_id, agent_id, run_id), "now": now,
+    def consolidate(self, *, user_id=None, agent_id=None, run_id=None, now=None, dry_run: bool = False,
+                    group_id=None) -> dict:
+        return self._call("POST", "/v1/consolidate", json={**_scope(user_id, agent_id, run_id, group_id), "now": now,
                                                            "dry_run": dry_run})
+
+    def end_run(self, run_id: str, *, user_id=None, agent_id=None, group_id=None) -> dict:
+        return self._call("POST", f"/v1/runs/{quote(run_id, safe='')}/end", json=_scope(user_id, agent_id, None, group_id))
 
     def get_profile(self, *, user_id=None, group_id=None, include_history: bool = False) -> dict:
         path = f"/v1/groups/{group_id}/profile" if group_id and not user_id else f"/v1/profiles/{user_id}"

@@ -93,6 +93,11 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
     scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id.strip(), group_id=group_id)
     sql, s = core.services.sql, core.settings
     trace_id = str(uuid.uuid4())
+    episodes_closed: list[str] = []
+    if s.episodes:  # the run's conversation is over: its open episode gets its final narrative now
+        from memoryx.nodes.episodes import flush_episodes
+
+        episodes_closed = flush_episodes(core.services, scope, trace_id=trace_id)
     with sql.scope_lock(scope):
         rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]
         kept, archived = close_run(rows, keep_importance=s.working_keep_importance, why=f"run {scope.run_id} ended")
@@ -110,7 +115,7 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
                           execution_success=True, status="done")
     skipped = set(applied["skipped"])
     return {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],
-            "archived": [x["id"] for x in archived if x["id"] not in skipped]}
+            "archived": [x["id"] for x in archived if x["id"] not in skipped], "episodes_closed": episodes_closed}
 
 
 def scopes_to_consolidate(sql) -> list[Scope]:

@@ -1,6 +1,8 @@
 """consolidate_load: the scope's live memories (those of its owner: memoryx.lifecycle.owners) and, for each
 one no pass has seen yet (staged), its nearest neighbours above the judge threshold (the vector store's own
-cosine scores: only staged memories are looked up, so a pass costs what arrived since the last one)."""
+cosine scores: only staged memories are looked up, so a pass costs what arrived since the last one). The
+staged memories' vectors are read back from the vector store, not embedded again (embedding was 84 of the
+112 s of a 10,000-memory pass); only one whose projection is still queued (outbox) is embedded."""
 
 from __future__ import annotations
 
@@ -51,10 +53,16 @@ def consolidate_load(state: ConsolidateState, runtime: Runtime[Context]) -> dict
     k = s.consolidate_neighbours + 1  # the memory itself comes back first
     for i in range(0, len(staged), EMBED_BATCH):
         batch = staged[i:i + EMBED_BATCH]
-        for row, vec in zip(batch, services.embeddings.embed_documents([r["memory"] for r in batch])):
-            vectors[row["id"]] = vec
-            for hit in services.vectors.search_memories(vec, scope, limit=k, threshold=s.consolidate_judge_threshold,
-                                                        filters=flt):
+        queued = services.sql.unprojected_memories([r["id"] for r in batch])  # their stored vector may be stale
+        stored = services.vectors.memory_vectors([r["id"] for r in batch if r["id"] not in queued])
+        missing = [r for r in batch if r["id"] not in stored]
+        if missing:
+            stored.update(zip([r["id"] for r in missing], services.embeddings.embed_documents([r["memory"] for r in missing])))
+        found = services.vectors.search_memories_batch([stored[r["id"]] for r in batch], scope, limit=k,
+                                                       threshold=s.consolidate_judge_threshold, filters=flt)
+        for row, hits in zip(batch, found):
+            vectors[row["id"]] = stored[row["id"]]
+            for hit in hits:
                 if hit.id != row["id"] and hit.id in live:
                     key = pair_key(row["id"], hit.id)
                     pairs[key] = max(pairs.get(key, 0.0), float(hit.score))

@@ -232,3 +232,34 @@ def test_archived_memories_leave_lists_and_the_judges_candidates(tmp_path):
         # the offline judge would UPDATE a live "lives in Berlin"; an archived one is not a candidate
         added = m.add("I moved to Munich", user_id="alice")["results"]
         assert [r["event"] for r in added] == ["ADD"] and m.get(old)["memory"] == "User lives in Berlin"
+
+
+@pytest.mark.parametrize("backend", ["edge", "server"])
+def test_stored_vectors_and_batched_neighbours_read_what_a_pass_needs(tmp_path, backend):
+    """A pass reads staged memories' vectors back from the vector store (no second embedding) and looks up
+    their neighbours in batches: the same hits as one query each, on both backends."""
+    import math
+
+    from qdrant_client import QdrantClient
+
+    from memoryx.stores.vectors import EdgeVectorStore, QdrantServerVectorStore
+
+    store = EdgeVectorStore(tmp_path / "q", 4) if backend == "edge" else \
+        QdrantServerVectorStore(QdrantClient(path=str(tmp_path / "local")), 4)
+    try:
+        raw = {f"00000000-0000-0000-0000-00000000000{i}": [1.0, i / 10, (i % 3) / 5, 0.2] for i in range(6)}
+        store.upsert_memories([{"id": k, "vector": v, "text": f"memory {k[-1]}", "user_id": "alice"}
+                               for k, v in raw.items()])
+        got = store.memory_vectors([*raw, "00000000-0000-0000-0000-0000000000ff"])
+        assert set(got) == set(raw)  # an id without a point is left out
+        for k, v in raw.items():  # stored normalised (cosine): the same direction
+            norm = math.sqrt(sum(x * x for x in v))
+            assert all(abs(a - b / norm) < 1e-5 for a, b in zip(got[k], v))
+        queries = [got[k] for k in raw]
+        batch = store.search_memories_batch(queries, ALICE, limit=3, threshold=0.5)
+        single = [store.search_memories(q, ALICE, limit=3, threshold=0.5) for q in queries]
+        assert [[(h.id, round(h.score, 5)) for h in hits] for hits in batch] == \
+            [[(h.id, round(h.score, 5)) for h in hits] for hits in single]
+        assert store.search_memories_batch(queries[:1], Scope(user_id="bob"), limit=3) == [[]]  # scoped
+    finally:
+        store.close()

@@ -121,10 +121,19 @@ def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
         assert close_idle_episodes(m._core.services, now=0) == []  # not idle yet
         assert flush_episodes(m._core.services, Scope(group_id="chat")) == [third["id"]]
         assert m.get(third["id"])["metadata"]["open"] is False
-        # a replay of a finished run's trace id adds no turn twice
-        again = m.add([_msg("I love the harbour and the seafood.", "2023-05-20T09:02:00Z", name="Caroline")],
-                      group_id="chat", infer=False)
-        assert len(m.get_all(group_id="chat", filters={"category": "episode"})["results"]) == 3 or again
+
+
+def test_end_run_closes_the_runs_open_episode(tmp_path):
+    """Memory.end_run flushes the run's open episode (its final narrative), and only that run's."""
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(), episodes=True) as m:
+        m.add([_msg("I adopted a puppy named Max.", "2023-05-20T09:00:00Z")], user_id="u", run_id="r1")
+        m.add([_msg("I adopted a kitten named Tom.", "2023-05-20T09:00:00Z")], user_id="u", run_id="r2")
+        eps = {e["run_id"]: e for e in m.get_all(user_id="u", filters={"category": "episode"})["results"]}
+        assert eps["r1"]["metadata"]["open"] and eps["r2"]["metadata"]["open"]
+        out = m.end_run("r1", user_id="u")
+        assert out["episodes_closed"] == [eps["r1"]["id"]]
+        assert m.get(eps["r1"]["id"])["metadata"]["open"] is False
+        assert m.get(eps["r2"]["id"])["metadata"]["open"] is True
 
 
 def test_episodes_off_by_default(tmp_path):

@@ -220,6 +220,15 @@ class VectorStore(ABC):
     def _dense(self, collection: Any, vector: list[float], flt: Any, limit: int,
                threshold: float | None) -> list[VectorHit]: ...
 
+    def _dense_batch(self, collection: Any, vectors: list[list[float]], flt: Any, limit: int,
+                     threshold: float | None) -> list[list[VectorHit]]:
+        """One `_dense` per vector; a backend that plans several queries as one pass overrides it."""
+        return [self._dense(collection, v, flt, limit, threshold) for v in vectors]
+
+    @abstractmethod
+    def _vectors(self, collection: Any, pids: list[str]) -> dict[str, list[float]]:
+        """{point id: its stored dense vector} of these point ids (unique, never empty) that exist."""
+
     @abstractmethod
     def _sparse(self, collection: Any, ids: list[int], values: list[float], flt: Any, corpus: Any,
                 limit: int) -> list[VectorHit]:
@@ -292,6 +301,26 @@ class VectorStore(ABC):
             return []
         return self._sparse(self._memories, ids, vals, self._filter(scope, filters), self._filter(scope, None),
                             max(1, int(limit)))
+
+    def search_memories_batch(self, vectors: list, scope: Scope, *, limit: int = 5, threshold: float | None = None,
+                              filters: FilterNode | None = None) -> list[list[VectorHit]]:
+        """`search_memories` for each vector, in order (a consolidation pass looks up the neighbours of every
+        new memory: one planned batch per chunk instead of one query each)."""
+        flt = self._filter(_check_scope(scope), filters)
+        out: list[list[VectorHit]] = []
+        for chunk in batched(list(vectors)):
+            out += self._dense_batch(self._memories, [_vector(v, self.dims, "query") for v in chunk], flt,
+                                     max(1, int(limit)), threshold)
+        return out
+
+    def memory_vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """{memory id: the dense vector stored for it} (ids without a point are left out): a consolidation
+        pass compares what arrived with what is stored without embedding the texts again."""
+        pids = {point_id(i): i for i in dict.fromkeys(ids)}
+        out: dict[str, list[float]] = {}
+        for chunk in batched(list(pids)):
+            out.update((pids[pid], vec) for pid, vec in self._vectors(self._memories, list(chunk)).items())
+        return out
 
     def count_memories(self, scope: Scope | None = None) -> int:
         return self._count_in(self._memories, scope)

@@ -373,6 +373,19 @@ class EdgeVectorStore(VectorStore):
             res = shard.query(req)
         return [self._hit(p) for p in res]
 
+    def _dense_batch(self, s: _SharedShard, vectors, flt, limit: int, threshold) -> list[list[VectorHit]]:
+        qe = self.qe
+        reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(v, using=DENSE), filter=flt, with_payload=True,
+                                score_threshold=threshold) for v in vectors]
+        with self._read(s) as shard:
+            res = shard.query_batch(qe.QueryBatchRequest(reqs))
+        return [[self._hit(p) for p in points] for points in res]
+
+    def _vectors(self, s: _SharedShard, pids: list[str]) -> dict[str, list[float]]:
+        with self._read(s) as shard:
+            records = shard.retrieve(pids, False, [DENSE])
+        return {str(r.id): list(r.vector[DENSE]) for r in records if r.vector and DENSE in r.vector}
+
     def _sparse(self, s: _SharedShard, ids, values, flt, corpus, limit: int) -> list[VectorHit]:
         qe = self.qe
         req = qe.QueryRequest(

@@ -182,6 +182,11 @@ class QdrantServerVectorStore(VectorStore):
             hits.append(VectorHit(hit_id(pid, payload), float(score), payload))
         return hits
 
+    def _vectors(self, collection: str, pids: list[str]) -> dict[str, list[float]]:
+        with self._guard():
+            records = self.client.retrieve(collection, ids=pids, with_payload=False, with_vectors=[DENSE])
+        return {str(r.id): list(r.vector[DENSE]) for r in records if isinstance(r.vector, dict) and DENSE in r.vector}
+
     def _sparse(self, collection: str, ids, values, flt, corpus, limit: int) -> list[VectorHit]:
         m = self.m
         kwargs = dict(
