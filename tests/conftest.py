@@ -10,13 +10,18 @@ them) or is marked `slow`; all others are marked `integration`. So a test that o
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
+# One ONNX encoder cache for the suite and its subprocesses (CLI, server): every test has a new data dir, and
+# building the encoder is a ~20 s torch export. Kept across runs on a machine; verified on every load.
+os.environ.setdefault("MEMORYX_EMBEDDING_CACHE_DIR", str(Path(tempfile.gettempdir()) / "memoryx-test-models"))
 
 PG_ADMIN_URL = os.environ.get("MEMORYX_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
