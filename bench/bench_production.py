@@ -78,6 +78,17 @@ def create_database(admin: str, name: str, reuse: bool) -> str:
     return f"{base}/{name}"
 
 
+def analyze_database(admin: str, name: str) -> None:
+    """ANALYZE the bench database, as autovacuum would after this many inserted rows. This machine's cluster
+    runs with autovacuum=off: never-analyzed tables made PostgreSQL plan every bulk chunk's `id IN (256
+    values)` reads as sequential scans, so ingest slowed with the table (1 full scan of memories and of
+    raw_inputs per 256 items: 341/s at 5k rows, 200/s at 20k, 92/s at 80k on the loaded machine)."""
+    import psycopg
+
+    with psycopg.connect(admin.rsplit("/", 1)[0] + "/" + name, autocommit=True, connect_timeout=5) as conn:
+        conn.execute("ANALYZE")
+
+
 def drop_database(admin: str, name: str) -> None:
     import psycopg
 
@@ -105,7 +116,7 @@ def twin_settings(args, data_dir: Path, sql_url: str | None, bolt_url: str | Non
 
 
 # --- workloads ------------------------------------------------------------------------------------------
-def ingest(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[str]], float]:
+def ingest(memory, args, rng: random.Random, after_call=None) -> tuple[list[str], dict[str, list[str]], float]:
     """add_many(infer=False) of users x per_user memories; returns (users, memory ids per user, memories/s)."""
     total = args.users * args.per_user
     pool = sorted({sentence(rng) for _ in range(4500)})[:1500]
@@ -123,6 +134,8 @@ def ingest(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[
                     raise SystemExit(f"add_many failed for an item: {res['error']}")
                 ids[item["user_id"]].extend(r["id"] for r in res["results"])
             chunk = []
+            if after_call is not None:
+                after_call()
             done = n + 1
             if done % 20_000 < args.chunk or done == total:
                 el = time.perf_counter() - t0
@@ -232,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pg-admin", default=PG_ADMIN, help="libpq URL of a database to CREATE/DROP the bench database from")
     ap.add_argument("--db-name", default=DB_NAME)
     ap.add_argument("--reuse-db", action="store_true", help="drop and recreate --db-name if it exists")
+    ap.add_argument("--analyze", action=argparse.BooleanOptionalAction, default=True,
+                    help="ANALYZE the bench database after each add_many call (counted in the ingest time), as "
+                         "autovacuum would; --no-analyze shows a cluster whose autovacuum is off")
     ap.add_argument("--vectors", choices=["qdrant-local", "edge"], default="qdrant-local")
     ap.add_argument("--qdrant-path", type=Path, default=None, help="local mode on disk instead of ':memory:'")
     ap.add_argument("--graph", choices=["bolt", "native", "none"], default="bolt")
@@ -267,7 +283,10 @@ def main(argv: list[str] | None = None) -> int:
                  "checkpointer": memory.settings.checkpointer}
         print("twins: " + json.dumps(twins), flush=True)
 
-        users, ids, rate = ingest(memory, args, rng)
+        analyze = None
+        if sql_url and args.analyze:
+            analyze = lambda: analyze_database(args.pg_admin, args.db_name)  # noqa: E731
+        users, ids, rate = ingest(memory, args, rng, analyze)
         result["memories"] = args.users * args.per_user
         result["ingest_per_s"] = rate
         entities, graph_s = build_graphs(memory, args, users, ids, rng)
