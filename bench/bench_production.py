@@ -80,9 +80,9 @@ def create_database(admin: str, name: str, reuse: bool) -> str:
 
 def analyze_database(admin: str, name: str) -> None:
     """ANALYZE the bench database, as autovacuum would after this many inserted rows. This machine's cluster
-    runs with autovacuum=off: never-analyzed tables made PostgreSQL plan every bulk chunk's `id IN (256
-    values)` reads as sequential scans, so ingest slowed with the table (1 full scan of memories and of
-    raw_inputs per 256 items: 341/s at 5k rows, 200/s at 20k, 92/s at 80k on the loaded machine)."""
+    runs with autovacuum=off: on never-analyzed tables PostgreSQL ran each bulk chunk's `IN (256 values)`
+    reads as full scans of memories and raw_inputs (pg_stat_user_tables: one of each per 256 items), and the
+    cumulative ingest rate fell as the tables grew (237/s at 20k rows, 92/s at 80k, loaded machine)."""
     import psycopg
 
     with psycopg.connect(admin.rsplit("/", 1)[0] + "/" + name, autocommit=True, connect_timeout=5) as conn:
