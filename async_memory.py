@@ -125,12 +125,14 @@ class AsyncMemory(MemoryFront):
                      threshold: float | None = None, mode: str | None = None, expand_depth: int | None = None,
                      relation_types: list[str] | None = None, include_invalid: bool | None = None,
                      include_archived: bool | None = None, group_id: str | None = None,
-                     speaker: str | None = None, time_range: Any = None) -> dict:
+                     speaker: str | None = None, time_range: Any = None,
+                     query_time_filter: str | None = None) -> dict:
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
                                  "include_invalid": include_invalid, "include_archived": include_archived,
-                                 "group_id": group_id, "speaker": speaker, "time_range": time_range})
+                                 "group_id": group_id, "speaker": speaker, "time_range": time_range,
+                                 "query_time_filter": query_time_filter})
         out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
         return await asyncio.to_thread(core.rank_feedback, dict(out.get("result") or {"results": [], "relations": []}))
 

@@ -136,17 +136,20 @@ class Memory(MemoryFront):
                threshold: float | None = None, mode: str | None = None, expand_depth: int | None = None,
                relation_types: list[str] | None = None, include_invalid: bool | None = None,
                include_archived: bool | None = None, group_id: str | None = None,
-               speaker: str | None = None, time_range: Any = None) -> dict:
+               speaker: str | None = None, time_range: Any = None,
+               query_time_filter: str | None = None) -> dict:
         """Memories relevant to `query`, best first: `{"results": [{"id", "memory", "score", ...}], "relations": [...]}`.
 
         `mode`: keyword | vector | hybrid | fast | deep | auto; `threshold`: minimum score; `time_range`: only
         memories whose event happened in [start, end) ((start, end) ISO / datetime / epoch, either end None,
-        or a period in words: "last summer", "上个月")."""
+        or a period in words: "last summer", "上个月"); `query_time_filter`: auto | strict | off — what a period the
+        query itself names does (default MEMORYX_QUERY_TIME_FILTER; the result's `time_filter` says what was applied)."""
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
                                  "include_invalid": include_invalid, "include_archived": include_archived,
-                                 "group_id": group_id, "speaker": speaker, "time_range": time_range})
+                                 "group_id": group_id, "speaker": speaker, "time_range": time_range,
+                                 "query_time_filter": query_time_filter})
         out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
         return core.rank_feedback(dict(out.get("result") or {"results": [], "relations": []}))
 

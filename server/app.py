@@ -221,6 +221,7 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
         with metrics.track("search"):
             return _search(principal, body.query, user_id, agent_id, body.run_id, limit=body.limit, **groups,
                            filters=body.filters, threshold=body.threshold, mode=body.mode,
+                           query_time_filter=body.query_time_filter,
                            time_range=(body.start, body.end) if body.start is not None or body.end is not None else None)
 
     @app.post("/v1/memories/context", tags=["memories"])

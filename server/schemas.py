@@ -55,6 +55,9 @@ class SearchRequest(ScopeFields):
     end: str | float | None = Field(None, description="... and before this time (exclusive).")
     speaker: str | None = Field(None, min_length=1, max_length=256,
                                 description="In a group chat: only what this participant said (metadata.speaker).")
+    query_time_filter: Literal["auto", "strict", "off"] | None = Field(
+        None, description="What a period the query names does: auto (in-period first, topped up), strict (in-period "
+                          "only), off (ranking only). Default MEMORYX_QUERY_TIME_FILTER.")
 
 
 class ContextRequest(ScopeFields):

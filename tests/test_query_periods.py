@@ -161,3 +161,28 @@ def test_chinese_and_japanese_periods_filter(svc):
 def test_bad_mode_is_refused(svc, trips):
     with pytest.raises(InvalidInputError, match="query_time_filter"):
         search(svc, "hiking in July 2023", trips[0], query_time_filter="sometimes")
+
+
+def test_the_public_api_and_rest_take_query_time_filter(tmp_path):
+    """Memory.search(query_time_filter=...) and POST /v1/memories/search {"query_time_filter"} reach the plan."""
+    from fastapi.testclient import TestClient
+
+    from memoryx.memory import Memory
+    from memoryx.server.app import create_app
+    from tests.support import shared_embeddings
+
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        svc = m._core.services
+        user = _user()
+        july = add(svc, user, "I went hiking in the mountains", datetime(2023, 7, 3, tzinfo=UTC))
+        add(svc, user, "I went hiking by the sea", datetime(2023, 5, 10, tzinfo=UTC))
+        strict = m.search("Where did I go hiking in July 2023?", user_id=user, query_time_filter="strict")
+        assert [r["id"] for r in strict["results"]] == [july] and strict["time_filter"]["mode"] == "strict"
+        auto = m.search("Where did I go hiking in July 2023?", user_id=user)
+        assert len(auto["results"]) == 2 and auto["time_filter"]["mode"] == "auto"
+        client = TestClient(create_app(memory=m, settings=m.settings))
+        body = {"query": "Where did I go hiking in July 2023?", "user_id": user, "query_time_filter": "strict"}
+        res = client.post("/v1/memories/search", json=body)
+        assert res.status_code == 200 and [r["id"] for r in res.json()["results"]] == [july]
+        bad = client.post("/v1/memories/search", json={**body, "query_time_filter": "sometimes"})
+        assert bad.status_code == 422
