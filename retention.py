@@ -7,7 +7,8 @@
   and its checkpoints whatever their age: they are the work a human has not done yet.
 * A finished add run's checkpoints (~45 KB for a one-line add) are deleted as soon as the run returns
   (`forget_finished_run`), unless MEMORYX_KEEP_FINISHED_CHECKPOINTS is set. Kept: runs paused for review,
-  runs whose judgment failed and runs that raised (they are what `resume_add` and crash recovery need).
+  runs whose judgment failed and runs that raised (they are what `resume_add` and crash recovery need). A run
+  that returned written results is finished without a look at its judgment status (no read per add).
 
 Memories themselves are never pruned: they live until deleted or purged.
 """
@@ -58,6 +59,11 @@ def is_finished(services: "Services", trace_id: str, result: dict) -> bool:
     """Whether an add run that returned `result` is over for good (its checkpoints are no longer needed)."""
     if services.settings.keep_finished_checkpoints or result.get("status") == "awaiting_review":
         return False
+    if result.get("results"):
+        # the run wrote (issue 14: no status read per add): an inferred run's writes commit in one transaction
+        # with its judgment record marked "done" (execute_ops), and a run storing raw turns has no judgment to
+        # fail; a failed step raised instead of returning
+        return True
     return services.sql.trace_statuses([trace_id]).get(trace_id) not in _KEEP_RUN_STATUSES
 
 

@@ -131,6 +131,22 @@ builder.add_edge("finalize", END)
 # must stay checkpointed so that a killed add resumes where it stopped.
 ADD_DURABILITY = "sync"
 
+# Worker threads of an add run's LangGraph executor. Every invoke builds its own thread pool (langchain_core's
+# get_executor_for_config) and, unbounded, started ~5 threads per add for checkpoint writes (issue 14: 6.0 ->
+# 2.6 ms of Thread.start per add). The add graph has no parallel branch (one task per superstep, run inline
+# in the caller's thread), so the pool only ever runs checkpoint writes, which langgraph chains in order
+# anyway. Why 1 cannot deadlock (langgraph 1.2, pregel/_executor.py, _loop.py, _runner.py):
+# * sync: a 1-worker pool runs jobs in submission order, and the only job that waits on another (a
+#   checkpoint save waiting for the previous save and its delta writes) waits on jobs submitted before it.
+#   The one job that blocks on the caller (the stream waiter) exists only when streaming "messages" or
+#   "custom" modes or subgraphs, which the add runs (invoke) never do.
+# * async (AsyncMemory): max_concurrency gates each background coroutine with an asyncio.Semaphore(1);
+#   coroutines take it in the order they were submitted, and again a save only awaits saves and writes
+#   submitted before it. Node tasks are not gated when a superstep has one task (the add graph's case), and
+#   sync node functions run in the event loop's default executor, not under the semaphore. Functional-API
+#   `call`s / `Send` fan-out that await a child task would need more than 1: the add graph has neither.
+ADD_MAX_CONCURRENCY = 1
+
 
 def compile_add_graph(checkpointer: Any = None):
     """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer), whose runs
@@ -165,7 +181,8 @@ def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str |
     if time_budget_s:
         configurable[DEADLINE_KEY] = time.time() + time_budget_s
     return {"configurable": configurable, "run_name": run_name, "tags": tags,
-            "metadata": {k: v for k, v in metadata.items() if v is not None}}
+            "metadata": {k: v for k, v in metadata.items() if v is not None},
+            "max_concurrency": ADD_MAX_CONCURRENCY}
 
 
 graph = compile_add_graph()

@@ -9,6 +9,11 @@ the facts no rule covers go to one model call (prompts/profile.py); a failed cal
 profile is an index over the memories, never a reason to fail an add.
 
 Idempotent: a run replayed after a crash appends no memory id twice (stores/sql/profiles.py).
+
+Cost (issue 14): the rules read the executed rows' texts in the state; a run whose memories name no profile
+attribute (and deleted none, outside a group, without the profile model) touches no store at all. Otherwise
+one transaction reads whose memories they are (four columns by id), the profile rows the changes can touch
+(never the whole profile) and writes the changes.
 """
 
 from __future__ import annotations
@@ -45,35 +50,61 @@ def _model_changes(services, state: dict, rows: list[dict]) -> list[tuple[dict, 
     return [(rows[u.fact], ProfileChange(u.op, u.field, u.value)) for u in reply.value.usable(len(rows))]
 
 
-def profile_rows_of(services, state: dict) -> tuple[dict[str, list[dict]], dict[str, list[str]], int]:
-    """({subject: change rows}, {subject: deleted memory ids}, model calls) of the run's executed operations."""
+def _executed_ids(state: dict) -> tuple[list[tuple[str, str]], list[str]]:
+    """([(id, text)] the run added or updated, [ids] it deleted), from the executed rows in the state."""
     executed = state.get("executed") or []
-    written = [r["id"] for r in executed if r.get("event") in ("ADD", "UPDATE") and r.get("id")]
+    written = [(r["id"], r.get("memory") or "") for r in executed if r.get("event") in ("ADD", "UPDATE") and r.get("id")]
     deleted = [r["id"] for r in executed if r.get("event") == "DELETE" and r.get("id")]
+    return written, deleted
+
+
+def profile_rows_of(services, state: dict, sources: dict[str, dict] | None = None,
+                    found: dict[str, list[ProfileChange]] | None = None) -> tuple[dict[str, list[dict]], dict[str, list[str]], int]:
+    """({subject: change rows}, {subject: deleted memory ids}, model calls) of the run's executed operations.
+
+    The texts are the executed rows' own (what execute_ops wrote); `sources` ({id: user_id, group_id,
+    metadata, deleted}: SQLStore.profile_sources) says whose each memory is (read when not given); `found`
+    the rule changes per memory id (computed when not given)."""
+    written, deleted = _executed_ids(state)
+    if sources is None:
+        sources = services.sql.profile_sources([mid for mid, _ in written] + deleted)
+    if found is None:
+        found = {mid: profile_changes(text) for mid, text in written}
     changes: dict[str, list[dict]] = {}
     uncovered: list[dict] = []
-    for row in services.sql.get_memories(written):
-        if is_agent_memory(row) or not row.get("user_id"):
-            continue  # an assistant's own memories say nothing about the user
+    for mid, text in dict(written).items():
+        src = sources.get(mid)
+        if src is None or src["deleted"] or is_agent_memory(src) or not src.get("user_id"):
+            continue  # gone meanwhile, or an assistant's own memory: it says nothing about the user
+        row = {**src, "id": mid, "memory": text}
         subject = user_subject(row["user_id"])
-        found = profile_changes(row["memory"])
-        changes.setdefault(subject, []).extend(c.as_row(row["id"]) for c in found)
-        if not found:
+        rules = found.get(mid) or []
+        changes.setdefault(subject, []).extend(c.as_row(mid) for c in rules)
+        if not rules:
             uncovered.append(row)
         if row.get("group_id"):
             member = (row.get("metadata") or {}).get("name") or row["user_id"]
             changes.setdefault(group_subject(row["group_id"]), []).append(
-                ProfileChange("add", "member", member).as_row(row["id"]))
+                ProfileChange("add", "member", member).as_row(mid))
     calls = 0
     if uncovered and services.settings.profile_model:
         calls = 1
         for row, change in _model_changes(services, state, uncovered):
             changes.setdefault(user_subject(row["user_id"]), []).append(change.as_row(row["id"], source="model"))
     forgotten: dict[str, list[str]] = {}
-    for row in services.sql.get_memories_any(deleted):
-        if row.get("user_id"):
-            forgotten.setdefault(user_subject(row["user_id"]), []).append(row["id"])
+    for mid in deleted:
+        src = sources.get(mid)
+        if src is not None and src.get("user_id"):
+            forgotten.setdefault(user_subject(src["user_id"]), []).append(mid)
     return changes, forgotten, calls
+
+
+def _write(services, changes: dict[str, list[dict]], forgotten: dict[str, list[str]]) -> None:
+    for subject, ids in forgotten.items():
+        services.sql.forget_profile_memories(subject, ids)
+    for subject, rows in changes.items():
+        if rows:
+            services.sql.apply_profile_changes(subject, rows)
 
 
 def update_profile(state: AddState, runtime: Runtime[Context]) -> dict:
@@ -81,10 +112,19 @@ def update_profile(state: AddState, runtime: Runtime[Context]) -> dict:
     services = services_of(runtime)
     if not services.settings.profiles or not state.get("executed"):
         return {"timings": {"update_profile": elapsed_ms(start)}}
-    changes, forgotten, calls = profile_rows_of(services, state)
-    for subject, ids in forgotten.items():
-        services.sql.forget_profile_memories(subject, ids)
-    for subject, rows in changes.items():
-        if rows:
-            services.sql.apply_profile_changes(subject, rows)
+    written, deleted = _executed_ids(state)
+    found = {mid: profile_changes(text) for mid, text in written}
+    ask_model = bool(services.settings.profile_model) and any(not f for f in found.values())
+    if not deleted and not ask_model and not state.get("group_id") and not any(found.values()):
+        # no profile attribute in what the run wrote (issue 14): no read, no write. (A memory written in a
+        # group chat already made its user a member when it was first written.)
+        return {"timings": {"update_profile": elapsed_ms(start)}, "model_calls": {"update_profile": 0}}
+    if ask_model:  # the model call runs outside any transaction
+        changes, forgotten, calls = profile_rows_of(services, state, found=found)
+        with services.sql.transaction():
+            _write(services, changes, forgotten)
+    else:  # whose memories they are, the values they touch and the writes: one transaction
+        with services.sql.transaction():
+            changes, forgotten, calls = profile_rows_of(services, state, found=found)
+            _write(services, changes, forgotten)
     return {"timings": {"update_profile": elapsed_ms(start)}, "model_calls": {"update_profile": calls}}

@@ -114,3 +114,55 @@ def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypa
     finally:
         close_checkpointer(saver)
         services.close()
+
+
+def test_an_add_run_starts_at_most_one_worker_thread(tmp_path):
+    """ADD_MAX_CONCURRENCY (issue 14): LangGraph builds a thread pool per invoke; unbounded it started ~5
+    threads per add for the checkpoint writes. The sequential add graph needs one."""
+    import threading
+
+    from memoryx.memory import Memory
+    from tests.support import shared_embeddings
+
+    with Memory(data_dir=tmp_path / "data", graph_backend="none", checkpointer="sqlite",
+                embeddings=shared_embeddings()) as m:
+        m.add("I live in Berlin", user_id="tia")  # warm: the first add opens stores and pools
+        real, started = threading.Thread.start, []
+
+        def start(thread):
+            started.append(thread.name)
+            return real(thread)
+        threading.Thread.start = start
+        try:
+            out = m.add("I moved to Paris and I like jazz", user_id="tia")
+        finally:
+            threading.Thread.start = real
+        assert {r["event"] for r in out["results"]} >= {"UPDATE", "ADD"}
+        assert len(started) <= 1, started
+
+
+def test_async_adds_with_one_worker_do_not_deadlock(tmp_path):
+    """max_concurrency=1 makes AsyncMemory's runs gate their background work (checkpoint saves, writes) with a
+    semaphore of 1: concurrent adds of one and of several users, and a review pause and resume, finish."""
+    import asyncio
+
+    from memoryx.memory import AsyncMemory
+    from tests.support import shared_embeddings
+
+    async def main():
+        am = AsyncMemory(data_dir=tmp_path / "data", graph_backend="none", checkpointer="sqlite",
+                         embeddings=shared_embeddings())
+        try:
+            texts = ["I live in Rome", "I like green tea", "I work at Acme", "I moved to Oslo"]
+            outs = await asyncio.wait_for(asyncio.gather(
+                *[am.add(t, user_id=u) for u in ("ana", "ben") for t in texts]), timeout=120)
+            assert all(o["results"] for o in outs)
+            paused = await asyncio.wait_for(am.add("I like black coffee", user_id="ana", review=True), timeout=60)
+            assert paused["status"] == "awaiting_review"
+            resumed = await asyncio.wait_for(am.resume_add(paused["trace_id"]), timeout=60)
+            assert [r["memory"] for r in resumed["results"]] == [paused["pending_operations"][0]["text"]]
+            assert (await am.get_profile(user_id="ana"))["home"]["value"] == "Oslo"
+        finally:
+            await am.close()
+
+    asyncio.run(main())

@@ -112,6 +112,48 @@ def test_profile_store_is_idempotent(request, tmp_path, engine):
     sql.close()
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "pg"])
+def test_profile_changes_read_only_the_values_they_touch(request, tmp_path, engine):
+    """Issue 14: a change reads the values it names and the current values of a field it sets, not the whole
+    profile; forgetting a memory matches its id exactly ("m1" is not "m10")."""
+    import uuid
+
+    from memoryx.stores.sql import SQLStore
+
+    url = f"sqlite:///{tmp_path / 'p.db'}" if engine == "sqlite" else request.getfixturevalue("pg_url")
+    sql = SQLStore(url)
+    subject = user_subject(f"y-{uuid.uuid4().hex[:8]}")
+    sql.apply_profile_changes(subject, [ProfileChange("add", "preference", f"food{i}").as_row(f"m{i}")
+                                        for i in range(1, 41)])
+    sql.apply_profile_changes(subject, [ProfileChange("set", "home", "Berlin").as_row("h1")])
+    sql.apply_profile_changes(subject, [ProfileChange("set", "home", "Paris").as_row("h2")])
+    assert sql.apply_profile_changes(subject, [ProfileChange("set", "home", "Rome").as_row("h3"),
+                                               ProfileChange("add", "preference", "food7").as_row("m77")]) == 3
+    current = {(v["field"], v["value"]) for v in sql.profile_values(subject)}
+    assert ("home", "Rome") in current and ("home", "Paris") not in current and len(current) == 41
+    food7 = next(v for v in sql.profile_values(subject) if v["value"] == "food7")
+    assert food7["memory_ids"] == ["m7", "m77"]
+    assert len(sql.profile_values(subject, include_ended=True)) == 43  # Berlin and Paris kept as history
+    assert sql.forget_profile_memories(subject, ["m1"]) == 1  # food1 only: not food10..food19
+    values = {v["value"] for v in sql.profile_values(subject)}
+    assert "food1" not in values and {"food10", "food19"} <= values
+    sql.close()
+
+
+def test_an_add_without_profile_attributes_touches_no_profile_row(tmp_path):
+    from sqlalchemy import event
+
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        m.add("I live in Lyon", user_id="v")
+        statements = []
+        event.listen(m.services.sql.engine, "before_cursor_execute",
+                     lambda conn, cur, stmt, *a: statements.append(stmt))
+        out = m.add("I have been to Paris twice", user_id="v")
+        assert out["results"]
+        assert not [s for s in statements if "profile_values" in s]
+        assert m.get_profile(user_id="v")["home"]["value"] == "Lyon"
+
+
 def test_rest(mem):
     from memoryx.server.app import create_app
 
