@@ -299,6 +299,7 @@ class RawIngest:
             sql.enqueue_projections(kind="memory", target_ids=ids, error=repr(exc))
             return
         sql.clear_projections(jobs)
+        sql.refresh_statistics_if_grown()  # a bulk chunk can double the table: keep SQLite's plans right
 
 
 # --------------------------------------------------------------------------------------------------------

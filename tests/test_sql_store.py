@@ -642,3 +642,47 @@ def test_same_fact_from_two_memories_survives_deleting_one(store):
     still = store.relations_around(ALICE, [zhang["id"]])
     assert [r["memory_id"] for r in still] == ["m2"]
     assert store.orphan_entities([beijing["id"]]) == []
+
+
+def test_sqlite_planner_statistics_follow_the_table(tmp_path):
+    """Without statistics SQLite walks the deleted_at index (every live row) for get_memories' `id IN (...) AND
+    deleted_at IS NULL`; once the table has grown the store refreshes them and the primary key is used, also
+    after a reopen."""
+    import sqlalchemy as sa
+
+    from memoryx.stores.sql import base
+
+    url = f"sqlite:///{tmp_path}/m.db"
+    store = SQLStore(url)
+    scope = Scope(user_id="stats")
+    ids = [store.insert_memory(scope=scope, text=f"fact number {i}")["id"] for i in range(base.STATS_MIN_ROWS + 20)]
+
+    def plan() -> str:
+        q = f"EXPLAIN QUERY PLAN SELECT * FROM memories WHERE id IN ({','.join('?' * 30)}) AND deleted_at IS NULL"
+        with store.engine.connect() as conn:
+            return " ".join(str(r[-1]) for r in conn.exec_driver_sql(q, tuple(ids[:30])))
+
+    # refreshed by itself: checked every STATS_CHECK_EVERY_WRITES writes, the table grew from 0 rows
+    assert store._stats_rows >= base.STATS_CHECK_EVERY_WRITES
+    assert "autoindex" in plan() and "deleted_at" not in plan()
+    assert store.refresh_statistics_if_grown() is False  # not doubled since
+    assert [m["id"] for m in store.get_memories(ids[:30])] == ids[:30]
+    store.close()
+    again = SQLStore(url)
+    assert again._stats_rows >= base.STATS_MIN_ROWS  # read back from sqlite_stat1: no ANALYZE at every open
+    with again.engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'memories'")).scalar() > 0
+    again.close()
+
+
+def test_postgres_statistics_are_taken_after_growth(pg_url):
+    """A PostgreSQL without autovacuum (this machine's) still gets planner statistics once the table grows."""
+    store = SQLStore(pg_url)
+    store.reset()
+    try:
+        for i in range(40):
+            store.insert_memory(scope=Scope(user_id="pgstats"), text=f"fact number {i}")
+        assert store.refresh_statistics_if_grown(force=True) is True
+        assert store._analyzed_rows() >= 40  # pg_class.reltuples, written by ANALYZE
+    finally:
+        store.close()
