@@ -19,7 +19,6 @@ earlier one said), different scopes in parallel on a small thread pool (`bulk_wo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -35,7 +34,6 @@ from memoryx.nodes.add_common import deterministic_id
 from memoryx.nodes.validate_input import check_limits, normalize_messages, split_long
 from memoryx.scope import Scope
 from memoryx.speakers import event_time, participant_scope, speaker_meta
-from memoryx.stores.locks import lock_owner
 from memoryx.stores.projections import memory_point
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
 from memoryx.stores.sql.values import check_metadata, new_id, utc_now
@@ -234,10 +232,7 @@ class RawIngest:
             planned = _select_new(writing, _live_with_hashes(s, hashes))
         texts = list(dict.fromkeys(mem["text"] for _, mem in planned))
         vectors = dict(zip(texts, self.services.embeddings.embed_documents(texts))) if texts else {}
-        owners = sorted({lock_owner(it.scope) for it in writing}, key=Scope.key)
-        with contextlib.ExitStack() as locks:
-            for owner in owners:  # one order for every bulk writer: no lock cycles
-                locks.enter_context(sql.scope_lock(owner))
+        with sql.scope_locks([it.scope for it in writing]):  # one connection on PostgreSQL, however many users
             rows, jobs = self._insert(writing, hashes)
             self._project(rows, jobs, vectors)
 

@@ -61,29 +61,34 @@ def not_reentrant(key: tuple[str, str], scope: Scope, lock: AbstractContextManag
 
 
 @contextmanager
-def advisory_lock(engine: Engine, scope: Scope, timeout: float,
+def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
                   wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[None]:
-    """PostgreSQL advisory lock on the scope; `wrap_errors` turns driver errors into MemoryX errors."""
-    lock_key = int.from_bytes(hashlib.sha1(scope.key().encode("utf-8")).digest()[:8], "big", signed=True)
-    # A dedicated autocommit connection: the session-level advisory lock lives as long as it does and is
+    """PostgreSQL advisory locks on one scope or several (taken in the given order), all on ONE connection:
+    a session holds any number of advisory locks, so a bulk chunk spanning 256 users costs one connection,
+    not 256 (which exceeded max_connections). `wrap_errors` turns driver errors into MemoryX errors."""
+    scopes = [scopes] if isinstance(scopes, Scope) else list(scopes)
+    # A dedicated autocommit connection: the session-level advisory locks live as long as it does and are
     # released by the server if this process dies.
     with wrap_errors():
         conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-    acquired = False
+    held: list[int] = []
     try:
-        with wrap_errors():
-            acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
-                                                       {"k": lock_key}).scalar()), timeout)
-        if not acquired:
-            raise _lock_timeout(scope, timeout, "another MemoryX worker (PostgreSQL advisory lock)")
+        for scope in scopes:
+            lock_key = int.from_bytes(hashlib.sha1(scope.key().encode("utf-8")).digest()[:8], "big", signed=True)
+            with wrap_errors():
+                acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
+                                                           {"k": lock_key}).scalar()), timeout)
+            if not acquired:
+                raise _lock_timeout(scope, timeout, "another MemoryX worker (PostgreSQL advisory lock)")
+            held.append(lock_key)
         yield
     finally:
         try:
-            if acquired:
+            for lock_key in reversed(held):
                 conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key})
             conn.close()
         except SQLAlchemyError:
-            conn.invalidate()  # closing the connection releases the lock on the server
+            conn.invalidate()  # closing the connection releases the locks on the server
 
 
 @contextmanager

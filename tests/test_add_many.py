@@ -119,3 +119,20 @@ def test_rest_batch_checks_tenancy_per_item(memory):
         assert client.post("/v1/memories/batch", json=body).status_code == 401
     assert texts(memory.services, "bob") == []
     assert texts(memory.services, "alice") == ["I like jazz", "I live in Rome"]
+
+
+def test_a_chunk_of_many_users_on_postgresql_takes_one_lock_connection(tmp_path, pg_url):
+    """A bulk chunk spanning 150 users holds its 150 advisory locks on ONE connection: one connection per user
+    exceeded PostgreSQL's max_connections (100 here) and failed with 'too many clients'."""
+    import sqlalchemy as sa
+
+    s = make_services(tmp_path, sql_url=pg_url, bulk_chunk_size=200)
+    try:
+        s.sql.reset()
+        m = Memory(s.settings, services=s)
+        out = m.add_many([_item(f"I collect stamp number {i}", user=f"u{i}") for i in range(150)], infer=False)
+        assert all(r.get("results") for r in out), [r for r in out if not r.get("results")][:3]
+        with s.sql.engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM memories")).scalar() == 150
+    finally:
+        s.close()
