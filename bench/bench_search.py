@@ -125,10 +125,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--torch-threads", type=int, default=None,
                     help="torch intra-op threads for the query embedding (deployment knob; default: torch's own)")
-    ap.add_argument("--int8-query-encoder", action="store_true",
-                    help="experiment: after ingest, swap the MiniLM encoder for its int8 dynamic quantisation "
-                         "(torch.ao quantize_dynamic on the Linear layers) to show the latency a quantised query "
-                         "encoder would give; not what the product ships today")
     ap.add_argument("--embeddings", choices=["minilm", "instant"], default="minilm",
                     help="minilm: the real local all-MiniLM-L6-v2 (default, what users run); instant: a hashed "
                          "bag-of-words embedding (~0.05 ms, bench_add.InstantEmbeddings) that takes the encoder out "
@@ -179,16 +175,6 @@ def main(argv: list[str] | None = None) -> int:
             manifest.write_text(json.dumps({"users": users, "user_entities": user_entities,
                                             "per_user": args.per_user, "embeddings": args.embeddings}))
 
-        if args.int8_query_encoder:
-            import warnings
-
-            import torch
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                st = services.embeddings.model  # LocalMiniLMEmbeddings: the SentenceTransformer
-                st[0].model = torch.ao.quantization.quantize_dynamic(st[0].model, {torch.nn.Linear},
-                                                                     dtype=torch.qint8)
         queries: list[tuple[str, str]] = []  # (user, query), drawn before timing
         seen: set[str] = set()
         for i in range(args.warmup + args.queries):
@@ -236,8 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(args.profile)
 
         extra = (f", torch threads {args.torch_threads}" if args.torch_threads else "") + (
-            ", instant hashed embeddings (encoder excluded)" if args.embeddings == "instant" else "") + (
-            ", int8 query encoder (experiment)" if args.int8_query_encoder else "")
+            ", instant hashed embeddings (encoder excluded)" if args.embeddings == "instant" else "")
         print(f"\nSearch latency, {total:,} memories / {len(users):,} users, embedded defaults{extra} "
               f"(fusion={settings.fusion}, search_mode={args.mode or settings.search_mode}, graph depth "
               f"{settings.graph_expand_depth}), {len(lat)} queries ({graph_runs} with graph hits):\n")
