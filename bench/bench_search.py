@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="after timing, print the N most expensive functions (cProfile, cumulative) of the timed "
                          "queries run once more")
+    ap.add_argument("--profile-out", type=Path, default=None, metavar="FILE",
+                    help="with --profile: also write the cProfile statistics to FILE")
     ap.add_argument("--mode", choices=sorted(RECIPES), default=None,
                     help="search recipe of every query (default: the settings' search_mode)")
     args = ap.parse_args(argv)
@@ -220,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             prof.disable()
             flush_access()
             pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(args.profile)
+            if args.profile_out:  # for `python -m pstats` or a sort by tottime
+                prof.dump_stats(str(args.profile_out))
 
         extra = (f", torch threads {args.torch_threads}" if args.torch_threads else "") + (
             ", instant hashed embeddings (encoder excluded)" if args.embeddings == "instant" else "")

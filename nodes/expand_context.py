@@ -1,6 +1,7 @@
 """expand_context: the SQL rows of the fused candidates (scope, liveness and filters re-checked on the system
 of record), the time / name / "when" boosts, then neighbouring-memory propagation (memoryx.search.tuning
-explains each knob).
+explains each knob). The kept candidates carry their latest feedback ("feedback"; finalize demotes
+VERY_NEGATIVE ones, memoryx.feedback).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from memoryx.filters import matches
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
-from memoryx.search.reads import context_rows, memory_dicts
+from memoryx.search.reads import context_rows, latest_feedback, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import SearchState
 from memoryx.text import CJK_CLASS
@@ -104,6 +105,58 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None
         c["relevance"] += bonus
 
 
+class _NoContext(Exception):
+    """The context read failed (its cause attached): the search goes on without propagation."""
+
+
+def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str, dict], keep: int,
+          penalty: float) -> list[dict]:
+    """Context propagation from `seeds` over `rows` (memoryx.search.reads RowTimes: live, in the scope), then
+    the best `keep` candidates whose SQL rows pass the scope and the filters (read whole in batches, usually
+    one), with their latest feedback when a penalty applies (finalize demotes VERY_NEGATIVE ones)."""
+    t = plan.tuning
+    weight, win = float(t.context_weight), int(t.context_window)
+    gap = float(t.context_max_gap_minutes) * 60.0
+    types = set(t.context_types or ())
+    live = {r.id for r in rows}  # live and in the scope
+    if seeds:
+        turns = [r for r in rows if not types or r.memory_type in types]
+        adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
+        loans: dict[str, float] = {}
+        for seed in seeds:
+            for dist, mid in adj.get(seed["id"], []):
+                loan = weight * seed["relevance"] * float(t.context_decay) ** (dist - 1)
+                if loan > loans.get(mid, 0.0):
+                    loans[mid] = loan
+        for mid, loan in loans.items():
+            c = by_id.get(mid)
+            if c is None:  # found only through its neighbour
+                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
+            c["relevance"] += loan
+            c["sources"].append("context")
+
+    # The system of record decides liveness, scope, filters and access counts of everything returned.
+    order = [c for c in sorted(by_id.values(), key=lambda x: -x["relevance"]) if c["id"] in live]
+    out: list[dict] = []
+    i = 0
+    while len(out) < keep and i < len(order):
+        batch = order[i: i + keep - len(out) + FETCH_SLACK]
+        i += len(batch)
+        truth = memory_dicts(sql, [c["id"] for c in batch])
+        for c in batch:
+            mem = truth.get(c["id"])
+            if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
+                continue  # deleted since it was projected, outside the scope, or failing the filters
+            c["memory"] = mem
+            out.append(c)
+            if len(out) >= keep:
+                break
+    if out and penalty > 0:
+        for mid, value in latest_feedback(sql, [c["id"] for c in out]).items():
+            by_id[mid]["feedback"] = value
+    return out
+
+
 def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
@@ -134,44 +187,22 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
              if c["memory"] is not None and (not types or c["memory"].get("memory_type") in types)] \
         if weight > 0 and win > 0 else []
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
+    ids = [c["id"] for c in cands[:keep]]
+    penalty = services_of(runtime).settings.feedback_very_negative_penalty
+    # the rows' times, the kept rows whole and their feedback: ONE read transaction (each costs a session and a
+    # BEGIN). A failing context read leaves the search with plain rows and no propagation, read in a fresh
+    # transaction (on PostgreSQL a failed statement spoils the one it ran in); nothing is changed before it.
     try:
-        rows = context_rows(sql, plan.scope, [c["id"] for c in cands[:keep]], seed_times, max_gap_s=gap)
-    except Exception as exc:  # never fail a search on the context step: plain rows, no propagation
-        log.warning("context expansion failed: %s", exc)
-        rows, seeds = context_rows(sql, plan.scope, [c["id"] for c in cands[:keep]], [], max_gap_s=gap), []
-    live = {r.id for r in rows}  # live and in the scope
-    if seeds:
-        turns = [r for r in rows if not types or r.memory_type in types]
-        adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
-        loans: dict[str, float] = {}
-        for seed in seeds:
-            for dist, mid in adj.get(seed["id"], []):
-                loan = weight * seed["relevance"] * float(t.context_decay) ** (dist - 1)
-                if loan > loans.get(mid, 0.0):
-                    loans[mid] = loan
-        for mid, loan in loans.items():
-            c = by_id.get(mid)
-            if c is None:  # found only through its neighbour
-                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
-            c["relevance"] += loan
-            c["sources"].append("context")
-
-    # the best `keep` whose SQL rows pass the scope and the filters (read whole in batches, usually one)
-    order = [c for c in sorted(by_id.values(), key=lambda x: -x["relevance"]) if c["id"] in live]
-    out: list[dict] = []
-    i = 0
-    while len(out) < keep and i < len(order):
-        batch = order[i: i + keep - len(out) + FETCH_SLACK]
-        i += len(batch)
-        truth = memory_dicts(sql, [c["id"] for c in batch])
-        for c in batch:
-            mem = truth.get(c["id"])
-            if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
-                continue  # deleted since it was projected, outside the scope, or failing the filters
-            c["memory"] = mem
-            out.append(c)
-            if len(out) >= keep:
-                break
+        with sql.transaction(write=False):
+            try:
+                rows = context_rows(sql, plan.scope, ids, seed_times, max_gap_s=gap)
+            except Exception as exc:
+                raise _NoContext() from exc
+            out = _kept(sql, plan, rows, seeds, by_id, keep, penalty)
+    except _NoContext as failed:  # never fail a search on the context step
+        log.warning("context expansion failed: %s", failed.__cause__)
+        with sql.transaction(write=False):
+            out = _kept(sql, plan, context_rows(sql, plan.scope, ids, [], max_gap_s=gap), [], by_id, keep, penalty)
     top = out[0]["relevance"] if out else 0.0
     for c in out:
         c["relevance"] = c["relevance"] / top if top > 0 else 0.0

@@ -1,5 +1,6 @@
-"""finalize: limit, the mem0-shaped output, and access recording in a background thread
-(memoryx.search.access; it never delays the reply).
+"""finalize: limit, the feedback penalty (a memory whose latest feedback is VERY_NEGATIVE scores
+x (1 - MEMORYX_FEEDBACK_VERY_NEGATIVE_PENALTY), then re-sorted; memoryx.feedback), the mem0-shaped output, and
+access recording in a background thread (memoryx.search.access; it never delays the reply).
 
 Output: {"results": [{"id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "hash",
 "user_id", "agent_id", "run_id", "memory_type", "category"}], "relations": [{"source", "relationship",
@@ -41,6 +42,20 @@ def format_result(c: dict) -> dict:
     return out
 
 
+def demoted(results: list[dict], feedback: list[str | None], penalty: float) -> list[dict]:
+    """`results` with the scores of those whose latest feedback (`feedback`, one per result, read by
+    expand_context) is VERY_NEGATIVE multiplied by (1 - penalty), marked "feedback", and re-sorted (a stable
+    sort: ties keep the ranking's order) - memoryx.feedback; unchanged when none is."""
+    if penalty <= 0 or "VERY_NEGATIVE" not in feedback:
+        return results
+    for r, value in zip(results, feedback):
+        if value == "VERY_NEGATIVE":
+            r["score"] = r["score"] * (1.0 - penalty)
+            r["feedback"] = "VERY_NEGATIVE"
+    results.sort(key=lambda r: r["score"], reverse=True)
+    return results
+
+
 def format_relations(relations: list[dict], limit: int, include_invalid: bool) -> list[dict]:
     out: list[dict] = []
     seen: set[tuple] = set()
@@ -63,7 +78,9 @@ def finalize(state: SearchState, runtime: Runtime[Context]) -> dict:
     plan = state["plan"]
     if plan.empty:
         return {"result": {"results": [], "relations": []}, "timings": {"finalize": elapsed_ms(start)}}
-    results = [format_result(c) for c in (state.get("ranked") or [])[: plan.limit]]
+    ranked = (state.get("ranked") or [])[: plan.limit]
+    results = demoted([format_result(c) for c in ranked], [c.get("feedback") for c in ranked],
+                      services_of(runtime).settings.feedback_very_negative_penalty)
     relations = format_relations(state.get("graph_relations") or [], plan.limit, plan.include_invalid)
     if results and plan.record_access:
         record_access_later(services_of(runtime).sql, [r["id"] for r in results])

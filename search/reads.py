@@ -2,7 +2,8 @@
 
 A search reads the system of record twice: once before recall (`scope_facts`: the user's own names, the
 scope's latest event - the "present" of a replayed log - and the scope's entities the query names, in one
-transaction), and once after fusion (`rows_with_context`: the candidates' rows and their neighbouring turns).
+transaction), and once after fusion (`context_rows`: the candidates' rows and their neighbouring turns; then,
+in one transaction, `memory_dicts` of the rows it ranks and their `latest_feedback`).
 Both use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
 ~100 rows of a context window cost more than the rest of the search together (3-4 ms of CPU at 10k
 memories). The context window is read as four columns per row (`context_rows`); only the ~30 rows a search
@@ -24,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.scope import Scope
-from memoryx.stores.sql.schema import EntityRow, MemoryRow, ProfileValueRow
+from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
 from memoryx.stores.sql.values import require_scope
 from memoryx.text import normalize_name
 
@@ -170,6 +171,25 @@ def memory_dicts(sql: Any, ids: list[str]) -> dict[str, dict]:
         "last_accessed_at": _iso(r.last_accessed_at), "deleted_at": _iso(r.deleted_at), "trace_id": r.trace_id,
         "status": r.status or "active", "merged_into": r.merged_into, "valid_at": _iso(r.valid_at),
         "invalid_at": _iso(r.invalid_at)} for r in rows}
+
+
+_FB = FeedbackRow.__table__.c
+_FEEDBACK_BY_MEMORY = (select(_FB.memory_id, _FB.feedback, _FB.created_at, _FB.id)
+                       .where(_FB.memory_id.in_(sa.bindparam("ids", expanding=True))))
+
+
+def latest_feedback(sql: Any, ids: list[str]) -> dict[str, str | None]:
+    """{memory id: its latest feedback value} for those of `ids` that have any (SQLStore.latest_feedback as one
+    Core statement: the search reads it with the rows it ranks, in their transaction, instead of one more ORM
+    transaction after the graph)."""
+    if not ids:
+        return {}
+    latest: dict[str, tuple] = {}
+    with sql._tx() as s:
+        for mid, value, created, rid in s.connection().execute(_FEEDBACK_BY_MEMORY, {"ids": list(dict.fromkeys(ids))}):
+            if mid not in latest or (created, rid) > latest[mid][1:]:
+                latest[mid] = (value, created, rid)
+    return {mid: v[0] for mid, v in latest.items()}
 
 
 def _merged_windows(seed_times: list[float], gap: float) -> list[tuple[float, float]]:
