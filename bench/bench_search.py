@@ -196,15 +196,19 @@ def main(argv: list[str] | None = None) -> int:
             queries.append((u, q))
         lat: list[float] = []
         cpu: list[float] = []  # CPU time of the calling thread: less sensitive to a loaded machine than wall time
+        # CPU time of the whole process: the query embedding runs on a worker thread (search.query_vectors), and
+        # the access recording of the previous search may run meanwhile
+        pcpu: list[float] = []
         graph_runs = 0
         for i, (u, q) in enumerate(queries):
-            s, c = time.perf_counter(), time.thread_time()
+            s, c, pc = time.perf_counter(), time.thread_time(), time.process_time()
             out = memory.search(q, user_id=u, limit=10, mode=args.mode)
             ms = (time.perf_counter() - s) * 1000.0
             if i < args.warmup:
                 continue
             lat.append(ms)
             cpu.append((time.thread_time() - c) * 1000.0)
+            pcpu.append((time.process_time() - pc) * 1000.0)
             if any("graph" in (r.get("sources") or []) for r in out["results"]):
                 graph_runs += 1
         flush_access()
@@ -212,9 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             import cProfile
             import pstats
 
-            from memoryx.nodes import dense_recall
+            from memoryx.search import query_vectors
 
-            dense_recall._QCACHE.clear()  # the same queries again: no cached query vectors
+            query_vectors.clear()  # the same queries again: no cached query vectors
             prof = cProfile.Profile()
             prof.enable()
             for u, q in queries[args.warmup:]:
@@ -235,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                             ("mean", statistics.fmean(lat)), ("max", max(lat))):
             print(f"| {name} | {value:.1f} |")
         print(f"| caller-thread CPU p50 | {percentile(cpu, 50):.1f} |")
+        print(f"| process CPU p50 | {percentile(pcpu, 50):.1f} |")
         ok = percentile(lat, 50) <= 15.0 and percentile(lat, 99) <= 40.0
         print(f"\nissue 14 target p50 <= 15 ms and p99 <= 40 ms (at 100,000 / 1,000): {'met' if ok else 'NOT met'}")
     finally:

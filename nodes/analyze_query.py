@@ -6,6 +6,10 @@ the strings that could name an entity, the names and the period it mentions (mem
 memoryx.search.dates), whether it asks "when", and the recipe picked by `mode` (else MEMORYX_SEARCH_MODE)
 with its graph depth (memoryx.search.recipes).
 
+When the dense path will embed the query, the embedding is started here on a worker thread
+(memoryx.search.query_vectors.prefetch), before the read transaction, so that it overlaps the rest of the
+search up to dense_recall.
+
 An optional model step rewrites the query (and lists extra entity names / keywords) when the input says
 ``rewrite: true`` or MEMORYX_SEARCH_REWRITE is on; a model failure falls back to the plain query.
 """
@@ -23,6 +27,7 @@ from memoryx.context import Context, context_of, services_of
 from memoryx.filters import And, event_time_range, parse_filters, with_speaker
 from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import elapsed_ms
+from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.scope import Scope
 from memoryx.search.dates import asks_when, checked_time_filter, checked_time_range, query_period
@@ -30,6 +35,7 @@ from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, check
                                  checked_threshold)
 from memoryx.search.reads import scope_facts
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
+from memoryx.search.query_vectors import prefetch
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.state import SearchState
@@ -120,8 +126,13 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     depth = recipe.depth_for(query, requested=checked_depth(state.get("expand_depth")),
                              configured=ctx.graph_expand_depth)
 
+    rewriting = bool(state.get("rewrite") or settings.search_rewrite)
+    if recipe.uses("dense") and not rewriting:
+        # the encoder starts before the read transaction: the text embedded is the query itself unless it holds
+        # one of the user's own names (then the text with "User" is embedded below, and this one is wasted)
+        prefetch(getattr(services, "embeddings", None), query)
     rewritten = QueryRewrite()
-    if state.get("rewrite") or settings.search_rewrite:
+    if rewriting:
         try:
             rewritten = rewrite_query(services.extraction_llm, query)
         except Exception as exc:  # the plain query still works
@@ -167,4 +178,6 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         rrf_k=settings.rrf_k,
         reranker=reranker_spec(settings.reranker),
     )
+    if wants_vector(plan):  # the encoder runs while the keyword and graph paths do (memoryx.search.query_vectors)
+        prefetch(getattr(services, "embeddings", None), plan.semantic_query)
     return {"plan": plan, "timings": {"analyze_query": elapsed_ms(start)}}

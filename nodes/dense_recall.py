@@ -1,21 +1,21 @@
-"""dense_recall: the query embedded once; cosine top-k in the vector store (scope and filters pushed down),
-plus, when the query names a period, a second top-k restricted to that period (source "time").
+"""dense_recall: the query embedded once (cached; usually already under way since analyze_query,
+memoryx.search.query_vectors); cosine top-k in the vector store (scope and filters pushed down), plus, when the
+query names a period, a second top-k restricted to that period (source "time").
 
-Runs in parallel with keyword_recall and graph_recall (one LangGraph superstep). Each hit is
-{"id", "score", "payload"}.
+The last of the recall paths (nodes/recall.py), so that the prefetched embedding overlaps the others. Each hit
+is {"id", "score", "payload"}.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 
 from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.filters import And, event_time_range
 from memoryx.nodes.add_common import elapsed_ms
+from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState
 
 
@@ -24,33 +24,22 @@ def hits_of(raw) -> list[dict]:
     return [{"id": h.id, "score": float(h.score), "payload": h.payload or {}} for h in raw]
 
 
-_QCACHE: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
-_QCACHE_SIZE = 2048
-_QCACHE_LOCK = threading.Lock()
+def wants_period(plan) -> bool:
+    """The period-restricted list is searched: the query names a period, and the recipe has a time path or the
+    period filters."""
+    return plan.time_window is not None and (plan.uses("time") or plan.period_filter is not None)
 
 
-def embed_query(embeddings, text: str) -> list[float]:
-    """The query vector, from a small LRU (a chatbot often searches the same text twice in a turn: search
-    then get_context, retries, several users asking the same thing)."""
-    key = (id(embeddings), text)
-    with _QCACHE_LOCK:
-        hit = _QCACHE.get(key)
-        if hit is not None:
-            _QCACHE.move_to_end(key)
-            return hit
-    vector = list(embeddings.embed_query(text))
-    with _QCACHE_LOCK:
-        _QCACHE[key] = vector
-        while len(_QCACHE) > _QCACHE_SIZE:
-            _QCACHE.popitem(last=False)
-    return vector
+def wants_vector(plan) -> bool:
+    """dense_recall embeds the query (analyze_query starts it early when so)."""
+    return not plan.empty and (plan.uses("dense") or wants_period(plan))
 
 
 def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     # the period-restricted list: a recall path of its own, and what a period filter ranks first (issue 13)
-    period_wanted = plan.time_window is not None and (plan.uses("time") or plan.period_filter is not None)
+    period_wanted = wants_period(plan)
     if not plan.uses("dense") and not period_wanted:
         return {"dense_hits": [], "time_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
     services = services_of(runtime)

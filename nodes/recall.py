@@ -6,7 +6,8 @@ pool that each graph run creates and shuts down again (two thread starts per sea
 that churn and the hand-offs cost more (about 3-5 ms per search at p50, far more at p99 under load) than the
 paths themselves take together (~1-2 ms without the encoder: each is an in-process index lookup or one
 round trip). Each path stays its own function in its own module (nodes/dense_recall.py, keyword_recall.py,
-graph_recall.py) and reports its own time in `timings`.
+graph_recall.py) and reports its own time in `timings`. Dense comes last: its query embedding, started by
+analyze_query on a worker thread (memoryx.search.query_vectors), runs meanwhile.
 """
 
 from __future__ import annotations

@@ -1,0 +1,98 @@
+"""Query vectors: the embedding of a search's semantic query, cached, and started early.
+
+* A small LRU (a chatbot often searches the same text twice in a turn: search then get_context, retries,
+  several users asking the same thing).
+* `prefetch`: analyze_query starts the embedding as soon as the text to embed is known (right after its one
+  read transaction) on a long-lived worker thread, and dense_recall - the last recall path - picks it up
+  (`embed_query` waits for it). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so
+  its ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths
+  instead of adding to them. One worker, made once and kept (no per-search thread churn); a prefetch asked
+  while it is busy with another search's query is skipped, and that search embeds in its own thread as
+  before - concurrent searches never queue behind one thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+
+CACHE_SIZE = 2048
+
+_cache: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
+_pending: dict[tuple[int, str], Future] = {}
+_lock = threading.Lock()
+_idle = threading.Semaphore(1)  # the worker takes one prefetch at a time
+_worker: ThreadPoolExecutor | None = None
+
+
+def clear() -> None:
+    """Forget the cached vectors (a benchmark timing the encoder on repeated queries)."""
+    with _lock:
+        _cache.clear()
+
+
+def _remember(key: tuple[int, str], vector: list[float]) -> None:
+    with _lock:
+        _cache[key] = vector
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _worker
+    with _lock:
+        if _worker is None:
+            _worker = ThreadPoolExecutor(1, thread_name_prefix="memoryx-query-embed")
+        return _worker
+
+
+def prefetch(embeddings, text: str) -> None:
+    """Start embedding `text` on the worker thread unless it is cached, already under way, or the worker is
+    busy (then `embed_query` embeds it in the caller's thread); nothing without an embedder."""
+    if embeddings is None:
+        return
+    key = (id(embeddings), text)
+    with _lock:
+        if key in _cache or key in _pending:
+            return
+    if not _idle.acquire(blocking=False):
+        return
+
+    def run() -> list[float]:
+        return list(embeddings.embed_query(text))
+
+    def done(fut: Future) -> None:
+        _idle.release()
+        with _lock:
+            _pending.pop(key, None)
+        if not fut.cancelled() and fut.exception() is None:
+            _remember(key, fut.result())
+
+    try:
+        fut = _executor().submit(run)
+    except RuntimeError:  # interpreter shutting down: embed in the caller's thread
+        _idle.release()
+        return
+    with _lock:
+        if not fut.done():
+            _pending[key] = fut
+    fut.add_done_callback(done)
+
+
+def embed_query(embeddings, text: str) -> list[float]:
+    """The query vector: cached, or the prefetch under way (waited for; its error, if any, raised here as an
+    embedding in this thread would), or embedded now."""
+    key = (id(embeddings), text)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+        fut = _pending.get(key)
+    if fut is not None:
+        return fut.result()
+    vector = list(embeddings.embed_query(text))
+    _remember(key, vector)
+    return vector
