@@ -11,15 +11,17 @@ Each node lives in the module of its name under memoryx/nodes/ (nodes/analyze_qu
   (one read transaction with the user's own names and the scope's latest event, memoryx.search.reads),
   dates/periods named (memoryx.search.dates), the recipe (fast / deep / auto / hybrid / vector / keyword,
   memoryx.search.recipes) and its expansion depth; no model unless query rewriting is on.
-* recall (nodes/recall.py): the recall paths one after the other in the caller's thread - dense (query
-  embedded once; plus the period the query names), keyword (BM25, CJK-aware), graph (entities -> breadth-first
-  neighbourhood -> memories; nothing when the query names no entity of the scope). A path the recipe leaves
+* recall (nodes/recall.py): the recall paths one after the other in the caller's thread - keyword (BM25,
+  CJK-aware), graph (entities -> breadth-first neighbourhood -> memories; nothing when the query names no entity
+  of the scope), dense last (the query embedded once, on a worker thread since analyze_query so that the
+  encoder overlaps the rest - memoryx.search.query_vectors; plus the period the query names). A path the recipe leaves
   out returns nothing at once. They were parallel branches; on 2 cores the thread pool each run created cost
   more than the overlap saved (nodes/recall.py says why).
 * fuse / expand_context / rank / rerank / finalize: weighted or RRF fusion with the paths that found each
   memory in "sources", neighbouring-memory context, final score with importance, recency and access
-  frequency (memoryx.search.scoring), optional reranker (memoryx.search.rerankers), limit, and access
-  recording after the reply (memoryx.search.access).
+  frequency (memoryx.search.scoring), optional reranker (memoryx.search.rerankers), limit, the feedback
+  penalty (VERY_NEGATIVE, memoryx.feedback; read with the ranked rows), and access recording after the reply
+  (memoryx.search.access).
 
 Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "threshold", "mode", "expand_depth",
 "relation_types", "include_invalid", "rewrite"?, "record_access"?}. Output key `result`:
