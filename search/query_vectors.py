@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,6 +25,17 @@ _pending: dict[tuple[int, str], Future] = {}
 _lock = threading.Lock()
 _idle = threading.Semaphore(1)  # the worker takes one prefetch at a time
 _worker: ThreadPoolExecutor | None = None
+
+
+def _after_fork() -> None:
+    """A forked child (a server's worker processes) has no worker thread: it makes its own on first use."""
+    global _worker, _idle, _lock
+    _worker, _idle, _lock = None, threading.Semaphore(1), threading.Lock()
+    _pending.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def clear() -> None:
