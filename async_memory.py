@@ -134,7 +134,7 @@ class AsyncMemory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
         out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return await asyncio.to_thread(core.rank_feedback, dict(out.get("result") or {"results": [], "relations": []}))
+        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,

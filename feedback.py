@@ -6,7 +6,8 @@ Stored one row per call in SQL (memory_feedback, memoryx.stores.sql.feedback). I
 - the ranking: a memory whose LATEST feedback is VERY_NEGATIVE has its search score multiplied by
   (1 - settings.feedback_very_negative_penalty), 0.3 by default, and the results are re-sorted. POSITIVE and
   NEGATIVE do not move the score (they are signals for review, not for retrieval). The penalty is applied
-  by Memory.search / AsyncMemory.search (and the REST and mem0 routes that call them), after the search graph.
+  inside the search graph (nodes/expand_context.py reads the latest feedback with the ranked rows;
+  nodes/finalize.py demotes), so every route running that graph applies it once.
 """
 
 from __future__ import annotations
@@ -34,19 +35,3 @@ def give(sql, memory_id: str, feedback: Any, reason: Any = None, *, scope=None, 
     row = sql.add_feedback(memory_id, value, (reason or "").strip() or None, actor=actor)
     return {"message": "Feedback recorded.", **row}
 
-
-def rank(sql, result: dict, penalty: float) -> dict:
-    """The search result with VERY_NEGATIVE memories' scores lowered and the results re-sorted."""
-    results = list(result.get("results") or [])
-    if not results or penalty <= 0:
-        return result
-    latest = sql.latest_feedback([r["id"] for r in results if r.get("id")])
-    if not any(v == "VERY_NEGATIVE" for v in latest.values()):
-        return result
-    out = []
-    for r in results:
-        if latest.get(r.get("id")) == "VERY_NEGATIVE" and isinstance(r.get("score"), (int, float)):
-            r = {**r, "score": r["score"] * (1.0 - penalty), "feedback": "VERY_NEGATIVE"}
-        out.append(r)
-    out.sort(key=lambda r: r.get("score") or 0.0, reverse=True)
-    return {**result, "results": out}

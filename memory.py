@@ -151,7 +151,7 @@ class Memory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
         out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return core.rank_feedback(dict(out.get("result") or {"results": [], "relations": []}))
+        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                     run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,

@@ -408,12 +408,6 @@ class MemoryCore:
 
         return fb.give(self.services.sql, check_id(memory_id), feedback, reason, scope=scope, actor=actor)
 
-    def rank_feedback(self, result: dict) -> dict:
-        """Search results after feedback: VERY_NEGATIVE memories demoted (memoryx.feedback)."""
-        from memoryx import feedback as fb
-
-        return fb.rank(self.services.sql, result, self.settings.feedback_very_negative_penalty)
-
     def reindex(self, scope: Scope | None) -> dict:
         return self.services.projector.reindex(scope)
 
@@ -455,5 +449,8 @@ class MemoryCore:
         if saver is not None:
             with contextlib.suppress(Exception):  # closing goes on for the services
                 close_checkpointer(saver)
+        from memoryx.search.access import flush_access
+
+        flush_access(timeout=2.0)  # queued access counts are written (the writer lingers up to 50 ms)
         if self._owns_services:
             self.services.close()
