@@ -56,7 +56,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench_add.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_add import InstantEmbeddings, TimedOffline  # noqa: E402
-from bench_search import NAMES, OBJECTS, PLACES, QUESTIONS, RELATIONS, SUBJECTS, VERBS, WHEN, percentile, sentence  # noqa: E402
+from bench_search import NAMES, OBJECTS, PLACES, RELATIONS, SUBJECTS, VERBS, make_queries, percentile, sentence  # noqa: E402
 
 PG_ADMIN = os.environ.get("MEMORYX_BENCH_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
 DB_NAME = "memoryx_bench"
@@ -183,27 +183,6 @@ def time_adds(memory, model: TimedOffline, user: str, adds: int, warmup: int = 3
             overheads.append(ms - model.stats["ms"])
     return {"add_p50_ms": percentile(totals, 50), "add_p90_ms": percentile(totals, 90),
             "add_overhead_p50_ms": percentile(overheads, 50), "adds": adds}
-
-
-def make_queries(users, entities, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    """Distinct queries (the query-embedding cache must not flatter the figures); half name an entity."""
-    out, seen = [], set()
-    for i in range(n):
-        u = rng.choice(users)
-        while True:
-            template = rng.choice(QUESTIONS)
-            q = template.format(v=rng.choice(VERBS), o=rng.choice(OBJECTS), w=rng.choice(WHEN[:-1]),
-                                n=rng.choice(entities[u]))
-            q = f"{q} {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
-            if i % 2 == 0 and "{n}" not in template:
-                q = f"{q} {rng.choice(entities[u])}"
-            elif i % 2 == 1 and "{n}" in template:
-                continue
-            if q not in seen:
-                seen.add(q)
-                break
-        out.append((u, q))
-    return out
 
 
 def time_searches(memory, queries, warmup: int) -> dict:

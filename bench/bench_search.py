@@ -110,6 +110,28 @@ def setup(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[s
     return users, user_entities, total
 
 
+def make_queries(users, entities, n: int, rng: random.Random) -> list[tuple[str, str]]:
+    """Distinct queries (the query-embedding cache must not flatter the figures); half name an entity."""
+    out, seen = [], set()
+    for i in range(n):
+        u = rng.choice(users)
+        while True:
+            template = rng.choice(QUESTIONS)
+            q = template.format(v=rng.choice(VERBS), o=rng.choice(OBJECTS), w=rng.choice(WHEN[:-1]),
+                                n=rng.choice(entities[u]))
+            q = f"{q} {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+            if i % 2 == 0 and "{n}" not in template:
+                q = f"{q} {rng.choice(entities[u])}"
+            elif i % 2 == 1 and "{n}" in template:
+                continue
+            if q not in seen:
+                seen.add(q)
+                break
+        out.append((u, q))
+    return out
+
+
+
 def main(argv: list[str] | None = None) -> int:
     from memoryx.search.recipes import RECIPES
 
@@ -177,23 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             manifest.write_text(json.dumps({"users": users, "user_entities": user_entities,
                                             "per_user": args.per_user, "embeddings": args.embeddings}))
 
-        queries: list[tuple[str, str]] = []  # (user, query), drawn before timing
-        seen: set[str] = set()
-        for i in range(args.warmup + args.queries):
-            u = rng.choice(users)
-            while True:  # distinct queries: the query-embedding cache must not flatter the numbers
-                template = rng.choice(QUESTIONS)
-                q = template.format(v=rng.choice(VERBS), o=rng.choice(OBJECTS), w=rng.choice(WHEN[:-1]),
-                                    n=rng.choice(user_entities[u]))
-                q = f"{q} {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
-                if i % 2 == 0 and "{n}" not in template:
-                    q = f"{q} {rng.choice(user_entities[u])}"
-                elif i % 2 == 1 and "{n}" in template:
-                    continue
-                if q not in seen:
-                    seen.add(q)
-                    break
-            queries.append((u, q))
+        queries = make_queries(users, user_entities, args.warmup + args.queries, rng)  # drawn before timing
         lat: list[float] = []
         cpu: list[float] = []  # CPU time of the calling thread: less sensitive to a loaded machine than wall time
         # CPU time of the whole process: the query embedding runs on a worker thread (search.query_vectors), and
