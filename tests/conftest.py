@@ -129,3 +129,14 @@ def pytest_collection_modifyitems(config, items):
             continue
         integration = item.get_closest_marker("slow") or _needs_engine(item)
         item.add_marker(pytest.mark.integration if integration else pytest.mark.unit)
+
+
+@pytest.fixture(scope="module")
+def falkor(tmp_path_factory):
+    """An embedded FalkorDB for one test module: the default, native protocol over a private unix socket."""
+    from memoryx.stores.graph.falkordb_server import EmbeddedFalkorDB
+
+    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb"))
+    server.start()
+    yield server
+    server.stop()

@@ -36,14 +36,6 @@ def rel(src: dict, name: str, dst: dict) -> dict:
             "memory_id": str(uuid.uuid4()), "valid": True, "created_at_ms": 1_700_000_000_000}
 
 
-@pytest.fixture(scope="module")
-def falkor(tmp_path_factory):
-    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-drop"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def store(falkor):
     g = GraphStore(NativeTransport(falkor.url, falkor.password, reconnect=falkor.start))

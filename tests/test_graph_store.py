@@ -38,15 +38,6 @@ TRICKY = [
 
 
 @pytest.fixture(scope="module")
-def falkor(tmp_path_factory):
-    """The embedded default: native protocol over a private unix socket."""
-    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-shared"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
 def bolt_falkor(tmp_path_factory):
     """A test-only server with FalkorDB's Bolt endpoint open (the Bolt transport's stand-in for Neo4j)."""
     server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-bolt"), bolt_port=free_port())
