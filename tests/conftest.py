@@ -140,3 +140,15 @@ def falkor(tmp_path_factory):
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def bolt_falkor(tmp_path_factory):
+    """A test-only server with FalkorDB's Bolt endpoint open (the Bolt transport's stand-in for Neo4j)."""
+    from memoryx.stores.graph.falkordb_process import free_port
+    from memoryx.stores.graph.falkordb_server import EmbeddedFalkorDB
+
+    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-bolt"), bolt_port=free_port())
+    server.start()
+    yield server
+    server.stop()

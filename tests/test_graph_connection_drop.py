@@ -21,8 +21,7 @@ import pytest
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport
-from memoryx.stores.graph.falkordb_process import free_port
+from memoryx.stores.graph import GraphStore, NativeTransport
 
 pytestmark = pytest.mark.integration
 
@@ -225,14 +224,6 @@ def test_connection_that_keeps_dropping_ends_in_an_error_that_says_what_to_check
 
 
 # --- Bolt (the Neo4j path), against FalkorDB's Bolt endpoint: a pooled connection whose socket died --------
-
-@pytest.fixture(scope="module")
-def bolt_falkor(tmp_path_factory):
-    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-bolt-drop"), bolt_port=free_port())
-    server.start()
-    yield server
-    server.stop()
-
 
 def test_bolt_connection_dropped_mid_statement_is_resent(bolt_falkor):
     """The neo4j driver's socket shut down while a statement runs: the driver marks the connection defunct,

@@ -22,7 +22,6 @@ import pytest
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.scope import Scope
 from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport, cypher_literal, make_graph_store
-from memoryx.stores.graph.falkordb_process import free_port
 
 TRICKY = [
     "喜欢“猫”，'真的'！",
@@ -35,15 +34,6 @@ TRICKY = [
     "emoji 😀 $x `tick` {map: 1}",
     "%s %d %n",
 ]
-
-
-@pytest.fixture(scope="module")
-def bolt_falkor(tmp_path_factory):
-    """A test-only server with FalkorDB's Bolt endpoint open (the Bolt transport's stand-in for Neo4j)."""
-    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb-bolt"), bolt_port=free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module", params=["native", "bolt"])
