@@ -78,17 +78,6 @@ def create_database(admin: str, name: str, reuse: bool) -> str:
     return f"{base}/{name}"
 
 
-def analyze_database(admin: str, name: str) -> None:
-    """ANALYZE the bench database, as autovacuum would after this many inserted rows. This machine's cluster
-    runs with autovacuum=off: on never-analyzed tables PostgreSQL ran each bulk chunk's `IN (256 values)`
-    reads as full scans of memories and raw_inputs (pg_stat_user_tables: one of each per 256 items), and the
-    cumulative ingest rate fell as the tables grew (237/s at 20k rows, 92/s at 80k, loaded machine)."""
-    import psycopg
-
-    with psycopg.connect(admin.rsplit("/", 1)[0] + "/" + name, autocommit=True, connect_timeout=5) as conn:
-        conn.execute("ANALYZE")
-
-
 def drop_database(admin: str, name: str) -> None:
     import psycopg
 
@@ -116,7 +105,7 @@ def twin_settings(args, data_dir: Path, sql_url: str | None, bolt_url: str | Non
 
 
 # --- workloads ------------------------------------------------------------------------------------------
-def ingest(memory, args, rng: random.Random, after_call=None) -> tuple[list[str], dict[str, list[str]], float]:
+def ingest(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[str]], float]:
     """add_many(infer=False) of users x per_user memories; returns (users, memory ids per user, memories/s)."""
     total = args.users * args.per_user
     pool = sorted({sentence(rng) for _ in range(4500)})[:1500]
@@ -134,8 +123,6 @@ def ingest(memory, args, rng: random.Random, after_call=None) -> tuple[list[str]
                     raise SystemExit(f"add_many failed for an item: {res['error']}")
                 ids[item["user_id"]].extend(r["id"] for r in res["results"])
             chunk = []
-            if after_call is not None:
-                after_call()
             done = n + 1
             if done % 20_000 < args.chunk or done == total:
                 el = time.perf_counter() - t0
@@ -224,9 +211,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pg-admin", default=PG_ADMIN, help="libpq URL of a database to CREATE/DROP the bench database from")
     ap.add_argument("--db-name", default=DB_NAME)
     ap.add_argument("--reuse-db", action="store_true", help="drop and recreate --db-name if it exists")
-    ap.add_argument("--analyze", action=argparse.BooleanOptionalAction, default=True,
-                    help="ANALYZE the bench database after each add_many call (counted in the ingest time), as "
-                         "autovacuum would; --no-analyze shows a cluster whose autovacuum is off")
     ap.add_argument("--vectors", choices=["qdrant-local", "edge"], default="qdrant-local")
     ap.add_argument("--qdrant-path", type=Path, default=None, help="local mode on disk instead of ':memory:'")
     ap.add_argument("--graph", choices=["bolt", "native", "none"], default="bolt")
@@ -262,10 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                  "checkpointer": memory.settings.checkpointer}
         print("twins: " + json.dumps(twins), flush=True)
 
-        analyze = None
-        if sql_url and args.analyze:
-            analyze = lambda: analyze_database(args.pg_admin, args.db_name)  # noqa: E731
-        users, ids, rate = ingest(memory, args, rng, analyze)
+        # planner statistics: the store keeps them itself (SQLStore.refresh_statistics_if_grown)
+        users, ids, rate = ingest(memory, args, rng)
         result["memories"] = args.users * args.per_user
         result["ingest_per_s"] = rate
         entities, graph_s = build_graphs(memory, args, users, ids, rng)
