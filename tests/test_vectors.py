@@ -217,6 +217,18 @@ def test_keyword_rare_terms_rank_higher(store):
     assert hits[0].id == rare["id"] and hits[0].score > hits[1].score
 
 
+def test_keyword_search_batch_answers_each_text_as_alone(store):
+    items = [mem("coffee in Kyoto", vec(1, 0)), mem("tea in Paris", vec(0, 1)), mem("coffee note", vec(1, 1))]
+    store.upsert_memories(items)
+    texts = ["coffee Kyoto", "the of and", "Paris tea", "zebra"]  # a stop-word-only text asks nothing
+    batch = store.keyword_search_batch(texts, ALICE, limit=2)
+    alone = [store.keyword_search(t, ALICE, limit=2) for t in texts]
+    assert [[(h.id, round(h.score, 5)) for h in hits] for hits in batch] == \
+        [[(h.id, round(h.score, 5)) for h in hits] for hits in alone]
+    assert batch[0][0].id == items[0]["id"] and batch[1] == [] and batch[2][0].id == items[1]["id"]
+    assert store.keyword_search_batch(texts, BOB) == [[], [], [], []]  # another tenant's text never comes back
+
+
 # ------------------------------------------------------------------------------------------ idempotence
 
 def test_idempotent_upsert_and_delete(store):

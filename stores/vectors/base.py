@@ -234,6 +234,11 @@ class VectorStore(ABC):
                 limit: int) -> list[VectorHit]:
         """Sparse dot product with IDF computed over the points matching `corpus` (BM25 within the scope)."""
 
+    def _sparse_batch(self, collection: Any, queries: list[tuple[list[int], list[float]]], flt: Any, corpus: Any,
+                      limit: int) -> list[list[VectorHit]]:
+        """One `_sparse` per (ids, values) query; a backend that plans several queries as one call overrides it."""
+        return [self._sparse(collection, ids, vals, flt, corpus, limit) for ids, vals in queries]
+
     @abstractmethod
     def _count(self, collection: Any, flt: Any) -> int: ...
 
@@ -301,6 +306,21 @@ class VectorStore(ABC):
             return []
         return self._sparse(self._memories, ids, vals, self._filter(scope, filters), self._filter(scope, None),
                             max(1, int(limit)))
+
+    def keyword_search_batch(self, texts: list[str], scope: Scope, *, limit: int = 10,
+                             filters: FilterNode | None = None) -> list[list[VectorHit]]:
+        """`keyword_search` for each text, in order, planned as one call (an add looks up every fact's
+        keyword candidates at once: issue 14)."""
+        _check_scope(scope)
+        queries = [query_sparse_vector(t or "") for t in texts]
+        asked = [i for i, (ids, _) in enumerate(queries) if ids]
+        out: list[list[VectorHit]] = [[] for _ in texts]
+        if asked:
+            hits = self._sparse_batch(self._memories, [queries[i] for i in asked], self._filter(scope, filters),
+                                      self._filter(scope, None), max(1, int(limit)))
+            for i, found in zip(asked, hits):
+                out[i] = found
+        return out
 
     def search_memories_batch(self, vectors: list, scope: Scope, *, limit: int = 5, threshold: float | None = None,
                               filters: FilterNode | None = None) -> list[list[VectorHit]]:

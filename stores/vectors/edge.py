@@ -399,6 +399,15 @@ class EdgeVectorStore(VectorStore):
             res = shard.query(req)
         return [self._hit(p) for p in res]
 
+    def _sparse_batch(self, s: _SharedShard, queries, flt, corpus, limit: int) -> list[list[VectorHit]]:
+        qe = self.qe
+        params = qe.SearchParams(idf=qe.IdfParams(corpus=corpus))
+        reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(qe.SparseVector(ids, values), using=SPARSE),
+                                filter=flt, with_payload=True, params=params) for ids, values in queries]
+        with self._read(s) as shard:
+            res = shard.query_batch(qe.QueryBatchRequest(reqs))
+        return [[self._hit(p) for p in points] for points in res]
+
     def _count(self, s: _SharedShard, flt) -> int:
         with self._read(s) as shard:
             return int(shard.count(self.qe.CountRequest(exact=True, filter=flt)))
