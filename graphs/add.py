@@ -5,11 +5,12 @@
                     └─ extract_facts ─(no facts)────────────────────────────────────┼────────────────┤
                           └─ retrieve_similar ─ judge ─[review]─ execute_ops ─┬─ (stale) ↺ retrieve_similar
                                                                               └─ update_profile  │                │
-                                                                                   ─ build_episodes ┬─────────────┤
+                                                      ─ [build_episodes, when kept] ┬─────────────┤
                                                  (graph) extract_relations ─ link_entities ─ resolve_graph_conflicts ┴─ finalize
 
 update_profile and build_episodes (issue 13) keep the user/group profiles and write the episode memories
-(MEMORYX_PROFILES, MEMORYX_EPISODES; each returns at once when off).
+(MEMORYX_PROFILES, MEMORYX_EPISODES; update_profile returns at once when off; build_episodes is only
+entered when episodes are kept).
 An inferred add with no facts (a question, small talk) goes to build_episodes too: its turns belong to the
 conversation's episode, which grows across add calls.
 
@@ -29,7 +30,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of
+from memoryx.context import Context, context_of, services_of
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
@@ -69,9 +70,10 @@ def route_input(state: AddState) -> Literal["extract_facts", "store_raw", "final
     return "extract_facts"
 
 
-def route_facts(state: AddState) -> Literal["retrieve_similar", "build_episodes"]:
+def route_facts(state: AddState, runtime: Runtime[Context]) -> Literal["retrieve_similar", "build_episodes",
+                                                                      "extract_relations", "finalize"]:
     # no facts (a question, small talk): the turns still belong to the conversation's episode (issue 13)
-    return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else "build_episodes"
+    return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else route_conversation(state, runtime)
 
 
 def route_judgment(state: AddState, runtime: Runtime[Context]) -> Literal["review", "execute_ops"]:
@@ -82,6 +84,15 @@ def route_executed(state: AddState) -> Literal["retrieve_similar", "update_profi
     if state.get("stale"):
         return "retrieve_similar"  # a concurrent add changed the similar memories: judge again
     return "update_profile"
+
+
+def route_conversation(state: AddState, runtime: Runtime[Context]) -> Literal["build_episodes", "extract_relations",
+                                                                             "finalize"]:
+    """Into build_episodes only when episodes are kept (MEMORYX_EPISODES; off by default): a step that would
+    return at once still costs a LangGraph step and two checkpoint writes (~1 ms of an add: issue 14)."""
+    if services_of(runtime).settings.episodes:
+        return "build_episodes"
+    return route_episodes(state, runtime)
 
 
 def route_episodes(state: AddState, runtime: Runtime[Context]) -> Literal["extract_relations", "finalize"]:
@@ -110,13 +121,13 @@ builder.add_node("finalize", finalize)
 
 builder.add_edge(START, "validate_input")
 builder.add_conditional_edges("validate_input", route_input, ["extract_facts", "store_raw", "finalize"])
-builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar", "build_episodes"])
+builder.add_conditional_edges("extract_facts", route_facts, ["retrieve_similar", "build_episodes", "extract_relations", "finalize"])
 builder.add_edge("retrieve_similar", "judge")
 builder.add_conditional_edges("judge", route_judgment, ["review", "execute_ops"])
 builder.add_edge("review", "execute_ops")
-builder.add_edge("store_raw", "build_episodes")
+builder.add_conditional_edges("store_raw", route_conversation, ["build_episodes", "extract_relations", "finalize"])
 builder.add_conditional_edges("execute_ops", route_executed, ["retrieve_similar", "update_profile"])
-builder.add_edge("update_profile", "build_episodes")
+builder.add_conditional_edges("update_profile", route_conversation, ["build_episodes", "extract_relations", "finalize"])
 builder.add_conditional_edges("build_episodes", route_episodes, ["extract_relations", "finalize"])
 builder.add_edge("extract_relations", "link_entities")
 builder.add_edge("link_entities", "resolve_graph_conflicts")
