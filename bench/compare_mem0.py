@@ -60,6 +60,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
@@ -296,11 +298,11 @@ def mem0_graph_unavailable() -> str | None:
     return None
 
 
-def mem0_vectors(m, texts: list[str]) -> list[list[float]]:
+def mem0_vectors(m, texts: list[str]) -> np.ndarray:
     """What mem0's HuggingFaceEmbedding.embed(text) returns for each text (`model.encode(text,
     convert_to_numpy=True)`), computed in batches by the same SentenceTransformer."""
     st = m.embedding_model.model
-    return st.encode(texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False).tolist()
+    return st.encode(texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False)
 
 
 @contextlib.contextmanager
@@ -317,7 +319,7 @@ def mem0_fast_commits(m):
         conn.execute(f"PRAGMA synchronous={int(before)}")
 
 
-def mem0_fill(m, texts_users: list[tuple[str, str]], vectors: list[list[float]] | None = None) -> list[str]:
+def mem0_fill(m, texts_users: list[tuple[str, str]], vectors: np.ndarray | None = None) -> list[str]:
     """Memories written as mem0's add(messages, user_id=u, infer=False) writes them, in batches.
 
     Per message mem0 runs `_add_to_vector_store` (metadata {user_id} + role "user"), then `_create_memory`:
@@ -336,7 +338,7 @@ def mem0_fill(m, texts_users: list[tuple[str, str]], vectors: list[list[float]] 
                 payloads.append({"user_id": user, "role": "user", "data": text,
                                  "hash": hashlib.md5(text.encode()).hexdigest(), "created_at": now, "updated_at": now})
             chunk_ids = [str(uuid.uuid4()) for _ in chunk]
-            m.vector_store.insert(vectors=vecs, payloads=payloads, ids=chunk_ids)
+            m.vector_store.insert(vectors=vecs.tolist(), payloads=payloads, ids=chunk_ids)
             with m.db._lock, m.db.connection:  # mem0's SQLiteManager.add_history, one row per memory
                 m.db.connection.executemany(
                     "INSERT INTO history (id, memory_id, old_memory, new_memory, event, created_at, updated_at, "
@@ -382,7 +384,7 @@ def mem0_close(m) -> None:
     m.db.close()
 
 
-def mem0_run(args, model: ScriptedChat, existing_vectors: list[list[float]] | None = None) -> tuple[dict, list]:
+def mem0_run(args, model: ScriptedChat) -> tuple[dict, np.ndarray]:
     """mem0 vector only: add at --existing, bulk add(infer=False), search at --mem0-search-n. Returns the row
     and the vectors of the existing memories (reused by the graph run)."""
     out: dict = {"system": "mem0 1.0.11 vector only"}
@@ -391,7 +393,7 @@ def mem0_run(args, model: ScriptedChat, existing_vectors: list[list[float]] | No
         m = mem0_memory(data, model)
         t = time.perf_counter()
         existing = [existing_text(i) for i in range(args.existing)]
-        existing_vectors = existing_vectors or mem0_vectors(m, existing)
+        existing_vectors = mem0_vectors(m, existing)
         mem0_fill(m, [(text, "bench-user") for text in existing], existing_vectors)
         out["preload_s"] = round(time.perf_counter() - t, 1)
         out.update(timed_adds(lambda msg: m.add(msg, user_id="bench-user"), model, args.adds, args.warmup))
@@ -414,7 +416,7 @@ def mem0_run(args, model: ScriptedChat, existing_vectors: list[list[float]] | No
     return out, existing_vectors
 
 
-def mem0_graph_run(args, model: ScriptedChat, existing_vectors: list[list[float]] | None) -> dict:
+def mem0_graph_run(args, model: ScriptedChat, existing_vectors: np.ndarray) -> dict:
     """mem0 with its Kuzu graph: add at --existing (the graph starts empty, as MemoryX's: infer=False writes
     no entities)."""
     out: dict = {"system": "mem0 1.0.11 + graph (Kuzu)"}
