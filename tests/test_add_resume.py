@@ -125,7 +125,35 @@ def test_review_interrupts_and_resumes_with_approval(reviewed):
     assert services.sql.get_judgment(trace_id)["status"] == "done"
 
 
+def test_a_paused_run_keeps_its_interrupt_and_no_step_writes_of_its_own(reviewed):
+    """The saver writes LangGraph's own channels (the interrupt) at once; what the steps wrote to the state
+    is in the checkpoints (checkpointing.StepWritesOnly), and the run still resumes from them."""
+    services, graph = reviewed
+    trace_id = "33333333-3333-4333-8333-333333333333"
+    _start(graph, services, trace_id)
+    saver = graph.checkpointer
+    channels = {row[0] for row in saver.conn.execute("SELECT channel FROM writes WHERE thread_id = ?", (trace_id,))}
+    assert channels == {"__interrupt__"}
+    state = graph.get_state(add_run_config(trace_id, user_id="alice"))
+    assert state.next == ("review",) and [f["text"] for f in state.values["facts"]] == ["User now lives in Paris", "User likes tea"]
+    out = graph.invoke(Command(resume=True), add_run_config(trace_id, user_id="alice"), context=ctx(services, review=True))
+    assert [e["event"] for e in out["result"]["results"]] == ["UPDATE", "ADD"]
+
+
+def test_every_checkpointed_graph_runs_one_task_per_step():
+    """StepWritesOnly relies on it: no node has two plain edges out, or a plain edge beside a router (each
+    router returns one node name, never a list or a Send)."""
+    from memoryx.graphs import add, chat, consolidate
+
+    for builder in (add.builder, consolidate.builder, chat.builder):
+        sources = [src for src, _ in builder.edges]
+        assert len(sources) == len(set(sources)), builder
+        for src, branches in builder.branches.items():
+            assert src not in sources and len(branches) == 1, (src, list(branches))
+
+
 def test_review_resumes_with_an_edited_list(reviewed):
+
     services, graph = reviewed
     trace_id = "22222222-2222-4222-8222-222222222222"
     pending = _start(graph, services, trace_id)
@@ -213,7 +241,9 @@ def test_postgres_store_and_checkpointer(tmp_path, monkeypatch, pg_url):
     services = make_services(tmp_path, sql_url=pg_url, checkpointer="auto")
     saver = make_checkpointer(services.settings)
     try:
-        assert type(saver).__name__ == "PostgresSaver"
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        assert isinstance(saver, PostgresSaver)
         graph = compile_add_graph(saver)
         user = f"pg-{_uuid.uuid4().hex[:8]}"
         run_add(graph, services, "I live in Berlin", user_id=user)
