@@ -1,7 +1,8 @@
 """expand_context: the SQL rows of the fused candidates (scope, liveness and filters re-checked on the system
 of record), the time / name / "when" boosts, then neighbouring-memory propagation (memoryx.search.tuning
-explains each knob). The kept candidates carry their latest feedback ("feedback"; finalize demotes
-VERY_NEGATIVE ones, memoryx.feedback).
+explains each knob). The kept candidates carry their latest feedback ("feedback", read by the statement that
+reads their rows; finalize demotes VERY_NEGATIVE ones, memoryx.feedback). A stage of the rank node
+(nodes/rank.py), after fuse.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from memoryx.filters import matches
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
-from memoryx.search.reads import context_rows, latest_feedback, memory_dicts
+from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import SearchState
 from memoryx.text import CJK_CLASS
@@ -138,11 +139,12 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
     # The system of record decides liveness, scope, filters and access counts of everything returned.
     order = [c for c in sorted(by_id.values(), key=lambda x: -x["relevance"]) if c["id"] in live]
     out: list[dict] = []
+    feedback: dict[str, str | None] | None = {} if penalty > 0 else None  # read with the rows (same statement)
     i = 0
     while len(out) < keep and i < len(order):
         batch = order[i: i + keep - len(out) + FETCH_SLACK]
         i += len(batch)
-        truth = memory_dicts(sql, [c["id"] for c in batch])
+        truth = memory_dicts(sql, [c["id"] for c in batch], feedback=feedback)
         for c in batch:
             mem = truth.get(c["id"])
             if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
@@ -151,9 +153,10 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
             out.append(c)
             if len(out) >= keep:
                 break
-    if out and penalty > 0:
-        for mid, value in latest_feedback(sql, [c["id"] for c in out]).items():
-            by_id[mid]["feedback"] = value
+    if feedback:
+        for c in out:
+            if c["id"] in feedback:
+                c["feedback"] = feedback[c["id"]]
     return out
 
 

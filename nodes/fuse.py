@@ -1,5 +1,5 @@
 """fuse: the recall paths' best-first lists -> one list with a fused relevance in [0, 1] and the paths that
-found each hit ("sources").
+found each hit ("sources"). The first stage of the rank node (nodes/rank.py).
 
 Weighted fusion (MEMORYX_FUSION=weighted, the default) min-max normalises each path's scores and sums them
 with the path weights of MEMORYX_SEARCH_TUNING; reciprocal-rank fusion (rrf) sums weight / (rrf_k + rank),

@@ -1,13 +1,16 @@
-"""rank: final score = relevance + importance + recency decay + access frequency (memoryx.search.scoring,
-weights from the settings), then the threshold. Keeps `limit` hits, or the reranker's `rerank_top` when a
-reranker is configured.
+"""rank: the ranking stage of the search graph as one node - fusion (nodes/fuse.py), the SQL rows and their
+neighbouring context (nodes/expand_context.py), the final score (`score` below), and the reranker
+(nodes/rerank.py) when the plan names one.
 
-A confident period the query names filters (issue 13, MEMORYX_QUERY_TIME_FILTER): the hits whose event time
-(valid_at, else created_at) lies in it come first, marked `in_period`; "auto" tops them up below with the other
-hits, each score capped just under the last in-period score (a caller sorting by score keeps the order);
-"strict" returns only the in-period hits, or the others when none is in the period. Every recall path feeds the
-in-period candidates, and the dense path always adds its period-restricted list (dense_recall), so the hits in
-the period are those a search restricted to it would rank.
+Why one node and not four: these stages always run one after the other, each needing the last one's output,
+and every LangGraph step costs ~0.3-0.5 ms of CPU in the caller's thread (task preparation, writes, channel
+updates, a conditional edge's state read) - about a tenth of a search. Each stage stays its own function
+returning partial state, in its own module, and reports its own time in `timings`; only `ranked` (and the
+timings) leave the node.
+
+score: final score = relevance + importance + recency decay + access frequency (memoryx.search.scoring,
+weights from the settings), then the threshold and the query's period as a filter (memoryx.search.periods,
+issue 13). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
-from memoryx.search.plan import SearchPlan
-from memoryx.search.scoring import event_time, final_scores, ordered
+from memoryx.nodes.expand_context import expand_context
+from memoryx.nodes.fuse import fuse
+from memoryx.nodes.rerank import rerank
+from memoryx.search.periods import by_period
+from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.state import SearchState
 
 
-def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
+def score(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
@@ -32,28 +38,20 @@ def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
     return {"ranked": by_period(plan, ordered(cands, plan.threshold))[:keep], "timings": {"rank": elapsed_ms(start)}}
 
 
-TOP_UP_GAP = 1e-6
+STAGES = (fuse, expand_context, score)
 
 
-def by_period(plan: SearchPlan, ranked: list[dict]) -> list[dict]:
-    """`ranked` (best first) with the query's period applied as a filter (see the module docstring); unchanged
-    when the query names no confident period."""
-    if plan.period_filter is None:
-        return ranked
-    lo, hi = plan.time_window
-    inside: list[dict] = []
-    outside: list[dict] = []
-    for c in ranked:
-        ts = event_time(c["memory"])
-        if ts is not None and lo <= ts < hi:
-            sources = c["sources"] if "time" in c["sources"] else [*c["sources"], "time"]
-            inside.append(dict(c, in_period=True, sources=sources))
-        else:
-            outside.append(dict(c, in_period=False))
-    if plan.period_filter == "strict":
-        return inside or outside
-    floor = inside[-1]["score"] if inside else None
-    for i, c in enumerate(outside, 1):
-        if floor is not None and c["score"] >= floor:
-            c["score"] = max(0.0, floor - TOP_UP_GAP * i)
-    return inside + outside
+def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
+    if state["plan"].empty:  # nothing was searched: finalize returns the empty result
+        return {"ranked": []}
+    view = dict(state)  # each stage reads what the stages before it wrote
+    timings: dict = {}
+    for stage in STAGES:
+        part = stage(view, runtime)
+        timings.update(part.pop("timings", {}))
+        view.update(part)
+    if view["plan"].reranker and view.get("ranked"):
+        part = rerank(view, runtime)
+        timings.update(part.pop("timings", {}))
+        view.update(part)
+    return {"ranked": view.get("ranked") or [], "timings": timings}

@@ -24,6 +24,8 @@ PATHS = (keyword_recall, graph_recall, dense_recall)
 
 
 def recall(state: SearchState, runtime: Runtime[Context]) -> dict:
+    if state["plan"].empty:  # nothing to search: finalize returns the empty result
+        return {}
     out: dict = {"timings": {}}
     for path in PATHS:
         part = path(state, runtime)

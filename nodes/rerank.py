@@ -1,6 +1,7 @@
 """rerank: the configured reranker (memoryx.search.rerankers) scores the ranked candidates; its score is
 blended half and half with the fused relevance and the final scores are computed again. A failing reranker
-leaves the ranking as it was (logged). Runs only when the plan names a reranker.
+leaves the ranking as it was (logged). Runs only when the plan names a reranker, as the last stage of the
+rank node (nodes/rank.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
-from memoryx.nodes.rank import by_period
+from memoryx.search.periods import by_period
 from memoryx.search.rerankers import make_reranker
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.state import SearchState

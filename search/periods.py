@@ -1,4 +1,14 @@
-"""What a search did with time (issue 13): the `time_filter` block of a search result.
+"""What a search does with time (issue 13): a confident period the query names applied to the ranking
+(`by_period`), and the `time_filter` block of a search result (`time_filter_report`).
+
+`by_period` (MEMORYX_QUERY_TIME_FILTER): the hits whose event time (valid_at, else created_at) lies in the
+period come first, marked `in_period`; "auto" tops them up below with the other hits, each score capped just
+under the last in-period score (a caller sorting by score keeps the order); "strict" returns only the
+in-period hits, or the others when none is in the period. Every recall path feeds the in-period candidates,
+and the dense path always adds its period-restricted list (nodes/dense_recall.py), so the hits in the period
+are those a search restricted to it would rank. Used by the final scoring and again after a reranker.
+
+The block:
 
     {"applied": true, "from": "query", "text": "last summer", "start": ISO, "end": ISO, "mode": "auto",
      "in_period": 3, "topped_up": 7}
@@ -14,6 +24,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memoryx.search.plan import SearchPlan
+from memoryx.search.scoring import event_time
 
 _OPEN = 1e10  # beyond ~2286: an open end of a caller's range
 
@@ -22,6 +33,33 @@ def _iso(ts: float) -> str | None:
     if abs(ts) >= _OPEN:
         return None
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat()
+
+
+TOP_UP_GAP = 1e-6
+
+
+def by_period(plan: SearchPlan, ranked: list[dict]) -> list[dict]:
+    """`ranked` (best first) with the query's period applied as a filter (see the module docstring); unchanged
+    when the query names no confident period."""
+    if plan.period_filter is None:
+        return ranked
+    lo, hi = plan.time_window
+    inside: list[dict] = []
+    outside: list[dict] = []
+    for c in ranked:
+        ts = event_time(c["memory"])
+        if ts is not None and lo <= ts < hi:
+            sources = c["sources"] if "time" in c["sources"] else [*c["sources"], "time"]
+            inside.append(dict(c, in_period=True, sources=sources))
+        else:
+            outside.append(dict(c, in_period=False))
+    if plan.period_filter == "strict":
+        return inside or outside
+    floor = inside[-1]["score"] if inside else None
+    for i, c in enumerate(outside, 1):
+        if floor is not None and c["score"] >= floor:
+            c["score"] = max(0.0, floor - TOP_UP_GAP * i)
+    return inside + outside
 
 
 def time_filter_report(plan: SearchPlan, results: list[dict]) -> dict | None:

@@ -2,12 +2,13 @@
 
 A search reads the system of record twice: once before recall (`scope_facts`: the user's own names, the
 scope's latest event - the "present" of a replayed log - and the scope's entities the query names, in one
-transaction), and once after fusion (`context_rows`: the candidates' rows and their neighbouring turns; then,
-in one transaction, `memory_dicts` of the rows it ranks and their `latest_feedback`).
-Both use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
+transaction), and once after fusion (in one transaction: `context_rows`, the candidates' rows and their
+neighbouring turns; then `memory_dicts` of the rows it ranks, with their latest feedback in the same
+statement). The graph path adds one when it found memories (`memory_links`, the links it follows one hop).
+All use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
 ~100 rows of a context window cost more than the rest of the search together (3-4 ms of CPU at 10k
 memories). The context window is read as four columns per row (`context_rows`); only the ~30 rows a search
-ranks are read whole (`memory_dicts`).
+ranks are read whole (`memory_dicts`); rows are unpacked by position.
 
 These helpers read the store's tables (memoryx.stores.sql.schema) through its transaction (`_tx`: SQLite's
 in-memory lock, error wrapping); they write nothing.
@@ -25,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.scope import Scope
-from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
+from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryLinkRow, MemoryRow, ProfileValueRow
 from memoryx.stores.sql.values import require_scope
 from memoryx.text import normalize_name
 
@@ -116,11 +117,16 @@ class RowTimes:
 
     __slots__ = ("id", "memory_type", "created", "event")
 
-    def __init__(self, mid: str, memory_type: str | None, created: datetime | None, valid: datetime | None):
+    def __init__(self, mid: str, memory_type: str | None, created: float, event: float):
         self.id = mid
         self.memory_type = memory_type
-        self.created = _utc(created).timestamp() if created is not None else 0.0
-        self.event = _utc(valid).timestamp() if valid is not None else self.created
+        self.created = created
+        self.event = event
+
+
+def _epoch(value: datetime) -> float:
+    """Epoch seconds of a stored time (naive = UTC), as _utc(value).timestamp()."""
+    return (value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)).timestamp()
 
 
 @lru_cache(maxsize=256)
@@ -149,47 +155,85 @@ def context_rows(sql: Any, scope: Scope, ids: list[str], seed_times: list[float]
         params[f"lo{i}"] = datetime.fromtimestamp(lo, tz=timezone.utc)
         params[f"hi{i}"] = datetime.fromtimestamp(hi, tz=timezone.utc)
     with sql._tx() as s:
-        return [RowTimes(*r) for r in s.connection().execute(_context_stmt(shape, bool(ids), len(windows)), params)]
+        rows = s.connection().execute(_context_stmt(shape, bool(ids), len(windows)), params).all()
+    out: list[RowTimes] = []
+    for mid, memory_type, created_at, valid_at in rows:  # by position: cheaper than by name, ~100 rows a search
+        created = _epoch(created_at) if created_at is not None else 0.0
+        out.append(RowTimes(mid, memory_type, created, _epoch(valid_at) if valid_at is not None else created))
+    return out
 
 
-_MEMORIES_BY_ID = select(MemoryRow.__table__).where(_MEM.id.in_(sa.bindparam("ids", expanding=True)))
+# memory_dicts reads these columns and unpacks each row by position: a row's attributes looked up by name cost
+# more than the SQL itself (~1 ms of CPU for the ~35 rows of a search).
+_MEMORY_COLUMNS = (_MEM.id, _MEM.text, _MEM.hash, _MEM.user_id, _MEM.agent_id, _MEM.run_id, _MEM.group_id,
+                   _MEM.category, _MEM.importance, _MEM.memory_type, _MEM.metadata, _MEM.created_at,
+                   _MEM.updated_at, _MEM.access_count, _MEM.last_accessed_at, _MEM.deleted_at, _MEM.trace_id,
+                   _MEM.status, _MEM.merged_into, _MEM.valid_at, _MEM.invalid_at)
+
+_FB = FeedbackRow.__table__.c
+# a memory's latest feedback value (SQLStore.latest_feedback: newest created_at, then the greater id)
+_LATEST_FEEDBACK = (select(_FB.feedback).where(_FB.memory_id == _MEM.id)
+                    .order_by(_FB.created_at.desc(), _FB.id.desc()).limit(1).scalar_subquery())
+_BY_ID = _MEM.id.in_(sa.bindparam("ids", expanding=True))
+_MEMORIES_BY_ID = select(*_MEMORY_COLUMNS).where(_BY_ID)
+_MEMORIES_WITH_FEEDBACK = select(*_MEMORY_COLUMNS, _LATEST_FEEDBACK).where(_BY_ID)
 
 
-def memory_dicts(sql: Any, ids: list[str]) -> dict[str, dict]:
-    """{id: memory dict} of the live memories among `ids` (the shape of stores.sql.schema.memory_dict)."""
+def memory_dicts(sql: Any, ids: list[str], *, feedback: dict[str, str | None] | None = None) -> dict[str, dict]:
+    """{id: memory dict} of the live memories among `ids` (the shape of stores.sql.schema.memory_dict). With
+    `feedback` (a dict to fill): each one's latest feedback value too, read by the same statement (what
+    `latest_feedback` reads, without a statement of its own), for those that have any."""
     if not ids:
         return {}
     # deleted rows are dropped here, not in SQL: with `deleted_at IS NULL` beside `id IN (...)` SQLite's planner
     # (no statistics) walks the deleted_at index - every live row - instead of the primary key: 3 ms at 10k rows
     with sql._tx() as s:
-        rows = [r for r in s.connection().execute(_MEMORIES_BY_ID, {"ids": list(ids)}) if r.deleted_at is None]
-    return {r.id: {
-        "id": r.id, "memory": r.text, "hash": r.hash, "user_id": r.user_id, "agent_id": r.agent_id,
-        "run_id": r.run_id, "group_id": r.group_id, "category": r.category, "importance": r.importance,
-        "memory_type": r.memory_type, "metadata": dict(r.metadata or {}), "created_at": _iso(r.created_at),
-        "updated_at": _iso(r.updated_at), "access_count": r.access_count or 0,
-        "last_accessed_at": _iso(r.last_accessed_at), "deleted_at": _iso(r.deleted_at), "trace_id": r.trace_id,
-        "status": r.status or "active", "merged_into": r.merged_into, "valid_at": _iso(r.valid_at),
-        "invalid_at": _iso(r.invalid_at)} for r in rows}
+        rows = s.connection().execute(_MEMORIES_BY_ID if feedback is None else _MEMORIES_WITH_FEEDBACK,
+                                      {"ids": list(ids)}).all()
+    out: dict[str, dict] = {}
+    for (mid, text, hash_, user_id, agent_id, run_id, group_id, category, importance, memory_type, meta, created,
+         updated, access_count, last_accessed, deleted, trace_id, status, merged_into, valid, invalid,
+         *latest) in rows:
+        if deleted is not None:
+            continue
+        out[mid] = {
+            "id": mid, "memory": text, "hash": hash_, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
+            "group_id": group_id, "category": category, "importance": importance, "memory_type": memory_type,
+            "metadata": dict(meta or {}), "created_at": _iso(created), "updated_at": _iso(updated),
+            "access_count": access_count or 0, "last_accessed_at": _iso(last_accessed), "deleted_at": None,
+            "trace_id": trace_id, "status": status or "active", "merged_into": merged_into, "valid_at": _iso(valid),
+            "invalid_at": _iso(invalid)}
+        if feedback is not None and latest[0] is not None:
+            feedback[mid] = latest[0]
+    return out
 
 
-_FB = FeedbackRow.__table__.c
-_FEEDBACK_BY_MEMORY = (select(_FB.memory_id, _FB.feedback, _FB.created_at, _FB.id)
-                       .where(_FB.memory_id.in_(sa.bindparam("ids", expanding=True))))
+_LINK = MemoryLinkRow.__table__.c
+_LINKS_TOUCHING = (select(_LINK.id, _LINK.source_id, _LINK.target_id, _LINK.user_id, _LINK.agent_id, _LINK.run_id,
+                          _LINK.group_id)
+                   .where(sa.or_(_LINK.source_id.in_(sa.bindparam("sources", expanding=True)),
+                                 _LINK.target_id.in_(sa.bindparam("targets", expanding=True)))))
+_LIVENESS = select(_MEM.id, _MEM.deleted_at).where(_BY_ID)
 
 
-def latest_feedback(sql: Any, ids: list[str]) -> dict[str, str | None]:
-    """{memory id: its latest feedback value} for those of `ids` that have any (SQLStore.latest_feedback as one
-    Core statement: the search reads it with the rows it ranks, in their transaction, instead of one more ORM
-    transaction after the graph)."""
+def memory_links(sql: Any, ids: list[str], *, limit: int) -> list[dict]:
+    """The links touching `ids` (either direction) between live memories, as {"id", "source_id", "target_id",
+    "user_id", "agent_id", "run_id", "group_id"}: SQLStore.memory_links one hop deep, as two Core statements
+    in one read transaction (the graph path follows them for each search whose query names an entity)."""
+    ids = list(dict.fromkeys(ids))
     if not ids:
-        return {}
-    latest: dict[str, tuple] = {}
+        return []
+    links: dict[str, dict] = {}
     with sql._tx() as s:
-        for mid, value, created, rid in s.connection().execute(_FEEDBACK_BY_MEMORY, {"ids": list(dict.fromkeys(ids))}):
-            if mid not in latest or (created, rid) > latest[mid][1:]:
-                latest[mid] = (value, created, rid)
-    return {mid: v[0] for mid, v in latest.items()}
+        conn = s.connection()
+        for lid, source, target, user_id, agent_id, run_id, group_id in conn.execute(
+                _LINKS_TOUCHING, {"sources": ids, "targets": ids}):
+            links.setdefault(lid, {"id": lid, "source_id": source, "target_id": target, "user_id": user_id,
+                                   "agent_id": agent_id, "run_id": run_id, "group_id": group_id})
+        ends = list(dict.fromkeys(e for link in links.values() for e in (link["source_id"], link["target_id"])))
+        # deleted rows dropped here, not in SQL (memory_dicts says why)
+        live = {mid for mid, deleted in conn.execute(_LIVENESS, {"ids": ends}) if deleted is None} if ends else set()
+    return [link for link in links.values() if link["source_id"] in live and link["target_id"] in live][:limit]
 
 
 def _merged_windows(seed_times: list[float], gap: float) -> list[tuple[float, float]]:

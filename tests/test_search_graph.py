@@ -76,12 +76,63 @@ def by_id(result) -> dict:
 
 
 def test_graph_shape():
-    nodes = set(builder.nodes)
-    assert {"analyze_query", "recall", "fuse", "expand_context", "rank", "rerank", "finalize"} <= nodes
+    # four steps in a line: every LangGraph step and branch costs CPU in the caller's thread (graphs/search.py)
+    assert list(builder.nodes) == ["analyze_query", "recall", "rank", "finalize"]
+    assert sorted(builder.edges) == sorted([("__start__", "analyze_query"), ("analyze_query", "recall"),
+                                            ("recall", "rank"), ("rank", "finalize"), ("finalize", "__end__")])
+    assert not builder.branches  # no conditional edge: an empty query passes recall and rank untouched
     assert search_graph.checkpointer is None
-    # the recall paths run in the caller's thread (no superstep with parallel tasks: no per-search thread pool)
-    for name, node in builder.nodes.items():
-        assert len([e for e in builder.edges if e[0] == name]) <= 1, name
+
+
+def test_empty_query_through_the_graph(svc, monkeypatch):
+    """The graph invoked directly with a blank query (the fronts refuse one): an empty result, and no recall
+    path runs (nothing embedded, no store searched)."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a blank query was searched")
+
+    monkeypatch.setattr(svc.embeddings, "embed_query", refuse)
+    monkeypatch.setattr(svc.vectors, "search_memories", refuse)
+    monkeypatch.setattr(svc.vectors, "keyword_search", refuse)
+    out = search_graph.invoke({"query": "   ", "user_id": _user()}, context=Context(services=svc))
+    assert out["result"] == {"results": [], "relations": []}
+
+
+def test_reranker_is_the_last_stage_of_rank(svc, monkeypatch):
+    """A configured reranker reorders what the rank node returns (no node of its own)."""
+    import memoryx.nodes.rerank as rerank_module
+    from types import SimpleNamespace
+
+    from memoryx.search.rerankers import CrossEncoderReranker
+
+    user = _user()
+    dog = add(svc, user, "I adore golden retrievers")
+    rust = add(svc, user, "My favourite programming language is Rust")
+    add(svc, user, "The quarterly tax form is due in April")  # the least relevant: Rust's relevance is not 0
+    assert ids(search(svc, "which puppy breed do I love", user))[0] == dog
+    monkeypatch.setattr(svc.settings, "reranker", "cross-encoder:stub")
+    monkeypatch.setattr(rerank_module, "make_reranker", lambda spec, settings: CrossEncoderReranker(
+        spec, model=SimpleNamespace(predict=lambda pairs: [50.0 if "Rust" in t else -50.0 for _, t in pairs])))
+    res = search(svc, "which puppy breed do I love", user)
+    assert ids(res)[0] == rust and "rerank" in res["results"][0]["sources"]
+
+
+def test_link_reads_are_the_stores_one_hop_links(svc):
+    """The graph path's Core read of memory links (search.reads.memory_links) returns what SQLStore.memory_links
+    does one hop deep: both directions, links to a deleted memory left out."""
+    from memoryx.search.reads import memory_links
+
+    user = _user()
+    scope = Scope(user_id=user)
+    a, b, c, d, e = (add(svc, user, f"linked memory {i}") for i in range(5))
+    for src, dst, rel in ((a, b, "same_entity"), (c, b, "sequence"), (a, d, "related"), (e, c, "led to")):
+        svc.sql.link_memories(scope, src, dst, rel)
+    svc.sql.delete_memory(d)
+    expected = svc.sql.memory_links([a, c], depth=1)
+    got = memory_links(svc.sql, [a, c], limit=200)
+    assert {(x["id"], x["source_id"], x["target_id"]) for x in got} == \
+        {(x["id"], x["source_id"], x["target_id"]) for x in expected}
+    assert {(x["source_id"], x["target_id"]) for x in got} == {(a, b), (c, b), (e, c)}
+    assert all(scope.contains(x) for x in got) and memory_links(svc.sql, [], limit=200) == []
 
 
 # ---------------------------------------------------------------------------------------- recall paths
@@ -397,6 +448,10 @@ def test_access_recorded_in_background(svc):
     flush_access()
     row = svc.sql.get_memory(m)
     assert row["access_count"] == 1 and row["last_accessed_at"]
+    search(svc, "bees", user)
+    search(svc, "garden bees", user)  # usually one write for both: the memory counts twice
+    flush_access()
+    assert svc.sql.get_memory(m)["access_count"] == 3
 
 
 # ------------------------------------------------------------------------------------------ get_context
@@ -443,6 +498,7 @@ def test_search_on_postgresql(pg_url, tmp_path):
         assert ids(res)[0] == q and a in ids(res) and "context" in by_id(res)[a]["sources"]
         assert all(r["metadata"]["k"] == 1 for r in res["results"])
         flush_access()
+        assert svc.sql.get_memory(q)["access_count"] == 1  # the access write on PostgreSQL too
 
 
 def test_search_tuning_overrides_and_refuses_unknown_knobs():
