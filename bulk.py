@@ -19,10 +19,11 @@ earlier one said), different scopes in parallel on a small thread pool (`bulk_wo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -180,16 +181,49 @@ def _record_intents(session, postgres: bool, ids: list[str]) -> None:
     session.execute(stmt, [{"id": new_id(), "kind": "memory", "target_id": t, "error": "pending", "attempts": 0,
                             "created_at": now, "updated_at": now} for t in ids])
 
+@dataclass
+class _Plan:
+    """A chunk read and its embedding started: what `_write` needs once the previous chunk is written."""
+    writing: list[_Item]
+    hashes: list[str]
+    vectors: Future          # {text: vector} of the texts the read found new
+
+
 class RawIngest:
-    """infer=False for many items: see the module docstring."""
+    """infer=False for many items: see the module docstring.
+
+    With `overlap` (the default) chunk k+1 is read and embedded on a helper thread while chunk k's SQL
+    transaction and vector upsert run: ONNX Runtime releases the GIL, so the writer's Python and SQLite time
+    hides under the encoder's (bench/bench_bulk.py --overlap both measures it). The read that picks what to
+    embed then runs before the previous chunk is committed; a duplicate it could not see yet is still caught
+    by the same read under the scope locks (`_insert`), at the price of one wasted embedding.
+    """
+
+    overlap = True
 
     def __init__(self, services: Any, *, chunk_size: int):
         self.services = services
         self.chunk_size = max(1, int(chunk_size))
 
     def run(self, items: list, progress: Progress | None = None) -> list[dict]:
-        settings = self.services.settings
         results: list[dict | None] = [None] * len(items)
+        with contextlib.ExitStack() as stack:
+            pool = (stack.enter_context(ThreadPoolExecutor(1, thread_name_prefix="memoryx-bulk-embed"))
+                    if self.overlap else None)
+            pending: tuple[list[_Item], _Plan] | None = None
+            for chunk in self._chunks(items, results, progress):
+                started = (chunk, self._start(chunk, pool))
+                if pending is not None:
+                    self._flush(*pending, results, progress)
+                pending = started
+            if pending is not None:
+                self._flush(*pending, results, progress)
+        return [r for r in results if r is not None]
+
+    def _chunks(self, items: list, results: list, progress: Progress | None) -> Iterator[list[_Item]]:
+        """The prepared items in chunks of about `chunk_size` memories; an item that fails its checks gets its
+        error result here and joins no chunk."""
+        settings = self.services.settings
         chunk: list[_Item] = []
         size = 0
         for index, item in enumerate(items):
@@ -203,15 +237,14 @@ class RawIngest:
             chunk.append(prepared)
             size += len(prepared.memories)
             if size >= self.chunk_size:
-                self._flush(chunk, results, progress)
+                yield chunk
                 chunk, size = [], 0
         if chunk:
-            self._flush(chunk, results, progress)
-        return [r for r in results if r is not None]
+            yield chunk
 
-    def _flush(self, chunk: list[_Item], results: list, progress: Progress | None) -> None:
+    def _flush(self, chunk: list[_Item], plan: _Plan, results: list, progress: Progress | None) -> None:
         try:
-            self._write(chunk)
+            self._write(plan)
             for it in chunk:
                 results[it.index] = {"results": it.results, "relations": no_relations(), "trace_id": it.trace_id}
         except Exception as exc:  # the chunk's transaction rolled back: none of its items was written
@@ -221,19 +254,34 @@ class RawIngest:
         if progress:
             progress(len(chunk))
 
-    def _write(self, chunk: list[_Item]) -> None:
-        sql = self.services.sql
+    def _start(self, chunk: list[_Item], pool: ThreadPoolExecutor | None) -> _Plan:
+        """Read which memories of `chunk` are new (outside the locks, so that a re-import embeds nothing it will
+        skip) and start embedding them: on `pool` when given, else here. A failure is kept for `_write`."""
         writing = [it for it in chunk if it.raw]
-        if not writing:
-            return
         hashes = [m["hash"] for it in writing for m in it.memories]
-        # Read first, outside the locks, so that a re-import embeds nothing it will skip.
-        with sql._tx() as s:
-            planned = _select_new(writing, _live_with_hashes(s, hashes))
-        texts = list(dict.fromkeys(mem["text"] for _, mem in planned))
-        vectors = dict(zip(texts, self.services.embeddings.embed_documents(texts))) if texts else {}
-        with sql.scope_locks([it.scope for it in writing]):  # one connection on PostgreSQL, however many users
-            rows, jobs = self._insert(writing, hashes)
+        vectors: Future = Future()
+        try:
+            texts: list[str] = []
+            if writing:
+                with self.services.sql._tx() as s:
+                    planned = _select_new(writing, _live_with_hashes(s, hashes))
+                texts = list(dict.fromkeys(mem["text"] for _, mem in planned))
+            if pool is not None and texts:
+                return _Plan(writing, hashes, pool.submit(self._embed, texts))
+            vectors.set_result(self._embed(texts))
+        except Exception as exc:
+            vectors.set_exception(exc)
+        return _Plan(writing, hashes, vectors)
+
+    def _embed(self, texts: list[str]) -> dict[str, list[float]]:
+        return dict(zip(texts, self.services.embeddings.embed_documents(texts))) if texts else {}
+
+    def _write(self, plan: _Plan) -> None:
+        if not plan.writing:
+            return
+        vectors = plan.vectors.result()  # the embedding's error, if any, fails this chunk
+        with self.services.sql.scope_locks([it.scope for it in plan.writing]):  # one PG connection, any users
+            rows, jobs = self._insert(plan.writing, plan.hashes)
             self._project(rows, jobs, vectors)
 
     def _insert(self, writing: list[_Item], hashes: list[str]) -> tuple[list[dict], list[str]]:
