@@ -116,8 +116,9 @@ class Projector:
                          entities: dict[str, dict | None] | None = None,
                          entity_vectors: dict[str, list[float]] | None = None,
                          relations: list[dict] | None = None) -> None:
-        """Project what one `SQLStore.transaction()` committed, then clear exactly its jobs in one
-        transaction (issue 14: no read of the job ids, no second read of the rows just written).
+        """Project what one `SQLStore.transaction()` committed, then clear exactly its jobs with the store's
+        next write transaction (issue 14: no read of the job ids, no second read of the rows just written,
+        no transaction of their own).
 
         `intents`: `sql.recorded_intents()` right after the block. The rows the caller already holds (as its
         writes returned them, under the scope lock) save the reads: `memories` / `entities` {id: row, or
@@ -157,7 +158,8 @@ class Projector:
             ids, rows=entities, given=entity_vectors, delete_gone=False)) or []
         attempt("relation", unique["relation"], lambda ids: self._project_relation_ids(ids, rel_rows))
         attempt("entity", gone, self._delete_entities)
-        self.sql.clear_projections([job for kind in jobs if kind not in failed for job in jobs[kind]])
+        # with the next write transaction (an add's next step, or the next add), not one of their own
+        self.sql.clear_projections_later([job for kind in jobs if kind not in failed for job in jobs[kind]])
 
     def _project_relation_ids(self, ids: list[str], known: dict[str, dict]) -> None:
         missing = [i for i in ids if i not in known]

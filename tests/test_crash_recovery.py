@@ -36,7 +36,7 @@ STORE_POINTS = [
     ("memoryx.stores.sql.SQLStore", "update_memory", "after"),
     ("memoryx.stores.sql.SQLStore", "delete_memory", "after"),
     ("memoryx.stores.sql.SQLStore", "save_judgment", "after"),
-    ("memoryx.stores.sql.SQLStore", "clear_projections", "before"),
+    ("memoryx.stores.sql.SQLStore", "clear_projections_later", "before"),  # projected, its jobs still queued
     ("memoryx.stores.sql.SQLStore", "upsert_entity", "after"),
     ("memoryx.stores.sql.SQLStore", "add_relations|add_relation", "after"),  # the batched write, else the single one
     ("memoryx.stores.sql.SQLStore", "invalidate_relations", "after"),

@@ -10,10 +10,11 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+import sqlalchemy as sa
 
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, StoreUnavailableError
 from memoryx.scope import Scope
-from memoryx.stores.sql import SCHEMA_VERSION, SQLStore
+from memoryx.stores.sql import SCHEMA_VERSION, OutboxRow, SQLStore
 from memoryx.text import memory_hash
 
 ALICE = Scope(user_id="alice")
@@ -405,6 +406,24 @@ def test_projection_outbox(store):
     assert [j["target_id"] for j in store.pending_projections()] == ["r1"]
     with pytest.raises(InvalidInputError):
         store.enqueue_projection(kind="bogus", target_id="x", error="e")
+
+
+def test_projected_jobs_go_with_the_next_write_transaction(store):
+    with store.transaction():
+        a = store.insert_memory(scope=ALICE, text="alice 1")
+        b = store.insert_memory(scope=ALICE, text="alice 2")
+    jobs = {target: job for _, target, job in store.recorded_intents()}
+    store.clear_projections_later([jobs[a["id"]]])
+
+    def queued() -> set[str]:  # read around the store's own flush: what the table holds now
+        with store._tx() as s:
+            return set(s.scalars(sa.select(OutboxRow.target_id)))
+
+    assert queued() == {a["id"], b["id"]}  # a read transaction leaves them
+    store.insert_memory(scope=BOB, text="bob 1")  # any write transaction takes them with it
+    assert a["id"] not in queued() and b["id"] in queued()
+    store.clear_projections_later([jobs[b["id"]]])
+    assert b["id"] not in {p["target_id"] for p in store.pending_projections()}  # reading the outbox flushes first
 
 
 def test_delete_scope_and_reset(store):

@@ -193,6 +193,8 @@ class SQLStoreBase:
             mem_lock.acquire()
         try:
             with self._wrap_errors(), maker.begin() as session:
+                if write:
+                    self._delete_done_jobs(session)
                 yield session
         finally:
             if mem_lock is not None:
@@ -201,6 +203,40 @@ class SQLStoreBase:
             self._writes_since_stats_check += 1
             if self._writes_since_stats_check >= STATS_CHECK_EVERY_WRITES:
                 self.refresh_statistics_if_grown()
+
+    def clear_projections_later(self, job_ids: list[str]) -> None:
+        """Drop these projected jobs with the next write transaction this store opens (or at close /
+        before the outbox is read): an add projects right after its commit, and a transaction of their own
+        cost one BEGIN/COMMIT per add (issue 14). A crash before then leaves them queued: the replay
+        projects them again, which changes nothing (projections are idempotent)."""
+        if job_ids:
+            with self._done_jobs_lock:
+                self.__dict__.setdefault("_done_jobs", []).extend(job_ids)
+
+    def flush_cleared_projections(self) -> None:
+        """Delete the jobs `clear_projections_later` holds, now."""
+        if not self.__dict__.get("_done_jobs") or self._closed:
+            return
+        outer = self._open_session()
+        if outer is not None:  # inside transaction(): in it when it writes, else with the next one
+            if outer.info.get(_WRITE):
+                self._delete_done_jobs(outer)
+            return
+        with self._tx(write=True):
+            pass  # the write transaction deletes them as it opens
+
+    def _delete_done_jobs(self, session: Session) -> None:
+        if not self.__dict__.get("_done_jobs"):
+            return
+        with self._done_jobs_lock:
+            jobs, self.__dict__["_done_jobs"] = self.__dict__["_done_jobs"], []
+        for chunk in range(0, len(jobs), 500):
+            session.execute(sa.delete(OutboxRow).where(OutboxRow.id.in_(jobs[chunk:chunk + 500])))
+
+    @property
+    def _done_jobs_lock(self) -> threading.Lock:
+        lock = self.__dict__.get("_done_jobs_lock_")
+        return lock if lock is not None else self.__dict__.setdefault("_done_jobs_lock_", threading.Lock())
 
     def _open_session(self) -> Session | None:
         local = self.__dict__.get("_local")
@@ -369,6 +405,10 @@ class SQLStoreBase:
 
     def close(self) -> None:
         if not self._closed:
+            try:
+                self.flush_cleared_projections()
+            except Exception:  # noqa: BLE001 - a store that is down keeps the jobs: the next open replays them
+                pass
             self._closed = True
             self.engine.dispose()
             if self._lock_engine is not None:

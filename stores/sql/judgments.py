@@ -6,17 +6,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
-from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, judgment_dict
+from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, insert_row, judgment_dict
 from memoryx.stores.sql.values import new_id, require_scope, scope_where, utc_now
 
 JUDGMENT_STATUSES = ("running", "done", "failed", "awaiting_review")
 VERIFICATION_RESULTS = ("CORRECT", "INCORRECT", "PARTIAL")
+_JUDGMENT_EXISTS = select(JudgmentRow.__table__.c.id).where(JudgmentRow.__table__.c.trace_id == sa.bindparam("trace_id"))
 
 
 class JudgmentLog(SQLStoreBase):
@@ -44,10 +46,13 @@ class JudgmentLog(SQLStoreBase):
             try:
                 with self._tx(write=True) as s:
                     now = utc_now()
-                    row = s.scalars(select(JudgmentRow).where(JudgmentRow.trace_id == trace_id)).first()
+                    # an add's record is new: one Core SELECT and INSERT (issue 14); a record saved in steps
+                    # (review) is updated through the ORM
+                    exists = s.execute(_JUDGMENT_EXISTS, {"trace_id": trace_id}).first() is not None
+                    row = s.scalars(select(JudgmentRow).where(JudgmentRow.trace_id == trace_id)).first() if exists else None
                     if row is None:
-                        s.add(JudgmentRow(id=new_id(), trace_id=trace_id, created_at=now, updated_at=now,
-                                          is_verified=False, **values))
+                        insert_row(s, JudgmentRow(id=new_id(), trace_id=trace_id, created_at=now, updated_at=now,
+                                                  is_verified=False, **values))
                     else:
                         if scope is not None:
                             _same_scope_or_refuse(row, scope, trace_id)

@@ -187,6 +187,7 @@ class MemoryLifecycle(SQLStoreBase):
         from memoryx.stores.sql.schema import OutboxRow
 
         out: set[str] = set()
+        self.flush_cleared_projections()  # projected jobs whose rows are still waiting to be deleted
         with self._tx() as s:
             for chunk in id_chunks(list(dict.fromkeys(ids))):
                 out.update(s.scalars(select(OutboxRow.target_id).where(OutboxRow.kind == "memory",

@@ -23,7 +23,10 @@ from memoryx.stores.sql.schema import (
     RawInputRow,
     RelationRow,
     history_dict,
+    insert_row,
+    load_row,
     memory_dict,
+    update_row,
 )
 from memoryx.stores.sql.values import (
     as_utc,
@@ -39,6 +42,10 @@ from memoryx.stores.sql.values import (
     utc_now,
 )
 from memoryx.text import memory_hash
+
+# statements an add runs every time, built once
+_MEMORY_EXISTS = select(MemoryRow.__table__.c.id).where(MemoryRow.__table__.c.id == sa.bindparam("id"))
+_RAW_INPUT_EXISTS = select(RawInputRow.__table__.c.id).where(RawInputRow.__table__.c.trace_id == sa.bindparam("trace_id"))
 
 
 class MemoryRecords(SQLStoreBase):
@@ -72,21 +79,17 @@ class MemoryRecords(SQLStoreBase):
         created = as_utc(created_at, "created_at") or utc_now()
         try:
             with self._tx(write=True) as s:
-                existing = s.get(MemoryRow, memory_id)
-                if existing is not None:
-                    return self._replayed(existing, scope)
-                row = MemoryRow(
+                if s.execute(_MEMORY_EXISTS, {"id": memory_id}).first() is not None:
+                    return self._replayed(s.get(MemoryRow, memory_id), scope)
+                row = insert_row(s, MemoryRow(
                     id=memory_id, text=text, hash=memory_hash(text), **scope.as_dict(), category=category,
                     importance=importance, memory_type=memory_type or "fact", meta=meta, created_at=created,
                     updated_at=created, deleted_at=None, access_count=0, trace_id=trace_id,
                     valid_at=as_utc(valid_at, "valid_at"),
-                )
-                s.add(row)
-                s.flush()  # the history row references it
-                s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="ADD", old_memory=None,
-                                 new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
+                ))
+                insert_row(s, HistoryRow(id=new_id(), memory_id=memory_id, event="ADD", old_memory=None,
+                                         new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
                 self._record_intent(s, "memory", [memory_id])
-                s.flush()
                 data = memory_dict(row)
             self._publish(data, "ADD", previous=None, trace_id=trace_id, actor=actor)
             return data
@@ -116,7 +119,7 @@ class MemoryRecords(SQLStoreBase):
         meta = check_metadata(metadata) if metadata is not None else None
         importance = check_importance(importance) if importance is not None else None
         with self._tx(write=True) as s:
-            row = s.get(MemoryRow, memory_id)
+            row = load_row(s, MemoryRow, memory_id)  # through Core: an add's update is one SELECT, UPDATE, INSERT
             if row is None or row.deleted_at is not None:
                 raise NotFoundError(f"Memory {memory_id} does not exist or was deleted; nothing to update.")
             changes = {"text": text, "meta": meta, "category": category, "importance": importance,
@@ -126,21 +129,20 @@ class MemoryRecords(SQLStoreBase):
                 return memory_dict(row)  # unchanged: no write, no history
             old_text = row.text
             now = utc_now()
+            held_from = row.valid_at or row.created_at
+            changes.update(hash=memory_hash(changes.get("text", row.text)), updated_at=now)
+            if trace_id is not None:
+                changes["trace_id"] = trace_id  # the latest run that touched it: where to look for "why"
+            if "text" in changes and new_valid is not None:
+                changes["valid_at"] = new_valid
+            update_row(s, MemoryRow, memory_id, changes)
             for key, value in changes.items():
                 setattr(row, key, value)
-            row.hash = memory_hash(row.text)
-            row.updated_at = now
-            if trace_id is not None:
-                row.trace_id = trace_id  # the latest run that touched it: where to look for "why"
-            held_from = row.valid_at or row.created_at
-            if "text" in changes and new_valid is not None:
-                row.valid_at = new_valid
-            s.add(HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
-                             new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now,
-                             valid_at=held_from if "text" in changes else None,
-                             invalid_at=(new_valid or now) if "text" in changes else None))
+            insert_row(s, HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
+                                     new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now,
+                                     valid_at=held_from if "text" in changes else None,
+                                     invalid_at=(new_valid or now) if "text" in changes else None))
             self._record_intent(s, "memory", [memory_id])
-            s.flush()
             data = memory_dict(row)
         self._publish(data, "UPDATE", previous=old_text, trace_id=trace_id, actor=actor)
         return data
@@ -378,9 +380,9 @@ class MemoryRecords(SQLStoreBase):
         meta = check_metadata(metadata)
         try:
             with self._tx(write=True) as s:
-                if s.scalars(select(RawInputRow.id).where(RawInputRow.trace_id == trace_id)).first() is None:
-                    s.add(RawInputRow(id=new_id(), trace_id=trace_id, **scope.as_dict(), messages=messages,
-                                      meta=meta, created_at=utc_now()))
+                if s.execute(_RAW_INPUT_EXISTS, {"trace_id": trace_id}).first() is None:
+                    insert_row(s, RawInputRow(id=new_id(), trace_id=trace_id, **scope.as_dict(), messages=messages,
+                                              meta=meta, created_at=utc_now()))
         except IntegrityError:
             pass  # a concurrent replay saved it first
 

@@ -90,6 +90,7 @@ class ProjectionOutbox(SQLStoreBase):
     def pending_projections(self, limit: int = 500, *, min_age_s: float = 0.0) -> list[dict]:
         """Queued jobs, oldest first. `min_age_s` skips jobs younger than that: the periodic replay leaves
         the jobs of writes whose own projection is still running to their writer."""
+        self.flush_cleared_projections()
         q = select(OutboxRow)
         if min_age_s > 0:
             q = q.where(OutboxRow.updated_at <= utc_now() - timedelta(seconds=min_age_s))
@@ -98,6 +99,7 @@ class ProjectionOutbox(SQLStoreBase):
             return [outbox_dict(r) for r in s.scalars(q)]
 
     def count_pending_projections(self) -> int:
+        self.flush_cleared_projections()
         with self._tx() as s:
             return int(s.scalar(select(sa.func.count()).select_from(OutboxRow)) or 0)
 
