@@ -10,7 +10,9 @@ calls and JSON out of an answer is `memoryx.models.llm_io`'s job.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,6 +61,27 @@ class DeleteGraphMemory(BaseModel):
 
 EXTRACTION_TOOLS = [ExtractEntities, EstablishRelationships]
 DELETE_TOOLS = [DeleteGraphMemory]
+
+# (model, tools, tool_choice) -> the bound model: `bind_tools` turns the pydantic schemas into JSON schemas on
+# every call (~1 ms per tool set), and the graph steps bind the same tools to the same model on every add
+# (issue 14). A few entries; the model is held (and compared by identity), never re-used for another.
+_BOUND: list[tuple[Any, tuple, Any, Any]] = []
+_BOUND_MAX = 8
+_BOUND_LOCK = threading.Lock()
+
+
+def bind_graph_tools(llm, tools: list, tool_choice: str | None = None):
+    """`llm.bind_tools(tools[, tool_choice])`, built once per model and tool set."""
+    key = tuple(tools)
+    with _BOUND_LOCK:
+        for held, held_tools, held_choice, bound in _BOUND:
+            if held is llm and held_tools == key and held_choice == tool_choice:
+                return bound
+    bound = llm.bind_tools(list(tools), tool_choice=tool_choice) if tool_choice else llm.bind_tools(list(tools))
+    with _BOUND_LOCK:
+        _BOUND.insert(0, (llm, key, tool_choice, bound))
+        del _BOUND[_BOUND_MAX:]
+    return bound
 
 
 def tool_names(tools) -> set[str]:

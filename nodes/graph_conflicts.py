@@ -36,6 +36,7 @@ from memoryx.errors import ModelOutputError
 from memoryx.models.graph_tools import (
     DELETE_GRAPH_MEMORY,
     DELETE_TOOLS,
+    bind_graph_tools,
     normalize_relation,
     parse_relation_items,
     resolve_self,
@@ -217,7 +218,7 @@ def _ask_conflicts(services, state: AddState, candidates: list[dict], new: list[
 def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict, deadline: float | None) -> list[dict]:
     check_deadline(deadline, "graph conflict detection")
     try:
-        bound = llm.bind_tools(DELETE_TOOLS)
+        bound = bind_graph_tools(llm, DELETE_TOOLS)
         messages = [SystemMessage(DELETE_RELATIONS_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
         answer = bound.invoke(messages, config=config)
     except Exception as exc:

@@ -35,6 +35,7 @@ from memoryx.models.graph_tools import (
     EXTRACT_ENTITIES,
     EXTRACTION_TOOLS,
     EstablishRelationships,
+    bind_graph_tools,
     parse_entity_items,
     parse_relation_items,
     resolve_self,
@@ -184,7 +185,7 @@ def _ask_tools(llm, user_msg: str, user_id: str, config: dict, deadline: float |
     check_deadline(deadline, "graph extraction")
     system = EXTRACT_GRAPH_PROMPT.format(user_id=user_id)
     try:
-        bound = llm.bind_tools(EXTRACTION_TOOLS)
+        bound = bind_graph_tools(llm, EXTRACTION_TOOLS)
     except Exception as exc:  # NotImplementedError for models without tool calling, or a provider refusal
         raise ToolsUnavailable(f"{type(exc).__name__}: {exc}") from exc
     try:
@@ -224,9 +225,9 @@ def _ask_relations(llm, user_msg: str, user_id: str, entities: list[dict], confi
                 HumanMessage(f"{user_msg}\n{ENTITIES_HEADER} {listing}")]
     try:
         try:
-            bound = llm.bind_tools([EstablishRelationships], tool_choice=ESTABLISH_RELATIONSHIPS)
+            bound = bind_graph_tools(llm, [EstablishRelationships], tool_choice=ESTABLISH_RELATIONSHIPS)
         except Exception:  # tool_choice unsupported by this provider: bind without it
-            bound = llm.bind_tools([EstablishRelationships])
+            bound = bind_graph_tools(llm, [EstablishRelationships])
         answer = bound.invoke(messages, config=config)
     except Exception as exc:
         log.warning("graph extraction: relation call failed, keeping entities only: %s", exc)
