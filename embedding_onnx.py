@@ -15,7 +15,8 @@ ships) and cached in `cache_dir` (by default `<data_dir>/models`). Nothing is do
   Once the cache exists, neither torch nor sentence-transformers is imported.
 * Encoding: the model's fast tokenizer (tokenizer.json) truncating at the model's max_seq_length (256 for
   MiniLM, as sentence-transformers does), texts sorted by token count and padded per batch to that batch's
-  longest, one InferenceSession per process reused by every call. Output = sentence-transformers' output
+  longest, a batch cut early where padding would pass MAX_PADDING of its tokens (`padded_batches`), one
+  InferenceSession per process reused by every call. Output = sentence-transformers' output
   within float32 rounding (cosine 1 - 1e-6 or closer).
 
 Anything that fails raises `OnnxEncoderError` with what went wrong; the caller (embeddings.py) decides
@@ -42,7 +43,8 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OnnxSentenceEncoder", "OnnxEncoderError", "load_onnx_encoder", "onnx_supported", "cache_paths"]
+__all__ = ["OnnxSentenceEncoder", "OnnxEncoderError", "load_onnx_encoder", "onnx_supported", "cache_paths",
+           "padded_batches"]
 
 # Bump when the exported graph changes (inputs, outputs, pooling): old caches are then rebuilt.
 EXPORT_FORMAT = 1
@@ -57,6 +59,11 @@ PROBES = (
 )
 EXPORT_MIN_COSINE = 0.9999   # ONNX vs torch at export (fp32 export measures 1 - 1e-12)
 REUSE_MIN_COSINE = 0.99999   # cached graph vs its own recorded probe vectors (same runtime, same bytes)
+# Batching: the encoder's cost is the padded token count. Sorted chat turns (16-100 tokens) cut into fixed
+# batches of 64 are ~32 % padding (the long tail lands in one batch); bounding padding to 10 % gave 40
+# against 28 texts per CPU second on LoCoMo turns, and the same on uniform texts (bench_embed; issue 14).
+MAX_PADDING = 0.10
+MIN_BATCH_ROWS = 8  # below this a batch is cut only at batch_size: tiny matrix products cost more per row
 
 
 class OnnxEncoderError(RuntimeError):
@@ -186,14 +193,12 @@ class OnnxSentenceEncoder:
         return self._pool
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """(len(texts), dims) float32, L2-normalised, in the order given."""
+        """(len(texts), dims) float32, L2-normalised, in the order given. `batch_size`: most texts per batch."""
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         encodings = self._tokenizer.encode_batch([t if isinstance(t, str) else str(t) for t in texts],
                                                  add_special_tokens=True)
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        size = max(1, batch_size)
-        batches = [order[s:s + size] for s in range(0, len(order), size)]
+        batches = padded_batches([len(e.ids) for e in encodings], batch_size)
         out = np.empty((len(encodings), self.dims), dtype=np.float32)
         if len(batches) == 1 or self.workers == 1:
             for idx in batches:
@@ -202,6 +207,27 @@ class OnnxSentenceEncoder:
             for idx, vectors in zip(batches, self._executor().map(lambda b: self._run(encodings, b), batches)):
                 out[idx] = vectors
         return out
+
+
+def padded_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices of `lengths` (token counts) in batches: sorted by length, at most `batch_size` each, and a batch
+    of MIN_BATCH_ROWS or more is cut before the text that would make padding more than MAX_PADDING of it."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    size = max(1, batch_size)
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    real = 0
+    for i in order:
+        n = lengths[i]  # the longest so far: the batch would be padded to it
+        if batch and (len(batch) >= size or (len(batch) >= MIN_BATCH_ROWS
+                                             and (len(batch) + 1) * n > (real + n) * (1 + MAX_PADDING))):
+            batches.append(batch)
+            batch, real = [], 0
+        batch.append(i)
+        real += n
+    if batch:
+        batches.append(batch)
+    return batches
 
 
 # --- building the cache ------------------------------------------------------------------------------------

@@ -159,3 +159,28 @@ def test_building_the_cache_keeps_torch_out_of_the_process(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "torch imported: False" in done.stderr and done.stdout == ""
+
+
+def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
+    from memoryx.embedding_onnx import MAX_PADDING, MIN_BATCH_ROWS, padded_batches
+
+    # chat turns: many short, a long tail (one fixed batch of 64 would be padded to 97 tokens)
+    lengths = [16 + (i * 7) % 30 for i in range(56)] + [60, 70, 80, 97, 20, 18, 17, 16]
+    batches = padded_batches(lengths, 64)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # every text once
+    assert max(map(len, batches)) <= 64 and len(batches) > 1
+    for b in batches:
+        widths = [lengths[i] for i in b]
+        assert widths == sorted(widths)  # sorted: the last row is the width the batch is padded to
+        if len(b) > MIN_BATCH_ROWS:  # its last text joined under the padding bound
+            assert len(b) * widths[-1] <= sum(widths) * (1 + MAX_PADDING)
+    assert padded_batches([23] * 300, 64) == [list(range(s, min(s + 64, 300))) for s in range(0, 300, 64)]
+    assert padded_batches([], 64) == []
+
+    # the real encoder over mixed lengths: the vectors come back in the caller's order
+    cache, _ = rebuilt_cache
+    encoder, _ = load_onnx_encoder(_minilm_path(), cache)
+    texts = [("word " * n).strip() for n in (3, 90, 12, 40, 5, 7, 60, 2, 33, 8, 11, 150)] + TEXTS
+    together = encoder.encode(texts, batch_size=4)
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    assert ((together * alone).sum(axis=1)).min() > 1 - 1e-5
