@@ -191,13 +191,11 @@ class MemoryCore:
         graph's reads than analyze_query's own prefetch, which then finds it under way). Only when the search
         embeds the query as given: a dense recipe and no model rewrite."""
         from memoryx.search.query_vectors import prefetch
-        from memoryx.search.recipes import recipe_named
+        from memoryx.search.recipes import RECIPES
 
         mode = extra.get("mode") or self.settings.search_mode
-        if extra.get("rewrite") or self.settings.search_rewrite or not isinstance(mode, str) or \
-                mode.lower() not in ("fast", "deep", "auto", "hybrid", "vector"):
-            return
-        if recipe_named(mode).uses("dense"):
+        recipe = RECIPES.get(mode.lower()) if isinstance(mode, str) else None  # an unknown mode: the graph says so
+        if recipe is not None and recipe.uses("dense") and not (extra.get("rewrite") or self.settings.search_rewrite):
             prefetch(getattr(self.services, "embeddings", None), query)
 
     def finish_add(self, out: Any, trace_id: str, snapshot_fn) -> dict:

@@ -17,7 +17,6 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
-from memoryx.search.reads import memory_links
 from memoryx.search.state import SearchState
 
 log = logging.getLogger(__name__)
@@ -71,7 +70,7 @@ def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:
     if not best or factor <= 0:
         return best
     try:
-        links = memory_links(services.sql, list(best), limit=MAX_RELATIONS)  # one hop, Core reads
+        links = services.sql.memory_links(list(best), limit=MAX_RELATIONS)  # one hop
     except Exception as exc:  # the direct hits still answer
         log.warning("memory links not followed: %s", exc)
         return best

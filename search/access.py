@@ -13,13 +13,8 @@ import atexit
 import logging
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
-
-import sqlalchemy as sa
-
-from memoryx.stores.sql.schema import MemoryRow
-from memoryx.stores.sql.values import id_chunks, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -35,26 +30,10 @@ _writer: threading.Thread | None = None
 LINGER_S = 0.05
 
 
-_MEMORIES = MemoryRow.__table__
-# SQLStore.record_access with the count as a parameter, as a Core statement: the ORM-enabled UPDATE cost ~2.5x
-# the CPU (~1.8 against ~0.7 ms per batch here), and this thread holds the GIL the next search needs
-_COUNT_ACCESS = (sa.update(_MEMORIES).where(_MEMORIES.c.id.in_(sa.bindparam("ids", expanding=True)))
-                 .values(access_count=_MEMORIES.c.access_count + sa.bindparam("n", type_=sa.Integer),
-                         last_accessed_at=sa.bindparam("now", type_=_MEMORIES.c.last_accessed_at.type)))
-
-
 def _write(sql: Any, counts: Counter) -> None:
-    """Each memory's count added, in one write transaction: one UPDATE per distinct count (usually one)."""
-    by_count: dict[int, list[str]] = defaultdict(list)
-    for mid, n in counts.items():
-        by_count[n].append(mid)
+    """Each memory's count added, in one write transaction (SQLStore.record_accesses)."""
     try:
-        now = utc_now()
-        with sql._tx(write=True) as s:
-            conn = s.connection()
-            for n, ids in by_count.items():
-                for chunk in id_chunks(ids):
-                    conn.execute(_COUNT_ACCESS, {"ids": chunk, "n": n, "now": now})
+        sql.record_accesses(counts)
     except Exception as exc:  # a closed store at shutdown, a locked database: never the caller's problem
         log.debug("recording access of %d memories failed: %s", len(counts), exc)
 

@@ -4,8 +4,7 @@ A search reads the system of record twice: once before recall (`scope_facts`: th
 scope's latest event - the "present" of a replayed log - and the scope's entities the query names, in one
 transaction), and once after fusion (in one transaction: `context_rows`, the candidates' rows and their
 neighbouring turns; then `memory_dicts` of the rows it ranks, with their latest feedback in the same
-statement). The graph path adds one when it found memories (`memory_links`, the links it follows one hop).
-All use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
+statement). The graph path adds one when it found memories (`SQLStore.memory_links`, one hop). All use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
 ~100 rows of a context window cost more than the rest of the search together (3-4 ms of CPU at 10k
 memories). The context window is read as four columns per row (`context_rows`); only the ~30 rows a search
 ranks are read whole (`memory_dicts`); rows are unpacked by position.
@@ -26,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.scope import Scope
-from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryLinkRow, MemoryRow, ProfileValueRow
+from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
 from memoryx.stores.sql.values import require_scope
 from memoryx.text import normalize_name
 
@@ -206,34 +205,6 @@ def memory_dicts(sql: Any, ids: list[str], *, feedback: dict[str, str | None] | 
         if feedback is not None and latest[0] is not None:
             feedback[mid] = latest[0]
     return out
-
-
-_LINK = MemoryLinkRow.__table__.c
-_LINKS_TOUCHING = (select(_LINK.id, _LINK.source_id, _LINK.target_id, _LINK.user_id, _LINK.agent_id, _LINK.run_id,
-                          _LINK.group_id)
-                   .where(sa.or_(_LINK.source_id.in_(sa.bindparam("sources", expanding=True)),
-                                 _LINK.target_id.in_(sa.bindparam("targets", expanding=True)))))
-_LIVENESS = select(_MEM.id, _MEM.deleted_at).where(_BY_ID)
-
-
-def memory_links(sql: Any, ids: list[str], *, limit: int) -> list[dict]:
-    """The links touching `ids` (either direction) between live memories, as {"id", "source_id", "target_id",
-    "user_id", "agent_id", "run_id", "group_id"}: SQLStore.memory_links one hop deep, as two Core statements
-    in one read transaction (the graph path follows them for each search whose query names an entity)."""
-    ids = list(dict.fromkeys(ids))
-    if not ids:
-        return []
-    links: dict[str, dict] = {}
-    with sql._tx() as s:
-        conn = s.connection()
-        for lid, source, target, user_id, agent_id, run_id, group_id in conn.execute(
-                _LINKS_TOUCHING, {"sources": ids, "targets": ids}):
-            links.setdefault(lid, {"id": lid, "source_id": source, "target_id": target, "user_id": user_id,
-                                   "agent_id": agent_id, "run_id": run_id, "group_id": group_id})
-        ends = list(dict.fromkeys(e for link in links.values() for e in (link["source_id"], link["target_id"])))
-        # deleted rows dropped here, not in SQL (memory_dicts says why)
-        live = {mid for mid, deleted in conn.execute(_LIVENESS, {"ids": ends}) if deleted is None} if ends else set()
-    return [link for link in links.values() if link["source_id"] in live and link["target_id"] in live][:limit]
 
 
 def _merged_windows(seed_times: list[float], gap: float) -> list[tuple[float, float]]:

@@ -117,22 +117,18 @@ def test_reranker_is_the_last_stage_of_rank(svc, monkeypatch):
 
 
 def test_link_reads_are_the_stores_one_hop_links(svc):
-    """The graph path's Core read of memory links (search.reads.memory_links) returns what SQLStore.memory_links
-    does one hop deep: both directions, links to a deleted memory left out."""
-    from memoryx.search.reads import memory_links
-
+    """The links the graph path follows (SQLStore.memory_links, one hop, Core reads): both directions, links
+    to a deleted memory left out, the ORM's link_dict shape."""
     user = _user()
     scope = Scope(user_id=user)
     a, b, c, d, e = (add(svc, user, f"linked memory {i}") for i in range(5))
     for src, dst, rel in ((a, b, "same_entity"), (c, b, "sequence"), (a, d, "related"), (e, c, "led to")):
         svc.sql.link_memories(scope, src, dst, rel)
     svc.sql.delete_memory(d)
-    expected = svc.sql.memory_links([a, c], depth=1)
-    got = memory_links(svc.sql, [a, c], limit=200)
-    assert {(x["id"], x["source_id"], x["target_id"]) for x in got} == \
-        {(x["id"], x["source_id"], x["target_id"]) for x in expected}
-    assert {(x["source_id"], x["target_id"]) for x in got} == {(a, b), (c, b), (e, c)}
-    assert all(scope.contains(x) for x in got) and memory_links(svc.sql, [], limit=200) == []
+    got = svc.sql.memory_links([a, c], depth=1, limit=200)
+    assert {(x["source_id"], x["target_id"], x["relation"]) for x in got} == \
+        {(a, b, "same_entity"), (c, b, "sequence"), (e, c, "led to")}
+    assert all(scope.contains(x) for x in got) and svc.sql.memory_links([], limit=200) == []
 
 
 # ---------------------------------------------------------------------------------------- recall paths

@@ -57,6 +57,8 @@ class SQLStoreBase:
         self._closed = False
         self._lock_engine: Engine | None = None
         self._writes_since_stats_check, self._stats_rows = 0, 0  # planner statistics (SQLite)
+        self._done_jobs: list[str] = []  # projected outbox jobs to delete with the next write transaction
+        self._done_jobs_lock = threading.Lock()
         try:
             parsed = make_url(url)
         except Exception as exc:  # ArgumentError, ValueError, TypeError on garbage input
@@ -211,11 +213,11 @@ class SQLStoreBase:
         projects them again, which changes nothing (projections are idempotent)."""
         if job_ids:
             with self._done_jobs_lock:
-                self.__dict__.setdefault("_done_jobs", []).extend(job_ids)
+                self._done_jobs.extend(job_ids)
 
     def flush_cleared_projections(self) -> None:
         """Delete the jobs `clear_projections_later` holds, now."""
-        if not self.__dict__.get("_done_jobs") or self._closed:
+        if not self._done_jobs or self._closed:
             return
         outer = self._open_session()
         if outer is not None:  # inside transaction(): in it when it writes, else with the next one
@@ -226,17 +228,12 @@ class SQLStoreBase:
             pass  # the write transaction deletes them as it opens
 
     def _delete_done_jobs(self, session: Session) -> None:
-        if not self.__dict__.get("_done_jobs"):
+        if not self._done_jobs:
             return
         with self._done_jobs_lock:
-            jobs, self.__dict__["_done_jobs"] = self.__dict__["_done_jobs"], []
+            jobs, self._done_jobs = self._done_jobs, []
         for chunk in range(0, len(jobs), 500):
             session.execute(sa.delete(OutboxRow).where(OutboxRow.id.in_(jobs[chunk:chunk + 500])))
-
-    @property
-    def _done_jobs_lock(self) -> threading.Lock:
-        lock = self.__dict__.get("_done_jobs_lock_")
-        return lock if lock is not None else self.__dict__.setdefault("_done_jobs_lock_", threading.Lock())
 
     def _open_session(self) -> Session | None:
         local = self.__dict__.get("_local")

@@ -17,6 +17,13 @@ from memoryx.stores.sql.values import check_importance, clean_text, id_chunks, i
 MAX_RELATION_CHARS = 255
 
 
+_LINK = MemoryLinkRow.__table__
+_LINKS_TOUCHING = sa.select(_LINK).where(sa.or_(_LINK.c.source_id.in_(sa.bindparam("ids", expanding=True)),
+                                                _LINK.c.target_id.in_(sa.bindparam("ids", expanding=True))))
+_LIVENESS = sa.select(MemoryRow.__table__.c.id, MemoryRow.__table__.c.deleted_at).where(
+    MemoryRow.__table__.c.id.in_(sa.bindparam("ids", expanding=True)))
+
+
 def link_dict(row: MemoryLinkRow) -> dict:
     return {"id": row.id, "source_id": row.source_id, "target_id": row.target_id, "relation": row.relation,
             "importance": row.importance, "actor": row.actor, **scope_dict(row), "created_at": iso(row.created_at)}
@@ -64,13 +71,14 @@ class MemoryLinks(SQLStoreBase):
         seen: set[str] = set(memory_ids)
         frontier = list(dict.fromkeys(memory_ids))
         out: dict[str, dict] = {}
+        # Core reads, rows by attribute of the Core row (the search's graph path follows links one hop on
+        # every search that names an entity: ORM objects cost more than the SQL)
         with self._tx() as s:
+            conn = s.connection()
             for _ in range(max(0, depth)):
                 nxt: list[str] = []
                 for chunk in id_chunks(frontier):
-                    q = select(MemoryLinkRow).where(sa.or_(MemoryLinkRow.source_id.in_(chunk),
-                                                           MemoryLinkRow.target_id.in_(chunk)))
-                    for row in s.scalars(q):
+                    for row in conn.execute(_LINKS_TOUCHING, {"ids": chunk}):
                         if row.id in out:
                             continue
                         out[row.id] = link_dict(row)
@@ -81,9 +89,10 @@ class MemoryLinks(SQLStoreBase):
                 frontier = nxt
                 if not frontier or len(out) >= limit:
                     break
-            ends = {e for link in out.values() for e in (link["source_id"], link["target_id"])}
+            ends = list({e for link in out.values() for e in (link["source_id"], link["target_id"])})
             live: set[str] = set()
             for chunk in id_chunks(ends):
-                live.update(s.scalars(select(MemoryRow.id).where(MemoryRow.id.in_(chunk),
-                                                                 MemoryRow.deleted_at.is_(None))))
+                # deleted rows dropped here, not in SQL: beside `id IN (...)` SQLite's planner may walk the
+                # deleted_at index (every live row) instead of the primary key
+                live.update(mid for mid, deleted in conn.execute(_LIVENESS, {"ids": chunk}) if deleted is None)
         return [link for link in out.values() if link["source_id"] in live and link["target_id"] in live][:limit]

@@ -46,6 +46,10 @@ from memoryx.text import memory_hash
 # statements an add runs every time, built once
 _MEMORY_EXISTS = select(MemoryRow.__table__.c.id).where(MemoryRow.__table__.c.id == sa.bindparam("id"))
 _RAW_INPUT_EXISTS = select(RawInputRow.__table__.c.id).where(RawInputRow.__table__.c.trace_id == sa.bindparam("trace_id"))
+_MEM_T = MemoryRow.__table__
+_COUNT_ACCESS = (sa.update(_MEM_T).where(_MEM_T.c.id.in_(sa.bindparam("ids", expanding=True)))
+                 .values(access_count=_MEM_T.c.access_count + sa.bindparam("n", type_=sa.Integer),
+                         last_accessed_at=sa.bindparam("now", type_=_MEM_T.c.last_accessed_at.type)))
 
 
 class MemoryRecords(SQLStoreBase):
@@ -337,13 +341,24 @@ class MemoryRecords(SQLStoreBase):
             return [history_dict(r) for r in rows]
 
     def record_access(self, ids: list[str]) -> None:
-        if not ids:
+        """One access for each of these memories."""
+        self.record_accesses(dict.fromkeys(ids, 1))
+
+    def record_accesses(self, counts: dict[str, int]) -> None:
+        """`counts` {memory id: accesses} added in one write transaction: one Core UPDATE per distinct count
+        (usually one; the ORM-enabled UPDATE cost ~2.5x the CPU, and the search's access writer holds the GIL
+        the next search needs)."""
+        by_count: dict[int, list[str]] = {}
+        for mid, n in counts.items():
+            by_count.setdefault(int(n), []).append(mid)
+        if not by_count:
             return
         now = utc_now()
         with self._tx(write=True) as s:
-            for chunk in id_chunks(ids):
-                s.execute(sa.update(MemoryRow).where(MemoryRow.id.in_(chunk))
-                          .values(access_count=MemoryRow.access_count + 1, last_accessed_at=now))
+            conn = s.connection()
+            for n, ids in by_count.items():
+                for chunk in id_chunks(ids):
+                    conn.execute(_COUNT_ACCESS, {"ids": chunk, "n": n, "now": now})
 
     def delete_scope(self, scope: Scope) -> int:
         """Hard delete of everything in the scope (memories, history, judgments, inputs, graph, outbox)."""

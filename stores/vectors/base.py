@@ -300,12 +300,7 @@ class VectorStore(ABC):
 
     def keyword_search(self, text: str, scope: Scope, *, limit: int = 10,
                        filters: FilterNode | None = None) -> list[VectorHit]:
-        _check_scope(scope)
-        ids, vals = query_sparse_vector(text or "")
-        if not ids:
-            return []
-        return self._sparse(self._memories, ids, vals, self._filter(scope, filters), self._filter(scope, None),
-                            max(1, int(limit)))
+        return self.keyword_search_batch([text], scope, limit=limit, filters=filters)[0]
 
     def keyword_search_batch(self, texts: list[str], scope: Scope, *, limit: int = 10,
                              filters: FilterNode | None = None) -> list[list[VectorHit]]:
