@@ -60,14 +60,23 @@ def _ends(rows: list[dict]) -> set[str]:
 
 def delete_cascade(sql, memory_id: str) -> tuple[list[dict], set[str]]:
     """(valid relations to invalidate, entities to check for orphans) when the memory is deleted."""
-    rows = sql.relations_for_memory(memory_id, include_invalid=True)
-    return [row for row in rows if row["valid"]], _ends(rows)
+    return deleted_memory_cascade(sql.relations_for_memory(memory_id, include_invalid=True))
 
 
 def update_delta(sql, memory_id: str, new_keys: set[Triple]) -> tuple[list[dict], set[str]]:
     """(valid relations to invalidate, entities to check for orphans) when the memory's new text yields
     `new_keys` (relation_key triples): the relations it no longer yields."""
-    rows = [row for row in sql.relations_for_memory(memory_id) if relation_key(row) not in new_keys]
+    return updated_memory_delta(sql.relations_for_memory(memory_id), new_keys)
+
+
+def deleted_memory_cascade(memory_relations: list[dict]) -> tuple[list[dict], set[str]]:
+    """`delete_cascade` over the memory's relations (valid or not) the caller already read."""
+    return [row for row in memory_relations if row["valid"]], _ends(memory_relations)
+
+
+def updated_memory_delta(memory_relations: list[dict], new_keys: set[Triple]) -> tuple[list[dict], set[str]]:
+    """`update_delta` over the memory's relations (valid or not) the caller already read."""
+    rows = [row for row in memory_relations if row["valid"] and relation_key(row) not in new_keys]
     return rows, _ends(rows)
 
 

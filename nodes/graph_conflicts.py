@@ -68,12 +68,12 @@ from memoryx.prompts.graph import (
 )
 from memoryx.memory_graph import (
     change_of,
-    delete_cascade,
+    deleted_memory_cascade,
     empty_changes,
     relation_key as _key,
     delete_orphans,
     relations_with_ids,
-    update_delta,
+    updated_memory_delta,
 )
 from memoryx.state import AddState
 from memoryx.text import normalize_name
@@ -96,29 +96,29 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     new = relations_with_ids(linked, state.get("relations") or [])
     new_keys = {_key(n) for n in new}
 
-    # --- reads: one read transaction ---
+    # --- reads: one read transaction, the relations in one statement (issue 14) ---
+    cascades = [(op["event"], op["id"]) for op in executed if op.get("event") in ("DELETE", "UPDATE") and op.get("id")]
     with sql.transaction(write=False):
+        # 3 (read): the valid relations around the linked entities and the user's own entity in this scope
+        of_memories, existing = sql.relations_of_run(
+            scope, memory_ids=[memory_id for _, memory_id in cascades],
+            entity_ids=[row["id"] for row in linked.values()], entity_names=[self_name(state)])
         # 1 + 2: memory cascades; their entities are checked for orphans at the end
+        by_memory: dict[str, list[dict]] = {}
+        for row in of_memories:
+            by_memory.setdefault(row["memory_id"], []).append(row)
         to_invalidate: dict[str, dict] = {}
         cascaded_entities: set[str] = set()
-        for op in executed:
-            if op.get("event") == "DELETE" and op.get("id"):
-                rows, ends = delete_cascade(sql, op["id"])
-            elif op.get("event") == "UPDATE" and op.get("id"):
-                rows, ends = update_delta(sql, op["id"], new_keys)
+        for event, memory_id in cascades:
+            if event == "DELETE":
+                rows, ends = deleted_memory_cascade(by_memory.get(memory_id, []))
             else:
-                continue
+                rows, ends = updated_memory_delta(by_memory.get(memory_id, []), new_keys)
             to_invalidate.update((row["id"], row) for row in rows)
             cascaded_entities |= ends
-
-        # 3: conflicts with existing relations around the touched entities
-        around_ids = {row["id"] for row in linked.values()}
-        user_rows = [r for r in sql.find_entities_by_names(scope, [self_name(state)]) if same_scope(r, scope)]
-        around_ids.update(r["id"] for r in user_rows)
-        existing = sql.relations_around(scope, list(around_ids)) if around_ids else []
-        memories = changed_memories(state, sql)
+        candidates = [r for r in existing if r["id"] not in to_invalidate and _key(r) not in new_keys]
+        memories = changed_memories(state, sql) if candidates else []  # only the model call needs them
     existing_keys = {_key(r) for r in existing}
-    candidates = [r for r in existing if r["id"] not in to_invalidate and _key(r) not in new_keys]
     if candidates and memories:
         candidates = _rank(candidates, new)[:MAX_CANDIDATES]
         try:
@@ -137,9 +137,9 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     with sql.scope_lock(scope):
         with sql.transaction():
             new, recreated = _ensure_entities(services, scope, linked, new)
-            # a concurrent run may have removed some of them with their orphan entities meanwhile
-            still = [r["id"] for r in sql.get_relations(list(to_invalidate))] if to_invalidate else []
-            invalidated = sql.invalidate_relations(still, trace_id=trace_id) if still else []
+            # a concurrent run may have removed some of them with their orphan entities meanwhile: skipped
+            invalidated = sql.invalidate_relations(list(to_invalidate), trace_id=trace_id,
+                                                   skip_missing=True) if to_invalidate else []
             added_rows = sql.add_relations(scope=scope, items=new, trace_id=trace_id)
             # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but
             # left unused (an end of a relation just added is used: not checked). Ends of

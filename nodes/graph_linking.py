@@ -82,13 +82,13 @@ def link_names(services, scope: Scope, entities: list[dict], relations: list[dic
             for key, (_, entity_id) in best.items():
                 if entity_id in rows:
                     linked[key] = rows[entity_id]
-        for key, name in names.items():
-            if key not in linked:
-                etype = "person" if key == user_key else types.get(key, "entity")
-                row = sql.upsert_entity(scope=scope, name=name, entity_type=etype)
-                linked[key] = created[row["id"]] = row
-                if key in embedded:  # reuse the name embeddings computed above (the user's own is not embedded)
-                    vectors[row["id"]] = embedded[key]
+        unknown = [key for key in names if key not in linked]
+        rows = sql.upsert_entities(scope=scope, items=[
+            (names[key], "person" if key == user_key else types.get(key, "entity")) for key in unknown])
+        for key, row in zip(unknown, rows):
+            linked[key] = created[row["id"]] = row
+            if key in embedded:  # reuse the name embeddings computed above (the user's own is not embedded)
+                vectors[row["id"]] = embedded[key]
     if created:
         services.projector.project_recorded(sql.recorded_intents(), entities=created, entity_vectors=vectors)
     return linked

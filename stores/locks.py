@@ -91,6 +91,9 @@ def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
             conn.invalidate()  # closing the connection releases the locks on the server
 
 
+HOLDER_WIDTH = 64  # bytes of a lock file's holder record ("pid N thread M", space-padded)
+
+
 @contextmanager
 def file_lock(lock_dir: Path, scope: Scope, timeout: float) -> Iterator[None]:
     """flock on a file per scope in `lock_dir`; the file names the holder for the next waiter's message."""
@@ -118,8 +121,9 @@ def file_lock(lock_dir: Path, scope: Scope, timeout: float) -> Iterator[None]:
             holder = _read_holder(path)
             raise _lock_timeout(scope, timeout, f"{holder} (lock file {path})")
         try:
-            os.ftruncate(fd, 0)  # who holds it, for the timeout message of the next waiter
-            os.write(fd, f"pid {os.getpid()} thread {threading.get_ident()}".encode())
+            # who holds it, for the timeout message of the next waiter: one fixed-width record written in
+            # place (truncating first cost ~0.1 ms per lock on ext4: a journal transaction; issue 14)
+            os.pwrite(fd, f"pid {os.getpid()} thread {threading.get_ident()}".ljust(HOLDER_WIDTH).encode(), 0)
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)

@@ -8,18 +8,41 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
+from types import SimpleNamespace
 
 import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from memoryx.errors import NotFoundError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import EntityRow, MemoryRow, RelationRow, entity_dict, relation_dict
-from memoryx.stores.sql.values import as_utc, clean_text, id_chunks, new_id, require_scope, scope_dict, scope_where, utc_now
+from memoryx.stores.sql.values import as_utc, clean_text, id_chunks, iso, new_id, require_scope, scope_dict, scope_where, utc_now
 from memoryx.text import normalize_name
+
+# Core tables: the graph steps of every add read and write these rows; through the ORM (identity map, unit of
+# work, per-statement cache keys) they cost about twice the statements themselves (issue 14).
+_ENTITIES = EntityRow.__table__
+_RELATIONS = RelationRow.__table__
+_SOURCE, _TARGET = _ENTITIES.alias("source_entity"), _ENTITIES.alias("target_entity")
+
+
+def _relations_with_names() -> sa.Select:
+    """Relation rows with the names of their ends (one statement instead of rows, then their names)."""
+    return (select(_RELATIONS, _SOURCE.c.name.label("source_name"), _TARGET.c.name.label("target_name"))
+            .select_from(_RELATIONS.outerjoin(_SOURCE, _SOURCE.c.id == _RELATIONS.c.source_id)
+                         .outerjoin(_TARGET, _TARGET.c.id == _RELATIONS.c.target_id)))
+
+
+def _named_relation_dict(row) -> dict:
+    """relation_dict of a `_relations_with_names` row."""
+    return relation_dict(row, {row.source_id: row.source_name, row.target_id: row.target_name})
+
+
+_ONE_STATEMENT_IDS = 400  # ids in one statement at most (bound-parameter limits); more take the chunked reads
 
 
 class GraphTruth(SQLStoreBase):
@@ -59,21 +82,63 @@ class GraphTruth(SQLStoreBase):
                     raise
         raise AssertionError("unreachable")
 
+    def upsert_entities(self, *, scope: Scope, items: list[tuple[str, str]]) -> list[dict]:
+        """`upsert_entity` for many (name, entity_type) of one scope in one transaction: one read of the names
+        already there, one INSERT of the others and one projection intent (issue 14: three statements per new
+        name). Returns the entity dicts in the order of items."""
+        scope = require_scope(scope)
+        key = _scope_key(scope)
+        wanted = [(clean_text(name, "entity name"), (etype or "entity").strip() or "entity") for name, etype in items]
+        if not wanted:
+            return []
+        with self._tx(write=True) as s:
+            found: dict[str, dict] = {}
+            for chunk in id_chunks(normalize_name(name) for name, _ in wanted):
+                found.update((r.normalized_name, entity_dict(r)) for r in s.execute(select(_ENTITIES).where(
+                    _ENTITIES.c.scope_key == key, _ENTITIES.c.normalized_name.in_(chunk))))
+            new_rows: dict[str, dict] = {}  # normalised name -> column values
+            refined: set[str] = set()
+            for name, etype in wanted:
+                normalized = normalize_name(name)
+                row = found.get(normalized)
+                now = utc_now()
+                if row is None:
+                    new_rows[normalized] = {"id": new_id(), "scope_key": key, **_scope_columns(scope), "name": name,
+                                            "normalized_name": normalized, "entity_type": etype,
+                                            "created_at": now, "updated_at": now}
+                    found[normalized] = entity_dict(SimpleNamespace(**new_rows[normalized]))
+                elif etype != "entity" and row["entity_type"] != etype:
+                    # a specific type refines the generic one; "entity" never overwrites a real type
+                    if normalized in new_rows:
+                        new_rows[normalized]["entity_type"] = etype
+                        found[normalized] = entity_dict(SimpleNamespace(**new_rows[normalized]))
+                    else:
+                        _flush_held(s, EntityRow, [row["id"]])
+                        s.execute(sa.update(_ENTITIES).where(_ENTITIES.c.id == row["id"])
+                                  .values(entity_type=etype, updated_at=now))
+                        _expire_held(s, EntityRow, [row["id"]])
+                        found[normalized] = {**row, "type": etype, "entity_type": etype, "updated_at": iso(now)}
+                        refined.add(row["id"])
+            if new_rows:
+                s.execute(sa.insert(_ENTITIES), list(new_rows.values()))
+            self._record_intent(s, "entity", [r["id"] for r in new_rows.values()] + list(refined))
+            return [found[normalize_name(name)] for name, _ in wanted]
+
     def get_entities(self, ids: list[str]) -> list[dict]:
         found: dict[str, dict] = {}
         with self._tx() as s:
             for chunk in id_chunks(ids):
-                found.update((r.id, entity_dict(r)) for r in s.scalars(select(EntityRow).where(EntityRow.id.in_(chunk))))
+                found.update((r.id, entity_dict(r)) for r in s.execute(select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk))))
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def find_entities_by_names(self, scope: Scope, names: list[str]) -> list[dict]:
         normalized = list(dict.fromkeys(normalize_name(n) for n in names if isinstance(n, str) and n.strip()))
         if not normalized:
             return []
-        q = (select(EntityRow).where(EntityRow.normalized_name.in_(normalized), *scope_where(EntityRow, scope))
-             .order_by(EntityRow.created_at, EntityRow.id))
+        q = (select(_ENTITIES).where(_ENTITIES.c.normalized_name.in_(normalized), *scope_where(_ENTITIES.c, scope))
+             .order_by(_ENTITIES.c.created_at, _ENTITIES.c.id))
         with self._tx() as s:
-            return [entity_dict(r) for r in s.scalars(q)]
+            return [entity_dict(r) for r in s.execute(q)]
 
     def list_entities(self, scope: Scope | None) -> list[dict]:
         q = select(EntityRow).where(*scope_where(EntityRow, scope)).order_by(EntityRow.created_at, EntityRow.id)
@@ -85,15 +150,14 @@ class GraphTruth(SQLStoreBase):
         ids = list(dict.fromkeys(entity_ids))
         if not ids:
             return []
-        used: set[str] = set()
+        found: dict[str, dict] = {}
         with self._tx() as s:
-            for chunk in id_chunks(ids):
-                q = select(RelationRow.source_id, RelationRow.target_id).where(
-                    RelationRow.valid == sa.true(),
-                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk)))
-                for src, dst in s.execute(q):
-                    used.update((src, dst))
-        return self.get_entities([i for i in ids if i not in used])
+            for chunk in id_chunks(ids):  # one statement: the entities, less those a valid relation references
+                q = select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk), *(~sa.exists().where(
+                    _RELATIONS.c.valid == sa.true(), end == _ENTITIES.c.id)
+                    for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)))
+                found.update((r.id, entity_dict(r)) for r in s.execute(q))
+        return [found[i] for i in ids if i in found]
 
     def delete_entities(self, entity_ids: list[str]) -> None:
         """Hard delete; relations that reference them (normally only invalidated ones) go too."""
@@ -168,45 +232,50 @@ class GraphTruth(SQLStoreBase):
 
         with self._tx(write=True) as s:
             ends = list(dict.fromkeys(e for it in wanted for e in (it["source_id"], it["target_id"])))
-            entities: dict[str, EntityRow] = {}
+            names: dict[str, str] = {}
             for chunk in id_chunks(ends):
-                entities.update((r.id, r) for r in s.scalars(select(EntityRow).where(EntityRow.id.in_(chunk))))
+                for r in s.execute(select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk))):
+                    if scope.contains(scope_dict(r)):
+                        names[r.id] = r.name
             for entity_id in ends:
-                if entity_id not in entities or not scope.contains(scope_dict(entities[entity_id])):
+                if entity_id not in names:
                     raise NotFoundError(f"Entity {entity_id} not found in this scope; upsert it first.")
-            found: dict[tuple, RelationRow] = {}
+            found: dict[tuple, dict] = {}
             # valid twins: exact ends and names (not every relation of the source: the user's own entity is
             # the source of most of them)
             targets = list(dict.fromkeys(it["target_id"] for it in wanted))
             relations = list(dict.fromkeys(it["relation"] for it in wanted))
             for chunk in id_chunks({it["source_id"] for it in wanted}):
-                for row in s.scalars(select(RelationRow).where(
-                        RelationRow.scope_key == key, RelationRow.valid == sa.true(), RelationRow.source_id.in_(chunk),
-                        RelationRow.target_id.in_(targets), RelationRow.relation.in_(relations))):
-                    found.setdefault(twin_key(row.source_id, row.relation, row.target_id, row.memory_id), row)
+                for row in s.execute(select(_RELATIONS).where(
+                        _RELATIONS.c.scope_key == key, _RELATIONS.c.valid == sa.true(),
+                        _RELATIONS.c.source_id.in_(chunk), _RELATIONS.c.target_id.in_(targets),
+                        _RELATIONS.c.relation.in_(relations))):
+                    found.setdefault(twin_key(row.source_id, row.relation, row.target_id, row.memory_id),
+                                     relation_dict(row, names))
             memory_ids = [it["memory_id"] for it in wanted if it.get("memory_id")]
             event_times: dict[str, datetime | None] = {}
             for chunk in id_chunks(memory_ids):
-                event_times.update(s.execute(select(MemoryRow.id, MemoryRow.valid_at).where(MemoryRow.id.in_(chunk))).all())
-            out: list[RelationRow] = []
-            created: list[str] = []
+                event_times.update(s.execute(select(MemoryRow.__table__.c.id, MemoryRow.__table__.c.valid_at)
+                                             .where(MemoryRow.__table__.c.id.in_(chunk))).all())
+            out: list[dict] = []
+            created: list[dict] = []
             now = utc_now()
             for it in wanted:
                 k = twin_key(it["source_id"], it["relation"], it["target_id"], it.get("memory_id"))
                 row = found.get(k)
                 if row is None:
-                    row = RelationRow(id=new_id(), scope_key=key, **scope.as_dict(), source_id=it["source_id"],
-                                      relation=it["relation"], target_id=it["target_id"], memory_id=it.get("memory_id"),
-                                      trace_id=trace_id, valid=True, created_at=now,
-                                      valid_at=event_times.get(it.get("memory_id")) if it.get("memory_id") else None)
-                    s.add(row)
-                    found[k] = row
-                    created.append(row.id)
+                    values = {"id": new_id(), "scope_key": key, **_scope_columns(scope), "source_id": it["source_id"],
+                              "relation": it["relation"], "target_id": it["target_id"], "memory_id": it.get("memory_id"),
+                              "trace_id": trace_id, "valid": True, "created_at": now, "invalidated_at": None,
+                              "invalidated_by": None, "invalid_at": None,
+                              "valid_at": event_times.get(it.get("memory_id")) if it.get("memory_id") else None}
+                    created.append(values)
+                    row = found[k] = relation_dict(SimpleNamespace(**values), names)
                 out.append(row)
-            self._record_intent(s, "relation", created)
-            s.flush()
-            names = {i: e.name for i, e in entities.items()}
-            return [relation_dict(r, names) for r in out]
+            if created:
+                s.execute(sa.insert(_RELATIONS), created)
+            self._record_intent(s, "relation", [v["id"] for v in created])
+            return out
 
     def get_relations(self, ids: list[str]) -> list[dict]:
         """Relations by id (valid or not), in the order of ids; unknown ids are skipped. Used by projections."""
@@ -218,27 +287,33 @@ class GraphTruth(SQLStoreBase):
             return self._relation_dicts(s, ordered)
 
     def invalidate_relations(self, relation_ids: list[str], *, trace_id: str | None,
-                             invalid_at: datetime | str | None = None) -> list[dict]:
+                             invalid_at: datetime | str | None = None, skip_missing: bool = False) -> list[dict]:
         """Mark relations invalid (kept as history). Already-invalid ones keep their first invalidation.
-        `invalid_at`: when they stopped holding in the world (issue 13), else now."""
+        `invalid_at`: when they stopped holding in the world (issue 13), else now. An unknown id raises
+        NotFoundError, or with `skip_missing` is left out (a relation a concurrent run removed meanwhile).
+        Returns the relations in the order of ids."""
         ended = as_utc(invalid_at, "invalid_at")
         ids = list(dict.fromkeys(relation_ids))
         with self._tx(write=True) as s:
-            rows: dict[str, RelationRow] = {}
+            _flush_held(s, RelationRow, ids)
+            rows: dict[str, dict] = {}
             for chunk in id_chunks(ids):
-                rows.update((r.id, r) for r in s.scalars(select(RelationRow).where(RelationRow.id.in_(chunk))))
+                rows.update((r.id, _named_relation_dict(r)) for r in s.execute(
+                    _relations_with_names().where(_RELATIONS.c.id.in_(chunk))))
             missing = [i for i in ids if i not in rows]
-            if missing:
+            if missing and not skip_missing:
                 raise NotFoundError(f"Unknown relation ids {missing}; nothing was invalidated.")
             now = utc_now()
-            changed = [row.id for row in rows.values() if row.valid]
-            for row in rows.values():
-                if row.valid:
-                    row.valid, row.invalidated_at, row.invalidated_by = False, now, trace_id
-                    row.invalid_at = ended or now
+            changed = [i for i in ids if i in rows and rows[i]["valid"]]
+            ended_at = ended or now
+            for chunk in id_chunks(changed):
+                s.execute(sa.update(_RELATIONS).where(_RELATIONS.c.id.in_(chunk), _RELATIONS.c.valid == sa.true())
+                          .values(valid=False, invalidated_at=now, invalidated_by=trace_id, invalid_at=ended_at))
+            _expire_held(s, RelationRow, changed)
+            for i in changed:
+                rows[i].update(valid=False, invalidated_at=iso(now), invalidated_by=trace_id, invalid_at=iso(ended_at))
             self._record_intent(s, "relation", changed)
-            s.flush()
-            return self._relation_dicts(s, [rows[i] for i in ids])
+            return [rows[i] for i in ids if i in rows]
 
     def relations_of_trace(self, trace_id: str) -> tuple[list[dict], list[dict]]:
         """(relations the run added, relations the run invalidated), oldest first: what a rollback undoes."""
@@ -288,6 +363,41 @@ class GraphTruth(SQLStoreBase):
                      sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))]
             found.update((r["id"], r) for r in self._list_relations(where, include_invalid))
         return list(found.values())
+
+    def relations_of_run(self, scope: Scope, *, memory_ids: list[str], entity_ids: list[str],
+                         entity_names: list[str]) -> tuple[list[dict], list[dict]]:
+        """What the conflict step of an add reads, in ONE statement (issue 14: five, with two reads of the same
+        rows): (every relation of the memories, valid or not, in any scope — `relations_for_memory` of each;
+        `relations_around` the entities plus the entities of exactly this scope named `entity_names`).
+        Both oldest first."""
+        scope = require_scope(scope)
+        memory_ids, entity_ids = list(dict.fromkeys(memory_ids)), list(dict.fromkeys(entity_ids))
+        normalized = list(dict.fromkeys(normalize_name(n) for n in entity_names if isinstance(n, str) and n.strip()))
+        if len(memory_ids) + len(entity_ids) + len(normalized) > _ONE_STATEMENT_IDS:  # bound-parameter limits
+            named = [r["id"] for r in self.find_entities_by_names(scope, normalized)
+                     if all((r.get(k) or None) == getattr(scope, k) for k in SCOPE_FIELDS)]
+            of_memories = [r for m in memory_ids for r in self.relations_for_memory(m, include_invalid=True)]
+            return of_memories, self.relations_around(scope, entity_ids + named)
+        named_ids = select(_ENTITIES.c.id).where(_ENTITIES.c.scope_key == _scope_key(scope),
+                                                 _ENTITIES.c.normalized_name.in_(normalized))
+        ends = [end.in_(ids) for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)
+                for ids in ([entity_ids] if entity_ids else []) + ([named_ids] if normalized else [])]
+        around = sa.and_(_RELATIONS.c.valid == sa.true(), *scope_where(_RELATIONS.c, scope), sa.or_(sa.false(), *ends))
+        of_memory = [_RELATIONS.c.memory_id.in_(memory_ids)] if memory_ids else []
+        if not ends and not of_memory:
+            return [], []
+        q = (_relations_with_names().add_columns(around.label("is_around"))
+             .where(sa.or_(*of_memory, *ends)).order_by(_RELATIONS.c.created_at, _RELATIONS.c.id))
+        memory_set = set(memory_ids)
+        of_memories, around_rows = [], []
+        with self._tx() as s:
+            for row in s.execute(q):
+                relation = _named_relation_dict(row)
+                if row.memory_id in memory_set:
+                    of_memories.append(relation)
+                if row.is_around:
+                    around_rows.append(relation)
+        return of_memories, around_rows
 
     def list_relations(self, scope: Scope | None, *, include_invalid: bool = False) -> list[dict]:
         return self._list_relations(scope_where(RelationRow, scope), include_invalid)
@@ -350,3 +460,24 @@ def _scope_key(scope: Scope) -> str:
     fields = SCOPE_FIELDS if scope.group_id else SCOPE_FIELDS[:3]
     raw = json.dumps([getattr(scope, f) for f in fields], ensure_ascii=False)
     return hashlib.sha1(raw.encode("utf-8")).hexdigest()
+
+
+def _flush_held(s: Session, cls: type, ids: list[str]) -> None:
+    """Write the session's unflushed changes to these rows before a Core statement reads or updates them."""
+    if s.dirty and any(s.identity_map.get(identity_key(cls, i)) in s.dirty for i in ids):
+        s.flush()
+
+
+def _expire_held(s: Session, cls: type, ids: list[str]) -> None:
+    """Copies of these rows the session holds are stale after a Core UPDATE: the next ORM read reloads them."""
+    if not s.identity_map:
+        return
+    for i in ids:
+        held = s.identity_map.get(identity_key(cls, i))
+        if held is not None:
+            s.expire(held)
+
+
+def _scope_columns(scope: Scope) -> dict[str, str | None]:
+    """Every scope column, unset ones None: the values of a Core INSERT (executemany wants the same keys)."""
+    return {k: getattr(scope, k) for k in SCOPE_FIELDS}
