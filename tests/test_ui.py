@@ -296,3 +296,24 @@ def test_a_consolidation_judgment_reads_as_merges_and_archives(site, page):
     assert "sandwich" in archives and "R = exp" in archives
     assert page.locator("#rollback-btn").count() == 1  # a consolidation pass can be rolled back too
     _shot(page, "consolidation.png")
+
+
+@needs_browser
+def test_the_newest_view_is_drawn_when_an_older_one_answers_last(site, page):
+    """Picking a user redraws the open judgment; clicking the memories tab right after must end on the
+    memories even when the judgment's answer arrives last (it used to draw itself over the memory table)."""
+    _sign_in(page, site["url"], "key-admin")
+    page.click(f"#judgment-table tr[data-trace='{site['bob']}']")
+    page.wait_for_selector("#d-input")
+    # the browser's own fetch, with the judgment's answers held back 800 ms
+    page.evaluate("""() => { const real = window.fetch;
+        window.fetch = (url, opts) => String(url).includes('/v1/judgments/')
+          ? real(url, opts).then((r) => new Promise((done) => setTimeout(() => done(r), 800)))
+          : real(url, opts); }""")
+    page.select_option("#user-pick", "bob")
+    page.click("#tabs a[data-tab=memories]")
+    page.wait_for_selector("#memory-table")
+    page.wait_for_timeout(1500)  # past the held-back answer
+    assert page.is_visible("#memory-table")
+    assert "green tea" in page.inner_text("#memory-table")
+    assert page.locator("#d-input").count() == 0

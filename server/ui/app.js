@@ -430,7 +430,16 @@ async function renderGraph() {
 
 function show(...nodes) { $("#view").replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false)); }
 
-async function route() {
+// One view at a time: each route() waits for the one before it. Two in flight (pick a user on one tab, then
+// click another tab at once) each awaited their own request, and the slower one drew its view over the newer
+// one's: the memory tab could show the judgment it was switched away from.
+let routing = Promise.resolve();
+function route() {
+  routing = routing.then(drawRoute, drawRoute);
+  return routing;
+}
+
+async function drawRoute() {
   if (!S.me) return;
   const [, tab = "judgments", arg] = location.hash.split("/");
   document.querySelectorAll("#tabs a").forEach((a) => a.classList.toggle("active", a.dataset.tab === tab));
