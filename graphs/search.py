@@ -1,14 +1,14 @@
-"""The search graph: query -> recall paths -> ranking -> mem0-shaped result, four steps in a line.
+"""The search graph: query -> recall paths -> ranking and the mem0-shaped result, three steps in a line.
 
-    analyze_query ─ recall ─ rank ─ finalize
-                    (dense, keyword, graph)   (fuse, expand_context, score, rerank)
+    analyze_query ─ recall ─ rank
+                    (keyword, graph, dense)   (fuse, expand_context, score, rerank, finalize)
 
 Each node lives in the module of its name under memoryx/nodes/ (nodes/analyze_query.py, nodes/rank.py, ...).
 Every LangGraph step costs ~0.3-0.5 ms of CPU in the caller's thread, and a conditional edge more, about a
 tenth of a search: stages that always run one after the other in the caller's thread are one node each
 (recall, rank), each stage still its own function and module with its own entry in `timings`, and there is
-no branch - an empty query passes recall and rank untouched, a reranker is rank's last stage when the plan
-names one.
+no branch - an empty query passes recall untouched and rank answers it with the empty result, and a reranker
+is a stage of rank when the plan names one. finalize was a step of its own until issue 14.
 
 * analyze_query: scope and filter validation (ScopeError / InvalidInputError before any store is read), then
   the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, the scope's entities the query names
@@ -25,9 +25,9 @@ names one.
   (nodes/fuse.py), the SQL rows with neighbouring-memory context and their latest feedback, in one read
   transaction (nodes/expand_context.py), the final score with importance, recency and access frequency
   (memoryx.search.scoring) and the query's period (memoryx.search.periods), then the optional reranker
-  (nodes/rerank.py, memoryx.search.rerankers).
-* finalize: limit, the feedback penalty (VERY_NEGATIVE, memoryx.feedback), the result shape, and access
-  recording after the reply (memoryx.search.access).
+  (nodes/rerank.py, memoryx.search.rerankers), and last finalize (nodes/finalize.py): limit, the feedback
+  penalty (VERY_NEGATIVE, memoryx.feedback), the result shape, and access recording after the reply
+  (memoryx.search.access).
 
 Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "threshold", "mode", "expand_depth",
 "relation_types", "include_invalid", "rewrite"?, "record_access"?}. Output key `result`:
@@ -44,7 +44,6 @@ from langgraph.graph import END, START, StateGraph
 
 from memoryx.context import Context
 from memoryx.nodes.analyze_query import analyze_query
-from memoryx.nodes.finalize import finalize
 from memoryx.nodes.rank import rank
 from memoryx.nodes.recall import recall
 from memoryx.search.state import SearchInput, SearchOutput, SearchState
@@ -53,13 +52,11 @@ builder = StateGraph(SearchState, context_schema=Context, input_schema=SearchInp
 builder.add_node("analyze_query", analyze_query)
 builder.add_node("recall", recall)
 builder.add_node("rank", rank)
-builder.add_node("finalize", finalize)
 
 builder.add_edge(START, "analyze_query")
 builder.add_edge("analyze_query", "recall")
 builder.add_edge("recall", "rank")
-builder.add_edge("rank", "finalize")
-builder.add_edge("finalize", END)
+builder.add_edge("rank", END)
 
 graph = builder.compile()
 graph.name = "memoryx_search"

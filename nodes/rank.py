@@ -1,11 +1,11 @@
-"""rank: the ranking stage of the search graph as one node - fusion (nodes/fuse.py), the SQL rows and their
-neighbouring context (nodes/expand_context.py), the final score (`score` below), and the reranker
-(nodes/rerank.py) when the plan names one.
+"""rank: the ranking stage of the search graph and its last node - fusion (nodes/fuse.py), the SQL rows and
+their neighbouring context (nodes/expand_context.py), the final score (`score` below), the reranker
+(nodes/rerank.py) when the plan names one, and the mem0-shaped result (nodes/finalize.py).
 
-Why one node and not four: these stages always run one after the other, each needing the last one's output,
+Why one node and not five: these stages always run one after the other, each needing the last one's output,
 and every LangGraph step costs ~0.3-0.5 ms of CPU in the caller's thread (task preparation, writes, channel
 updates, a conditional edge's state read) - about a tenth of a search. Each stage stays its own function
-returning partial state, in its own module, and reports its own time in `timings`; only `ranked` (and the
+returning partial state, in its own module, and reports its own time in `timings`; only `result` (and the
 timings) leave the node.
 
 score: final score = relevance + importance + recency decay + access frequency (memoryx.search.scoring,
@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.nodes.expand_context import expand_context
+from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.search.periods import by_period
@@ -42,16 +43,17 @@ STAGES = (fuse, expand_context, score)
 
 
 def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
-    if state["plan"].empty:  # nothing was searched: finalize returns the empty result
-        return {"ranked": []}
     view = dict(state)  # each stage reads what the stages before it wrote
     timings: dict = {}
-    for stage in STAGES:
-        part = stage(view, runtime)
-        timings.update(part.pop("timings", {}))
-        view.update(part)
-    if view["plan"].reranker and view.get("ranked"):
-        part = rerank(view, runtime)
-        timings.update(part.pop("timings", {}))
-        view.update(part)
-    return {"ranked": view.get("ranked") or [], "timings": timings}
+    if not view["plan"].empty:  # nothing searched: finalize returns the empty result
+        for stage in STAGES:
+            part = stage(view, runtime)
+            timings.update(part.pop("timings", {}))
+            view.update(part)
+        if view["plan"].reranker and view.get("ranked"):
+            part = rerank(view, runtime)
+            timings.update(part.pop("timings", {}))
+            view.update(part)
+    part = finalize(view, runtime)
+    timings.update(part.pop("timings", {}))
+    return {"result": part["result"], "timings": timings}

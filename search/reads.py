@@ -100,14 +100,24 @@ def scope_facts(sql: Any, scope: Scope, *, profile_subject: str | None,
                       entities=tuple(entities))
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def _utc(value: datetime | str | None) -> datetime | None:
+    """A stored time as an aware UTC datetime: from the driver's own value (see `_as_stored`) or a datetime."""
     if value is None:
         return None
+    if isinstance(value, str):  # SQLite's text, parsed as SQLAlchemy's SQLite DATETIME parses it
+        value = datetime.fromisoformat(value)
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _iso(value: datetime | None) -> str | None:
+def _iso(value: datetime | str | None) -> str | None:
     return _utc(value).isoformat() if value is not None else None
+
+
+def _as_stored(column: Any) -> Any:
+    """A time column read as the driver returns it - SQLite's text, PostgreSQL's datetime - and turned into a
+    UTC datetime by `_utc` alone: the column type's own two conversions per value (SQLAlchemy's parse, then
+    UTCDateTime's) cost ~1.5 us each, and a search reads ~300 of them (issue 14)."""
+    return sa.type_coerce(column, sa.String).label(column.name)
 
 
 class RowTimes:
@@ -123,8 +133,10 @@ class RowTimes:
         self.event = event
 
 
-def _epoch(value: datetime) -> float:
-    """Epoch seconds of a stored time (naive = UTC), as _utc(value).timestamp()."""
+def _epoch(value: datetime | str) -> float:
+    """Epoch seconds of a stored time (naive = UTC; `_as_stored` text or a datetime), as _utc(value).timestamp()."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
     return (value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)).timestamp()
 
 
@@ -134,7 +146,7 @@ def _context_stmt(shape: tuple, with_ids: bool, windows: int):
     conds = [_MEM.id.in_(sa.bindparam("ids", expanding=True))] if with_ids else []
     conds += [_MEM.created_at.between(sa.bindparam(f"lo{i}", type_=when), sa.bindparam(f"hi{i}", type_=when))
               for i in range(windows)]
-    return (select(_MEM.id, _MEM.memory_type, _MEM.created_at, _MEM.valid_at)
+    return (select(_MEM.id, _MEM.memory_type, _as_stored(_MEM.created_at), _as_stored(_MEM.valid_at))
             .where(*_scope_where(MemoryRow, shape), _MEM.deleted_at.is_(None), sa.or_(*conds))
             .order_by(_MEM.created_at, _MEM.id))
 
@@ -165,9 +177,10 @@ def context_rows(sql: Any, scope: Scope, ids: list[str], seed_times: list[float]
 # memory_dicts reads these columns and unpacks each row by position: a row's attributes looked up by name cost
 # more than the SQL itself (~1 ms of CPU for the ~35 rows of a search).
 _MEMORY_COLUMNS = (_MEM.id, _MEM.text, _MEM.hash, _MEM.user_id, _MEM.agent_id, _MEM.run_id, _MEM.group_id,
-                   _MEM.category, _MEM.importance, _MEM.memory_type, _MEM.metadata, _MEM.created_at,
-                   _MEM.updated_at, _MEM.access_count, _MEM.last_accessed_at, _MEM.deleted_at, _MEM.trace_id,
-                   _MEM.status, _MEM.merged_into, _MEM.valid_at, _MEM.invalid_at)
+                   _MEM.category, _MEM.importance, _MEM.memory_type, _MEM.metadata, _as_stored(_MEM.created_at),
+                   _as_stored(_MEM.updated_at), _MEM.access_count, _as_stored(_MEM.last_accessed_at),
+                   _MEM.deleted_at, _MEM.trace_id, _MEM.status, _MEM.merged_into, _as_stored(_MEM.valid_at),
+                   _as_stored(_MEM.invalid_at))
 
 _FB = FeedbackRow.__table__.c
 # a memory's latest feedback value (SQLStore.latest_feedback: newest created_at, then the greater id)

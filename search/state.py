@@ -52,7 +52,7 @@ class SearchState(SearchInput, total=False):
     graph_relations: list[dict]
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
     time_hits: list[dict]  # dense hits inside the period the query names
-    # the rank node's stages pass these to each other (nodes/rank.py); only `ranked` leaves the node
+    # the rank node's stages pass these to each other (nodes/rank.py); only `result` leaves the node
     fused: list[dict]
     candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
     ranked: list[dict]  # final scores, thresholded (reranked when the plan names a reranker)

@@ -76,10 +76,10 @@ def by_id(result) -> dict:
 
 
 def test_graph_shape():
-    # four steps in a line: every LangGraph step and branch costs CPU in the caller's thread (graphs/search.py)
-    assert list(builder.nodes) == ["analyze_query", "recall", "rank", "finalize"]
+    # three steps in a line: every LangGraph step and branch costs CPU in the caller's thread (graphs/search.py)
+    assert list(builder.nodes) == ["analyze_query", "recall", "rank"]
     assert sorted(builder.edges) == sorted([("__start__", "analyze_query"), ("analyze_query", "recall"),
-                                            ("recall", "rank"), ("rank", "finalize"), ("finalize", "__end__")])
+                                            ("recall", "rank"), ("rank", "__end__")])
     assert not builder.branches  # no conditional edge: an empty query passes recall and rank untouched
     assert search_graph.checkpointer is None
 
