@@ -136,11 +136,10 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     # projection of what it committed. ---
     with sql.scope_lock(scope):
         with sql.transaction():
-            new, recreated = _ensure_entities(services, scope, linked, new)
-            # a concurrent run may have removed some of them with their orphan entities meanwhile: skipped
-            invalidated = sql.invalidate_relations(list(to_invalidate), trace_id=trace_id,
-                                                   skip_missing=True) if to_invalidate else []
-            added_rows = sql.add_relations(scope=scope, items=new, trace_id=trace_id)
+            new, ends, recreated = _ensure_entities(services, scope, linked, new)
+            # a relation to invalidate that a concurrent run removed meanwhile (with its orphan entities) is skipped
+            invalidated, added_rows = sql.change_relations(scope=scope, invalidate=list(to_invalidate), add=new,
+                                                           trace_id=trace_id, ends=ends)
             # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but
             # left unused (an end of a relation just added is used: not checked). Ends of
             # conflict-invalidated relations stay, so "lived in Berlin" remains as history.
@@ -157,25 +156,28 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     return {"graph_changes": changes, "timings": {"resolve_graph_conflicts": elapsed_ms(started)}}
 
 
-def _ensure_entities(services, scope, linked: dict, new: list[dict]) -> tuple[list[dict], dict[str, dict]]:
+def _ensure_entities(services, scope, linked: dict,
+                     new: list[dict]) -> tuple[list[dict], dict[str, dict], dict[str, dict]]:
     """Re-create linked entities that a concurrent run removed as orphans since link_entities (same id, or
     the id of an entity of that name created meanwhile). SQL only, in the caller's transaction; returns
-    (`new` with the ids in force, {id: row} of the entities written, for the caller to project)."""
+    (`new` with the ids in force, {id: row} of every end of `new` as read or written here,
+    {id: row} of the entities written, for the caller to project)."""
     wanted = {row["id"]: row for row in linked.values()}
     used = {e for n in new for e in (n["source_id"], n["target_id"])}
-    present = {r["id"] for r in services.sql.get_entities(list(used))} if used else set()
+    present = {r["id"]: r for r in services.sql.get_entities(list(used))} if used else {}
     remap: dict[str, str] = {}
     written: dict[str, dict] = {}
-    for entity_id in used - present:
+    for entity_id in used - present.keys():
         row = wanted[entity_id]
         again = services.sql.upsert_entity(scope=scope, name=row["name"], entity_type=row.get("entity_type") or "entity",
                                            entity_id=entity_id)
         remap[entity_id] = again["id"]
         written[again["id"]] = again
+    ends = {**present, **written}
     if not remap:
-        return new, written
+        return new, ends, written
     return [{**n, "source_id": remap.get(n["source_id"], n["source_id"]), "target_id": remap.get(n["target_id"], n["target_id"])}
-            for n in new], written
+            for n in new], ends, written
 
 
 def _rank(candidates: list[dict], new: list[dict]) -> list[dict]:

@@ -37,9 +37,10 @@ STORE_POINTS = [
     ("memoryx.stores.sql.SQLStore", "delete_memory", "after"),
     ("memoryx.stores.sql.SQLStore", "save_judgment", "after"),
     ("memoryx.stores.sql.SQLStore", "clear_projections_later", "before"),  # projected, its jobs still queued
-    ("memoryx.stores.sql.SQLStore", "upsert_entity", "after"),
-    ("memoryx.stores.sql.SQLStore", "add_relations|add_relation", "after"),  # the batched write, else the single one
-    ("memoryx.stores.sql.SQLStore", "invalidate_relations", "after"),
+    ("memoryx.stores.sql.SQLStore", "upsert_entities|upsert_entity", "after"),  # the batched write, else the single one
+    # an add's invalidations and new relations are one write (issue 14), else the separate ones
+    ("memoryx.stores.sql.SQLStore", "change_relations|add_relations|add_relation", "after"),
+    ("memoryx.stores.sql.SQLStore", "orphan_entities", "after"),  # read in the write transaction that deletes them
     ("memoryx.stores.vectors.base.VectorStore", "upsert_memories", "before"),
     ("memoryx.stores.vectors.base.VectorStore", "upsert_memories", "after"),
     ("memoryx.stores.vectors.base.VectorStore", "delete_memories", "before"),

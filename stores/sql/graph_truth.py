@@ -5,6 +5,7 @@ every write that changes an entity or relation queues its projection in the same
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from datetime import datetime
@@ -42,7 +43,59 @@ def _named_relation_dict(row) -> dict:
     return relation_dict(row, {row.source_id: row.source_name, row.target_id: row.target_name})
 
 
-_ONE_STATEMENT_IDS = 400  # ids in one statement at most (bound-parameter limits); more take the chunked reads
+def _many(name: str = "ids") -> sa.BindParameter:
+    return sa.bindparam(name, expanding=True)
+
+
+# The statements of every add, built once: building one and its cache key cost more than running it (issue 14).
+_MEMORIES = MemoryRow.__table__
+_ENTITIES_BY_ID = select(_ENTITIES).where(_ENTITIES.c.id.in_(_many()))
+_ENTITIES_BY_NAME = select(_ENTITIES).where(_ENTITIES.c.scope_key == sa.bindparam("scope_key"),
+                                            _ENTITIES.c.normalized_name.in_(_many("names")))
+_UNREFERENCED_ENTITIES = select(_ENTITIES).where(_ENTITIES.c.id.in_(_many()), *(
+    ~sa.exists().where(_RELATIONS.c.valid == sa.true(), end == _ENTITIES.c.id)
+    for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)))
+_DELETE_RELATIONS_OF_ENTITIES = sa.delete(_RELATIONS).where(
+    sa.or_(_RELATIONS.c.source_id.in_(_many()), _RELATIONS.c.target_id.in_(_many())))
+_DELETE_ENTITIES = sa.delete(_ENTITIES).where(_ENTITIES.c.id.in_(_many()))
+_RELATIONS_BY_ID = _relations_with_names().where(_RELATIONS.c.id.in_(_many()))
+_INVALIDATE = (sa.update(_RELATIONS).where(_RELATIONS.c.id.in_(_many()), _RELATIONS.c.valid == sa.true())
+               .values(valid=False, invalidated_at=sa.bindparam("at"), invalidated_by=sa.bindparam("by"),
+                       invalid_at=sa.bindparam("ended")))
+_VALID_TWINS = select(_RELATIONS).where(
+    _RELATIONS.c.scope_key == sa.bindparam("scope_key"), _RELATIONS.c.valid == sa.true(),
+    _RELATIONS.c.source_id.in_(_many("sources")), _RELATIONS.c.target_id.in_(_many("targets")),
+    _RELATIONS.c.relation.in_(_many("relations")))
+_EVENT_TIMES = select(_MEMORIES.c.id, _MEMORIES.c.valid_at).where(_MEMORIES.c.id.in_(_many()))
+_INSERT_ENTITIES, _INSERT_RELATIONS = sa.insert(_ENTITIES), sa.insert(_RELATIONS)
+_ONE_STATEMENT_IDS = 400  # relations_of_run: ids in one statement at most (bound-parameter limits), else chunked
+
+
+def _in_scope(table: sa.Table, scope_shape: tuple[tuple[str, bool], ...]) -> list:
+    """scope_where's conditions with the values as bound parameters `scope_<field>`: one statement per shape
+    of scope (which fields are unset)."""
+    return [table.c[k].is_(None) if unset else table.c[k] == sa.bindparam(f"scope_{k}") for k, unset in scope_shape]
+
+
+@functools.lru_cache(maxsize=64)
+def _entities_by_names_statement(scope_shape: tuple[tuple[str, bool], ...]) -> sa.Select:
+    return (select(_ENTITIES).where(_ENTITIES.c.normalized_name.in_(_many("names")), *_in_scope(_ENTITIES, scope_shape))
+            .order_by(_ENTITIES.c.created_at, _ENTITIES.c.id))
+
+
+@functools.lru_cache(maxsize=64)
+def _relations_of_run_statement(scope_shape: tuple[tuple[str, bool], ...], memories: bool, entities: bool,
+                                names: bool) -> sa.Select:
+    """`GraphTruth.relations_of_run`'s statement for one shape of scope (which fields are unset) and of input
+    (which lists are empty), built once: its values are bound parameters."""
+    named_ids = select(_ENTITIES.c.id).where(_ENTITIES.c.scope_key == sa.bindparam("scope_key"),
+                                             _ENTITIES.c.normalized_name.in_(_many("names")))
+    ends = [end.in_(ids) for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)
+            for ids in ([_many("entity_ids")] if entities else []) + ([named_ids] if names else [])]
+    around = sa.and_(_RELATIONS.c.valid == sa.true(), *_in_scope(_RELATIONS, scope_shape), sa.or_(sa.false(), *ends))
+    of_memory = [_RELATIONS.c.memory_id.in_(_many("memory_ids"))] if memories else []
+    return (_relations_with_names().add_columns(around.label("is_around"))
+            .where(sa.or_(*of_memory, *ends)).order_by(_RELATIONS.c.created_at, _RELATIONS.c.id))
 
 
 class GraphTruth(SQLStoreBase):
@@ -94,10 +147,11 @@ class GraphTruth(SQLStoreBase):
         with self._tx(write=True) as s:
             found: dict[str, dict] = {}
             for chunk in id_chunks(normalize_name(name) for name, _ in wanted):
-                found.update((r.normalized_name, entity_dict(r)) for r in s.execute(select(_ENTITIES).where(
-                    _ENTITIES.c.scope_key == key, _ENTITIES.c.normalized_name.in_(chunk))))
+                found.update((r.normalized_name, entity_dict(r))
+                             for r in s.execute(_ENTITIES_BY_NAME, {"scope_key": key, "names": chunk}))
             new_rows: dict[str, dict] = {}  # normalised name -> column values
             refined: set[str] = set()
+            out: list[dict] = []  # each as upsert_entity would have returned it at its turn
             for name, etype in wanted:
                 normalized = normalize_name(name)
                 row = found.get(normalized)
@@ -119,26 +173,28 @@ class GraphTruth(SQLStoreBase):
                         _expire_held(s, EntityRow, [row["id"]])
                         found[normalized] = {**row, "type": etype, "entity_type": etype, "updated_at": iso(now)}
                         refined.add(row["id"])
+                out.append(found[normalized])
             if new_rows:
-                s.execute(sa.insert(_ENTITIES), list(new_rows.values()))
+                s.execute(_INSERT_ENTITIES, list(new_rows.values()))
             self._record_intent(s, "entity", [r["id"] for r in new_rows.values()] + list(refined))
-            return [found[normalize_name(name)] for name, _ in wanted]
+            return out
 
     def get_entities(self, ids: list[str]) -> list[dict]:
         found: dict[str, dict] = {}
         with self._tx() as s:
             for chunk in id_chunks(ids):
-                found.update((r.id, entity_dict(r)) for r in s.execute(select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk))))
+                found.update((r.id, entity_dict(r)) for r in s.execute(_ENTITIES_BY_ID, {"ids": chunk}))
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def find_entities_by_names(self, scope: Scope, names: list[str]) -> list[dict]:
         normalized = list(dict.fromkeys(normalize_name(n) for n in names if isinstance(n, str) and n.strip()))
         if not normalized:
             return []
-        q = (select(_ENTITIES).where(_ENTITIES.c.normalized_name.in_(normalized), *scope_where(_ENTITIES.c, scope))
-             .order_by(_ENTITIES.c.created_at, _ENTITIES.c.id))
+        match = require_scope(scope).match()
+        q = _entities_by_names_statement(tuple((k, v is None) for k, v in match.items()))
+        params = {"names": normalized, **{f"scope_{k}": v for k, v in match.items() if v is not None}}
         with self._tx() as s:
-            return [entity_dict(r) for r in s.execute(q)]
+            return [entity_dict(r) for r in s.execute(q, params)]
 
     def list_entities(self, scope: Scope | None) -> list[dict]:
         q = select(EntityRow).where(*scope_where(EntityRow, scope)).order_by(EntityRow.created_at, EntityRow.id)
@@ -153,10 +209,7 @@ class GraphTruth(SQLStoreBase):
         found: dict[str, dict] = {}
         with self._tx() as s:
             for chunk in id_chunks(ids):  # one statement: the entities, less those a valid relation references
-                q = select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk), *(~sa.exists().where(
-                    _RELATIONS.c.valid == sa.true(), end == _ENTITIES.c.id)
-                    for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)))
-                found.update((r.id, entity_dict(r)) for r in s.execute(q))
+                found.update((r.id, entity_dict(r)) for r in s.execute(_UNREFERENCED_ENTITIES, {"ids": chunk}))
         return [found[i] for i in ids if i in found]
 
     def delete_entities(self, entity_ids: list[str]) -> None:
@@ -165,9 +218,9 @@ class GraphTruth(SQLStoreBase):
             for chunk in id_chunks(entity_ids):
                 # the entity jobs cover their relations too: a gone entity is DETACH DELETEd from the graph
                 self._record_intent(s, "entity", chunk)
-                s.execute(sa.delete(RelationRow).where(
-                    sa.or_(RelationRow.source_id.in_(chunk), RelationRow.target_id.in_(chunk))))
-                s.execute(sa.delete(EntityRow).where(EntityRow.id.in_(chunk)))
+                s.execute(_DELETE_RELATIONS_OF_ENTITIES, {"ids": chunk})
+                s.execute(_DELETE_ENTITIES, {"ids": chunk})
+            _forget_deleted(s, set(entity_ids))
 
     # ---- relations ----------------------------------------------------------------------------------------
 
@@ -222,60 +275,77 @@ class GraphTruth(SQLStoreBase):
         target_id, memory_id}; a valid twin (same ends, relation and memory) is returned instead of a copy;
         valid_at is the memory's event time. Returns the relation dicts in the order of items."""
         scope = require_scope(scope)
+        if not items:
+            return []
+        with self._tx(write=True) as s:
+            out, created = self._add_relations(s, scope, items, trace_id, {})
+            self._record_intent(s, "relation", created)
+            return out
+
+    def change_relations(self, *, scope: Scope, invalidate: list[str], add: list[dict], trace_id: str | None,
+                         ends: dict[str, dict] | None = None) -> tuple[list[dict], list[dict]]:
+        """An add's relation changes as one write: `invalidate_relations(invalidate, skip_missing=True)`, then
+        `add_relations(add)`, with one projection intent for both (issue 14). `ends`: entity dicts of the
+        relation ends the caller read or wrote in this same transaction (they are not read again).
+        Returns (invalidated, added)."""
+        scope = require_scope(scope)
+        with self._tx(write=True) as s:
+            invalidated, changed = self._invalidate_relations(s, invalidate, trace_id=trace_id, ended=None,
+                                                              skip_missing=True) if invalidate else ([], [])
+            added, created = self._add_relations(s, scope, add, trace_id, ends or {}) if add else ([], [])
+            self._record_intent(s, "relation", changed + created)
+        return invalidated, added
+
+    def _add_relations(self, s: Session, scope: Scope, items: list[dict], trace_id: str | None,
+                       known_ends: dict[str, dict]) -> tuple[list[dict], list[str]]:
+        """add_relations' work in the caller's transaction: (relation dicts, ids of the rows created)."""
         key = _scope_key(scope)
         wanted = [{**it, "relation": clean_text(it["relation"], "relation")} for it in items]
-        if not wanted:
-            return []
 
         def twin_key(src, rel, dst, mem):
             return (src, rel, dst, mem)
 
-        with self._tx(write=True) as s:
-            ends = list(dict.fromkeys(e for it in wanted for e in (it["source_id"], it["target_id"])))
-            names: dict[str, str] = {}
-            for chunk in id_chunks(ends):
-                for r in s.execute(select(_ENTITIES).where(_ENTITIES.c.id.in_(chunk))):
-                    if scope.contains(scope_dict(r)):
-                        names[r.id] = r.name
-            for entity_id in ends:
-                if entity_id not in names:
-                    raise NotFoundError(f"Entity {entity_id} not found in this scope; upsert it first.")
-            found: dict[tuple, dict] = {}
-            # valid twins: exact ends and names (not every relation of the source: the user's own entity is
-            # the source of most of them)
-            targets = list(dict.fromkeys(it["target_id"] for it in wanted))
-            relations = list(dict.fromkeys(it["relation"] for it in wanted))
-            for chunk in id_chunks({it["source_id"] for it in wanted}):
-                for row in s.execute(select(_RELATIONS).where(
-                        _RELATIONS.c.scope_key == key, _RELATIONS.c.valid == sa.true(),
-                        _RELATIONS.c.source_id.in_(chunk), _RELATIONS.c.target_id.in_(targets),
-                        _RELATIONS.c.relation.in_(relations))):
-                    found.setdefault(twin_key(row.source_id, row.relation, row.target_id, row.memory_id),
-                                     relation_dict(row, names))
-            memory_ids = [it["memory_id"] for it in wanted if it.get("memory_id")]
-            event_times: dict[str, datetime | None] = {}
-            for chunk in id_chunks(memory_ids):
-                event_times.update(s.execute(select(MemoryRow.__table__.c.id, MemoryRow.__table__.c.valid_at)
-                                             .where(MemoryRow.__table__.c.id.in_(chunk))).all())
-            out: list[dict] = []
-            created: list[dict] = []
-            now = utc_now()
-            for it in wanted:
-                k = twin_key(it["source_id"], it["relation"], it["target_id"], it.get("memory_id"))
-                row = found.get(k)
-                if row is None:
-                    values = {"id": new_id(), "scope_key": key, **_scope_columns(scope), "source_id": it["source_id"],
-                              "relation": it["relation"], "target_id": it["target_id"], "memory_id": it.get("memory_id"),
-                              "trace_id": trace_id, "valid": True, "created_at": now, "invalidated_at": None,
-                              "invalidated_by": None, "invalid_at": None,
-                              "valid_at": event_times.get(it.get("memory_id")) if it.get("memory_id") else None}
-                    created.append(values)
-                    row = found[k] = relation_dict(SimpleNamespace(**values), names)
-                out.append(row)
-            if created:
-                s.execute(sa.insert(_RELATIONS), created)
-            self._record_intent(s, "relation", [v["id"] for v in created])
-            return out
+        ends = list(dict.fromkeys(e for it in wanted for e in (it["source_id"], it["target_id"])))
+        names = {i: e["name"] for i, e in known_ends.items() if i in ends and scope.contains(e)}
+        for chunk in id_chunks(i for i in ends if i not in known_ends):
+            for r in s.execute(_ENTITIES_BY_ID, {"ids": chunk}):
+                if scope.contains(scope_dict(r)):
+                    names[r.id] = r.name
+        for entity_id in ends:
+            if entity_id not in names:
+                raise NotFoundError(f"Entity {entity_id} not found in this scope; upsert it first.")
+        found: dict[tuple, dict] = {}
+        # valid twins: exact ends and names (not every relation of the source: the user's own entity is
+        # the source of most of them)
+        targets = list(dict.fromkeys(it["target_id"] for it in wanted))
+        relations = list(dict.fromkeys(it["relation"] for it in wanted))
+        for chunk in id_chunks({it["source_id"] for it in wanted}):
+            for row in s.execute(_VALID_TWINS, {"scope_key": key, "sources": chunk, "targets": targets,
+                                                "relations": relations}):
+                found.setdefault(twin_key(row.source_id, row.relation, row.target_id, row.memory_id),
+                                 relation_dict(row, names))
+        memory_ids = [it["memory_id"] for it in wanted if it.get("memory_id")]
+        event_times: dict[str, datetime | None] = {}
+        for chunk in id_chunks(memory_ids):
+            event_times.update(s.execute(_EVENT_TIMES, {"ids": chunk}).all())
+        out: list[dict] = []
+        created: list[dict] = []
+        now = utc_now()
+        for it in wanted:
+            k = twin_key(it["source_id"], it["relation"], it["target_id"], it.get("memory_id"))
+            row = found.get(k)
+            if row is None:
+                values = {"id": new_id(), "scope_key": key, **_scope_columns(scope), "source_id": it["source_id"],
+                          "relation": it["relation"], "target_id": it["target_id"], "memory_id": it.get("memory_id"),
+                          "trace_id": trace_id, "valid": True, "created_at": now, "invalidated_at": None,
+                          "invalidated_by": None, "invalid_at": None,
+                          "valid_at": event_times.get(it.get("memory_id")) if it.get("memory_id") else None}
+                created.append(values)
+                row = found[k] = relation_dict(SimpleNamespace(**values), names)
+            out.append(row)
+        if created:
+            s.execute(_INSERT_RELATIONS, created)
+        return out, [v["id"] for v in created]
 
     def get_relations(self, ids: list[str]) -> list[dict]:
         """Relations by id (valid or not), in the order of ids; unknown ids are skipped. Used by projections."""
@@ -293,27 +363,32 @@ class GraphTruth(SQLStoreBase):
         NotFoundError, or with `skip_missing` is left out (a relation a concurrent run removed meanwhile).
         Returns the relations in the order of ids."""
         ended = as_utc(invalid_at, "invalid_at")
-        ids = list(dict.fromkeys(relation_ids))
         with self._tx(write=True) as s:
-            _flush_held(s, RelationRow, ids)
-            rows: dict[str, dict] = {}
-            for chunk in id_chunks(ids):
-                rows.update((r.id, _named_relation_dict(r)) for r in s.execute(
-                    _relations_with_names().where(_RELATIONS.c.id.in_(chunk))))
-            missing = [i for i in ids if i not in rows]
-            if missing and not skip_missing:
-                raise NotFoundError(f"Unknown relation ids {missing}; nothing was invalidated.")
-            now = utc_now()
-            changed = [i for i in ids if i in rows and rows[i]["valid"]]
-            ended_at = ended or now
-            for chunk in id_chunks(changed):
-                s.execute(sa.update(_RELATIONS).where(_RELATIONS.c.id.in_(chunk), _RELATIONS.c.valid == sa.true())
-                          .values(valid=False, invalidated_at=now, invalidated_by=trace_id, invalid_at=ended_at))
-            _expire_held(s, RelationRow, changed)
-            for i in changed:
-                rows[i].update(valid=False, invalidated_at=iso(now), invalidated_by=trace_id, invalid_at=iso(ended_at))
+            out, changed = self._invalidate_relations(s, relation_ids, trace_id=trace_id, ended=ended,
+                                                      skip_missing=skip_missing)
             self._record_intent(s, "relation", changed)
-            return [rows[i] for i in ids if i in rows]
+            return out
+
+    def _invalidate_relations(self, s: Session, relation_ids: list[str], *, trace_id: str | None,
+                              ended: datetime | None, skip_missing: bool) -> tuple[list[dict], list[str]]:
+        """invalidate_relations' work in the caller's transaction: (relation dicts, ids made invalid)."""
+        ids = list(dict.fromkeys(relation_ids))
+        _flush_held(s, RelationRow, ids)
+        rows: dict[str, dict] = {}
+        for chunk in id_chunks(ids):
+            rows.update((r.id, _named_relation_dict(r)) for r in s.execute(_RELATIONS_BY_ID, {"ids": chunk}))
+        missing = [i for i in ids if i not in rows]
+        if missing and not skip_missing:
+            raise NotFoundError(f"Unknown relation ids {missing}; nothing was invalidated.")
+        now = utc_now()
+        changed = [i for i in ids if i in rows and rows[i]["valid"]]
+        ended_at = ended or now
+        for chunk in id_chunks(changed):
+            s.execute(_INVALIDATE, {"ids": chunk, "at": now, "by": trace_id, "ended": ended_at})
+        _expire_held(s, RelationRow, changed)
+        for i in changed:
+            rows[i].update(valid=False, invalidated_at=iso(now), invalidated_by=trace_id, invalid_at=iso(ended_at))
+        return [rows[i] for i in ids if i in rows], changed
 
     def relations_of_trace(self, trace_id: str) -> tuple[list[dict], list[dict]]:
         """(relations the run added, relations the run invalidated), oldest first: what a rollback undoes."""
@@ -378,20 +453,17 @@ class GraphTruth(SQLStoreBase):
                      if all((r.get(k) or None) == getattr(scope, k) for k in SCOPE_FIELDS)]
             of_memories = [r for m in memory_ids for r in self.relations_for_memory(m, include_invalid=True)]
             return of_memories, self.relations_around(scope, entity_ids + named)
-        named_ids = select(_ENTITIES.c.id).where(_ENTITIES.c.scope_key == _scope_key(scope),
-                                                 _ENTITIES.c.normalized_name.in_(normalized))
-        ends = [end.in_(ids) for end in (_RELATIONS.c.source_id, _RELATIONS.c.target_id)
-                for ids in ([entity_ids] if entity_ids else []) + ([named_ids] if normalized else [])]
-        around = sa.and_(_RELATIONS.c.valid == sa.true(), *scope_where(_RELATIONS.c, scope), sa.or_(sa.false(), *ends))
-        of_memory = [_RELATIONS.c.memory_id.in_(memory_ids)] if memory_ids else []
-        if not ends and not of_memory:
+        match = scope.match()
+        if not (memory_ids or entity_ids or normalized):
             return [], []
-        q = (_relations_with_names().add_columns(around.label("is_around"))
-             .where(sa.or_(*of_memory, *ends)).order_by(_RELATIONS.c.created_at, _RELATIONS.c.id))
+        q = _relations_of_run_statement(tuple((k, v is None) for k, v in match.items()),
+                                        bool(memory_ids), bool(entity_ids), bool(normalized))
+        params = {"memory_ids": memory_ids, "entity_ids": entity_ids, "names": normalized,
+                  "scope_key": _scope_key(scope), **{f"scope_{k}": v for k, v in match.items() if v is not None}}
         memory_set = set(memory_ids)
         of_memories, around_rows = [], []
         with self._tx() as s:
-            for row in s.execute(q):
+            for row in s.execute(q, params):
                 relation = _named_relation_dict(row)
                 if row.memory_id in memory_set:
                     of_memories.append(relation)
@@ -481,3 +553,14 @@ def _expire_held(s: Session, cls: type, ids: list[str]) -> None:
 def _scope_columns(scope: Scope) -> dict[str, str | None]:
     """Every scope column, unset ones None: the values of a Core INSERT (executemany wants the same keys)."""
     return {k: getattr(scope, k) for k in SCOPE_FIELDS}
+
+
+def _forget_deleted(s: Session, entity_ids: set[str]) -> None:
+    """After a Core DELETE of entities and their relations, drop the session's copies of those rows, as the
+    ORM's own bulk delete does (an ORM read later in the transaction must not find them)."""
+    if not s.identity_map:
+        return
+    for held in list(s.identity_map.values()):
+        if (isinstance(held, EntityRow) and held.id in entity_ids) or (
+                isinstance(held, RelationRow) and (held.source_id in entity_ids or held.target_id in entity_ids)):
+            s.expunge(held)
