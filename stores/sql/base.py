@@ -48,6 +48,8 @@ STATS_ANALYSIS_LIMIT = 1000  # rows sampled per index: ANALYZE stays a few milli
 
 # keys of Session.info inside `SQLStoreBase.transaction()`
 _WRITE, _AFTER, _INTENTS, _FAILED = "memoryx_write", "memoryx_after_commit", "memoryx_intents", "memoryx_failed"
+_OUTBOX = OutboxRow.__table__
+_DELETE_JOBS = sa.delete(_OUTBOX).where(_OUTBOX.c.id.in_(sa.bindparam("ids", expanding=True)))
 
 
 class SQLStoreBase:
@@ -232,8 +234,11 @@ class SQLStoreBase:
             return
         with self._done_jobs_lock:
             jobs, self._done_jobs = self._done_jobs, []
+        # a Core statement built once: the ORM's bulk DELETE (session synchronisation, a statement and cache key
+        # built per call) cost ~2 ms of CPU per add (issue 14); no OutboxRow object is held in these sessions
+        conn = session.connection()
         for chunk in range(0, len(jobs), 500):
-            session.execute(sa.delete(OutboxRow).where(OutboxRow.id.in_(jobs[chunk:chunk + 500])))
+            conn.execute(_DELETE_JOBS, {"ids": jobs[chunk:chunk + 500]})
 
     def _open_session(self) -> Session | None:
         local = self.__dict__.get("_local")
@@ -300,7 +305,7 @@ class SQLStoreBase:
                  "created_at": now, "updated_at": now} for target in ids]
         # one statement, compiled once per engine (issue 14: building it per call cost more than running it);
         # a target already queued gets the new job id
-        s.execute(self._intent_statement(), rows)
+        s.connection().execute(self._intent_statement(), rows)  # Core, not the ORM's bulk path: ~3x cheaper
         if _INTENTS in s.info:
             s.info[_INTENTS].extend((kind, r["target_id"], r["id"]) for r in rows)
 
@@ -311,7 +316,7 @@ class SQLStoreBase:
                 from sqlalchemy.dialects.postgresql import insert
             else:
                 from sqlalchemy.dialects.sqlite import insert
-            ins = insert(OutboxRow)
+            ins = insert(OutboxRow.__table__)
             stmt = self.__dict__["_intent_stmt"] = ins.on_conflict_do_update(
                 index_elements=["kind", "target_id"],
                 set_={"id": ins.excluded.id, "error": "pending", "updated_at": ins.excluded.updated_at})

@@ -26,6 +26,7 @@ from memoryx.stores.sql.schema import (
     insert_row,
     load_row,
     memory_dict,
+    read_plain,
     update_row,
 )
 from memoryx.stores.sql.values import (
@@ -42,6 +43,10 @@ from memoryx.stores.sql.values import (
     utc_now,
 )
 from memoryx.text import memory_hash
+
+_MEMORIES = MemoryRow.__table__
+_LIVE_BY_ID = sa.select(_MEMORIES).where(_MEMORIES.c.id.in_(sa.bindparam("ids", expanding=True)),
+                                         _MEMORIES.c.deleted_at.is_(None))
 
 # statements an add runs every time, built once
 _MEMORY_EXISTS = select(MemoryRow.__table__.c.id).where(MemoryRow.__table__.c.id == sa.bindparam("id"))
@@ -283,11 +288,12 @@ class MemoryRecords(SQLStoreBase):
             return memory_dict(row) if row is not None else None
 
     def get_memories(self, ids: list[str]) -> list[dict]:
+        """Live memories by id, in the order of ids (unknown or deleted ids skipped). Core, a statement built
+        once: the add graph reads the memories it changed twice per run (issue 14)."""
         found: dict[str, dict] = {}
         with self._tx() as s:
             for chunk in id_chunks(ids):
-                q = select(MemoryRow).where(MemoryRow.id.in_(chunk), MemoryRow.deleted_at.is_(None))
-                found.update((r.id, memory_dict(r)) for r in s.scalars(q))
+                found.update((r.id, memory_dict(r)) for r in read_plain(s, MemoryRow, _LIVE_BY_ID, {"ids": chunk}))
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def get_memories_any(self, ids: list[str]) -> list[dict]:

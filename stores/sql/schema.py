@@ -7,6 +7,7 @@ tables. SQLite (default, one file) and PostgreSQL (postgresql+psycopg) share the
 from __future__ import annotations
 
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import sqlalchemy as sa
@@ -438,6 +439,17 @@ def load_row(session, cls: type, key_value: Any):
         return None
     data = found._mapping
     return cls(**{key: data[col.name] for key, col in cols})
+
+
+def read_plain(session, cls: type, stmt, params: dict) -> list[SimpleNamespace]:
+    """Rows of `cls` that the Core `stmt` (a select of its whole table) finds, as plain objects with the
+    mapped attribute names (what memory_dict & co. read): no ORM instances, no identity map. The session's
+    unflushed changes are written first, as an ORM query would."""
+    table, cols, _ = _core_columns(cls)
+    if session.new or session.dirty or session.deleted:
+        session.flush()
+    return [SimpleNamespace(**{key: data[col.name] for key, col in cols})
+            for data in (row._mapping for row in session.connection().execute(stmt, params))]
 
 
 def _flush_held(session, cls: type, key_value: Any):
