@@ -12,7 +12,8 @@ is a stage of rank when the plan names one. finalize was a step of its own until
 
 * analyze_query: scope and filter validation (ScopeError / InvalidInputError before any store is read), then
   the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, the scope's entities the query names
-  (one read transaction with the user's own names and the scope's latest event, memoryx.search.reads),
+  (one read transaction with the user's own names and the scope's timeline - its latest event, and the rows
+  rank's context window is taken from - memoryx.search.reads),
   dates/periods named (memoryx.search.dates), the recipe (fast / deep / auto / hybrid / vector / keyword,
   memoryx.search.recipes) and its expansion depth; no model unless query rewriting is on.
 * recall (nodes/recall.py): the recall paths one after the other in the caller's thread - keyword (BM25,
@@ -22,8 +23,8 @@ is a stage of rank when the plan names one. finalize was a step of its own until
   out returns nothing at once. They were parallel branches; on 2 cores the thread pool each run created cost
   more than the overlap saved (nodes/recall.py says why).
 * rank (nodes/rank.py): weighted or RRF fusion with the paths that found each memory in "sources"
-  (nodes/fuse.py), the SQL rows with neighbouring-memory context and their latest feedback, in one read
-  transaction (nodes/expand_context.py), the final score with importance, recency and access frequency
+  (nodes/fuse.py), neighbouring-memory context over the scope's timeline, the SQL rows and their latest
+  feedback (nodes/expand_context.py), the final score with importance, recency and access frequency
   (memoryx.search.scoring) and the query's period (memoryx.search.periods), then the optional reranker
   (nodes/rerank.py, memoryx.search.rerankers), and last finalize (nodes/finalize.py): limit, the feedback
   penalty (VERY_NEGATIVE, memoryx.feedback), the result shape, and access recording after the reply

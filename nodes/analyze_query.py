@@ -139,7 +139,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
             log.warning("query rewriting failed, searching with the plain query: %s", exc)
 
     # issue 13: the user's own names (their profile's name and aliases) are read as the user ("User"/"用户");
-    # the names, the scope's latest event and the scope's entities named in the query: one read transaction
+    # the names, the scope's timeline (its latest event; the context window expand_context takes) and the scope's
+    # entities named in the query: one read transaction
     def candidates(own: tuple[str, ...]) -> list[str]:
         return entity_candidates(resolve_self_names(query, list(own))[0]) + list(rewritten.entities)
 
@@ -162,6 +163,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         keyword_query=keyword_query,
         tokens=tuple(tokenize(keyword_query)),
         entities=facts.entities,
+        timeline=facts.timeline,
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
         names=tuple(n for n in proper_names(query) if n.lower() not in {o.lower() for o in own}),
         time_window=period.window if period is not None else None,

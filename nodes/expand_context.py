@@ -20,7 +20,7 @@ from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
-from memoryx.search.state import SearchState
+from memoryx.search.state import RankState
 from memoryx.text import CJK_CLASS
 
 log = logging.getLogger(__name__)
@@ -160,7 +160,7 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
     return out
 
 
-def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
+def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     sql = services_of(runtime).sql
@@ -192,15 +192,18 @@ def expand_context(state: SearchState, runtime: Runtime[Context]) -> dict:
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     ids = [c["id"] for c in cands[:keep]]
     penalty = services_of(runtime).settings.feedback_very_negative_penalty
-    # the rows' times, the kept rows whole and their feedback: ONE read transaction (each costs a session and a
+    # the rows' times: from the scope's timeline analyze_query read (memoryx.search.reads), else read here. The
+    # rows' times, the kept rows whole and their feedback: ONE read transaction (each costs a session and a
     # BEGIN). A failing context read leaves the search with plain rows and no propagation, read in a fresh
     # transaction (on PostgreSQL a failed statement spoils the one it ran in); nothing is changed before it.
+    rows = plan.timeline.window(ids, seed_times, max_gap_s=gap) if plan.timeline is not None else None
     try:
         with sql.transaction(write=False):
-            try:
-                rows = context_rows(sql, plan.scope, ids, seed_times, max_gap_s=gap)
-            except Exception as exc:
-                raise _NoContext() from exc
+            if rows is None:
+                try:
+                    rows = context_rows(sql, plan.scope, ids, seed_times, max_gap_s=gap)
+                except Exception as exc:
+                    raise _NoContext() from exc
             out = _kept(sql, plan, rows, seeds, by_id, keep, penalty)
     except _NoContext as failed:  # never fail a search on the context step
         log.warning("context expansion failed: %s", failed.__cause__)

@@ -18,7 +18,7 @@ from memoryx.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.access import record_access_later
 from memoryx.search.periods import time_filter_report
-from memoryx.search.state import SearchState
+from memoryx.search.state import RankState
 
 SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
 _FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")
@@ -74,7 +74,7 @@ def format_relations(relations: list[dict], limit: int, include_invalid: bool) -
     return out
 
 
-def finalize(state: SearchState, runtime: Runtime[Context]) -> dict:
+def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     if plan.empty:

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.context import Context
 from memoryx.nodes.add_common import elapsed_ms
-from memoryx.search.state import SearchState
+from memoryx.search.state import RankState
 
 PATHS = ("dense", "keyword", "graph", "time")
 RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5}
@@ -60,7 +60,7 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
     return items
 
 
-def fuse(state: SearchState, runtime: Runtime[Context]) -> dict:
+def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     t = plan.tuning

@@ -27,10 +27,10 @@ from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
-from memoryx.search.state import SearchState
+from memoryx.search.state import RankState, SearchState
 
 
-def score(state: SearchState, runtime: Runtime[Context]) -> dict:
+def score(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
@@ -43,7 +43,7 @@ STAGES = (fuse, expand_context, score)
 
 
 def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
-    view = dict(state)  # each stage reads what the stages before it wrote
+    view = RankState(**state)  # each stage reads what the stages before it wrote
     timings: dict = {}
     if not view["plan"].empty:  # nothing searched: finalize returns the empty result
         for stage in STAGES:

@@ -16,14 +16,14 @@ from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.periods import by_period
 from memoryx.search.rerankers import make_reranker
 from memoryx.search.scoring import final_scores, ordered
-from memoryx.search.state import SearchState
+from memoryx.search.state import RankState
 
 log = logging.getLogger(__name__)
 
 RERANK_SHARE = 0.5  # of the new relevance; the rest is the fused relevance
 
 
-def rerank(state: SearchState, runtime: Runtime[Context]) -> dict:
+def rerank(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     settings = services_of(runtime).settings

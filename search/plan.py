@@ -9,13 +9,16 @@ an empty result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memoryx.errors import InvalidInputError
 from memoryx.filters import FilterNode
 from memoryx.scope import Scope
 from memoryx.search.recipes import AUTO, MAX_DEPTH, RecallPath, SearchRecipe
 from memoryx.search.tuning import SearchTuning
+
+if TYPE_CHECKING:
+    from memoryx.search.reads import Timeline
 
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 10
@@ -46,6 +49,9 @@ class SearchPlan:
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
     rewritten: bool = False  # a model rewrote the query
+    # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
+    # window comes from it; None (a large scope): expand_context reads the window itself
+    timeline: Timeline | None = None
 
     # how it is searched
     recipe: SearchRecipe = AUTO

@@ -1,13 +1,17 @@
 """The SQL reads of one search, few and light: the search path's own queries over the SQL store's tables.
 
-A search reads the system of record twice: once before recall (`scope_facts`: the user's own names, the
-scope's latest event - the "present" of a replayed log - and the scope's entities the query names, in one
-transaction), and once after fusion (in one transaction: `context_rows`, the candidates' rows and their
-neighbouring turns; then `memory_dicts` of the rows it ranks, with their latest feedback in the same
-statement). The graph path adds one when it found memories (`SQLStore.memory_links`, one hop). All use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the
-~100 rows of a context window cost more than the rest of the search together (3-4 ms of CPU at 10k
-memories). The context window is read as four columns per row (`context_rows`); only the ~30 rows a search
-ranks are read whole (`memory_dicts`); rows are unpacked by position.
+A search reads the system of record twice: once before recall (`scope_facts`, one transaction: the user's own
+names, then one statement for the scope's timeline - its live memories' ids, types and times, from which its
+latest event, the "present" of a replayed log, is taken - and the scope's entities the query names), and once
+after fusion (`memory_dicts` of the rows it ranks, with their latest feedback in the same statement). The
+candidates' rows and their neighbouring turns come from the timeline already read (`Timeline.window`): the
+statement reading them again (`context_rows`, ~100 rows scattered over the table, ~1 ms of CPU at 100k
+memories) runs only for a scope larger than TIMELINE_MAX_ROWS, or when a candidate is missing from the
+timeline (written since). The graph path adds one when it found memories (`SQLStore.memory_links`, one hop).
+All use SQLAlchemy Core, not the ORM: loading ORM objects (and decoding each one's JSON metadata) for the ~100
+rows of a context window cost more than the rest of the search together (3-4 ms of CPU at 10k memories). The
+timeline is read as four columns per row; only the ~30 rows a search ranks are read whole (`memory_dicts`);
+rows are unpacked by position.
 
 These helpers read the store's tables (memoryx.stores.sql.schema) through its transaction (`_tx`: SQLite's
 in-memory lock, error wrapping); they write nothing.
@@ -15,6 +19,7 @@ in-memory lock, error wrapping); they write nothing.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from datetime import UTC, datetime, timezone
@@ -39,6 +44,7 @@ class ScopeFacts:
     own_names: tuple[str, ...] = ()  # the user's name and aliases (profile), none in a group scope
     latest_event: tuple[datetime, datetime] | None = None  # (valid_at, created_at) of the latest event
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] entities of the scope named by the candidates
+    timeline: Timeline | None = None  # the scope's live memories; None for a scope over TIMELINE_MAX_ROWS
 
 
 def _scope_terms(scope: Scope) -> tuple[tuple, dict]:
@@ -61,12 +67,36 @@ def _latest_stmt(shape: tuple):
             .order_by(_MEM.valid_at.desc()).limit(1))
 
 
-@lru_cache(maxsize=64)
-def _entities_stmt(shape: tuple):
+# A scope with at most this many memories is read whole before recall (`Timeline`): its latest event and the
+# context window of its candidates come from the one statement. A larger one reads only its latest event
+# there and its context window after fusion (`context_rows`), so that a search never walks a long history.
+TIMELINE_MAX_ROWS = 500
+_BOUNDING_COLUMNS = ("user_id", "run_id", "group_id", "agent_id")
+
+
+@lru_cache(maxsize=128)
+def _timeline_stmt(shape: tuple, with_entities: bool):
+    """The scope's live memories (kind 0: id, type, times as stored), oldest first, or none when the scope may
+    hold more than TIMELINE_MAX_ROWS: the guard counts the rows of one of the scope's ids on that id's index
+    alone (an upper bound of the scope's size; at most TIMELINE_MAX_ROWS + 1 entries, so a long history costs
+    no more), evaluated once, before the scope's rows are read. With
+    `with_entities`, then the scope's entities whose normalised name is one of `names` (kind 1: id, name,
+    created_at), oldest first: one statement instead of two (each costs ~0.1-0.2 ms of CPU in SQLAlchemy)."""
+    bounding = next(k for k in _BOUNDING_COLUMNS if (k, False) in shape)
+    table = MemoryRow.__table__.alias("bounding")
+    probe = (select(sa.literal_column("1")).select_from(table)
+             .where(table.c[bounding] == sa.bindparam(f"scope_{bounding}")).limit(sa.bindparam("probe")).subquery())
+    size = select(sa.func.count()).select_from(probe).scalar_subquery()  # counts at most `probe` index entries
+    memories = (select(sa.literal_column("0").label("kind"), _MEM.id, _MEM.memory_type.label("label"),
+                       _as_stored(_MEM.created_at), _as_stored(_MEM.valid_at))
+                .where(*_scope_where(MemoryRow, shape), _MEM.deleted_at.is_(None), size <= sa.bindparam("most")))
+    if not with_entities:
+        return memories.order_by(_MEM.created_at, _MEM.id)
     ec = EntityRow.__table__.c
-    return (select(ec.id, ec.name)
-            .where(ec.normalized_name.in_(sa.bindparam("names", expanding=True)), *_scope_where(EntityRow, shape))
-            .order_by(ec.created_at, ec.id))
+    entities = (select(sa.literal_column("1"), ec.id, ec.name, _as_stored(ec.created_at), sa.null())
+                .where(ec.normalized_name.in_(sa.bindparam("names", expanding=True)), *_scope_where(EntityRow, shape)))
+    return sa.union_all(memories, entities).order_by(sa.literal_column("kind"), sa.literal_column("created_at"),
+                                                     sa.literal_column("id"))
 
 
 _PV = ProfileValueRow.__table__.c
@@ -78,10 +108,11 @@ _PROFILE_NAMES = (select(_PV.value)
 
 def scope_facts(sql: Any, scope: Scope, *, profile_subject: str | None,
                 entity_names: Callable[[tuple[str, ...]], list[str]]) -> ScopeFacts:
-    """One read transaction: the profile names of `profile_subject`, the scope's latest event, and the scope's
-    entities whose normalised name is one of `entity_names(own names)` (the strings that could name an entity
-    depend on the own names: "Where does Alice live?" is looked up as "Where does User live?"). The
-    statements are built once per scope shape (a search pays for executing them, not for composing them)."""
+    """One read transaction: the profile names of `profile_subject`, the scope's timeline and latest event,
+    and the scope's entities whose normalised name is one of `entity_names(own names)` (the strings that could
+    name an entity depend on the own names: "Where does Alice live?" is looked up as "Where does User
+    live?"). The statements are built once per scope shape (a search pays for executing them, not for
+    composing them)."""
     shape, params = _scope_terms(scope)
     with sql._tx() as s:
         conn = s.connection()
@@ -90,14 +121,18 @@ def scope_facts(sql: Any, scope: Scope, *, profile_subject: str | None,
             names = tuple(r[0] for r in conn.execute(_PROFILE_NAMES, {"subject": profile_subject}))
         normalized = list(dict.fromkeys(normalize_name(n) for n in entity_names(names)
                                         if isinstance(n, str) and n.strip()))
-        latest = conn.execute(_latest_stmt(shape), params).first()
-        entities: list[dict] = []
-        if normalized:
-            entities = [{"id": r[0], "name": r[1]}
-                        for r in conn.execute(_entities_stmt(shape), {**params, "names": normalized})]
-    return ScopeFacts(own_names=names,
-                      latest_event=(_utc(latest[0]), _utc(latest[1])) if latest is not None else None,
-                      entities=tuple(entities))
+        stored = conn.execute(_timeline_stmt(shape, bool(normalized)),
+                              {**params, "most": TIMELINE_MAX_ROWS, "probe": TIMELINE_MAX_ROWS + 1,
+                               **({"names": normalized} if normalized else {})}
+                              ).all()
+        timeline = Timeline.of([r[1:] for r in stored if r[0] == 0])
+        entities = [{"id": r[1], "name": r[2]} for r in stored if r[0] == 1]
+        if timeline is not None:
+            latest = timeline.latest_event
+        else:  # a large scope (or an empty one): its latest event alone
+            row = conn.execute(_latest_stmt(shape), params).first()
+            latest = (_utc(row[0]), _utc(row[1])) if row is not None else None
+    return ScopeFacts(own_names=names, latest_event=latest, entities=tuple(entities), timeline=timeline)
 
 
 def _utc(value: datetime | str | None) -> datetime | None:
@@ -110,7 +145,16 @@ def _utc(value: datetime | str | None) -> datetime | None:
 
 
 def _iso(value: datetime | str | None) -> str | None:
-    return _utc(value).isoformat() if value is not None else None
+    """A stored time as ISO 8601 in UTC (`_utc(value).isoformat()`). SQLite's text as SQLAlchemy writes it
+    ("YYYY-MM-DD HH:MM:SS.ffffff", naive UTC) is rewritten as a string: parsing it into a datetime and
+    formatting it again cost ~3 us a value, and a search formats ~100 of them (issue 14)."""
+    if value is None:
+        return None
+    if value.__class__ is str and len(value) == 26 and value[10] == " " and value[19] == ".":
+        if value.endswith(".000000"):  # isoformat() leaves out a zero fraction
+            return f"{value[:10]}T{value[11:19]}+00:00"
+        return f"{value[:10]}T{value[11:]}+00:00"
+    return _utc(value).isoformat()
 
 
 def _as_stored(column: Any) -> Any:
@@ -131,6 +175,67 @@ class RowTimes:
         self.memory_type = memory_type
         self.created = created
         self.event = event
+
+
+class Timeline:
+    """The live memories of a scope, oldest first (created_at, then id: `context_rows`' order), as stored - read
+    before recall by `scope_facts`. `window` answers what `context_rows` reads, from memory; only the rows it
+    returns are turned into RowTimes (the rest of a long timeline costs a list entry each)."""
+
+    __slots__ = ("stored", "created", "positions", "latest_event")
+
+    def __init__(self, stored: list[tuple], latest_event: tuple[datetime, datetime] | None):
+        self.stored = stored  # (id, memory_type, created_at, valid_at) as the driver returns them
+        self.created = [r[2] for r in stored]  # sorted: SQL's order
+        self.positions = {r[0]: i for i, r in enumerate(stored)}
+        self.latest_event = latest_event  # (valid_at, created_at) of the latest event, as ScopeFacts has it
+
+    @classmethod
+    def of(cls, stored: list[tuple]) -> Timeline | None:
+        """From the (id, memory_type, created_at, valid_at) rows of `_timeline_stmt`, oldest first (None when it
+        read none: too large a scope, or an empty one). The latest event is the greatest valid_at compared as
+        SQL compares it (SQLite's text, PostgreSQL's time): the first of equal ones, as good as SQL's pick."""
+        if not stored:
+            return None
+        latest = None
+        for row in stored:
+            if row[3] is not None and (latest is None or row[3] > latest[3]):
+                latest = row
+        return cls(stored, (_utc(latest[3]), _utc(latest[2])) if latest is not None else None)
+
+    def window(self, ids: list[str], seed_times: list[float], *, max_gap_s: float) -> list[RowTimes] | None:
+        """`context_rows` from memory: the rows whose id is in `ids` OR whose created_at lies within `max_gap_s`
+        of a seed time, oldest first; None when one of `ids` is not in the timeline (a memory written since:
+        then `context_rows` reads them all)."""
+        positions = self.positions
+        wanted = set()
+        for mid in ids:
+            i = positions.get(mid)
+            if i is None:
+                return None
+            wanted.add(i)
+        created = self.created
+        for lo, hi in _merged_windows(seed_times, max_gap_s):
+            lo_bound, hi_bound = _bound(lo, created[0]), _bound(hi, created[0])
+            start = bisect_left(created, lo_bound)
+            wanted.update(range(start, bisect_right(created, hi_bound, lo=start)))
+        out: list[RowTimes] = []
+        for i in sorted(wanted):
+            mid, memory_type, created_at, valid_at = self.stored[i]
+            when = _epoch(created_at) if created_at is not None else 0.0
+            out.append(RowTimes(mid, memory_type, when, _epoch(valid_at) if valid_at is not None else when))
+        return out
+
+
+def _bound(ts: float, stored: datetime | str) -> datetime | str:
+    """Epoch seconds as `context_rows` binds them (to the microsecond, UTC), in the form of the stored times it
+    is compared with: SQLite's text as SQLAlchemy writes it (compared as text, as SQLite compares it), else an
+    aware datetime."""
+    when = datetime.fromtimestamp(ts, tz=timezone.utc)
+    if isinstance(stored, str):
+        return (f"{when.year:04d}-{when.month:02d}-{when.day:02d} {when.hour:02d}:{when.minute:02d}:"
+                f"{when.second:02d}.{when.microsecond:06d}")
+    return when
 
 
 def _epoch(value: datetime | str) -> float:

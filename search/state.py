@@ -52,9 +52,15 @@ class SearchState(SearchInput, total=False):
     graph_relations: list[dict]
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
     time_hits: list[dict]  # dense hits inside the period the query names
-    # the rank node's stages pass these to each other (nodes/rank.py); only `result` leaves the node
+    timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
+    result: dict
+
+
+class RankState(SearchState, total=False):
+    """What the rank node's stages (nodes/rank.py) pass to each other, beside the graph's state. Not channels
+    of the graph: only `result` leaves the node, and every channel costs each graph run its creation and
+    bookkeeping (issue 14)."""
+
     fused: list[dict]
     candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
     ranked: list[dict]  # final scores, thresholded (reranked when the plan names a reranker)
-    timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
-    result: dict
