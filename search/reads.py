@@ -177,18 +177,22 @@ class RowTimes:
         self.event = event
 
 
+@dataclass
 class Timeline:
     """The live memories of a scope, oldest first (created_at, then id: `context_rows`' order), as stored - read
     before recall by `scope_facts`. `window` answers what `context_rows` reads, from memory; only the rows it
-    returns are turned into RowTimes (the rest of a long timeline costs a list entry each)."""
+    returns are turned into RowTimes (the rest of a long timeline costs a list entry each).
 
-    __slots__ = ("stored", "created", "positions", "latest_event")
+    A dataclass of its two stored fields: the plan that holds it is graph state, and a chatbot that embeds the
+    search graph in a checkpointed graph saves it with LangGraph's serializer (the derived lookups are rebuilt
+    on load, not saved)."""
 
-    def __init__(self, stored: list[tuple], latest_event: tuple[datetime, datetime] | None):
-        self.stored = stored  # (id, memory_type, created_at, valid_at) as the driver returns them
-        self.created = [r[2] for r in stored]  # sorted: SQL's order
-        self.positions = {r[0]: i for i, r in enumerate(stored)}
-        self.latest_event = latest_event  # (valid_at, created_at) of the latest event, as ScopeFacts has it
+    stored: list  # (id, memory_type, created_at, valid_at) as the driver returns them
+    latest_event: tuple | None  # (valid_at, created_at) of the latest event, as ScopeFacts has it
+
+    def __post_init__(self) -> None:
+        self.created = [r[2] for r in self.stored]  # sorted: SQL's order
+        self.positions = {r[0]: i for i, r in enumerate(self.stored)}
 
     @classmethod
     def of(cls, stored: list[tuple]) -> Timeline | None:
