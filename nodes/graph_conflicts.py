@@ -53,7 +53,6 @@ from memoryx.models.llm_io import (
     run_deadline,
     tools_or_json,
 )
-from memoryx.nodes.graph_linking import same_scope
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
 from memoryx.nodes.graph_relations import changed_memories, graph_active, note_in_judgment, self_name, step_failure_note

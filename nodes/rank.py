@@ -45,15 +45,16 @@ STAGES = (fuse, expand_context, score)
 def rank(state: SearchState, runtime: Runtime[Context]) -> dict:
     view = RankState(**state)  # each stage reads what the stages before it wrote
     timings: dict = {}
+
+    def run(stage) -> None:
+        part = stage(view, runtime)
+        timings.update(part.pop("timings", {}))
+        view.update(part)
+
     if not view["plan"].empty:  # nothing searched: finalize returns the empty result
         for stage in STAGES:
-            part = stage(view, runtime)
-            timings.update(part.pop("timings", {}))
-            view.update(part)
+            run(stage)
         if view["plan"].reranker and view.get("ranked"):
-            part = rerank(view, runtime)
-            timings.update(part.pop("timings", {}))
-            view.update(part)
-    part = finalize(view, runtime)
-    timings.update(part.pop("timings", {}))
-    return {"result": part["result"], "timings": timings}
+            run(rerank)
+    run(finalize)
+    return {"result": view["result"], "timings": timings}

@@ -176,6 +176,12 @@ class RowTimes:
         self.created = created
         self.event = event
 
+    @classmethod
+    def of_stored(cls, mid: str, memory_type: str | None, created_at: Any, valid_at: Any) -> RowTimes:
+        """From a row's stored columns (`_as_stored` text or a datetime; the event time defaults to created)."""
+        created = _epoch(created_at) if created_at is not None else 0.0
+        return cls(mid, memory_type, created, _epoch(valid_at) if valid_at is not None else created)
+
 
 @dataclass
 class Timeline:
@@ -223,12 +229,7 @@ class Timeline:
             lo_bound, hi_bound = _bound(lo, created[0]), _bound(hi, created[0])
             start = bisect_left(created, lo_bound)
             wanted.update(range(start, bisect_right(created, hi_bound, lo=start)))
-        out: list[RowTimes] = []
-        for i in sorted(wanted):
-            mid, memory_type, created_at, valid_at = self.stored[i]
-            when = _epoch(created_at) if created_at is not None else 0.0
-            out.append(RowTimes(mid, memory_type, when, _epoch(valid_at) if valid_at is not None else when))
-        return out
+        return [RowTimes.of_stored(*self.stored[i]) for i in sorted(wanted)]
 
 
 def _bound(ts: float, stored: datetime | str) -> datetime | str:
@@ -276,11 +277,7 @@ def context_rows(sql: Any, scope: Scope, ids: list[str], seed_times: list[float]
         params[f"hi{i}"] = datetime.fromtimestamp(hi, tz=timezone.utc)
     with sql._tx() as s:
         rows = s.connection().execute(_context_stmt(shape, bool(ids), len(windows)), params).all()
-    out: list[RowTimes] = []
-    for mid, memory_type, created_at, valid_at in rows:  # by position: cheaper than by name, ~100 rows a search
-        created = _epoch(created_at) if created_at is not None else 0.0
-        out.append(RowTimes(mid, memory_type, created, _epoch(valid_at) if valid_at is not None else created))
-    return out
+    return [RowTimes.of_stored(*row) for row in rows]  # by position: cheaper than by name, ~100 rows a search
 
 
 # memory_dicts reads these columns and unpacks each row by position: a row's attributes looked up by name cost

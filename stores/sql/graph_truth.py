@@ -15,12 +15,12 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.util import identity_key
 
 from memoryx.errors import NotFoundError
 from memoryx.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
-from memoryx.stores.sql.schema import EntityRow, MemoryRow, RelationRow, entity_dict, relation_dict
+from memoryx.stores.sql.schema import (EntityRow, MemoryRow, RelationRow, entity_dict, expire_held, flush_held,
+                                      relation_dict, update_row)
 from memoryx.stores.sql.values import as_utc, clean_text, id_chunks, iso, new_id, require_scope, scope_dict, scope_where, utc_now
 from memoryx.text import normalize_name
 
@@ -167,10 +167,7 @@ class GraphTruth(SQLStoreBase):
                         new_rows[normalized]["entity_type"] = etype
                         found[normalized] = entity_dict(SimpleNamespace(**new_rows[normalized]))
                     else:
-                        _flush_held(s, EntityRow, [row["id"]])
-                        s.execute(sa.update(_ENTITIES).where(_ENTITIES.c.id == row["id"])
-                                  .values(entity_type=etype, updated_at=now))
-                        _expire_held(s, EntityRow, [row["id"]])
+                        update_row(s, EntityRow, row["id"], {"entity_type": etype, "updated_at": now})
                         found[normalized] = {**row, "type": etype, "entity_type": etype, "updated_at": iso(now)}
                         refined.add(row["id"])
                 out.append(found[normalized])
@@ -373,7 +370,7 @@ class GraphTruth(SQLStoreBase):
                               ended: datetime | None, skip_missing: bool) -> tuple[list[dict], list[str]]:
         """invalidate_relations' work in the caller's transaction: (relation dicts, ids made invalid)."""
         ids = list(dict.fromkeys(relation_ids))
-        _flush_held(s, RelationRow, ids)
+        flush_held(s, RelationRow, ids)
         rows: dict[str, dict] = {}
         for chunk in id_chunks(ids):
             rows.update((r.id, _named_relation_dict(r)) for r in s.execute(_RELATIONS_BY_ID, {"ids": chunk}))
@@ -385,7 +382,7 @@ class GraphTruth(SQLStoreBase):
         ended_at = ended or now
         for chunk in id_chunks(changed):
             s.execute(_INVALIDATE, {"ids": chunk, "at": now, "by": trace_id, "ended": ended_at})
-        _expire_held(s, RelationRow, changed)
+        expire_held(s, RelationRow, changed)
         for i in changed:
             rows[i].update(valid=False, invalidated_at=iso(now), invalidated_by=trace_id, invalid_at=iso(ended_at))
         return [rows[i] for i in ids if i in rows], changed
@@ -532,22 +529,6 @@ def _scope_key(scope: Scope) -> str:
     fields = SCOPE_FIELDS if scope.group_id else SCOPE_FIELDS[:3]
     raw = json.dumps([getattr(scope, f) for f in fields], ensure_ascii=False)
     return hashlib.sha1(raw.encode("utf-8")).hexdigest()
-
-
-def _flush_held(s: Session, cls: type, ids: list[str]) -> None:
-    """Write the session's unflushed changes to these rows before a Core statement reads or updates them."""
-    if s.dirty and any(s.identity_map.get(identity_key(cls, i)) in s.dirty for i in ids):
-        s.flush()
-
-
-def _expire_held(s: Session, cls: type, ids: list[str]) -> None:
-    """Copies of these rows the session holds are stale after a Core UPDATE: the next ORM read reloads them."""
-    if not s.identity_map:
-        return
-    for i in ids:
-        held = s.identity_map.get(identity_key(cls, i))
-        if held is not None:
-            s.expire(held)
 
 
 def _scope_columns(scope: Scope) -> dict[str, str | None]:

@@ -423,17 +423,16 @@ def update_row(session, cls: type, key_value: Any, changes: dict[str, Any]) -> N
     table, cols, _ = _core_columns(cls)
     names = {key: col.name for key, col in cols}
     (pk,) = table.primary_key.columns
-    held = _flush_held(session, cls, key_value)
+    flush_held(session, cls, [key_value])
     session.execute(sa.update(table).where(pk == key_value).values({names[k]: v for k, v in changes.items()}))
-    if held is not None:
-        session.expire(held)
+    expire_held(session, cls, [key_value])
 
 
 def load_row(session, cls: type, key_value: Any):
     """The row as a detached object read through Core (no identity map), or None."""
     table, cols, _ = _core_columns(cls)
     (pk,) = table.primary_key.columns
-    _flush_held(session, cls, key_value)
+    flush_held(session, cls, [key_value])
     found = session.execute(sa.select(table).where(pk == key_value)).first()
     if found is None:
         return None
@@ -452,9 +451,18 @@ def read_plain(session, cls: type, stmt, params: dict) -> list[SimpleNamespace]:
             for data in (row._mapping for row in session.connection().execute(stmt, params))]
 
 
-def _flush_held(session, cls: type, key_value: Any):
-    """The session's own copy of the row, if it holds one; its unflushed changes are written first."""
-    held = session.identity_map.get(identity_key(cls, key_value))
-    if held is not None and held in session.dirty:
+def flush_held(session, cls: type, keys: list) -> None:
+    """Write the session's unflushed changes to these rows (by primary key) before a Core statement reads or
+    updates them."""
+    if session.dirty and any(session.identity_map.get(identity_key(cls, k)) in session.dirty for k in keys):
         session.flush()
-    return held
+
+
+def expire_held(session, cls: type, keys: list) -> None:
+    """Copies of these rows the session holds are stale after a Core UPDATE: the next ORM read reloads them."""
+    if not session.identity_map:
+        return
+    for k in keys:
+        held = session.identity_map.get(identity_key(cls, k))
+        if held is not None:
+            session.expire(held)
