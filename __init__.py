@@ -36,7 +36,7 @@ def __getattr__(name: str):
     # Imported lazily: `import memoryx` must stay cheap (the CLI's --help, settings access) and must not
     # pull in torch or start any store.
     if name in ("Memory", "AsyncMemory"):
-        from memoryx import memory
+        from memoryx.api import memory
 
         return getattr(memory, name)
     raise AttributeError(f"module 'memoryx' has no attribute {name!r}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from typing_extensions import Annotated, NotRequired, TypedDict
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 
 class Fact(TypedDict):

@@ -56,7 +56,7 @@ class InstantEmbeddings(Embeddings):
     dims = 384
 
     def _one(self, text: str) -> list[float]:
-        from memoryx.text import tokenize
+        from memoryx.core.text import tokenize
 
         v = [0.0] * self.dims
         for tok in tokenize(text) or [text]:

@@ -105,7 +105,7 @@ def locomo(limit_qas: int | None) -> None:
     from locomo_retrieval import DEFAULT_DATA, CachedEmbeddings, evaluate, ingest, load  # noqa: E402
 
     from memoryx import Memory
-    from memoryx.embeddings import make_embeddings
+    from memoryx.models.embeddings import make_embeddings
     from memoryx.settings import Settings
 
     items, qas = load(DEFAULT_DATA)
@@ -153,8 +153,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.locomo:
         return locomo(args.limit_qas)
-    from memoryx.memory import Memory
-    from memoryx.scope import Scope
+    from memoryx.api.memory import Memory
+    from memoryx.core.scope import Scope
     from memoryx.settings import Settings
 
     mems, questions, twins = synth(args.n)
@@ -167,7 +167,7 @@ def main() -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from locomo_retrieval import CachedEmbeddings  # noqa: E402
 
-        from memoryx.embeddings import make_embeddings
+        from memoryx.models.embeddings import make_embeddings
 
         embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.embed_cache))
     m = Memory(settings, llm="offline", embeddings=embeddings)

@@ -132,7 +132,7 @@ def quantized_encoders(fp32_path: Path, model_path: str, out_dir: Path) -> dict:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from memoryx.embedding_onnx import OnnxSentenceEncoder
+    from memoryx.models.embedding_onnx import OnnxSentenceEncoder
 
     graph = onnx.load(str(fp32_path))
     made_by = {out: node for node in graph.graph.node for out in node.output}
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     import numpy as np
 
-    from memoryx.embeddings import make_embeddings
+    from memoryx.models.embeddings import make_embeddings
     from memoryx.settings import Settings
 
     texts, queries = corpus()
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         from sentence_transformers import SentenceTransformer
         from transformers import AutoModel, AutoTokenizer
 
-        from memoryx.embedding_onnx import load_onnx_encoder
+        from memoryx.models.embedding_onnx import load_onnx_encoder
 
         st = SentenceTransformer(default.model_path, device="cpu")
         hf_tok = AutoTokenizer.from_pretrained(default.model_path)
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         runtimes["onnx-2t"] = (lambda q: ort2.encode([q]), lambda ts, bs: ort2.encode(ts, batch_size=bs))
         reference = st_encode(texts)
     if args.query_threads:
-        from memoryx.embedding_onnx import load_onnx_encoder
+        from memoryx.models.embedding_onnx import load_onnx_encoder
 
         if default.runtime != "onnx":
             raise SystemExit("--query-threads needs the ONNX runtime (MEMORYX_EMBEDDING_RUNTIME=auto or onnx)")

@@ -31,7 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport
 from memoryx.stores.graph.falkordb_process import free_port
 

@@ -132,7 +132,7 @@ def ingest(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[
 
 def build_graphs(memory, args, users, ids, rng: random.Random) -> tuple[dict[str, list[str]], float]:
     """A small graph per user through the SQL store and the projector (setup, not timed as a workload)."""
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     services = memory.services
     entities: dict[str, list[str]] = {}

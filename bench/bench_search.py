@@ -60,7 +60,7 @@ def percentile(values: list[float], pct: float) -> float:
 
 def setup(memory, args, rng: random.Random) -> tuple[list[str], dict[str, list[str]], int]:
     """Write the memories and the per-user graphs; returns (users, entity names per user, memory count)."""
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     services = memory.services
 

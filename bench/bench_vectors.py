@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memoryx.filters import parse_filters
-from memoryx.scope import Scope
+from memoryx.core.filters import parse_filters
+from memoryx.core.scope import Scope
 from memoryx.stores.vectors import EdgeVectorStore
 
 WORDS = ("coffee tea paris berlin tokyo doctor nurse teacher football guitar piano sushi pasta hiking "

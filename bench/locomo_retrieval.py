@@ -7,7 +7,7 @@ Ingestion, as a user would replay a chat log (no model, infer=False): each conve
 speaker, "timestamp": the session's date (ISO)} with metadata {"dia_id"} (the turn's words; `--captions` adds
 the BLIP caption of a shared photo, which costs 0.006 frac@10 on dev), written with
 `Memory.add_many(items, infer=False)` (one item per turn; `--one-by-one`: one `Memory.add(infer=False)` per
-turn, slower, same result). Each turn lands under its speaker in the group (memoryx.speakers) and keeps the
+turn, slower, same result). Each turn lands under its speaker in the group (memoryx.ingest.speakers) and keeps the
 message time as its event time (valid_at), which the search's recency and time-window paths read.
 
 Evaluation: every QA of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop) with
@@ -50,7 +50,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 def load(path: Path, captions: bool = False) -> tuple[list[dict], list[dict]]:
     """(add_many items, one per turn; questions) of every conversation in the file."""
-    from memoryx import locomo
+    from memoryx.ingest import locomo
 
     items, qas = [], []
     for sample in json.loads(path.read_text()):
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from memoryx import Memory
-    from memoryx.embeddings import make_embeddings
+    from memoryx.models.embeddings import make_embeddings
     from memoryx.settings import Settings
 
     items, qas = load(args.data, captions=args.captions)

@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from memoryx.errors import MemoryXError
     from memoryx.models.factory import role_limits
-    from memoryx.memory import Memory
-    from memoryx.services import build_services
+    from memoryx.api.memory import Memory
+    from memoryx.runtime.services import build_services
     from memoryx.settings import Settings
 
     model = assemble_model(args.llama_python, args.cache_dir)

@@ -15,6 +15,8 @@ Modules: `parser` (commands and options), `commands` (the memory commands), `imp
 REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
 `memoryx --help` and usage errors answer at once.
+
+May import: server, api and everything below them (the top layer; nothing imports the CLI).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def _open_memory(args):
         from memoryx.cli.remote import RemoteMemory
 
         return RemoteMemory(settings.url, settings.api_key)
-    from memoryx.memory import Memory
+    from memoryx.api.memory import Memory
 
     return Memory()
 

@@ -22,7 +22,7 @@ def _message_jobs(args) -> list[tuple[dict, str, Any]]:
 
 def _locomo_jobs(args, data: Any) -> list[tuple[dict, str, Any]]:
     """One job per session; without a scope option each conversation goes to the user named by its sample id."""
-    from memoryx import locomo
+    from memoryx.ingest import locomo
 
     samples = data if isinstance(data, list) else [data]
     if args.limit:
@@ -41,7 +41,7 @@ def _locomo_jobs(args, data: Any) -> list[tuple[dict, str, Any]]:
 
 
 def _is_memoryx_export(path: Path) -> bool:
-    from memoryx.export_import import FORMAT
+    from memoryx.api.export_import import FORMAT
 
     with path.open(encoding="utf-8", errors="replace") as f:
         return f'"type": "{FORMAT}"' in f.readline()
@@ -63,7 +63,7 @@ def _import_export(args, m, fmt: str) -> int:
 
 
 def cmd_import(args, m) -> int:
-    from memoryx import locomo
+    from memoryx.ingest import locomo
 
     path = Path(args.file)
     if not path.exists():

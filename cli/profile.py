@@ -1,10 +1,10 @@
-"""`memoryx profile --user-id U [--history]`: the user's profile (issue 13, memoryx.profiles)."""
+"""`memoryx profile --user-id U [--history]`: the user's profile (issue 13, memoryx.knowledge.profiles)."""
 
 from __future__ import annotations
 
 from memoryx.cli.inputs import EXIT_OK, EXIT_USAGE
 from memoryx.cli.render import print_json
-from memoryx.profiles import profile_lines
+from memoryx.knowledge.profiles import profile_lines
 
 
 def cmd_profile(args, m) -> int:

@@ -1,4 +1,4 @@
-"""`memoryx purge`: remove every trace of a scope (memoryx.purge), after a confirmation."""
+"""`memoryx purge`: remove every trace of a scope (memoryx.lifecycle.purge), after a confirmation."""
 
 from __future__ import annotations
 

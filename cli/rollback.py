@@ -1,4 +1,4 @@
-"""`memoryx rollback TRACE_ID [--force]`: undo every operation of one run (memoryx.rollback)."""
+"""`memoryx rollback TRACE_ID [--force]`: undo every operation of one run (memoryx.lifecycle.rollback)."""
 
 from __future__ import annotations
 

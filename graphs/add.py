@@ -30,7 +30,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
@@ -160,7 +160,7 @@ ADD_MAX_CONCURRENCY = 1
 
 
 def compile_add_graph(checkpointer: Any = None):
-    """The add graph compiled with a checkpointer (see memoryx.checkpointing.make_checkpointer), whose runs
+    """The add graph compiled with a checkpointer (see memoryx.runtime.checkpointing.make_checkpointer), whose runs
     save every step's checkpoint before the next one (ADD_DURABILITY)."""
     compiled = builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
     if checkpointer is None:

@@ -29,11 +29,11 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.errors import ScopeError
 from memoryx.models.factory import make_chat_model, model_name_of
 from memoryx.models.llm_io import message_text as _text
-from memoryx.scope import SCOPE_FIELDS
+from memoryx.core.scope import SCOPE_FIELDS
 
 OFFLINE_MODEL = "offline"  # the model name the offline rule-based model declares (MEMORYX_LLM=offline)
 
@@ -95,7 +95,7 @@ def _scope(state: ChatState, config: RunnableConfig | None) -> dict:
 
 
 def _format_memories(memories: list[dict], max_tokens: int) -> str:
-    from memoryx.context_block import build_context
+    from memoryx.search.context_block import build_context
 
     return build_context(memories, max_tokens=max_tokens)["context"]
 

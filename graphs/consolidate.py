@@ -24,7 +24,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.lifecycle.state import ConsolidateInput, ConsolidateOutput, ConsolidateState
 from memoryx.nodes.consolidate_apply import consolidate_apply
 from memoryx.nodes.consolidate_compress import consolidate_compress
@@ -38,7 +38,7 @@ GRAPH_NAME = "memoryx_consolidate"
 
 
 def compile_consolidate_graph(checkpointer: Any = None):
-    """The consolidate graph compiled with a checkpointer (memoryx.checkpointing.make_checkpointer)."""
+    """The consolidate graph compiled with a checkpointer (memoryx.runtime.checkpointing.make_checkpointer)."""
     return builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
 
 

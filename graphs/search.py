@@ -27,7 +27,7 @@ is a stage of rank when the plan names one. finalize was a step of its own until
   feedback (nodes/expand_context.py), the final score with importance, recency and access frequency
   (memoryx.search.scoring) and the query's period (memoryx.search.periods), then the optional reranker
   (nodes/rerank.py, memoryx.search.rerankers), and last finalize (nodes/finalize.py): limit, the feedback
-  penalty (VERY_NEGATIVE, memoryx.feedback), the result shape, and access recording after the reply
+  penalty (VERY_NEGATIVE, memoryx.lifecycle.feedback), the result shape, and access recording after the reply
   (memoryx.search.access).
 
 Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "threshold", "mode", "expand_depth",
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.nodes.analyze_query import analyze_query
 from memoryx.nodes.rank import rank
 from memoryx.nodes.recall import recall

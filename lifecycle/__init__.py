@@ -1,10 +1,7 @@
-"""The memory that lives (issue 10): consolidation's domain logic, kept apart from the graph's nodes.
+"""The memory that lives: consolidation's domain logic (forgetting curve, similarity and clusters, layers,
+graph upkeep, causal links, the pass's prompts and state, its schedule), and the operations over a memory's
+whole life — retention, purge, rollback by trace id, feedback.
 
-- forgetting.py: the forgetting curve (strength per memory type, importance and access; R = exp(-days/S))
-- similarity.py: neighbour pairs, the rule for a duplicate, compression clusters
-- prompts.py: the batched merge judgment and the cluster summaries, each prompt beside its answer model
-- state.py: the consolidate graph's state and report
-- schedule.py: the periodic pass inside `memoryx serve`
-
-The graph itself is memoryx.graphs.consolidate; its nodes are memoryx.nodes.consolidate_*.
+May import: knowledge, search, ingest, runtime, stores, models, prompts, core. Never a node, a graph or the
+API. The graph itself is memoryx.graphs.consolidate; its nodes are memoryx.nodes.consolidate_*.
 """

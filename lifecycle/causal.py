@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.text import tokenize
+from memoryx.core.text import tokenize
 
 CAUSE = "cause"
 MIN_SHARED = 2  # content tokens a clause must share with the memory it restates (or all of a shorter one's)

@@ -10,7 +10,7 @@ group_id="g1")` (two participants saying the same thing are two statements, each
 
 from __future__ import annotations
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 _OWNERS = ("user_id", "agent_id", "run_id")
 

@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 from typing_extensions import Annotated, NotRequired, TypedDict
 
-from memoryx.filters import Cond, FilterNode, Not
+from memoryx.core.filters import Cond, FilterNode, Not
 
 MEMORY_FIELDS = ("id", "memory", "memory_type", "importance", "access_count", "created_at", "last_accessed_at",
                  "updated_at", "status", "metadata", "run_id", "valid_at")

@@ -1,4 +1,9 @@
-"""Chat models of MemoryX: `make_chat_model(spec, settings)` and the offline rule-based model."""
+"""The model layer: chat models per role (`make_chat_model`), the one place that reads what a model answered
+and asks again (llm_io), the knowledge-graph tools, embeddings (MiniLM on ONNX Runtime by default, or an
+OpenAI-compatible endpoint), and the offline rule-based chat model for demos and tests.
+
+May import: prompts, core. Never stores, runtime or anything above.
+"""
 
 from memoryx.models.factory import make_chat_model, model_name_of
 

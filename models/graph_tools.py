@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.models.llm_io import loads_lenient
-from memoryx.text import CJK_CHAR
+from memoryx.core.text import CJK_CHAR
 
 EXTRACT_ENTITIES = "extract_entities"
 ESTABLISH_RELATIONSHIPS = "establish_relationships"

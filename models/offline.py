@@ -34,12 +34,12 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from memoryx.chitchat import is_chitchat
-from memoryx.context_block import estimate_tokens
+from memoryx.core.chitchat import is_chitchat
+from memoryx.search.context_block import estimate_tokens
 from memoryx.models import offline_rules as rules
 from memoryx.models.llm_io import message_text
-from memoryx.text import fact_key
-from memoryx.timeparse import leading_time, mentions_time
+from memoryx.core.text import fact_key
+from memoryx.core.timeparse import leading_time, mentions_time
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
@@ -91,8 +91,8 @@ class OfflineChatModel(BaseChatModel):
             message = AIMessage(content=self._extract_facts(messages))
         elif task == "judge_memory":
             message = AIMessage(content=self._judge(messages))
-        elif task == "procedural_memory":  # a deterministic step list of the agent run (memoryx.procedural)
-            from memoryx.procedural import offline_summary
+        elif task == "procedural_memory":  # a deterministic step list of the agent run (memoryx.ingest.procedural)
+            from memoryx.ingest.procedural import offline_summary
 
             message = AIMessage(content=offline_summary("\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))))
         elif task in CONSOLIDATE_TASKS:
@@ -101,7 +101,7 @@ class OfflineChatModel(BaseChatModel):
             human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
             answer = consolidate.offline_merge if task == "consolidate_merge" else consolidate.offline_summaries
             message = AIMessage(content=answer(human))
-        elif task in PROFILE_EPISODE_TASKS:  # issue 13: memoryx.episodes / memoryx.profiles, deterministic
+        elif task in PROFILE_EPISODE_TASKS:  # issue 13: memoryx.knowledge.episodes / memoryx.knowledge.profiles, deterministic
             message = AIMessage(content=_profile_or_episode(task, messages))
         elif names & GRAPH_TOOLS or (task and task not in FACT_TASKS) or _graph_handles(messages, tools):
             from memoryx.models import offline_graph
@@ -160,15 +160,15 @@ class OfflineChatModel(BaseChatModel):
 
 
 def _profile_or_episode(task: str, messages: list[BaseMessage]) -> str:
-    """summarize_episode: the first sentences per participant (memoryx.episodes.offline_narratives).
+    """summarize_episode: the first sentences per participant (memoryx.knowledge.episodes.offline_narratives).
     profile_update: the profile rules' reading of each numbered fact (what a model would add for free text is
     beyond these rules)."""
     human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
     if task == "summarize_episode":
-        from memoryx.episodes import offline_narratives, parse_transcript
+        from memoryx.knowledge.episodes import offline_narratives, parse_transcript
 
         return json.dumps({"title": None, "narratives": offline_narratives(parse_transcript(human))}, ensure_ascii=False)
-    from memoryx.profiles import profile_changes
+    from memoryx.knowledge.profiles import profile_changes
 
     updates = []
     for line in human.splitlines():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 # Namespace of MemoryX's deterministic ids (uuid5(trace_id/op)): a replayed run writes the same ids.
 ID_NAMESPACE = uuid.UUID("8f6b1d2e-3c4a-5b6c-9d8e-7f6a5b4c3d2e")

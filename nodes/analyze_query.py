@@ -23,13 +23,13 @@ from dataclasses import replace
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
-from memoryx.filters import And, event_time_range, parse_filters, with_speaker
+from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.core.filters import And, event_time_range, parse_filters, with_speaker
 from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.search.dates import asks_when, checked_time_filter, checked_time_range, query_period
 from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_relation_types,
                                  checked_threshold)
@@ -40,7 +40,7 @@ from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
-from memoryx.text import tokenize
+from memoryx.core.text import tokenize
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def profile_subject(services, scope: Scope) -> str | None:
     scope, whose facts name their speakers."""
     if not scope.user_id or scope.group_id or not services.settings.profiles:
         return None
-    from memoryx.profiles import user_subject
+    from memoryx.knowledge.profiles import user_subject
 
     return user_subject(scope.user_id)
 

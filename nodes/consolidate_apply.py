@@ -5,7 +5,7 @@ SQL first, in one transaction (SQLStore.apply_consolidation): memories changed s
 alone (`skipped`). The judgment record (operation_type CONSOLIDATE, in the same judgment log as add runs)
 holds every merge, compression and archive decision with its inputs and reason, the model's raw answers
 and what was executed. The events (memory.merged / archived / ...) are published by the SQL store with
-each history row (memoryx.events). A dry run decides and reports but writes nothing, not even the judgment.
+each history row (memoryx.core.events). A dry run decides and reports but writes nothing, not even the judgment.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.add_common import elapsed_ms

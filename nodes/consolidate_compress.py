@@ -11,7 +11,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import clusters, may_share_summary
 from memoryx.lifecycle.state import ConsolidateState

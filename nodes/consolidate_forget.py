@@ -8,7 +8,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.forgetting import DAY_S, forgettable, last_used, retention, strength
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.add_common import elapsed_ms

@@ -9,7 +9,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.layers import close_run, idle_runs, promotions
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.add_common import elapsed_ms

@@ -9,7 +9,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import distinct_events, split_pairs, survivors
 from memoryx.lifecycle.state import ConsolidateState

@@ -12,8 +12,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
-from memoryx.filters import And, event_time_range
+from memoryx.runtime.context import Context, services_of
+from memoryx.core.filters import And, event_time_range
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState

@@ -3,7 +3,7 @@
 Units are cut across add calls (a chat replayed one turn per add, as chatbots and LoCoMo's bench send it): the
 open unit of a conversation (exactly the add's scope: user / agent / run / group) is its newest episode with
 metadata.open, holding the unit's turns (metadata.turns, capped). Each add cuts its messages after that unit's
-turns by the rules of memoryx.episodes (a time gap longer than MEMORYX_EPISODE_GAP_S, a topic marker, a
+turns by the rules of memoryx.knowledge.episodes (a time gap longer than MEMORYX_EPISODE_GAP_S, a topic marker, a
 similarity drop against the unit's last turns; with MEMORYX_EPISODE_SEGMENTER=model the model names the cuts
 among the new turns): the turns that continue the unit rewrite its episode, each further unit gets a new one,
 and the last unit stays open. So there is one episode per unit, searchable from its first turn on.
@@ -30,17 +30,17 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
-from memoryx.episodes import (MAX_NARRATIVE_CHARS, MemUnit, cap_turns, cut_points, episode_text, offline_narratives,
+from memoryx.runtime.context import Context, services_of
+from memoryx.knowledge.episodes import (MAX_NARRATIVE_CHARS, MemUnit, cap_turns, cut_points, episode_text, offline_narratives,
                               parse_transcript, stored_turns, unit_of_turns, unit_transcript, units_from_cuts)
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
 from memoryx.nodes.add_common import deterministic_id, elapsed_ms, llm_config, scope_of
 from memoryx.prompts.episodes import (EPISODE_PROMPT, RETRY_EPISODE_PROMPT, RETRY_SEGMENT_PROMPT, SEGMENT_PROMPT,
                                       EpisodeAnswer, SegmentAnswer)
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.state import AddState
-from memoryx.text import tokenize
+from memoryx.core.text import tokenize
 
 log = logging.getLogger(__name__)
 EPISODE_CATEGORY = "episode"

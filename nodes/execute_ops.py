@@ -32,15 +32,15 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.errors import NotFoundError
 from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
-from memoryx.speakers import fact_placement
+from memoryx.ingest.speakers import fact_placement
 from memoryx.stores.locks import lock_owner
-from memoryx.text import fact_key, memory_hash
-from memoryx.timeparse import base_time
+from memoryx.core.text import fact_key, memory_hash
+from memoryx.core.timeparse import base_time
 
 MAX_STALE_RETRIES = 2
 
@@ -101,7 +101,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
             return
         meta = {**metadata, **said_by, **({"owner": "agent"} if owner == "agent" else {}),
                 **({"categories": fact["categories"]} if fact.get("categories") else {}),  # custom categories (issue 12)
-                **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.timeparse)
+                **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.core.timeparse)
         written[memory_id] = sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id,
                           valid_at=fact.get("valid_at"))  # when the event happened (extract_facts.date_facts)

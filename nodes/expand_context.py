@@ -1,7 +1,7 @@
 """expand_context: the SQL rows of the fused candidates (scope, liveness and filters re-checked on the system
 of record), the time / name / "when" boosts, then neighbouring-memory propagation (memoryx.search.tuning
 explains each knob). The kept candidates carry their latest feedback ("feedback", read by the statement that
-reads their rows; finalize demotes VERY_NEGATIVE ones, memoryx.feedback). A stage of the rank node
+reads their rows; finalize demotes VERY_NEGATIVE ones, memoryx.lifecycle.feedback). A stage of the rank node
 (nodes/rank.py), after fuse.
 """
 
@@ -13,15 +13,15 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
-from memoryx.filters import matches
+from memoryx.runtime.context import Context, services_of
+from memoryx.core.filters import matches
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import RankState
-from memoryx.text import CJK_CLASS
+from memoryx.core.text import CJK_CLASS
 
 log = logging.getLogger(__name__)
 

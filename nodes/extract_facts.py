@@ -19,15 +19,15 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.add_options import effective_instructions
-from memoryx.context import Context, services_of
-from memoryx.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
+from memoryx.ingest.add_options import effective_instructions
+from memoryx.runtime.context import Context, services_of
+from memoryx.ingest.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
-from memoryx.chitchat import is_chitchat
-from memoryx.text import fact_key, tokenize
-from memoryx.timeparse import annotate, base_time, first_date
+from memoryx.core.chitchat import is_chitchat
+from memoryx.core.text import fact_key, tokenize
+from memoryx.core.timeparse import annotate, base_time, first_date
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
 from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation, numbered
 from memoryx.state import AddState, Fact
@@ -92,7 +92,7 @@ def parse_facts(raw: str) -> list[Fact]:
         if isinstance(cats, list) and cats:  # custom categories (issue 12); checked against the given names later
             fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]
         speaker = item.get("speaker")
-        if isinstance(speaker, str) and speaker.strip():  # group chats (issue 13): memoryx.speakers places it
+        if isinstance(speaker, str) and speaker.strip():  # group chats (issue 13): memoryx.ingest.speakers places it
             fact["speaker"] = speaker.strip()
         source = item.get("message")
         if isinstance(source, str) and source.strip().lstrip("#").isdigit():
@@ -125,7 +125,7 @@ def source_message(fact: dict, turns: list[dict]) -> dict | None:
 
 
 def date_facts(facts: list[Fact], turns: list[dict]) -> list[Fact]:
-    """Relative dates made absolute from the time of the message each fact comes from (memoryx.timeparse;
+    """Relative dates made absolute from the time of the message each fact comes from (memoryx.core.timeparse;
     `source_message`): "User went to Paris yesterday" said on 2023-05-08 -> "... yesterday (2023-05-07)", with
     `valid_at` = the start of the first date named (or of an ISO day the model wrote), and metadata `event_time`
     / `time_expression`. A fact naming no date holds from its message's time when the messages carry

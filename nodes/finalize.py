@@ -1,5 +1,5 @@
 """finalize: limit, the feedback penalty (a memory whose latest feedback is VERY_NEGATIVE scores
-x (1 - MEMORYX_FEEDBACK_VERY_NEGATIVE_PENALTY), then re-sorted; memoryx.feedback), the mem0-shaped output, and
+x (1 - MEMORYX_FEEDBACK_VERY_NEGATIVE_PENALTY), then re-sorted; memoryx.lifecycle.feedback), the mem0-shaped output, and
 access recording in a background thread (memoryx.search.access; it never delays the reply). The last stage of
 the rank node (nodes/rank.py): a LangGraph step of its own cost ~0.3-0.5 ms of CPU per search.
 
@@ -14,7 +14,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.access import record_access_later
 from memoryx.search.periods import time_filter_report
@@ -46,7 +46,7 @@ def format_result(c: dict) -> dict:
 def demoted(results: list[dict], feedback: list[str | None], penalty: float) -> list[dict]:
     """`results` with the scores of those whose latest feedback (`feedback`, one per result, read by
     expand_context) is VERY_NEGATIVE multiplied by (1 - penalty), marked "feedback", and re-sorted (a stable
-    sort: ties keep the ranking's order) - memoryx.feedback; unchanged when none is."""
+    sort: ties keep the ranking's order) - memoryx.lifecycle.feedback; unchanged when none is."""
     if penalty <= 0 or "VERY_NEGATIVE" not in feedback:
         return results
     for r, value in zip(results, feedback):

@@ -12,7 +12,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.state import RankState
 

@@ -31,7 +31,7 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.errors import ModelOutputError
 from memoryx.models.graph_tools import (
     DELETE_GRAPH_MEMORY,
@@ -65,7 +65,7 @@ from memoryx.prompts.graph import (
     RETRY_DELETE_JSON_PROMPT,
     USER_ID_HEADER,
 )
-from memoryx.memory_graph import (
+from memoryx.knowledge.memory_graph import (
     change_of,
     deleted_memory_cascade,
     empty_changes,
@@ -75,7 +75,7 @@ from memoryx.memory_graph import (
     updated_memory_delta,
 )
 from memoryx.state import AddState
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 

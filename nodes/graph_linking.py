@@ -18,13 +18,13 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.models.graph_tools import has_cjk
 from memoryx.nodes.add_common import elapsed_ms, scope_of
 from memoryx.nodes.graph_relations import graph_active, same_scope, self_name
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.state import AddState
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 
 def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
@@ -41,7 +41,7 @@ def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:
 def link_names(services, scope: Scope, entities: list[dict], relations: list[dict], *, user_name: str,
                merge_threshold: float) -> dict[str, dict]:
     """Normalised name of every relation end -> its entity row in `scope` (found or created). Also used
-    by Memory.update through memoryx.memory_graph."""
+    by Memory.update through memoryx.knowledge.memory_graph."""
     user_key = normalize_name(user_name)
     types = {normalize_name(e["name"]): e.get("entity_type") or "entity" for e in entities}
     names: dict[str, str] = {}  # normalised -> first spelling, in order of appearance

@@ -27,7 +27,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, context_of, services_of
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.errors import ModelOutputError, NotFoundError
 from memoryx.models.factory import model_name_of
 from memoryx.models.graph_tools import (
@@ -64,9 +64,9 @@ from memoryx.prompts.graph import (
     USER_ID_HEADER,
 )
 from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
-from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.state import AddState
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 

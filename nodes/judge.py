@@ -28,9 +28,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from memoryx.add_options import effective_instructions, guard_immutable, immutable_ids
-from memoryx.instructions import exclusion_notes
-from memoryx.context import Context, context_of, services_of
+from memoryx.ingest.add_options import effective_instructions, guard_immutable, immutable_ids
+from memoryx.ingest.instructions import exclusion_notes
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     RetriesExhausted,
@@ -41,7 +41,7 @@ from memoryx.models.llm_io import (
     run_deadline,
     unusable_notes,
 )
-from memoryx.text import fact_key
+from memoryx.core.text import fact_key
 from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
 from memoryx.nodes.extract_facts import fail_run
 from memoryx.nodes.retrieve_similar import all_facts

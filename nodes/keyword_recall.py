@@ -1,5 +1,5 @@
 """keyword_recall: BM25 over the sparse keyword vectors (Qdrant IDF modifier; the CJK-aware tokenizer of
-memoryx.text), scope and filters pushed down. Skipped when the query has no keyword tokens or the recipe
+memoryx.core.text), scope and filters pushed down. Skipped when the query has no keyword tokens or the recipe
 has no keyword path.
 """
 
@@ -9,7 +9,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.search.state import SearchState

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.nodes.dense_recall import dense_recall
 from memoryx.nodes.graph_recall import graph_recall
 from memoryx.nodes.keyword_recall import keyword_recall

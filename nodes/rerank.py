@@ -11,7 +11,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.nodes.add_common import elapsed_ms
 from memoryx.search.periods import by_period
 from memoryx.search.rerankers import make_reranker

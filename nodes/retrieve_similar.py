@@ -20,9 +20,9 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.add_options import is_immutable
-from memoryx.context import Context, context_of, services_of
-from memoryx.filters import And, parse_filters
+from memoryx.ingest.add_options import is_immutable
+from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.core.filters import And, parse_filters
 from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.add_common import (
     change_marker,
@@ -47,7 +47,7 @@ _SUBJECT_TOKENS = {"user", "the", "s", "用", "户", "用户", "ユーザー", "
 
 
 def _content_tokens(text: str) -> set[str]:
-    from memoryx.text import tokenize
+    from memoryx.core.text import tokenize
 
     return set(tokenize(text)) - _SUBJECT_TOKENS
 

@@ -21,7 +21,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.nodes.add_common import same_tenant, scope_for_owner
 from memoryx.nodes.retrieve_similar import all_facts

@@ -1,7 +1,7 @@
 """store_raw: the infer=False path. Each user/assistant/tool message is stored as it is, one memory per
 message, with the caller's metadata plus the message's role (and name/timestamp); no model is called.
 The message's timestamp is the memory's valid_at (when it was said); in a group chat each message goes to
-its speaking participant (memoryx.speakers) with metadata.speaker.
+its speaking participant (memoryx.ingest.speakers) with metadata.speaker.
 
 Exact duplicates of live memories in the scope are skipped (same rule as the inferred path); ids are
 deterministic (uuid5(trace_id/raw index)) so a replay after a crash adds nothing twice.
@@ -13,11 +13,11 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.nodes.add_common import deterministic_id, elapsed_ms, scope_of
-from memoryx.speakers import event_time, participant_scope, speaker_meta
+from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.state import AddState
-from memoryx.text import memory_hash
+from memoryx.core.text import memory_hash
 
 
 def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:

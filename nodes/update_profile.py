@@ -1,7 +1,7 @@
 """update_profile: keep the user (and group) profiles in step with the memories this add run wrote.
 
 Runs after execute_ops (and after store_raw, where it has nothing to read: raw turns are not facts). For each
-memory the run added or updated, the rules of memoryx.profiles read profile values from its text ("User lives
+memory the run added or updated, the rules of memoryx.knowledge.profiles read profile values from its text ("User lives
 in Shanghai" -> home = Shanghai, with the memory id); the subject is the memory's own user (in a group chat,
 the participant the fact is attributed to), and a memory written in a group also makes its user a member of
 the group's profile. Memories the run deleted stop backing the values they gave. With MEMORYX_PROFILE_MODEL
@@ -24,11 +24,11 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
 from memoryx.nodes.add_common import elapsed_ms, is_agent_memory, llm_config
-from memoryx.profiles import ProfileChange, group_subject, profile_changes, user_subject
+from memoryx.knowledge.profiles import ProfileChange, group_subject, profile_changes, user_subject
 from memoryx.prompts.profile import PROFILE_PROMPT, RETRY_PROFILE_PROMPT, ProfileUpdates, profile_input
 from memoryx.state import AddState
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context, services_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.errors import InvalidInputError
 from memoryx.nodes.add_common import AGENT_MEMORY_MODES, derive_scope, elapsed_ms
 from memoryx.state import AddState
@@ -97,7 +97,7 @@ def _one(message: Any, index: int) -> dict:
         if not isinstance(message["name"], str):
             raise InvalidInputError(f"{where}: name must be a string")
         out["name"] = message["name"]
-    if message.get("user_id"):  # a group chat participant's id (issue 13: memoryx.speakers)
+    if message.get("user_id"):  # a group chat participant's id (issue 13: memoryx.ingest.speakers)
         if not isinstance(message["user_id"], str) or not message["user_id"].strip():
             raise InvalidInputError(f"{where}: user_id must be a non-empty string")
         out["user_id"] = message["user_id"].strip()

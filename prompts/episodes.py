@@ -1,7 +1,7 @@
 """Prompt of the episode step (MEMORYX_EPISODES): a short narrative per participant of one conversation unit.
 
-The transcript is written by memoryx.episodes.unit_transcript. The offline model answers this prompt (task tag
-`summarize_episode`) with memoryx.episodes.offline_narratives, a deterministic summary; a real model writes the
+The transcript is written by memoryx.knowledge.episodes.unit_transcript. The offline model answers this prompt (task tag
+`summarize_episode`) with memoryx.knowledge.episodes.offline_narratives, a deterministic summary; a real model writes the
 narratives. The answer is checked against `EpisodeAnswer`; an unreadable answer falls back to the
 deterministic summary (an episode is never a reason to fail an add).
 """

@@ -1,6 +1,6 @@
 """Prompt of the optional profile step (MEMORYX_PROFILE_MODEL): profile values from facts no rule covers.
 
-The rules of memoryx.profiles read the usual fact shapes ("User lives in X", "用户喜欢X"); free text such as
+The rules of memoryx.knowledge.profiles read the usual fact shapes ("User lives in X", "用户喜欢X"); free text such as
 "User has been vegetarian since 2019" or "User is training for a marathon in May" needs a model. The answer is
 checked against `ProfileUpdates`; a value for an unknown field or fact is dropped, never raised on.
 """

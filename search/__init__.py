@@ -1,6 +1,8 @@
 """Search as data: the plan a search follows, its named recipes, the ranking knobs, rerankers, the dates a
-query names, and access recording. The search graph's nodes (memoryx.nodes) read these; nothing here
-imports a node or a graph.
+query names, its SQL reads, access recording and the ready-to-paste context block. The search graph's nodes
+(memoryx.nodes) read these.
+
+May import: runtime, stores, models, prompts, core. Never a node, a graph or the API.
 """
 
 from memoryx.search.access import flush_access, record_access_later

@@ -3,7 +3,7 @@
 * `query_period(query)`: the period a query is about ("on 9 May 2023", "in July 2023", "2023年5月", "in May",
   "5月", "last week", "last summer", "昨天", "上个月", "去年", "先月"), the words it was read from and whether the
   reading is confident enough to filter on (issue 13); `time_window(query)` is its [start, end) in epoch
-  seconds. Relative periods are read by the same core as the dates in facts (memoryx.timeparse).
+  seconds. Relative periods are read by the same core as the dates in facts (memoryx.core.timeparse).
 * `checked_time_range(value)`: a caller's range ((start, end), {"start", "end"} or a period in words).
 * `asks_when(query)`: the query asks for a time ("when ...", "什么时候", "いつ").
 * `states_time(text)`: a memory states a time (yesterday, last week, 2023, 昨天 ...): what a "when" question
@@ -19,8 +19,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from memoryx.errors import InvalidInputError
-from memoryx.filters import to_epoch
-from memoryx.timeparse import find_times
+from memoryx.core.filters import to_epoch
+from memoryx.core.timeparse import find_times
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
@@ -75,7 +75,7 @@ def _latest_month(month: int, now: datetime) -> tuple[datetime, datetime]:
 
 
 def _relative_window(query: str, now: datetime) -> tuple[tuple[datetime, datetime], re.Match] | None:
-    """A relative period (yesterday, last week, 上个月, 先月, 三天前, last summer ...) read by memoryx.timeparse, with
+    """A relative period (yesterday, last week, 上个月, 先月, 三天前, last summer ...) read by memoryx.core.timeparse, with
     the words it was read from: a named day is that day; longer periods are widened by a day before and after
     (timezones, week starts), by a week after for a month or longer (events are often told a few days after)."""
     refs = find_times(query, now)

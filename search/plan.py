@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from memoryx.errors import InvalidInputError
-from memoryx.filters import FilterNode
-from memoryx.scope import Scope
+from memoryx.core.filters import FilterNode
+from memoryx.core.scope import Scope
 from memoryx.search.recipes import AUTO, MAX_DEPTH, RecallPath, SearchRecipe
 from memoryx.search.tuning import SearchTuning
 
@@ -38,7 +38,7 @@ class SearchPlan:
     # what the query says
     semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
     keyword_query: str = ""  # searched by BM25 (plus the rewrite's extra keywords)
-    tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.text.tokenize); none: the keyword path is skipped
+    tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.core.text.tokenize); none: the keyword path is skipped
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] the scope's entities the query names (exact, normalised)
     names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
     time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names

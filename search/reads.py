@@ -29,10 +29,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import select
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
 from memoryx.stores.sql.values import require_scope
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 _MEM = MemoryRow.__table__.c
 

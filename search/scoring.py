@@ -12,7 +12,7 @@ import math
 import time
 from typing import Any
 
-from memoryx.filters import to_epoch
+from memoryx.core.filters import to_epoch
 from memoryx.settings import Settings
 
 

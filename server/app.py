@@ -81,7 +81,7 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
         if state["memory"] is None:
             import asyncio
 
-            from memoryx.memory import Memory
+            from memoryx.api.memory import Memory
 
             state["memory"] = await asyncio.to_thread(Memory, settings)
             owned = True
@@ -89,13 +89,13 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
             _dev_mode_banner()
         else:
             log.info("MemoryX server: API keys required (%s)", HEADER)
-        from memoryx.maintenance import start_replay_loop, stop_background_task
+        from memoryx.runtime.recovery import start_replay_loop, stop_background_task
 
         replay = start_replay_loop(state["memory"].services)  # the projection outbox, replayed periodically
-        from memoryx.retention import start_retention_loop
+        from memoryx.lifecycle.retention import start_retention_loop
 
         retention = start_retention_loop(state["memory"])  # raw inputs, judgments, checkpoints past retention
-        from memoryx.webhooks import attach_server_events
+        from memoryx.runtime.webhooks import attach_server_events
 
         # memory events -> Prometheus counters and, when configured, webhooks (issue 10)
         detach_events = attach_server_events(state["memory"].services.sql.events, settings, metrics.count_event)

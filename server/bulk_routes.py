@@ -1,4 +1,4 @@
-"""POST /v1/memories/batch: `Memory.add_many` over REST (memoryx.bulk).
+"""POST /v1/memories/batch: `Memory.add_many` over REST (memoryx.ingest.bulk).
 
 Tenancy is checked per item: an item whose user (or agent) the API key may not touch gets a 403-shaped
 error as its result and is not written; the other items go on. One result per item, in order.
@@ -43,7 +43,7 @@ def _denied(exc: HTTPException) -> dict:
 @router.post("/v1/memories/batch")
 def add_batch(body: BatchRequest, request: Request) -> dict:
     """`{"results": [one add result per item, in order], "summary": {"items", "failed", "events"}}`."""
-    from memoryx import bulk
+    from memoryx.ingest import bulk
 
     app = request.app
     principal = app.state.keys(request)  # 401 for a missing or unknown key, before anything is read

@@ -27,7 +27,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.errors import ScopeError
-from memoryx.multimodal import is_image_part
+from memoryx.ingest.multimodal import is_image_part
 from memoryx.server.auth import KeyRing, Principal
 
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
@@ -139,7 +139,7 @@ class ExportBody(ListBody):
 
 
 def translate_filters(filters: Any) -> Any:
-    """mem0's filter dialect in ours (memoryx.filters): `metadata: {k: v}` -> `metadata.k`, `categories` ->
+    """mem0's filter dialect in ours (memoryx.core.filters): `metadata: {k: v}` -> `metadata.k`, `categories` ->
     the memory's category or its custom categories, `icontains` -> `contains`, `"*"` -> "has a value"."""
     if isinstance(filters, list):
         return [translate_filters(f) for f in filters]

@@ -27,7 +27,7 @@ class Metrics:
         self.requests = Counter("memoryx_http_requests_total", "HTTP requests by route and status", ["method", "route", "status"], registry=r)
         self.memories = Gauge("memoryx_memories", "Live memories in the system of record", registry=r)
         self.operations = Counter("memoryx_memory_events_total", "Memory events written by add()", ["event"], registry=r)
-        self.events = Counter("memoryx_events_total", "Memory events published on the event bus (memoryx.events), any path", ["event"], registry=r)
+        self.events = Counter("memoryx_events_total", "Memory events published on the event bus (memoryx.core.events), any path", ["event"], registry=r)
         self._count = count_memories
 
     @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (issue 13, memoryx.profiles).
+"""`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (issue 13, memoryx.knowledge.profiles).
 
 Tenancy: a key sees the profile of a user it may touch (Principal.can); another user's profile answers 404 like
 a missing one. A group profile names several users, so only an admin key reads it.

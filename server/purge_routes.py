@@ -1,4 +1,4 @@
-"""`POST /v1/purge`: remove every trace of a scope (memoryx.purge), for an admin key or the scope's owner.
+"""`POST /v1/purge`: remove every trace of a scope (memoryx.lifecycle.purge), for an admin key or the scope's owner.
 
 Owner rule: a key bound to users may purge a scope of one of its users (all of alice's rows, or alice's rows
 with one of its agents); the agent-global scope (an agent id without a user) covers that agent's rows of

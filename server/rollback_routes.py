@@ -1,4 +1,4 @@
-"""`POST /v1/judgments/{trace_id}/rollback` (memoryx.rollback) and the server's event wiring (metrics, webhooks).
+"""`POST /v1/judgments/{trace_id}/rollback` (memoryx.lifecycle.rollback) and the server's event wiring (metrics, webhooks).
 
 Tenancy: the run must lie within the key's scope — its judgment and every memory and relation it touched;
 a run of another tenant answers 404 like a missing one. A conflict with a later run answers 409 naming it.
@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from memoryx.errors import NotFoundError, RollbackConflictError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.server.auth import KeyRing, Principal
 
 

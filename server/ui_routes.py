@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route, Router
 
 from memoryx.errors import InvalidInputError, NotFoundError, StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.server.auth import KeyRing, Principal
 
 UI_DIR = Path(__file__).with_name("ui")

@@ -28,7 +28,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 
 def lock_owner(scope: Scope) -> Scope:

@@ -12,7 +12,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -93,7 +93,7 @@ class Projector:
     # Public syncs never raise for a projection failure: the SQL write stands, and the outbox makes the
     # projection converge later. The SQL write queued the targets in the outbox in its own transaction
     # (SQLStoreBase._record_intent), so a process killed between the commit and the projection leaves a
-    # job that `retry_pending()` replays (at start and periodically: memoryx.maintenance). A sync reads the
+    # job that `retry_pending()` replays (at start and periodically: memoryx.runtime.recovery). A sync reads the
     # job ids first and clears only those once projected. The _project_* variants raise.
     def sync_memories(self, ids: list[str], *, vectors: list[list[float]] | None = None) -> None:
         """Make the vector store match SQL for these memory ids. `vectors` (same order as ids) saves a

@@ -23,15 +23,15 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from memoryx.context import Context
-from memoryx.scope import Scope
+from memoryx.runtime.context import Context
+from memoryx.core.scope import Scope
 from memoryx.settings import Settings
 
 
 @lru_cache(maxsize=1)
 def shared_embeddings():
     """One MiniLM per test process (loading it is the slow part)."""
-    from memoryx.embeddings import make_embeddings
+    from memoryx.models.embeddings import make_embeddings
 
     return make_embeddings(Settings())
 
@@ -40,7 +40,7 @@ def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgme
                   graph: bool = False, **settings_overrides):
     """Services in `tmp_path`/data: the offline model unless models are given, the embedded FalkorDB only when
     `graph` is set, the SQLite checkpointer, and the process's one MiniLM. The caller closes them."""
-    from memoryx.services import build_services
+    from memoryx.runtime.services import build_services
 
     values = {"data_dir": tmp_path / "data", "graph_backend": "falkordb" if graph else "none", "checkpointer": "sqlite"}
     settings = Settings(**{**values, **settings_overrides})

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support import NoModel, ctx, facts_answer, make_services, memories, ops_answer, run_add, scripted, texts
-from memoryx.checkpointing import make_checkpointer
+from memoryx.runtime.checkpointing import make_checkpointer
 from memoryx.graphs.add import builder, compile_add_graph
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 
 @pytest.fixture

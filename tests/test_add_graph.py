@@ -7,7 +7,7 @@ from __future__ import annotations
 from langchain_core.callbacks import BaseCallbackHandler
 
 from memoryx.graphs.add import add_run_config, builder
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from tests.support import ctx, make_services
 
 
@@ -91,7 +91,7 @@ def test_graph_switch_off_skips_the_graph(graph_services):
 def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypatch):
     """ADD_DURABILITY "sync" (issue 14): when a step runs, the checkpoint of the step before it is already
     saved, so a process killed inside any step resumes at that step (tests/test_crash_recovery.py kills it)."""
-    from memoryx.checkpointing import close_checkpointer, make_checkpointer
+    from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
     from memoryx.graphs.add import compile_add_graph
     from memoryx.nodes import extract_facts as extract_module
 
@@ -121,7 +121,7 @@ def test_an_add_run_starts_at_most_one_worker_thread(tmp_path):
     threads per add for the checkpoint writes. The sequential add graph needs one."""
     import threading
 
-    from memoryx.memory import Memory
+    from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
     with Memory(data_dir=tmp_path / "data", graph_backend="none", checkpointer="sqlite",
@@ -146,7 +146,7 @@ def test_async_adds_with_one_worker_do_not_deadlock(tmp_path):
     semaphore of 1: concurrent adds of one and of several users, and a review pause and resume, finish."""
     import asyncio
 
-    from memoryx.memory import AsyncMemory
+    from memoryx.api.memory import AsyncMemory
     from tests.support import shared_embeddings
 
     async def main():

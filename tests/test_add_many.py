@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from memoryx.async_memory import AsyncMemory
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.api.async_memory import AsyncMemory
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import make_services, texts
 
 

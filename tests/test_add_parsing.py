@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from tests.support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
-from memoryx.checkpointing import make_checkpointer
+from memoryx.runtime.checkpointing import make_checkpointer
 from memoryx.errors import ModelOutputError
 from memoryx.graphs.add import add_run_config, builder, compile_add_graph
 from memoryx.models.llm_io import extract_json

@@ -10,7 +10,7 @@ import pytest
 from langgraph.types import Command
 
 from tests.support import ctx, make_services, memories, run_add, texts
-from memoryx.checkpointing import close_checkpointer, make_checkpointer
+from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.nodes import execute_ops as execute_module
 from memoryx.nodes import judge as judge_module
@@ -208,7 +208,7 @@ def test_twenty_concurrent_adds_for_one_user(tmp_path):
 def test_a_concurrent_write_after_the_judgment_sends_the_run_back(tmp_path, monkeypatch):
     """Another run stores a similar memory between our judge and our execute: we are judged again."""
     from memoryx.graphs.add import builder
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     services = make_services(tmp_path)
     try:

@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memoryx.async_memory import AsyncMemory
+from memoryx.api.async_memory import AsyncMemory
 from memoryx.errors import ScopeError
-from memoryx.memory import Memory
-from memoryx.tools import make_memory_tools, tool_schema
+from memoryx.api.memory import Memory
+from memoryx.api.tools import make_memory_tools, tool_schema
 from tests.support import make_services
 
 SCOPE_WORDS = {"user_id", "agent_id", "run_id", "group_id", "memoryx_run_id", "config"}

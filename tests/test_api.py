@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from memoryx import AsyncMemory, InvalidInputError, Memory, NotFoundError, ScopeError
-from memoryx.mem0_config import settings_from_config
+from memoryx.api.mem0_config import settings_from_config
 
 
 def _uid(prefix: str) -> str:
@@ -165,7 +165,7 @@ def test_input_errors(mem):
 
 
 def test_delete_all_pages_through_everything(mem, monkeypatch):
-    import memoryx.memory_core as memory_module
+    import memoryx.api.memory_core as memory_module
 
     monkeypatch.setattr(memory_module, "_PAGE", 3)  # force several pages
     user, other = _uid("bulk"), _uid("keep")
@@ -182,7 +182,7 @@ def test_delete_all_pages_through_everything(mem, monkeypatch):
 def test_delete_cascades_to_the_graph(mem):
     if mem.services.graph is None:
         pytest.skip("graph backend disabled (MEMORYX_GRAPH_BACKEND=none)")
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     user = _uid("graph")
     scope = Scope(user_id=user)
@@ -328,7 +328,7 @@ def test_async_memory(mem, tmp_path):
 
 
 def _valid_triples(mem, user: str) -> set[tuple[str, str, str]]:
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     return {(r["source"], r["relation"], r["target"]) for r in mem.services.sql.list_relations(Scope(user_id=user))
             if r["valid"]}

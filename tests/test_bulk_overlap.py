@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from memoryx import bulk
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.ingest import bulk
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import make_services
 
 ITEMS = [

@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from memoryx import Memory, ScopeError
 from memoryx.graphs.chat import ChatContext, build_chat_graph, graph as default_chat_graph
-from memoryx.tools import make_memory_tools, tool_schema
+from memoryx.api.tools import make_memory_tools, tool_schema
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.projections import Projector
 from memoryx.stores.sql import SQLStore
 from memoryx.stores.vectors import EdgeVectorStore
@@ -115,7 +115,7 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from langchain_core.embeddings import Embeddings
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
     from memoryx.stores.projections import Projector
     from memoryx.stores.sql import SQLStore
     from memoryx.stores.vectors import EdgeVectorStore

@@ -13,8 +13,8 @@ import pytest
 from memoryx.errors import ConcurrencyError
 from memoryx.lifecycle.forgetting import retention, strength
 from memoryx.lifecycle.similarity import may_share_summary, split_pairs, substance_differs, survivors
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import NoModel, scripted, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 from memoryx.lifecycle.graph_upkeep import entity_decisions, memory_links
-from memoryx.memory import Memory
+from memoryx.api.memory import Memory
 from memoryx.nodes.graph_recall import _follow_links
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from tests.support import NoModel, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

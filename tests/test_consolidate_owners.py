@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from memoryx.lifecycle.owners import owned_by, owner_scope
 from memoryx.lifecycle.schedule import consolidate_loop
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -98,7 +98,7 @@ ZYGOTE = textwrap.dedent(r'''
         setattr(cls, meth, functools.wraps(orig)(wrapped))
 
     from langchain_core.embeddings import DeterministicFakeEmbedding
-    from memoryx.memory import Memory
+    from memoryx.api.memory import Memory
     from memoryx.settings import Settings
 
     settings = Settings(data_dir=data_dir, graph_backend="falkordb", checkpointer="sqlite",
@@ -201,7 +201,7 @@ ZYGOTE = textwrap.dedent(r'''
         "test", "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN r.id AS id, a.id AS s, b.id AS t, r.valid AS valid", {}))
     unfinished = []
     graph = m._core.add_graph()
-    from memoryx.checkpointing import recent_threads
+    from memoryx.runtime.checkpointing import recent_threads
     for tid in recent_threads(graph.checkpointer, 1000):
         snap = graph.get_state({"configurable": {"thread_id": tid}})
         # a run killed before its input reached the checkpoint has no values: nothing to resume (its caller

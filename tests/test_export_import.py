@@ -13,11 +13,11 @@ def _search(m, q):
 
 
 def test_round_trip_with_history_and_graph(tmp_path, graph_services):
-    from memoryx.export_import import export_jsonl, import_records, parse
+    from memoryx.api.export_import import export_jsonl, import_records, parse
 
     graph_src = Memory(services=graph_services)  # entities and relations in the export
     graph_src.add("My name is Alice. I live in Berlin.", user_id="alice-g")
-    graph_text = "".join(export_jsonl(graph_services, __import__("memoryx.scope", fromlist=["Scope"]).Scope(user_id="alice-g")))
+    graph_text = "".join(export_jsonl(graph_services, __import__("memoryx.core.scope", fromlist=["Scope"]).Scope(user_id="alice-g")))
     graph_kinds = [json.loads(line)["type"] for line in graph_text.splitlines()]
     assert "entity" in graph_kinds and "relation" in graph_kinds
     assert import_records(graph_services, parse(graph_text))["relations"] >= 1  # same ids: replays, no duplicates

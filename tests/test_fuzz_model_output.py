@@ -22,7 +22,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.errors import MemoryXError, NotFoundError
 from memoryx.graphs.add import add_run_config, builder
 from memoryx.nodes.extract_facts import extract_facts
@@ -30,7 +30,7 @@ from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
 from memoryx.nodes.graph_linking import link_entities
 from memoryx.nodes.graph_relations import extract_relations
 from memoryx.nodes.judge import judge
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.settings import Settings
 
 SEED = 20261122
@@ -48,7 +48,7 @@ class Scripted(FakeMessagesListChatModel):
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory):
-    from memoryx.services import build_services
+    from memoryx.runtime.services import build_services
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("fuzz") / "data", graph_backend="falkordb",
                         checkpointer="none", graph_extraction_mode="auto")

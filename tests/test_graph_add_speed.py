@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from memoryx.errors import NotFoundError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql import OutboxRow, SQLStore
 
 ALICE = Scope(user_id="alice")

@@ -20,7 +20,7 @@ import uuid
 import pytest
 
 from memoryx.errors import StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.graph import GraphStore, NativeTransport
 
 pytestmark = pytest.mark.integration

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore
 
 OWNER = r"""

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport, cypher_literal, make_graph_store
 
 TRICKY = [

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from memoryx import Memory
 from memoryx.errors import ScopeError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.server.app import create_app
 from tests.support import shared_embeddings
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memoryx.context_block import LONG_TERM_HEADER, WORKING_HEADER, build_context, estimate_tokens
+from memoryx.search.context_block import LONG_TERM_HEADER, WORKING_HEADER, build_context, estimate_tokens
 from memoryx.lifecycle.layers import LONG_TERM, SHORT_TERM, WORKING, close_run, idle_runs, layer_of, promotions
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import NoModel, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -11,8 +11,8 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 
 from memoryx import Memory
-from memoryx.add_options import effective_instructions, instruction_input
-from memoryx.instructions import apply_excludes, assign_categories, group_by_category, topic_keywords
+from memoryx.ingest.add_options import effective_instructions, instruction_input
+from memoryx.ingest.instructions import apply_excludes, assign_categories, group_by_category, topic_keywords
 from memoryx.models.llm_io import message_text
 from memoryx.settings import Settings
 from tests.support import facts_answer
@@ -96,7 +96,7 @@ def test_custom_prompts_reach_the_models_and_keep_the_format(tmp_path):
 
 def test_mem0_config_names_are_accepted():
     m_settings = Memory.from_config.__func__  # noqa: F841 - the classmethod exists
-    from memoryx.mem0_config import settings_from_config
+    from memoryx.api.mem0_config import settings_from_config
 
     s = settings_from_config({"llm": {"provider": "offline"}, "custom_fact_extraction_prompt": "X",
                               "custom_update_memory_prompt": "Y"})

@@ -7,7 +7,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from memoryx import Memory
-from memoryx.add_options import alive_filter, guard_immutable, option_metadata
+from memoryx.ingest.add_options import alive_filter, guard_immutable, option_metadata
 from tests.support import facts_answer, ops_answer, scripted
 
 

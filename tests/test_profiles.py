@@ -9,9 +9,9 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.async_memory import AsyncMemory
-from memoryx.memory import Memory
-from memoryx.profiles import ProfileChange, profile_changes, user_subject
+from memoryx.api.async_memory import AsyncMemory
+from memoryx.api.memory import Memory
+from memoryx.knowledge.profiles import ProfileChange, profile_changes, user_subject
 from memoryx.search.query import resolve_self_names
 from tests.support import shared_embeddings
 
@@ -177,7 +177,7 @@ def test_cli(tmp_path, capsys):
 
 @pytest.mark.unit
 def test_group_roles_and_recurring_topics_rules():
-    from memoryx.profiles import group_insights, stated_role
+    from memoryx.knowledge.profiles import group_insights, stated_role
 
     assert stated_role("I'm the team lead") == (None, "team lead", False)
     assert stated_role("Caroline is no longer the organiser") == ("Caroline", "organiser", True)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.memory import Memory
-from memoryx.scope import Scope
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from tests.support import shared_embeddings
 
 

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.context import Context
+from memoryx.runtime.context import Context
 from memoryx.errors import InvalidInputError
 from memoryx.graphs.search import graph as search_graph
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.search.dates import query_period
 
 UTC = timezone.utc
@@ -167,7 +167,7 @@ def test_the_public_api_and_rest_take_query_time_filter(tmp_path):
     """Memory.search(query_time_filter=...) and POST /v1/memories/search {"query_time_filter"} reach the plan."""
     from fastapi.testclient import TestClient
 
-    from memoryx.memory import Memory
+    from memoryx.api.memory import Memory
     from memoryx.server.app import create_app
     from tests.support import shared_embeddings
 

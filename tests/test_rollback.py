@@ -1,4 +1,4 @@
-"""Rollback by trace id (memoryx.rollback): ADD / UPDATE / DELETE undone with the graph on (offline model,
+"""Rollback by trace id (memoryx.lifecycle.rollback): ADD / UPDATE / DELETE undone with the graph on (offline model,
 embedded FalkorDB), refusal when a later run changed the memory, force, the REST route with keys, the CLI."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memoryx.errors import InvalidInputError, NotFoundError, RollbackConflictError
-from memoryx.memory import Memory
+from memoryx.api.memory import Memory
 from tests.support import make_services
 
 

@@ -13,15 +13,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.context import Context
-from memoryx.context_block import build_context, estimate_tokens
+from memoryx.runtime.context import Context
+from memoryx.search.context_block import build_context, estimate_tokens
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.search import builder, graph as search_graph
 from memoryx.nodes.fuse import fuse_hits
 from memoryx.search.access import flush_access
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from tests.support import make_services
 
 UTC = timezone.utc

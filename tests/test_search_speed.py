@@ -7,8 +7,8 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from memoryx.filters import parse_filters
-from memoryx.scope import Scope
+from memoryx.core.filters import parse_filters
+from memoryx.core.scope import Scope
 from memoryx.search import reads
 from memoryx.search.access import flush_access
 from memoryx.search.reads import context_rows, memory_dicts, scope_facts

@@ -292,7 +292,7 @@ def test_review_over_http(memory):
 
 def test_put_extracts_relations_again(client, memory):
     """PUT /v1/memories/{id} goes through Memory.update: the replaced relation is invalidated, the new one added."""
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     user = f"carol-{uuid.uuid4().hex[:6]}"
     headers = {"X-API-Key": "key-admin"}

@@ -13,9 +13,9 @@ import pytest
 import sqlalchemy as sa
 
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql import SCHEMA_VERSION, OutboxRow, SQLStore
-from memoryx.text import memory_hash
+from memoryx.core.text import memory_hash
 
 ALICE = Scope(user_id="alice")
 BOB = Scope(user_id="bob")
@@ -612,7 +612,7 @@ def test_scope_lock_excludes_another_process(url, store):
     # The child holds the lock until we write a line to its stdin: no timing guesses.
     script = textwrap.dedent(f"""
         import sys
-        from memoryx.scope import Scope
+        from memoryx.core.scope import Scope
         from memoryx.stores.sql import SQLStore
         s = SQLStore({url!r})
         with s.scope_lock(Scope(user_id="alice"), timeout=10):

@@ -20,7 +20,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from memoryx import Memory
 from memoryx.errors import ScopeError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.server.app import create_app
 from tests.support import shared_embeddings
 

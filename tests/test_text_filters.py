@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from memoryx.errors import InvalidInputError
-from memoryx.filters import And, Cond, Not, Or, matches, parse_filters
-from memoryx.text import normalize_name, query_sparse_vector, sparse_vector, token_id, tokenize
+from memoryx.core.filters import And, Cond, Not, Or, matches, parse_filters
+from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector, token_id, tokenize
 
 
 # ----------------------------------------------------------------------------------------------- tokenizer
@@ -162,7 +162,7 @@ def test_matches_none_is_true():
 # -------------------------------------------------------------------------------------- embeddings factory
 
 def test_make_embeddings_specs(monkeypatch):
-    from memoryx.embeddings import LocalMiniLMEmbeddings, embedding_dims, make_embeddings
+    from memoryx.models.embeddings import LocalMiniLMEmbeddings, embedding_dims, make_embeddings
     from memoryx.settings import Settings
 
     local = make_embeddings(Settings())

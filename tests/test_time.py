@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 import pytest
 
 from memoryx.errors import InvalidInputError
-from memoryx.memory import Memory
+from memoryx.api.memory import Memory
 from memoryx.models.offline import extract_user_facts
 from memoryx.search.dates import checked_time_range, time_window
-from memoryx.timeparse import annotate, base_time, find_times, resolve
+from memoryx.core.timeparse import annotate, base_time, find_times, resolve
 from tests.support import make_services
 
 # Monday 8 May 2023, 13:56 UTC (a LoCoMo-style session time)
@@ -117,7 +117,7 @@ def test_dated_facts_are_stored_with_valid_at_and_filtered_by_range(mem):
 
 def test_update_and_delete_close_the_old_version(mem):
     sql = mem.services.sql
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     row = sql.insert_memory(scope=Scope(user_id="ulf"), text="User lives in Berlin", valid_at="2020-01-01T00:00:00Z")
     sql.update_memory(row["id"], text="User lives in Shanghai", valid_at="2023-03-01T00:00:00Z")
@@ -133,7 +133,7 @@ def test_update_and_delete_close_the_old_version(mem):
 
 def test_relations_carry_event_times(mem):
     sql = mem.services.sql
-    from memoryx.scope import Scope
+    from memoryx.core.scope import Scope
 
     scope = Scope(user_id="rita")
     memory = sql.insert_memory(scope=scope, text="User works at Acme", valid_at="2022-02-01T00:00:00Z")

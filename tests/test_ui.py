@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from memoryx import Memory
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.server.app import create_app
 from memoryx.server.ui_routes import consolidation_counts, matches, summary
 from tests.support import ServerThread

@@ -13,8 +13,8 @@ import pytest
 from qdrant_client import QdrantClient
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
-from memoryx.filters import matches, parse_filters
-from memoryx.scope import Scope
+from memoryx.core.filters import matches, parse_filters
+from memoryx.core.scope import Scope
 from memoryx.stores.vectors import EdgeVectorStore, QdrantServerVectorStore, VectorHit, VectorStore, make_vector_store
 
 ALICE, BOB = Scope(user_id="alice"), Scope(user_id="bob")
@@ -397,7 +397,7 @@ def test_make_vector_store(tmp_path):
 # --------------------------------------------------------------------------------- the real offline model
 
 def test_minilm_embeddings_end_to_end(tmp_path):
-    from memoryx.embeddings import embedding_dims, make_embeddings
+    from memoryx.models.embeddings import embedding_dims, make_embeddings
     from memoryx.settings import Settings
 
     settings = Settings()

@@ -23,13 +23,13 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Literal
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.graph.bolt import BoltTransport
 from memoryx.stores.graph.dialect import CypherDialect, DialectName
 from memoryx.stores.graph.native import NATIVE_SCHEMES, NativeTransport
 from memoryx.stores.graph.transport import GraphTransport
 from memoryx.stores.graph.values import chunks, clip, now_ms, to_ms, unique_ids
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 MAX_NAME_CHARS = 512  # entity / relation names longer than this are stored clipped (full text stays in SQL)
 MAX_TEXT_CHARS = 256  # ids, types, memory ids, trace ids

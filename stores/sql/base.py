@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.locks import advisory_lock, file_lock, lock_owner, not_reentrant
 from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, OutboxRow, SchemaVersion
 from memoryx.stores.sql.values import new_id, require_scope, utc_now

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from memoryx.errors import InvalidInputError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import FeedbackRow, MemoryRow
 from memoryx.stores.sql.values import id_chunks, iso, new_id, scope_dict, scope_where, utc_now

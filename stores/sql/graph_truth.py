@@ -17,12 +17,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from memoryx.errors import NotFoundError
-from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (EntityRow, MemoryRow, RelationRow, entity_dict, expire_held, flush_held,
                                       relation_dict, update_row)
 from memoryx.stores.sql.values import as_utc, clean_text, id_chunks, iso, new_id, require_scope, scope_dict, scope_where, utc_now
-from memoryx.text import normalize_name
+from memoryx.core.text import normalize_name
 
 # Core tables: the graph steps of every add read and write these rows; through the ORM (identity map, unit of
 # work, per-statement cache keys) they cost about twice the statements themselves (issue 14).

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.scope import SCOPE_FIELDS, Scope
+from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, insert_row, judgment_dict
 from memoryx.stores.sql.values import new_id, require_scope, scope_where, utc_now

@@ -6,7 +6,7 @@ stands for it (still searchable, demoted in ranking), `merged` into an older dup
 `archived` by the forgetting curve (searchable only with include_archived). Nothing here deletes a row.
 Each change writes a history row with the pass's trace id (events MERGE, MERGED, SUMMARY, SUMMARIZED,
 ARCHIVE, RESTORE), queues the memory's projection and, after the commit, publishes each history row on the
-event bus (MemoryRecords._publish, memoryx.events), as every other memory write does. A mixin of SQLStore
+event bus (MemoryRecords._publish, memoryx.core.events), as every other memory write does. A mixin of SQLStore
 beside MemoryRecords.
 """
 
@@ -16,12 +16,12 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, RelationRow, memory_dict, relation_dict
 from memoryx.stores.sql.values import as_utc, check_metadata, clean_text, id_chunks, iso, new_id, require_scope, utc_now
 from memoryx.stores.sql.values import scope_where as scope_where_
-from memoryx.text import memory_hash
+from memoryx.core.text import memory_hash
 
 STATUSES = ("staged", "active", "summarized", "merged", "archived")
 _TIME_FIELDS = ("last_accessed_at",)
@@ -213,7 +213,7 @@ class MemoryLifecycle(SQLStoreBase):
                            relations_moved: list[dict] | None = None, entity_rows: list[dict] | None = None,
                            entity_merges: list[dict] | None = None, repointed: list[dict] | None = None,
                            actor: str = "rollback") -> dict:
-        """The part of a consolidation pass's rollback that history rows cannot carry (memoryx.rollback), in
+        """The part of a consolidation pass's rollback that history rows cannot carry (memoryx.lifecycle.rollback), in
         one transaction, recorded under the rollback's `trace_id`:
 
         - entity merges: the merged entities written back (`entity_rows`, as `entity_rows()` read them

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import MemoryLinkRow, MemoryRow
 from memoryx.stores.sql.values import check_importance, clean_text, id_chunks, iso, new_id, require_scope, scope_dict, utc_now

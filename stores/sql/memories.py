@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.events import EventBus, history_event
-from memoryx.scope import Scope
+from memoryx.core.events import EventBus, history_event
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
@@ -42,7 +42,7 @@ from memoryx.stores.sql.values import (
     scope_where,
     utc_now,
 )
-from memoryx.text import memory_hash
+from memoryx.core.text import memory_hash
 
 _MEMORIES = MemoryRow.__table__
 _LIVE_BY_ID = sa.select(_MEMORIES).where(_MEMORIES.c.id.in_(sa.bindparam("ids", expanding=True)),
@@ -64,7 +64,7 @@ class MemoryRecords(SQLStoreBase):
 
     @property
     def events(self) -> EventBus:
-        """The in-process event bus (memoryx.events): every history row written here is published on it
+        """The in-process event bus (memoryx.core.events): every history row written here is published on it
         after its transaction commits, so adds, updates, deletes and rollbacks of every path reach it."""
         bus = self.__dict__.get("_event_bus")
         return bus if bus is not None else self.__dict__.setdefault("_event_bus", EventBus())
@@ -183,7 +183,7 @@ class MemoryRecords(SQLStoreBase):
 
     def rollback_memory_state(self, memory_id: str, *, text: str | None, trace_id: str, status: str | None = None,
                               actor: str = "rollback") -> dict:
-        """Bring a memory back to a state a rollback read off its history (memoryx.rollback): live with `text`,
+        """Bring a memory back to a state a rollback read off its history (memoryx.lifecycle.rollback): live with `text`,
         or soft-deleted when `text` is None; `status` (consolidation's column) when given. One ROLLBACK
         history row (old = what it showed, None when deleted; new = what it shows now); no change, no row."""
         with self._tx(write=True) as s:

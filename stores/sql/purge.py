@@ -17,7 +17,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy import select
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
@@ -135,7 +135,7 @@ class ScopePurge(SQLStoreBase):
     def redact_memory(self, memory_id: str, *, text: str, metadata: dict) -> None:
         """Rewrite a memory in place without keeping its old text (a purge: no history row keeps the purged
         words; the memory's earlier versions go with them)."""
-        from memoryx.text import memory_hash
+        from memoryx.core.text import memory_hash
 
         with self._tx(write=True) as s:
             row = s.get(MemoryRow, memory_id)

@@ -218,7 +218,7 @@ class OutboxRow(Base):
 
 
 class ProfileValueRow(Base):
-    """One value of a user or group profile (issue 13, memoryx.profiles): subject "user:<id>" / "group:<id>",
+    """One value of a user or group profile (issue 13, memoryx.knowledge.profiles): subject "user:<id>" / "group:<id>",
     field (name, alias, home, work, relationship, preference, dislike, goal, member, role, topic), the memory ids
     it was read from, and when it was first seen / last changed / ended (a single-valued field's old value and a
     retracted preference stay as history with ended_at set)."""
@@ -238,7 +238,7 @@ class ProfileValueRow(Base):
 
 class MemoryLinkRow(ScopeColumns, Base):
     """A link between two memories of one scope (seed 002's link_memories: because, so, led to, refers to,
-    based on, related), written by agents' tools (memoryx.tools) and reusable by consolidation."""
+    based on, related), written by agents' tools (memoryx.api.tools) and reusable by consolidation."""
     __tablename__ = "memory_links"
     __table_args__ = (sa.UniqueConstraint("source_id", "target_id", "relation", name="uq_memory_link"),)
     id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)

@@ -7,7 +7,7 @@
 
 Both inherit every public method from `VectorStore` (`base.py`) and only implement its primitives. Both
 collections hold a dense cosine vector named ``dense`` and a sparse vector ``keywords`` with Qdrant's IDF
-modifier: the sparse vector of a text is `memoryx.text.sparse_vector` (hashed tokens, BM25-saturated term
+modifier: the sparse vector of a text is `memoryx.core.text.sparse_vector` (hashed tokens, BM25-saturated term
 frequencies) so that a sparse dot product with IDF is BM25. IDF statistics are computed over the caller's
 scope (``IdfParams(corpus=<scope filter>)``), so one tenant's vocabulary never shapes another's scores.
 Filters are translated per backend by `filters.py`.

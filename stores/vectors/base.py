@@ -23,9 +23,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from memoryx.errors import InvalidInputError
-from memoryx.filters import FilterNode, to_epoch
-from memoryx.scope import SCOPE_FIELDS, Scope
-from memoryx.text import normalize_name, query_sparse_vector, sparse_vector
+from memoryx.core.filters import FilterNode, to_epoch
+from memoryx.core.scope import SCOPE_FIELDS, Scope
+from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector
 
 if TYPE_CHECKING:  # pragma: no cover
     from memoryx.stores.vectors.filters import _Dialect
@@ -177,7 +177,7 @@ def bool_shadow(value: Any) -> Any:
 
 def _check_scope(scope: Scope) -> Scope:
     if not isinstance(scope, Scope):
-        raise InvalidInputError(f"scope must be a memoryx.scope.Scope, got {type(scope).__name__}")
+        raise InvalidInputError(f"scope must be a memoryx.core.scope.Scope, got {type(scope).__name__}")
     return scope
 
 

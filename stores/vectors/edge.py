@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from memoryx.errors import StoreUnavailableError
-from memoryx.scope import SCOPE_FIELDS
+from memoryx.core.scope import SCOPE_FIELDS
 from memoryx.stores.vectors.base import (
     BOOL_SHADOW,
     DENSE,

@@ -1,7 +1,7 @@
 """Filter translation: one algorithm (`_Dialect`), two dialects of Qdrant condition types.
 
 `_EdgeDialect` builds ``qdrant_edge`` types for the embedded engine, `_ClientDialect` builds
-``qdrant_client.models`` types for a server; both translate the same `memoryx.filters` tree and scope, because
+``qdrant_client.models`` types for a server; both translate the same `memoryx.core.filters` tree and scope, because
 both backends store the same payload.
 """
 
@@ -12,8 +12,8 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from memoryx.errors import InvalidInputError
-from memoryx.filters import And, Cond, FilterNode, Not, Or, parse_filters, payload_key
-from memoryx.scope import Scope
+from memoryx.core.filters import And, Cond, FilterNode, Not, Or, parse_filters, payload_key
+from memoryx.core.scope import Scope
 from memoryx.stores.vectors.base import BOOL_SHADOW
 
 _SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_]+$")
@@ -116,7 +116,7 @@ class _EdgeDialect(_Dialect):
         except KeyError:
             pass
         built = super().query_filter(scope, node)
-        if len(self._built) >= self.CACHE_SIZE:  # a search's filter holds its own time (memoryx.add_options)
+        if len(self._built) >= self.CACHE_SIZE:  # a search's filter holds its own time (memoryx.ingest.add_options)
             self._built.clear()
         self._built[key] = built
         return built

@@ -11,13 +11,13 @@ import asyncio
 import contextlib
 from typing import Any
 
-from memoryx.checkpointing import make_async_checkpointer
+from memoryx.runtime.checkpointing import make_async_checkpointer
 from memoryx.errors import NotFoundError
-from memoryx.api_inputs import check_id, optional_scope, scope_arg
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
-from memoryx.memory_front import MemoryFront
-from memoryx.scope import Scope
-from memoryx.retention import aforget_finished_run
+from memoryx.api.inputs import check_id, optional_scope, scope_arg
+from memoryx.api.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.api.front import MemoryFront
+from memoryx.core.scope import Scope
+from memoryx.lifecycle.retention import aforget_finished_run
 from memoryx.settings import Settings
 
 __all__ = ["AsyncMemory"]
@@ -85,7 +85,7 @@ class AsyncMemory(MemoryFront):
     async def add_many(self, items: list[dict], *, infer: bool = True, progress=None) -> list[dict]:
         """`Memory.add_many` for asyncio: infer=False runs the batched writer in a worker thread; infer=True
         awaits add() per item, one scope's items in order, MEMORYX_BULK_WORKERS scopes at once."""
-        from memoryx import bulk
+        from memoryx.ingest import bulk
 
         items = bulk.check_items(items)
         if not infer:
@@ -179,7 +179,7 @@ class AsyncMemory(MemoryFront):
                           run_id: str | None = None, now=None, dry_run: bool = False,
                           group_id: str | None = None) -> dict:
         """See Memory.consolidate."""
-        from memoryx.lifecycle.run import consolidate
+        from memoryx.api.consolidation import consolidate
 
         return await asyncio.to_thread(lambda: consolidate(self._core, user_id, agent_id, run_id, now, dry_run,
                                                            group_id=group_id))
@@ -187,13 +187,13 @@ class AsyncMemory(MemoryFront):
     async def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                       group_id: str | None = None) -> dict:
         """See Memory.end_run."""
-        from memoryx.lifecycle.run import end_run
+        from memoryx.api.consolidation import end_run
 
         return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id, group_id)
 
     async def restore(self, memory_id: str) -> dict:
         """See Memory.restore."""
-        from memoryx.lifecycle.run import restore
+        from memoryx.api.consolidation import restore
 
         return await asyncio.to_thread(restore, self._core, memory_id)
 

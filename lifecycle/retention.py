@@ -19,11 +19,11 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
-from memoryx.checkpointing import delete_threads, thread_times
+from memoryx.runtime.checkpointing import delete_threads, thread_times
 from memoryx.stores.sql.purge import KEEP_STATUSES
 
 if TYPE_CHECKING:
-    from memoryx.services import Services
+    from memoryx.runtime.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ async def retention_loop(memory: Any, interval_s: float) -> None:
 
 def start_retention_loop(memory: Any) -> Any:
     """Start `retention_loop` on the running event loop (None when MEMORYX_RETENTION_INTERVAL_S is 0); stop it
-    with `memoryx.maintenance.stop_background_task`, which cancels any such task."""
+    with `memoryx.runtime.recovery.stop_background_task`, which cancels any such task."""
     import asyncio
 
     interval = memory.settings.retention_interval_s

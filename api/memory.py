@@ -11,22 +11,22 @@ checkpointer and every run's thread id is its trace id, so a run interrupted for
 with `resume_add(trace_id, operations)`. The other methods go straight to the system of record (SQL) and
 then bring the projections (vectors, graph) in step.
 
-`AsyncMemory` (memoryx.async_memory) has the same methods as coroutines: graphs run with `ainvoke`, the
-(synchronous) stores are called through `asyncio.to_thread`. What both share lives in memoryx.memory_core.
+`AsyncMemory` (memoryx.api.async_memory) has the same methods as coroutines: graphs run with `ainvoke`, the
+(synchronous) stores are called through `asyncio.to_thread`. What both share lives in memoryx.api.memory_core.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from memoryx.async_memory import AsyncMemory
-from memoryx.mem0_config import settings_from_config
-from memoryx.api_inputs import check_id, optional_scope, scope_arg, scope_of_ids
-from memoryx.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
-from memoryx.memory_front import MemoryFront
+from memoryx.api.async_memory import AsyncMemory
+from memoryx.api.mem0_config import settings_from_config
+from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
+from memoryx.api.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.api.front import MemoryFront
 from memoryx.errors import NotFoundError
-from memoryx.scope import Scope
-from memoryx.retention import forget_finished_run
+from memoryx.core.scope import Scope
+from memoryx.lifecycle.retention import forget_finished_run
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
 
@@ -38,7 +38,7 @@ class Memory(MemoryFront):
         settings: a `Settings`, a config dict (flat settings or mem0 style), or None for MEMORYX_* env.
         llm: a LangChain chat model used for every role (or per role: extraction_llm, judgment_llm, graph_llm).
         embeddings: a LangChain `Embeddings`.
-        services: already built `memoryx.services.Services` to share (not closed by `close()`).
+        services: already built `memoryx.runtime.services.Services` to share (not closed by `close()`).
         **overrides: individual settings fields, e.g. `data_dir="/tmp/mx"`, `review=True`.
     """
 
@@ -66,7 +66,7 @@ class Memory(MemoryFront):
 
         Custom instructions (issue 12; defaults from settings): `prompt` (the extraction prompt; with
         memory_type="procedural_memory" the summary's prompt, as in mem0), `update_prompt` (the judge's),
-        `includes`, `excludes` (asked of the model AND enforced by a keyword rule: memoryx.instructions),
+        `includes`, `excludes` (asked of the model AND enforced by a keyword rule: memoryx.ingest.instructions),
         `custom_instructions`, `custom_categories` {name: description} (stored as metadata.categories).
         `memory_type="procedural_memory"` with an agent_id stores one step-by-step summary of the agent run.
         Image parts are read by settings.vision_llm when set; otherwise the result's "warnings" say so.
@@ -91,7 +91,7 @@ class Memory(MemoryFront):
         return {**result, "warnings": warnings} if warnings else result
 
     def add_many(self, items: list[dict], *, infer: bool = True, progress=None) -> list[dict]:
-        """Many adds at once (memoryx.bulk). Each item is a dict of add()'s arguments: messages, user_id,
+        """Many adds at once (memoryx.ingest.bulk). Each item is a dict of add()'s arguments: messages, user_id,
         agent_id, run_id, metadata (and optionally trace_id). Returns one add()-shaped result per item, in
         order; an item that fails gets `{"results": [], "error": {"type", "message"}, ...}` instead.
 
@@ -99,7 +99,7 @@ class Memory(MemoryFront):
         upsert per MEMORYX_BULK_CHUNK_SIZE messages); infer=True runs the add graph per item, one scope's items
         in order and MEMORYX_BULK_WORKERS scopes in parallel. `progress(n)` is called as items finish.
         """
-        from memoryx import bulk
+        from memoryx.ingest import bulk
 
         items = bulk.check_items(items)
         if not infer:
@@ -194,7 +194,7 @@ class Memory(MemoryFront):
         return self._core.delete_all(user_id, agent_id, run_id, group_id=group_id)
 
     def rollback(self, trace_id: str, *, force: bool = False) -> dict:
-        """Undo every operation of the run `trace_id` (memoryx.rollback): old texts back, deleted memories back,
+        """Undo every operation of the run `trace_id` (memoryx.lifecycle.rollback): old texts back, deleted memories back,
         added ones soft-deleted, its relations undone; recorded as a new trace with ROLLBACK history events.
         Raises RollbackConflictError naming a later run that changed the same memories, unless `force`
         (then the later runs are rolled back first, newest first)."""
@@ -206,7 +206,7 @@ class Memory(MemoryFront):
         summarised, faded memories archived, staged ones made active; never beside an add of the same user.
         `now` (epoch s / ISO / datetime) is when the forgetting curve is read; `dry_run` writes nothing.
         Returns the report {"merged", "compressed", "archived", "model_calls", "trace_id", ...}."""
-        from memoryx.lifecycle.run import consolidate
+        from memoryx.api.consolidation import consolidate
 
         return consolidate(self._core, user_id, agent_id, run_id, now, dry_run, group_id=group_id)
 
@@ -214,18 +214,18 @@ class Memory(MemoryFront):
                 group_id: str | None = None) -> dict:
         """Close a run (memory layers, seed 003): its working memories that mattered stay as short-term, the
         rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
-        from memoryx.lifecycle.run import end_run
+        from memoryx.api.consolidation import end_run
 
         return end_run(self._core, run_id, user_id, agent_id, group_id)
 
     def restore(self, memory_id: str) -> dict:
         """Bring an archived (or merged, or summarized) memory back to active."""
-        from memoryx.lifecycle.run import restore
+        from memoryx.api.consolidation import restore
 
         return restore(self._core, memory_id)
 
     def on(self, event: str, fn):
-        """Call `fn(payload)` after each memory event (memoryx.events: "memory.added", "memory.updated",
+        """Call `fn(payload)` after each memory event (memoryx.core.events: "memory.added", "memory.updated",
         "memory.deleted", "memory.archived", "memory.merged", "memory.rolled_back", or "*"). Returns a
         handle: call it to unsubscribe. A subscriber that raises is logged, never breaks the write."""
         return self._core.on(event, fn)
@@ -243,20 +243,20 @@ class Memory(MemoryFront):
         """Remove every trace of a scope: memories, history, raw inputs, judgments, entities, relations,
         vectors, graph and the add runs' checkpoints, then compact the files that keep deleted bytes.
         Covers every row whose scope lies within the given one (user_id="alice": alice's rows of every
-        agent and run). Returns what was removed, per store (see memoryx.purge.purge_scope)."""
+        agent and run). Returns what was removed, per store (see memoryx.lifecycle.purge.purge_scope)."""
         return self._core.purge(user_id, agent_id, run_id, compact=compact, group_id=group_id)
 
     def prune(self) -> dict:
         """Delete raw inputs, judgments and checkpoints past their retention (MEMORYX_RETENTION_*_DAYS)."""
         return self._core.prune()
 
-    # --- export / import (memoryx.export_import) -----------------------------------------------------
+    # --- export / import (memoryx.api.export_import) -----------------------------------------------------
 
     def export(self, path: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
                run_id: str | None = None) -> str | int:
         """A scope's memories (with history) and graph as JSONL: the text, or the number of records written
         to `path`."""
-        from memoryx.export_import import export_jsonl
+        from memoryx.api.export_import import export_jsonl
 
         lines = export_jsonl(self.services, scope_of_ids(user_id, agent_id, run_id))
         if path is None:
@@ -273,7 +273,7 @@ class Memory(MemoryFront):
         stores, ids kept; a scope given here replaces the records' own. Returns the counts written."""
         import os
 
-        from memoryx.export_import import import_records, parse
+        from memoryx.api.export_import import import_records, parse
 
         text = open(source, encoding="utf-8").read() if os.path.exists(source) else source
         return import_records(self.services, parse(text), scope=optional_scope(user_id, agent_id, run_id))
@@ -284,7 +284,7 @@ class Memory(MemoryFront):
                  feedback_reason: str | None = None) -> dict:
         """Feedback on a memory or a search result: "POSITIVE", "NEGATIVE", "VERY_NEGATIVE" (None withdraws
         it) and a reason (mem0's name `feedback_reason` too). Counted in judgment_stats()["feedback"]; a
-        VERY_NEGATIVE memory is demoted in search (memoryx.feedback)."""
+        VERY_NEGATIVE memory is demoted in search (memoryx.lifecycle.feedback)."""
         return self._core.feedback(memory_id, feedback, reason if reason is not None else feedback_reason)
 
     def judgments(self, trace_id: str) -> dict:

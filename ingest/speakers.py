@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 
 def speaker_of(message: dict) -> str | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryx.mem0_config import settings_from_config
-from memoryx.memory_core import MemoryCore
-from memoryx.services import Services
+from memoryx.api.mem0_config import settings_from_config
+from memoryx.api.memory_core import MemoryCore
+from memoryx.runtime.services import Services
 from memoryx.settings import Settings
 
 

@@ -32,7 +32,7 @@ def _serde() -> Any:
     later refuse, types it was not told about when reading a checkpoint)."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    return JsonPlusSerializer(allowed_msgpack_modules=[("memoryx.scope", "Scope")])
+    return JsonPlusSerializer(allowed_msgpack_modules=[("memoryx.core.scope", "Scope")])
 
 
 class StepWritesOnly:

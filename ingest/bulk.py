@@ -33,12 +33,12 @@ from sqlalchemy import select
 from memoryx.errors import InvalidInputError
 from memoryx.nodes.add_common import deterministic_id
 from memoryx.nodes.validate_input import check_limits, normalize_messages, split_long
-from memoryx.scope import Scope
-from memoryx.speakers import event_time, participant_scope, speaker_meta
+from memoryx.core.scope import Scope
+from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.stores.projections import memory_point
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
 from memoryx.stores.sql.values import check_metadata, new_id, utc_now
-from memoryx.text import memory_hash
+from memoryx.core.text import memory_hash
 
 log = logging.getLogger(__name__)
 

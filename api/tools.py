@@ -2,7 +2,7 @@
 the structured set of seed 002 (`make_memory_tools(..., structured=True)`, on by default):
 create_memory(subject, memory_type, topic, object, attributes, importance), link_memories(a, b, relation),
 update_importance(memory_id, importance) and search_memories(query, memory_types, time_range, max_results,
-expand_depth). Relative times in attributes ("昨天", "last week") get their absolute date (memoryx.timeparse)
+expand_depth). Relative times in attributes ("昨天", "last week") get their absolute date (memoryx.core.timeparse)
 and become the memory's valid_at.
 
 The scope (user_id / agent_id / run_id) is never chosen by the model:
@@ -29,8 +29,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from memoryx.errors import MemoryXError, NotFoundError, ScopeError
-from memoryx.agent_tools import structured_tools
-from memoryx.scope import Scope
+from memoryx.api.agent_tools import structured_tools
+from memoryx.core.scope import Scope
 
 __all__ = ["make_memory_tools"]
 
@@ -46,7 +46,7 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
                       group_id: str | None = None, structured: bool = True) -> list[BaseTool]:
     """add_memory, search_memory, update_memory and forget_memory bound to `memory` (a `Memory` or
     `AsyncMemory`) and to a scope (see the module docstring); with `structured`, also create_memory,
-    link_memories, update_importance and search_memories (memoryx.agent_tools)."""
+    link_memories, update_importance and search_memories (memoryx.api.agent_tools)."""
     bound = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "group_id": group_id}
     if any(bound.values()):
         Scope(**bound)  # validate now, not at the first tool call

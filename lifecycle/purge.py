@@ -29,11 +29,11 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable
 
-from memoryx.checkpointing import delete_threads, vacuum_checkpoints
-from memoryx.scope import Scope
+from memoryx.runtime.checkpointing import delete_threads, vacuum_checkpoints
+from memoryx.core.scope import Scope
 
 if TYPE_CHECKING:
-    from memoryx.services import Services
+    from memoryx.runtime.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def _purge_participant(services: "Services", scope: Scope, savers: list) -> dict
     episode left with none goes), their messages out of the group's raw inputs, their memory ids out of the
     group's profile, and from the group's judgments (their lines, facts and operations; a free-text field that
     names them is replaced by a redaction note). Other participants' memories are not touched."""
-    from memoryx.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, \
+    from memoryx.knowledge.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, \
         episode_text
 
     sql, vectors, graph = services.sql, services.vectors, services.graph

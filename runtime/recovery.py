@@ -20,8 +20,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoryx.memory_core import MemoryCore
-    from memoryx.services import Services
+    from memoryx.api.memory_core import MemoryCore
+    from memoryx.runtime.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,8 @@ def recover_add_runs(core: "MemoryCore", limit: int | None = None) -> dict:
     """Resume the unfinished add runs among the `limit` most recent threads of the checkpointer.
 
     Returns {"resumed": [trace ids], "waiting_review": [trace ids], "failed": {trace id: error}}."""
-    from memoryx.checkpointing import recent_threads
-    from memoryx.memory_core import RESUME_RUN_NAME
+    from memoryx.runtime.checkpointing import recent_threads
+    from memoryx.api.memory_core import RESUME_RUN_NAME
 
     report: dict[str, Any] = {"resumed": [], "waiting_review": [], "failed": {}}
     limit = core.settings.recover_runs if limit is None else limit

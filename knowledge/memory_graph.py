@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memoryx.scope import Scope
-from memoryx.text import normalize_name
+from memoryx.core.scope import Scope
+from memoryx.core.text import normalize_name
 
 if TYPE_CHECKING:
-    from memoryx.services import Services
+    from memoryx.runtime.services import Services
 
 Triple = tuple[str, str, str]
 

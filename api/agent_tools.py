@@ -10,7 +10,7 @@
   and event time; `expand_depth` walks the entity graph and the memory links that many hops.
 
 The scope comes from `make_memory_tools` (bound, or the run's config): never from the model. Ids outside the
-scope are "not found". Used through memoryx.tools.make_memory_tools.
+scope are "not found". Used through memoryx.api.tools.make_memory_tools.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from memoryx.errors import MemoryXError
-from memoryx.scope import Scope
-from memoryx.timeparse import annotate, base_time
+from memoryx.core.scope import Scope
+from memoryx.core.timeparse import annotate, base_time
 
 # the seed's four kinds (and their Chinese / Japanese names) -> (kind, memory_type)
 KINDS = {"event": "episodic", "fact": "semantic", "relation": "semantic", "opinion": "semantic",
@@ -88,7 +88,7 @@ def _fmt(results: list[dict], linked: tuple[list[dict], list[dict]]) -> str:
 def structured_tools(memory: Any, scope_of: Callable[[RunnableConfig | None], dict], *, is_async: bool,
                      search_limit: int = 5) -> list[BaseTool]:
     """create_memory, link_memories, update_importance and search_memories over `memory`'s stores; `scope_of`
-    turns the run's config into the scope (the caller's, see memoryx.tools)."""
+    turns the run's config into the scope (the caller's, see memoryx.api.tools)."""
     services = memory.services
 
     def owned(memory_id: str, scope: dict) -> dict:

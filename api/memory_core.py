@@ -6,7 +6,7 @@ how it runs.
 stores injected through `context=Context(services=...)`; the add graph is compiled with the configured
 checkpointer and every run's thread id is its trace id. The other operations go straight to the system of
 record (SQL), then bring the projections (vectors, graph) in step; the graph side of update / delete /
-delete_all is memoryx.memory_graph's, as in the add graph.
+delete_all is memoryx.knowledge.memory_graph's, as in the add graph.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import threading
 import uuid
 from typing import Any
 
-from memoryx import memory_graph
-from memoryx.add_options import option_metadata, with_alive
-from memoryx.api_inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
-from memoryx.checkpointing import close_checkpointer, make_checkpointer
-from memoryx.context import Context
+from memoryx.knowledge import memory_graph
+from memoryx.ingest.add_options import option_metadata, with_alive
+from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
+from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
+from memoryx.runtime.context import Context
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.scope import Scope
-from memoryx.services import build_services
+from memoryx.core.scope import Scope
+from memoryx.runtime.services import build_services
 from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class MemoryCore:
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
                  graph_llm=None, embeddings=None, services=None, vision_llm=None, **overrides: Any):
         self.settings = resolve_settings(settings, overrides)
-        self._vision_llm = vision_llm  # reads image parts (memoryx.multimodal); built from settings on first use
+        self._vision_llm = vision_llm  # reads image parts (memoryx.ingest.multimodal); built from settings on first use
         if services is None:
             services = build_services(self.settings, llm=llm, extraction_llm=extraction_llm,
                                       judgment_llm=judgment_llm, graph_llm=graph_llm, embeddings=embeddings)
@@ -68,7 +68,7 @@ class MemoryCore:
         self.recovered_runs: dict = {}
         self.pruned: dict = {}  # what retention deleted at start (issue 9 §6)
         if self._owns_services:
-            from memoryx.maintenance import recover_add_runs
+            from memoryx.runtime.recovery import recover_add_runs
 
             self.recovered_runs = recover_add_runs(self)
             self.pruned = self._prune_at_start()
@@ -122,7 +122,7 @@ class MemoryCore:
             inp["group_id"] = group_id
         if agent_memory is not None:  # "tenant" | "global"; validate_input checks it (default: the setting)
             inp["agent_memory"] = agent_memory
-        if instructions:  # per-call custom instructions (memoryx.add_options.instruction_input)
+        if instructions:  # per-call custom instructions (memoryx.ingest.add_options.instruction_input)
             inp["instructions"] = instructions
         return inp, self.run_config(trace_id, ADD_RUN_NAME, user_id, agent_id, run_id)
 
@@ -138,7 +138,7 @@ class MemoryCore:
     def prepare_add(self, messages, metadata, infer, **options) -> tuple:
         """(messages, metadata, infer, instructions, warnings) after mem0's add options that change what is
         added: images read, a procedural run summarised, custom instructions checked (add_options)."""
-        from memoryx.add_options import prepare_add
+        from memoryx.ingest.add_options import prepare_add
 
         return prepare_add(self.services, self.vision_model(), messages, metadata, infer, **options)
 
@@ -233,7 +233,7 @@ class MemoryCore:
     def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
         scope = scope_of_ids(user_id, agent_id, run_id, group_id)
         limit = check_limit(limit) or 100
-        from memoryx.filters import matches, parse_filters
+        from memoryx.core.filters import matches, parse_filters
 
         if filters is not None and not isinstance(filters, dict):
             raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
@@ -317,7 +317,7 @@ class MemoryCore:
         return {"message": "Memories deleted successfully!", "deleted": deleted, "trace_id": trace_id}
 
     def rollback(self, trace_id, force: bool = False, scope: Scope | None = None, actor: str = "api") -> dict:
-        from memoryx.rollback import rollback_trace
+        from memoryx.lifecycle.rollback import rollback_trace
 
         return rollback_trace(self.services, check_id(trace_id, "trace_id"), force=force, actor=actor, scope=scope)
 
@@ -341,8 +341,8 @@ class MemoryCore:
 
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
         """Profile (issue 13) + recent episodes + the most relevant memories, within `max_tokens`."""
-        from memoryx.context_block import build_context
-        from memoryx.profiles import profile_lines
+        from memoryx.search.context_block import build_context
+        from memoryx.knowledge.profiles import profile_lines
 
         lines, episodes = [], []
         if user_id and self.settings.profiles:
@@ -374,8 +374,8 @@ class MemoryCore:
         return working, core_items
 
     def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
-        """The user's profile (or, with group_id alone, the group's): issue 13, memoryx.profiles."""
-        from memoryx.profiles import build_profile, group_subject, user_subject
+        """The user's profile (or, with group_id alone, the group's): issue 13, memoryx.knowledge.profiles."""
+        from memoryx.knowledge.profiles import build_profile, group_subject, user_subject
 
         if not user_id and not group_id:
             raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
@@ -389,7 +389,7 @@ class MemoryCore:
         live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
         profile = build_profile(subject, rows, live, include_history=include_history)
         if group_id and not user_id:  # roles and recurring topics: read from the group's memories (issue 13)
-            from memoryx.profiles import GROUP_PROFILE_MEMORIES, group_insights
+            from memoryx.knowledge.profiles import GROUP_PROFILE_MEMORIES, group_insights
 
             profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
         return profile
@@ -417,14 +417,14 @@ class MemoryCore:
         return {**self.services.sql.judgment_stats(scope), "feedback": self.services.sql.feedback_counts(scope)}
 
     def feedback(self, memory_id, feedback, reason, scope: Scope | None = None, actor: str = "api") -> dict:
-        from memoryx import feedback as fb
+        from memoryx.lifecycle import feedback as fb
 
         return fb.give(self.services.sql, check_id(memory_id), feedback, reason, scope=scope, actor=actor)
 
     def reindex(self, scope: Scope | None) -> dict:
         return self.services.projector.reindex(scope)
 
-    # --- purge and retention (memoryx.purge, memoryx.retention) -------------------------------------
+    # --- purge and retention (memoryx.lifecycle.purge, memoryx.lifecycle.retention) -------------------------------------
 
     def checkpointers(self, *extra: Any) -> list:
         """The savers that may hold add runs: this core's (opened if needed) and, for the in-process saver,
@@ -435,7 +435,7 @@ class MemoryCore:
         return [s for i, s in enumerate(savers) if s is not None and all(s is not t for t in savers[:i])]
 
     def purge(self, user_id, agent_id, run_id, *, compact: bool = True, savers: tuple = (), group_id=None) -> dict:
-        from memoryx.purge import purge_scope
+        from memoryx.lifecycle.purge import purge_scope
 
         return purge_scope(self.services, scope_of_ids(user_id, agent_id, run_id, group_id),
                            checkpointers=self.checkpointers(*savers), compact=compact)
@@ -448,7 +448,7 @@ class MemoryCore:
             return {"error": repr(exc)}
 
     def prune(self, savers: tuple = ()) -> dict:
-        from memoryx.retention import prune
+        from memoryx.lifecycle.retention import prune
 
         return prune(self.services, self.checkpointers(*savers))
 

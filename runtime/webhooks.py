@@ -1,4 +1,4 @@
-"""Webhooks: memory events (memoryx.events) POSTed to a URL from a background thread.
+"""Webhooks: memory events (memoryx.core.events) POSTed to a URL from a background thread.
 
 The subscriber only puts the event on a bounded queue, so a write never waits for the network; a full queue
 drops the event (logged) rather than blocking. One worker thread delivers in order: the JSON body, signed

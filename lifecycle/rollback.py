@@ -34,13 +34,13 @@ import contextlib
 import uuid
 from typing import TYPE_CHECKING, Callable
 
-from memoryx import memory_graph
+from memoryx.knowledge import memory_graph
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, RollbackConflictError, ScopeError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 from memoryx.stores.locks import lock_owner
 
 if TYPE_CHECKING:
-    from memoryx.services import Services
+    from memoryx.runtime.services import Services
 
 State = tuple[str | None, str | None]  # (text, None when soft-deleted; status, None when unchanged)
 Undo = Callable[[State, dict], State]

@@ -151,12 +151,12 @@ def effective_instructions(settings: Any, per_call: dict | None) -> dict:
 def prepare_add(services: Any, vision_llm: Any, messages: Any, metadata: dict | None, infer: bool, *,
                 agent_id: str | None = None, memory_type: str | None = None, prompt: str | None = None,
                 **given: Any) -> tuple[Any, dict | None, bool, dict | None, list[str]]:
-    """mem0's add options that change what is added (issue 12): image parts read (memoryx.multimodal), a
-    procedural run summarised for its agent (memoryx.procedural; `prompt` is then the summary's prompt), the
+    """mem0's add options that change what is added (issue 12): image parts read (memoryx.ingest.multimodal), a
+    procedural run summarised for its agent (memoryx.ingest.procedural; `prompt` is then the summary's prompt), the
     custom instructions checked. Returns (messages, metadata, infer, instructions, warnings)."""
     from memoryx.errors import ScopeError
-    from memoryx.multimodal import read_images
-    from memoryx.procedural import PROCEDURAL, summarize_run
+    from memoryx.ingest.multimodal import read_images
+    from memoryx.ingest.procedural import PROCEDURAL, summarize_run
 
     if memory_type is not None and memory_type != PROCEDURAL:
         raise InvalidInputError(f"memory_type must be {PROCEDURAL!r} (or None), got {memory_type!r}.")

@@ -12,12 +12,12 @@ import uuid
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from memoryx.checkpointing import delete_threads
+from memoryx.runtime.checkpointing import delete_threads
 from memoryx.errors import InvalidInputError
-from memoryx.scope import Scope
+from memoryx.core.scope import Scope
 
 if TYPE_CHECKING:  # pragma: no cover
-    from memoryx.memory_core import MemoryCore
+    from memoryx.api.memory_core import MemoryCore
 
 RUN_NAME = "memoryx_consolidate"
 _graphs: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()

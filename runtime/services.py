@@ -2,7 +2,7 @@
 
 `build_services()` is what `Memory()` calls. Callers inject the services into every graph run through
 `Context(services=...)`; only a process that serves the graphs itself (`langgraph dev`, LangGraph Platform)
-runs them without: `memoryx.context.services_of` then uses `serving_services()`, the one set this process
+runs them without: `memoryx.runtime.context.services_of` then uses `serving_services()`, the one set this process
 builds from MEMORYX_ settings on first use.
 """
 
@@ -39,7 +39,7 @@ class Services:
     judgment_llm: "BaseChatModel"
     graph_llm: "BaseChatModel"
     falkordb: "EmbeddedFalkorDB | None" = None
-    recovery: dict = field(default_factory=dict)  # what start-up recovery did (memoryx.maintenance)
+    recovery: dict = field(default_factory=dict)  # what start-up recovery did (memoryx.runtime.recovery)
     _closed: bool = field(default=False, repr=False)
 
     def close(self) -> None:
@@ -78,7 +78,7 @@ def build_services(
 ) -> Services:
     """Open (and for embedded backends, start) every store. Injected models and embeddings win over
     the settings; a model may also be given as a "provider:model" string."""
-    from memoryx.embeddings import embedding_dims, make_embeddings
+    from memoryx.models.embeddings import embedding_dims, make_embeddings
     from memoryx.models.factory import make_chat_model
     from memoryx.stores.projections import Projector
     from memoryx.stores.sql import SQLStore
@@ -131,7 +131,7 @@ def build_services(
                     break
         raise
     # a crashed earlier process: graph rebuilt after an unclean stop, outbox replayed, graph reconciled with SQL
-    from memoryx.maintenance import recover_projections
+    from memoryx.runtime.recovery import recover_projections
 
     services.recovery = recover_projections(services)
     return services

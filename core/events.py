@@ -8,7 +8,7 @@ unsubscribes when called.
 
 Subscribers run synchronously in the writer's thread, often while the writer holds the scope lock: keep
 them quick and never write memories of the same user from one (hand the work to a queue, as the server's
-webhooks do: memoryx.webhooks). A subscriber that raises is logged and skipped; the write it follows stands.
+webhooks do: memoryx.runtime.webhooks). A subscriber that raises is logged and skipped; the write it follows stands.
 """
 
 from __future__ import annotations

@@ -312,7 +312,7 @@ def _export_in_child(model_dir: Path, target: Path, max_length: int) -> np.ndarr
     """`_torch_reference_and_export` in a child process: torch (~600 MB resident, kept by the allocator
     after use) never enters this process, and the exporter's output cannot reach our stdout."""
     probes = target.with_name(target.name + ".probes.npy")
-    cmd = [sys.executable, "-m", "memoryx.embedding_onnx", str(model_dir), str(target), str(max_length), str(probes)]
+    cmd = [sys.executable, "-m", "memoryx.models.embedding_onnx", str(model_dir), str(target), str(max_length), str(probes)]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL)
         if done.returncode != 0:

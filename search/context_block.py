@@ -1,6 +1,6 @@
 """A ready-to-paste memory block for a chat prompt (`Memory.get_context(query, user_id=..., max_tokens=...)`).
 
-    from memoryx.context_block import build_context
+    from memoryx.search.context_block import build_context
     block = build_context(m.search("what should I cook?", user_id="alice"), max_tokens=300)
     system_prompt = "You are a helpful assistant.\\n\\n" + block["context"]
 
@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, Iterable
 
-from memoryx.text import CJK_CLASS
+from memoryx.core.text import CJK_CLASS
 
 __all__ = ["build_context", "estimate_tokens"]
 
@@ -79,7 +79,7 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
     ({"results": [...], "relations": [...]}). Returns {"context": str, "memories": [ids used],
     "relations": [relations used], "tokens": estimated tokens, "truncated": bool}.
 
-    `profile` (lines of memoryx.profiles.profile_lines) and `episodes` (episode memories, newest first) come
+    `profile` (lines of memoryx.knowledge.profiles.profile_lines) and `episodes` (episode memories, newest first) come
     first (issue 13), each within a quarter of the budget; the memories fill the rest, without the episodes
     already shown. "episodes" in the answer lists the episode ids used.
 

@@ -1,0 +1,5 @@
+"""The base every layer stands on: tenant scopes, text normalisation, relative dates, mem0-style filters, the
+in-process event bus and the chit-chat rule. Settings and errors sit beside this package at the root.
+
+May import: memoryx.settings, memoryx.errors and third-party libraries only.
+"""
