@@ -15,7 +15,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, services_of
-from memoryx.lifecycle.owners import owned_by
+from memoryx.core.owners import owned_by
 from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memory_links, neighbours
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.add_common import elapsed_ms

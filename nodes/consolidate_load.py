@@ -1,4 +1,4 @@
-"""consolidate_load: the scope's live memories (those of its owner: memoryx.lifecycle.owners) and, for each
+"""consolidate_load: the scope's live memories (those of its owner: memoryx.core.owners) and, for each
 one no pass has seen yet (staged), its nearest neighbours above the judge threshold (the vector store's own
 cosine scores: only staged memories are looked up, so a pass costs what arrived since the last one). The
 staged memories' vectors are read back from the vector store, not embedded again (embedding was 84 of the
@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from memoryx.runtime.context import Context, services_of
 from memoryx.errors import InvalidInputError
 from memoryx.core.filters import to_epoch
-from memoryx.lifecycle.owners import owned_by
+from memoryx.core.owners import owned_by
 from memoryx.lifecycle.similarity import pair_key
 from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
 from memoryx.nodes.add_common import elapsed_ms

@@ -1,4 +1,4 @@
-"""Whose memories a consolidation pass takes (memoryx.lifecycle.owners), the schedule walking every owner
+"""Whose memories a consolidation pass takes (memoryx.core.owners), the schedule walking every owner
 (users in and outside group chats, agents, runs, groups), and the group_id / end-run surfaces of the CLI and
 REST (issue 10). SQLite + embedded Qdrant edge + MiniLM; the offline model."""
 
@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.lifecycle.owners import owned_by, owner_scope
+from memoryx.core.owners import owned_by, owner_scope
 from memoryx.lifecycle.schedule import consolidate_loop
 from memoryx.api.memory import Memory
 from memoryx.core.scope import Scope

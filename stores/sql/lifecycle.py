@@ -421,10 +421,10 @@ class MemoryLifecycle(SQLStoreBase):
 
     def memory_owner_scopes(self) -> list[Scope]:
         """One scope per owner of live memories, as a consolidation pass takes them
-        (memoryx.lifecycle.owners.owner_scope): each user outside groups and in each group chat they speak
+        (memoryx.core.owners.owner_scope): each user outside groups and in each group chat they speak
         in, an agent's own memories (no user), a run's (no user nor agent), a group's own (no participant).
         The schedule walks them."""
-        from memoryx.lifecycle.owners import owner_scope
+        from memoryx.core.owners import owner_scope
 
         q = (select(MemoryRow.user_id, MemoryRow.agent_id, MemoryRow.run_id, MemoryRow.group_id)
              .where(MemoryRow.deleted_at.is_(None)).distinct())

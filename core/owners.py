@@ -1,6 +1,6 @@
 """Which memories a consolidation pass owns, and the scopes the schedule passes over.
 
-A pass compares memories of ONE owner only: duplicates of two users are two users' facts, never one.
+A consolidation pass compares memories of ONE owner only: duplicates of two users are two users' facts, never one.
 `Scope(agent_id="a")` alone matches every user's memories written with agent a, so a pass over it takes
 the agent's own memories (no user) only; likewise a run's (no user, no agent) and a group's own (no
 participant). The first of user_id / agent_id / run_id the scope sets decides: the record must have
