@@ -5,6 +5,9 @@ that need no engine, in seconds). A test is `unit` unless it asks, directly or t
 place on disk or a database (tmp_path, tmp_path_factory, sqlite_url, pg_url: every store lives in one of
 them) or is marked `slow`; all others are marked `integration`. So a test that opens a store takes
 `tmp_path` (or a fixture built on it), as every test here does; `@pytest.mark.integration` says so explicitly.
+
+Tests mirror the package: tests/<package>/ tests memoryx/<package>/ (`python3 -m pytest tests/stores` tests the
+stores); settings.py at the root is tested in tests/core/. This file and support.py serve every folder.
 """
 
 from __future__ import annotations

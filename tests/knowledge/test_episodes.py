@@ -95,7 +95,7 @@ def test_episode_narrative_from_a_model_when_the_unit_closes(tmp_path):
 def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
     """Issue 13: units are cut across add calls: a turn-per-add replay gets one episode per unit (not per turn),
     updated as the unit grows, closed at the next time gap or topic marker, or by flush_episodes (end_run)."""
-    from memoryx.nodes.episodes import close_idle_episodes, flush_episodes
+    from memoryx.knowledge.episode_memories import close_idle_episodes, flush_episodes
     from memoryx.core.scope import Scope
 
     day1 = [("Caroline", "I moved to Boston last week.", "2023-05-08T13:56:00Z"),

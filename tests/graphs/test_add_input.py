@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from tests.support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.add import builder
-from memoryx.nodes.validate_input import normalize_messages, split_long
+from memoryx.ingest.messages import normalize_messages, split_long
 
 
 @pytest.fixture

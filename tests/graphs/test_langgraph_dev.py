@@ -17,7 +17,7 @@ from tests.support import free_port
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_langgraph_json_lists_the_graphs():

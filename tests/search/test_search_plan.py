@@ -238,7 +238,7 @@ def test_unknown_memoryx_variable_is_warned_once(monkeypatch, caplog):
 def test_code_reads_settings_as_fields():
     """Every `settings.<name>` the package reads is a Settings field or method, and no setting is read
     through getattr with a default that would hide a missing field."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     names = set(Settings.model_fields) | {n for n in dir(Settings) if not n.startswith("_")}
     missing, hidden = set(), []
     for path in root.rglob("*.py"):

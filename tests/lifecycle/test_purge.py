@@ -125,7 +125,7 @@ def test_rest_purge_admin_or_owner(plain):
 
 
 def test_cli_purge(tmp_path):
-    from tests.test_cli import run
+    from tests.cli.test_cli import run
 
     data = tmp_path / "cli"
     env = {"MEMORYX_GRAPH_BACKEND": "none"}

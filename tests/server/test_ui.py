@@ -23,7 +23,7 @@ from tests.support import ServerThread
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # The README's screenshots are refreshed only when asked (MEMORYX_UPDATE_SCREENSHOTS=1): a test run must not
 # change tracked files. Otherwise they go to a temporary folder, still taken (rendering errors still fail).
-SHOTS = (Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
          if os.environ.get("MEMORYX_UPDATE_SCREENSHOTS") == "1"
          else Path(tempfile.gettempdir()) / "memoryx-ui-screenshots")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
