@@ -1,6 +1,6 @@
 """Add overhead through the public API (`Memory.add`): latency, model calls, tokens and SQL statements per add.
 
-    python bench/bench_add.py                          # the issue's size: 10,000 existing memories
+    python bench/bench_add.py                          # the full size: 10,000 existing memories
     python bench/bench_add.py --existing 10000 --adds 50 --graph both --embeddings both
 
 Setup: `Memory` on the embedded defaults (SQLite system of record + its checkpointer, Qdrant edge shard,

@@ -4,7 +4,7 @@
     HF_HUB_OFFLINE=1 python3 bench/bench_bulk.py --memories 5000 --users 50 --overlap both   # A/B, one process
 
 Prints memories/s end to end and the time spent embedding (the rest is SQL, locks and the vector upsert), so
-a slow figure on a loaded machine can be told apart from overhead. Issue 14 target: >= 1,000/s.
+a slow figure on a loaded machine can be told apart from overhead. Target: >= 1,000/s.
 The encoder is the settings' one (MEMORYX_EMBEDDING_RUNTIME, default auto = ONNX Runtime); its ONNX cache
 is MEMORYX_EMBEDDING_CACHE_DIR when set, else built once in the run's temporary data dir before timing.
 
@@ -34,7 +34,8 @@ def make_items(memories: int, users: int, per_item: int) -> list[dict]:
 
 
 def run_once(items: list[dict], runtime: str | None, overlap: bool) -> dict:
-    from memoryx import Memory, bulk
+    from memoryx import Memory
+    from memoryx.ingest import bulk
 
     bulk.RawIngest.overlap = overlap
     with tempfile.TemporaryDirectory() as data_dir, \

@@ -1,4 +1,4 @@
-"""A synthetic year of one user's life through one consolidation pass (issue 10 numbers).
+"""A synthetic year of one user's life through one consolidation pass: duplicates left, answers kept, time.
 
     HF_HUB_OFFLINE=1 python3 bench/bench_consolidate.py --n 10000
 
@@ -12,7 +12,7 @@ episode), time of the pass per 10,000 memories and model calls per 1,000 memorie
 
     HF_HUB_OFFLINE=1 python3 bench/bench_consolidate.py --locomo [--limit-qas N]
 
-LoCoMo dev before and after consolidation (issue 10: frac@10 must not drop): the turns are ingested and the
+LoCoMo dev before and after consolidation (a pass must not lower frac@10): the turns are ingested and the
 questions asked exactly as bench/locomo_retrieval.py does (its functions, imported: add_many infer=False,
 one group per conversation, search defaults), then `Memory.consolidate(user_id=<speaker>,
 group_id=<conversation>)` runs once per participant scope (offline model), and the questions are asked
@@ -153,7 +153,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.locomo:
         return locomo(args.limit_qas)
-    from memoryx.api.memory import Memory
+    from memoryx import Memory
     from memoryx.core.scope import Scope
     from memoryx.settings import Settings
 

@@ -1,7 +1,7 @@
 """Search latency through the public API (`Memory.search`) on the embedded defaults: SQLite + Qdrant edge +
 embedded FalkorDB + MiniLM, no LLM.
 
-    python bench/bench_search.py [--users 1000] [--per-user 100] [--queries 300]     # the issue's 100k / 1,000
+    python bench/bench_search.py [--users 1000] [--per-user 100] [--queries 300]     # the full size: 100k / 1,000
     python bench/bench_search.py --users 100 --per-user 100 --queries 200           # 10k
 
 Setup: `users` x `per_user` memories (default 100,000 across 1,000 users) ingested through
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| caller-thread CPU p50 | {percentile(cpu, 50):.1f} |")
         print(f"| process CPU p50 | {percentile(pcpu, 50):.1f} |")
         ok = percentile(lat, 50) <= 15.0 and percentile(lat, 99) <= 40.0
-        print(f"\nissue 14 target p50 <= 15 ms and p99 <= 40 ms (at 100,000 / 1,000): {'met' if ok else 'NOT met'}")
+        print(f"\ntarget p50 <= 15 ms and p99 <= 40 ms (at 100,000 / 1,000): {'met' if ok else 'NOT met'}")
     finally:
         memory.close()
         if tmp is not None:

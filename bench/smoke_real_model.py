@@ -1,4 +1,4 @@
-"""Smoke test with a real small model: every model call of the add graph is bounded (issue 9 §5).
+"""Smoke test with a real small model: every model call of the add graph is bounded.
 
     python bench/smoke_real_model.py --llama-python /work/llama-venv/bin/python
 
@@ -163,9 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks: stop the server
 
+    from memoryx import Memory
     from memoryx.errors import MemoryXError
     from memoryx.models.factory import role_limits
-    from memoryx.api.memory import Memory
     from memoryx.runtime.services import build_services
     from memoryx.settings import Settings
 
