@@ -14,11 +14,18 @@ from typing import Any
 from memoryx.runtime.checkpointing import make_async_checkpointer
 from memoryx.errors import NotFoundError
 from memoryx.api.inputs import check_id, optional_scope, scope_arg
-from memoryx.api.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.api.memory_core import SEARCH_RUN_NAME
+from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.api.front import MemoryFront
 from memoryx.core.scope import Scope
 from memoryx.lifecycle.retention import aforget_finished_run
 from memoryx.settings import Settings
+from memoryx.graphs.add import compile_add_graph
+from memoryx.ingest import bulk
+from langgraph.types import Command
+from memoryx.api.consolidation import consolidate
+from memoryx.api.consolidation import end_run
+from memoryx.api.consolidation import restore
 
 __all__ = ["AsyncMemory"]
 
@@ -51,8 +58,6 @@ class AsyncMemory(MemoryFront):
         return self._agraph
 
     async def _compile_async(self):
-        from memoryx.graphs.add import compile_add_graph
-
         self._asaver, self._asaver_close = await make_async_checkpointer(self._core.settings)
         return compile_add_graph(self._asaver)
 
@@ -85,7 +90,6 @@ class AsyncMemory(MemoryFront):
     async def add_many(self, items: list[dict], *, infer: bool = True, progress=None) -> list[dict]:
         """`Memory.add_many` for asyncio: infer=False runs the batched writer in a worker thread; infer=True
         awaits add() per item, one scope's items in order, MEMORYX_BULK_WORKERS scopes at once."""
-        from memoryx.ingest import bulk
 
         items = bulk.check_items(items)
         if not infer:
@@ -95,8 +99,6 @@ class AsyncMemory(MemoryFront):
                                              workers=self.settings.bulk_workers, progress=progress)
 
     async def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
-        from langgraph.types import Command
-
         core = self._core
         graph = await self._add_graph()
         config = core.run_config(check_id(trace_id, "trace_id"), RESUME_RUN_NAME)
@@ -179,7 +181,6 @@ class AsyncMemory(MemoryFront):
                           run_id: str | None = None, now=None, dry_run: bool = False,
                           group_id: str | None = None) -> dict:
         """See Memory.consolidate."""
-        from memoryx.api.consolidation import consolidate
 
         return await asyncio.to_thread(lambda: consolidate(self._core, user_id, agent_id, run_id, now, dry_run,
                                                            group_id=group_id))
@@ -187,13 +188,11 @@ class AsyncMemory(MemoryFront):
     async def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                       group_id: str | None = None) -> dict:
         """See Memory.end_run."""
-        from memoryx.api.consolidation import end_run
 
         return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id, group_id)
 
     async def restore(self, memory_id: str) -> dict:
         """See Memory.restore."""
-        from memoryx.api.consolidation import restore
 
         return await asyncio.to_thread(restore, self._core, memory_id)
 

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 from memoryx.runtime.checkpointing import delete_threads
 from memoryx.errors import InvalidInputError
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.layers import close_run
+from memoryx.knowledge.episode_memories import flush_episodes
+from memoryx.graphs.consolidate import compile_consolidate_graph
 
 if TYPE_CHECKING:  # pragma: no cover
     from memoryx.api.memory_core import MemoryCore
@@ -28,8 +31,6 @@ def consolidate_graph(core: "MemoryCore"):
     with _graphs_lock:
         graph = _graphs.get(core)
         if graph is None:
-            from memoryx.graphs.consolidate import compile_consolidate_graph
-
             graph = _graphs[core] = compile_consolidate_graph(core.add_graph().checkpointer)
         return graph
 
@@ -86,7 +87,6 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
     """Close a run (seed 003 working memory): its working memories stay as short-term when they mattered
     (memoryx.lifecycle.layers.close_run), the rest are archived; under the scope lock, projected, logged as
     a judgment (operation_type END_RUN) that `rollback` undoes."""
-    from memoryx.lifecycle.layers import close_run
 
     if not isinstance(run_id, str) or not run_id.strip():
         raise InvalidInputError(f"run_id must be a non-empty string, got {run_id!r}")
@@ -95,8 +95,6 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
     trace_id = str(uuid.uuid4())
     episodes_closed: list[str] = []
     if s.episodes:  # the run's conversation is over: its open episode gets its final narrative now
-        from memoryx.nodes.episodes import flush_episodes
-
         episodes_closed = flush_episodes(core.services, scope, trace_id=trace_id)
     with sql.scope_lock(scope):
         rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Iterator
 from memoryx.errors import InvalidInputError
 from memoryx.knowledge.profiles import user_subject, value_key
 from memoryx.core.scope import Scope
+from memoryx.ingest.add_options import option_metadata
 
 FORMAT = "memoryx_export"
 VERSION = 1
@@ -106,7 +107,6 @@ def _when(value: Any) -> datetime | None:
 def import_records(services, records: Iterable[dict], *, scope: Scope | None = None) -> dict:
     """Write the records (a MemoryX or mem0 export) into these stores; `scope` overrides each record's scope.
     Re-importing the same file changes nothing (ids are kept; the inserts are replay-safe)."""
-    from memoryx.ingest.add_options import option_metadata
 
     sql = services.sql
     counts = {"memories": 0, "entities": 0, "relations": 0}

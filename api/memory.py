@@ -22,11 +22,20 @@ from typing import Any
 from memoryx.api.async_memory import AsyncMemory
 from memoryx.api.mem0_config import settings_from_config
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
-from memoryx.api.memory_core import RESUME_RUN_NAME, SEARCH_RUN_NAME
+from memoryx.api.memory_core import SEARCH_RUN_NAME
+from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.api.front import MemoryFront
 from memoryx.errors import NotFoundError
 from memoryx.core.scope import Scope
 from memoryx.lifecycle.retention import forget_finished_run
+from memoryx.ingest import bulk
+from langgraph.types import Command
+from memoryx.api.consolidation import consolidate
+from memoryx.api.consolidation import end_run
+from memoryx.api.consolidation import restore
+from memoryx.api.export_import import export_jsonl
+import os
+from memoryx.api.export_import import import_records, parse
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
 
@@ -99,7 +108,6 @@ class Memory(MemoryFront):
         upsert per MEMORYX_BULK_CHUNK_SIZE messages); infer=True runs the add graph per item, one scope's items
         in order and MEMORYX_BULK_WORKERS scopes in parallel. `progress(n)` is called as items finish.
         """
-        from memoryx.ingest import bulk
 
         items = bulk.check_items(items)
         if not infer:
@@ -110,7 +118,6 @@ class Memory(MemoryFront):
     def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
         """Continue an add run paused for review. `operations`: the approved (possibly edited) list; None
         approves the pending ones as they are, [] rejects them all."""
-        from langgraph.types import Command
 
         core = self._core
         graph = core.add_graph()
@@ -206,7 +213,6 @@ class Memory(MemoryFront):
         summarised, faded memories archived, staged ones made active; never beside an add of the same user.
         `now` (epoch s / ISO / datetime) is when the forgetting curve is read; `dry_run` writes nothing.
         Returns the report {"merged", "compressed", "archived", "model_calls", "trace_id", ...}."""
-        from memoryx.api.consolidation import consolidate
 
         return consolidate(self._core, user_id, agent_id, run_id, now, dry_run, group_id=group_id)
 
@@ -214,13 +220,11 @@ class Memory(MemoryFront):
                 group_id: str | None = None) -> dict:
         """Close a run (memory layers, seed 003): its working memories that mattered stay as short-term, the
         rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
-        from memoryx.api.consolidation import end_run
 
         return end_run(self._core, run_id, user_id, agent_id, group_id)
 
     def restore(self, memory_id: str) -> dict:
         """Bring an archived (or merged, or summarized) memory back to active."""
-        from memoryx.api.consolidation import restore
 
         return restore(self._core, memory_id)
 
@@ -256,7 +260,6 @@ class Memory(MemoryFront):
                run_id: str | None = None) -> str | int:
         """A scope's memories (with history) and graph as JSONL: the text, or the number of records written
         to `path`."""
-        from memoryx.api.export_import import export_jsonl
 
         lines = export_jsonl(self.services, scope_of_ids(user_id, agent_id, run_id))
         if path is None:
@@ -271,9 +274,7 @@ class Memory(MemoryFront):
                         run_id: str | None = None) -> dict:
         """Read a MemoryX export (JSONL) or a mem0 export (JSON list) — a path or the text itself — into these
         stores, ids kept; a scope given here replaces the records' own. Returns the counts written."""
-        import os
 
-        from memoryx.api.export_import import import_records, parse
 
         text = open(source, encoding="utf-8").read() if os.path.exists(source) else source
         return import_records(self.services, parse(text), scope=optional_scope(user_id, agent_id, run_id))

@@ -24,13 +24,32 @@ from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.runtime.context import Context
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.core.scope import Scope
+from memoryx.api.run_recovery import recover_add_runs
 from memoryx.runtime.services import build_services
 from memoryx.settings import Settings
+from memoryx.graphs.search import graph
+from memoryx.ingest.add_options import prepare_add
+from memoryx.graphs.add import add_run_config
+from memoryx.search.query_vectors import prefetch
+from memoryx.search.recipes import RECIPES
+from memoryx.core.filters import matches, parse_filters
+from memoryx.lifecycle.rollback import rollback_trace
+from memoryx.search.context_block import build_context
+from memoryx.knowledge.profiles import profile_lines
+from memoryx.lifecycle.layers import WORKING, layer_of
+from memoryx.knowledge.profiles import build_profile, group_subject, user_subject
+from memoryx.lifecycle import feedback as fb
+from memoryx.lifecycle.purge import purge_scope
+from memoryx.lifecycle.retention import prune
+from memoryx.search.access import flush_access
+from memoryx.models.factory import make_chat_model
+from memoryx.ingest.messages import check_metadata_size
+from memoryx.knowledge.profiles import GROUP_PROFILE_MEMORIES, group_insights
+from memoryx.graphs.add import compile_add_graph
 
 log = logging.getLogger(__name__)
 
 ADD_RUN_NAME = "memoryx_add"
-RESUME_RUN_NAME = "memoryx_add_resume"
 SEARCH_RUN_NAME = "memoryx_search"
 
 _PAGE = 500
@@ -64,12 +83,10 @@ class MemoryCore:
         self._add_graph = None
         self._checkpointer = None
         self._closed = False
-        # add runs cut short by a crash: resumed when this Memory opened the stores itself (issue 9 §3)
+        # add runs cut short by a crash: resumed when this Memory opened the stores itself
         self.recovered_runs: dict = {}
-        self.pruned: dict = {}  # what retention deleted at start (issue 9 §6)
+        self.pruned: dict = {}  # what retention deleted at start
         if self._owns_services:
-            from memoryx.runtime.recovery import recover_add_runs
-
             self.recovered_runs = recover_add_runs(self)
             self.pruned = self._prune_at_start()
 
@@ -88,16 +105,12 @@ class MemoryCore:
         """The add graph compiled with the configured checkpointer (built once, on first use)."""
         with self._lock:
             if self._add_graph is None:
-                from memoryx.graphs.add import compile_add_graph
-
                 self._checkpointer = make_checkpointer(self.settings)
                 self._add_graph = compile_add_graph(self._checkpointer)
             return self._add_graph
 
     @staticmethod
     def search_graph():
-        from memoryx.graphs.search import graph
-
         return graph
 
     def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id, *,
@@ -130,15 +143,12 @@ class MemoryCore:
         """The model that reads image parts, or None: not configured (the offline model reads no image)."""
         spec = self.settings.vision_llm
         if self._vision_llm is None and spec and spec.strip().lower() != "offline":
-            from memoryx.models.factory import make_chat_model
-
             self._vision_llm = make_chat_model(spec, self.settings, "extraction")
         return self._vision_llm
 
     def prepare_add(self, messages, metadata, infer, **options) -> tuple:
         """(messages, metadata, infer, instructions, warnings) after mem0's add options that change what is
         added: images read, a procedural run summarised, custom instructions checked (add_options)."""
-        from memoryx.ingest.add_options import prepare_add
 
         return prepare_add(self.services, self.vision_model(), messages, metadata, infer, **options)
 
@@ -160,8 +170,6 @@ class MemoryCore:
                                     "set it to auto, sqlite, postgres or memory.")
 
     def run_config(self, trace_id: str, name: str, user_id=None, agent_id=None, run_id=None) -> dict:
-        from memoryx.graphs.add import add_run_config
-
         return add_run_config(trace_id, user_id=user_id, agent_id=agent_id, run_id=run_id, services=self.services,
                               run_name=name)
 
@@ -190,8 +198,6 @@ class MemoryCore:
         """Start embedding the query before the search graph starts (issue 14: ~1 ms more overlap with the
         graph's reads than analyze_query's own prefetch, which then finds it under way). Only when the search
         embeds the query as given: a dense recipe and no model rewrite."""
-        from memoryx.search.query_vectors import prefetch
-        from memoryx.search.recipes import RECIPES
 
         mode = extra.get("mode") or self.settings.search_mode
         recipe = RECIPES.get(mode.lower()) if isinstance(mode, str) else None  # an unknown mode: the graph says so
@@ -233,7 +239,6 @@ class MemoryCore:
     def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
         scope = scope_of_ids(user_id, agent_id, run_id, group_id)
         limit = check_limit(limit) or 100
-        from memoryx.core.filters import matches, parse_filters
 
         if filters is not None and not isinstance(filters, dict):
             raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
@@ -259,8 +264,6 @@ class MemoryCore:
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}.")
         if metadata is not None:
-            from memoryx.nodes.validate_input import check_metadata_size
-
             check_metadata_size(metadata, self.settings.max_metadata_bytes)  # strict JSON, bounded (as add)
             metadata = option_metadata(metadata)  # expiration_date set or cleared (None) keeps expires_ts in step
         sql = self.services.sql
@@ -317,8 +320,6 @@ class MemoryCore:
         return {"message": "Memories deleted successfully!", "deleted": deleted, "trace_id": trace_id}
 
     def rollback(self, trace_id, force: bool = False, scope: Scope | None = None, actor: str = "api") -> dict:
-        from memoryx.lifecycle.rollback import rollback_trace
-
         return rollback_trace(self.services, check_id(trace_id, "trace_id"), force=force, actor=actor, scope=scope)
 
     def on(self, event: str, fn):
@@ -341,8 +342,6 @@ class MemoryCore:
 
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
         """Profile (issue 13) + recent episodes + the most relevant memories, within `max_tokens`."""
-        from memoryx.search.context_block import build_context
-        from memoryx.knowledge.profiles import profile_lines
 
         lines, episodes = [], []
         if user_id and self.settings.profiles:
@@ -357,7 +356,6 @@ class MemoryCore:
     def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
         """Memory layers (issue 10, seed 003): the run's working memories (newest first) and the scope's
         long-term ones (most important first); short-term memories come through the search results."""
-        from memoryx.lifecycle.layers import WORKING, layer_of
 
         n = self.settings.context_layer_items
         if scope is None or n <= 0:
@@ -375,7 +373,6 @@ class MemoryCore:
 
     def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
         """The user's profile (or, with group_id alone, the group's): issue 13, memoryx.knowledge.profiles."""
-        from memoryx.knowledge.profiles import build_profile, group_subject, user_subject
 
         if not user_id and not group_id:
             raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
@@ -389,8 +386,6 @@ class MemoryCore:
         live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
         profile = build_profile(subject, rows, live, include_history=include_history)
         if group_id and not user_id:  # roles and recurring topics: read from the group's memories (issue 13)
-            from memoryx.knowledge.profiles import GROUP_PROFILE_MEMORIES, group_insights
-
             profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
         return profile
 
@@ -417,8 +412,6 @@ class MemoryCore:
         return {**self.services.sql.judgment_stats(scope), "feedback": self.services.sql.feedback_counts(scope)}
 
     def feedback(self, memory_id, feedback, reason, scope: Scope | None = None, actor: str = "api") -> dict:
-        from memoryx.lifecycle import feedback as fb
-
         return fb.give(self.services.sql, check_id(memory_id), feedback, reason, scope=scope, actor=actor)
 
     def reindex(self, scope: Scope | None) -> dict:
@@ -435,8 +428,6 @@ class MemoryCore:
         return [s for i, s in enumerate(savers) if s is not None and all(s is not t for t in savers[:i])]
 
     def purge(self, user_id, agent_id, run_id, *, compact: bool = True, savers: tuple = (), group_id=None) -> dict:
-        from memoryx.lifecycle.purge import purge_scope
-
         return purge_scope(self.services, scope_of_ids(user_id, agent_id, run_id, group_id),
                            checkpointers=self.checkpointers(*savers), compact=compact)
 
@@ -448,8 +439,6 @@ class MemoryCore:
             return {"error": repr(exc)}
 
     def prune(self, savers: tuple = ()) -> dict:
-        from memoryx.lifecycle.retention import prune
-
         return prune(self.services, self.checkpointers(*savers))
 
     # --- lifecycle ----------------------------------------------------------------------------------
@@ -462,7 +451,6 @@ class MemoryCore:
         if saver is not None:
             with contextlib.suppress(Exception):  # closing goes on for the services
                 close_checkpointer(saver)
-        from memoryx.search.access import flush_access
 
         flush_access(timeout=2.0)  # queued access counts are written (the writer lingers up to 50 ms)
         if self._owns_services:

@@ -21,8 +21,10 @@ May import: server, api and everything below them (the top layer; nothing import
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import warnings
 from typing import Sequence
 
 from memoryx.cli.inputs import EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, precheck
@@ -86,9 +88,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["MEMORYX_DATA_DIR"] = args.data_dir
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import logging
-    import warnings
-
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.DEBUG)
     else:

@@ -6,7 +6,9 @@ DATA_DIR/server.json so that a command that finds the store taken can point to t
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -31,9 +33,6 @@ def server_hint(settings) -> str:
 
 
 def cmd_serve(args, m) -> int:
-    import atexit
-    import logging
-
     import uvicorn
 
     from memoryx.server.app import create_app

@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from typing import Any, Callable
+from memoryx.errors import InvalidInputError
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,8 @@ class EventBus:
     def on(self, event: str, fn: Subscriber) -> Callable[[], None]:
         """Call `fn(payload)` after each `event` (one of EVENTS, or "*"). Returns the unsubscribe handle."""
         if event != ANY and event not in EVENTS:
-            from memoryx.errors import InvalidInputError
-
             raise InvalidInputError(f"Unknown event {event!r}; use one of {', '.join(EVENTS)} or '*'.")
         if not callable(fn):
-            from memoryx.errors import InvalidInputError
-
             raise InvalidInputError(f"The subscriber of {event!r} must be callable, got {type(fn).__name__}.")
         with self._lock:
             self._subs.setdefault(event, []).append(fn)

@@ -56,3 +56,8 @@ class Scope:
     def contains(self, record: dict) -> bool:
         """True when a record (dict with scope fields) lies inside this scope."""
         return all((record.get(k) or None) == v for k, v in self.match().items())
+
+
+def same_scope(record: dict, scope: Scope) -> bool:
+    """Exactly this scope: every scope field equal, unset ones unset."""
+    return all((record.get(k) or None) == getattr(scope, k) for k in SCOPE_FIELDS)

@@ -19,13 +19,14 @@ Tokenisation is deliberately dependency-free and language-agnostic:
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import unicodedata
 import zlib
 from functools import lru_cache
 
 __all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "normalize_text", "fact_key",
-           "memory_hash", "token_id", "CJK_CLASS", "CJK_CHAR", "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
+           "memory_hash", "token_id", "estimate_tokens", "CJK_CLASS", "CJK_CHAR", "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
 
 # BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
 # length normalisation uses a fixed average length because memories are short, single facts.
@@ -174,3 +175,20 @@ def fact_key(text: str) -> str:
     fact "I live in Rome" when a model's answer is matched back to the facts it was shown."""
     t = unicodedata.normalize("NFKC", text or "").lower().strip()
     return _PUNCTUATION_RUN.sub(" ", t).strip()
+
+
+# CJK characters and full-width forms each count as one token.
+_TOKEN_CJK = re.compile(f"[{CJK_CLASS}\uff00-\uffef]")
+_WORDISH = re.compile(r"\S+")
+
+
+def estimate_tokens(text: str) -> int:
+    """Token estimate that works across scripts: CJK characters count one each, the rest ~4 chars per token
+    (at least one per word)."""
+    if not text:
+        return 0
+    cjk = len(_TOKEN_CJK.findall(text))
+    rest = _TOKEN_CJK.sub(" ", text)
+    words = _WORDISH.findall(rest)
+    chars = sum(len(w) for w in words)
+    return cjk + max(len(words), math.ceil(chars / 4))

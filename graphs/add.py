@@ -44,6 +44,9 @@ from memoryx.nodes.episodes import build_episodes  # issue 13
 from memoryx.nodes.update_profile import update_profile  # issue 13
 from memoryx.nodes.validate_input import validate_input
 from memoryx.state import AddInput, AddOutput, AddState
+from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+from memoryx.models.factory import model_name_of
+from memoryx.models.llm_io import DEADLINE_KEY
 
 GRAPH_NAME = "memoryx_add"
 
@@ -165,7 +168,6 @@ def compile_add_graph(checkpointer: Any = None):
     compiled = builder.compile(checkpointer=checkpointer, name=GRAPH_NAME)
     if checkpointer is None:
         return compiled  # nothing to save (and LangGraph 1.2's "sync" needs a saver)
-    from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 
     # the key `invoke(durability=...)` sets: a default of the compiled graph covers every invoke and resume
     return compiled.with_config(configurable={CONFIG_KEY_DURABILITY: ADD_DURABILITY})
@@ -176,8 +178,6 @@ def add_run_config(trace_id: str, *, user_id: str | None = None, agent_id: str |
                    time_budget_s: float | None = None) -> dict:
     """Config of one add run: thread id = trace id; LangSmith tags/metadata with trace id, user and model;
     the deadline of the run's model calls (`time_budget_s`, default the services' add_time_budget_s)."""
-    from memoryx.models.factory import model_name_of
-    from memoryx.models.llm_io import DEADLINE_KEY
 
     models = {}
     if services is not None:

@@ -34,6 +34,9 @@ from memoryx.errors import ScopeError
 from memoryx.models.factory import make_chat_model, model_name_of
 from memoryx.models.llm_io import message_text as _text
 from memoryx.core.scope import SCOPE_FIELDS
+from memoryx.search.context_block import build_context
+from memoryx.graphs.add import graph as add_graph
+from memoryx.graphs.search import graph as search_graph
 
 OFFLINE_MODEL = "offline"  # the model name the offline rule-based model declares (MEMORYX_LLM=offline)
 
@@ -95,8 +98,6 @@ def _scope(state: ChatState, config: RunnableConfig | None) -> dict:
 
 
 def _format_memories(memories: list[dict], max_tokens: int) -> str:
-    from memoryx.search.context_block import build_context
-
     return build_context(memories, max_tokens=max_tokens)["context"]
 
 
@@ -112,8 +113,6 @@ def _offline_reply(question: str, memories: list[dict]) -> str:
 def build_chat_builder(model: BaseChatModel | None = None) -> StateGraph:
     """The chat graph's builder. `model`: any LangChain chat model; None picks ChatContext.model or
     MEMORYX_LLM at run time."""
-    from memoryx.graphs.add import graph as add_graph
-    from memoryx.graphs.search import graph as search_graph
 
     def recall(state: ChatState, runtime: Runtime[ChatContext], config: RunnableConfig) -> dict:
         """Search subgraph: last user message in, memories out."""

@@ -17,6 +17,10 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from memoryx.errors import InvalidInputError
+from memoryx.errors import ScopeError
+from memoryx.ingest.multimodal import read_images
+from memoryx.ingest.procedural import PROCEDURAL, summarize_run
+from memoryx.ingest.messages import normalize_messages
 
 EXPIRATION_KEY = "expiration_date"
 EXPIRES_TS_KEY = "expires_ts"
@@ -154,9 +158,6 @@ def prepare_add(services: Any, vision_llm: Any, messages: Any, metadata: dict | 
     """mem0's add options that change what is added (issue 12): image parts read (memoryx.ingest.multimodal), a
     procedural run summarised for its agent (memoryx.ingest.procedural; `prompt` is then the summary's prompt), the
     custom instructions checked. Returns (messages, metadata, infer, instructions, warnings)."""
-    from memoryx.errors import ScopeError
-    from memoryx.ingest.multimodal import read_images
-    from memoryx.ingest.procedural import PROCEDURAL, summarize_run
 
     if memory_type is not None and memory_type != PROCEDURAL:
         raise InvalidInputError(f"memory_type must be {PROCEDURAL!r} (or None), got {memory_type!r}.")
@@ -167,7 +168,6 @@ def prepare_add(services: Any, vision_llm: Any, messages: Any, metadata: dict | 
         return messages, metadata, infer, instruction_input(prompt=prompt, **given), warnings
     if not agent_id:
         raise ScopeError("memory_type='procedural_memory' needs an agent_id: the summary is that agent's memory.")
-    from memoryx.nodes.validate_input import normalize_messages
 
     summary = summarize_run(services.extraction_llm, normalize_messages(messages), prompt)
     return summary, {**(metadata or {}), "memory_type": PROCEDURAL}, False, None, warnings

@@ -29,10 +29,11 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from memoryx.errors import InvalidInputError
-from memoryx.nodes.add_common import deterministic_id
-from memoryx.nodes.validate_input import check_limits, normalize_messages, split_long
+from memoryx.core.runs import deterministic_id
+from memoryx.ingest.messages import check_limits, normalize_messages, split_long
 from memoryx.core.scope import Scope
 from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.stores.projections import memory_point
@@ -170,10 +171,7 @@ def _record_intents(session, postgres: bool, ids: list[str]) -> None:
     ids = list(dict.fromkeys(ids))
     if not ids:
         return
-    if postgres:
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+    insert = postgresql.insert if postgres else sqlite.insert
     now = utc_now()
     stmt = insert(OutboxRow)
     stmt = stmt.on_conflict_do_update(index_elements=["kind", "target_id"],

@@ -12,10 +12,13 @@ answers with a deterministic step list built from the messages (memoryx.models.o
 
 from __future__ import annotations
 
+import re
+
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import message_text
+from memoryx.models.offline import answers_task
 
 PROCEDURAL = "procedural_memory"
 PROCEDURAL_TASK_TAG = "[memoryx-task: procedural_memory]"
@@ -65,11 +68,10 @@ def summarize_run(llm, messages: list[dict], prompt: str | None = None, config: 
     return text
 
 
+@answers_task("procedural_memory")
 def offline_summary(human: str) -> str:
     """What the offline model answers: the task (first user message) and one step per assistant/tool message,
     each action followed by the result that came after it. Deterministic; nothing is paraphrased."""
-    import re
-
     turns = []
     for line in human.split(RUN_HEADER, 1)[-1].splitlines():
         m = re.match(r"^(user|assistant|tool|system|function)(?: \([^)]*\))?: (.*)$", line.strip())

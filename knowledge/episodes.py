@@ -14,10 +14,13 @@ participant's turns out of it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+
+from memoryx.models.offline import answers_task
 
 TOPIC_MARKER = re.compile(
     r"^\s*(?:by the way|btw|anyway|on another note|changing the subject|speaking of which|unrelated,|"
@@ -235,3 +238,9 @@ def episode_text(narratives: dict[str, str], start: str | None, end: str | None,
         parts.append(title.rstrip(".") + ".")
     parts.extend(f"{who}: {text}" for who, text in narratives.items() if text)
     return " ".join(parts)
+
+
+@answers_task("summarize_episode")
+def offline_episode_answer(human: str) -> str:
+    """The offline model's answer to the episode prompt: the deterministic narratives, no title."""
+    return json.dumps({"title": None, "narratives": offline_narratives(parse_transcript(human))}, ensure_ascii=False)

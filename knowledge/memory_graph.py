@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING
 
 from memoryx.core.scope import Scope
 from memoryx.core.text import normalize_name
+from memoryx.models.factory import model_name_of
+from memoryx.knowledge.graph_extraction import extract_graph
+from memoryx.knowledge.entity_linking import link_names
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services
@@ -126,8 +129,6 @@ def clear_scope(services: "Services", scope: Scope, *, trace_id: str | None) -> 
 def extract_memory_relations(services: "Services", memory: dict, *, trace_id: str) -> tuple[list[dict], list[dict]]:
     """(entities, relations) the graph model reads in one memory's text (as the add graph's extraction
     does for the memories of a run). The model call; no write."""
-    from memoryx.models.factory import model_name_of
-    from memoryx.nodes.graph_relations import extract_graph
 
     llm = services.graph_llm
     user_name = memory.get("user_id") or "user"
@@ -144,7 +145,6 @@ def apply_memory_update(services: "Services", memory: dict, entities: list[dict]
     """The UPDATE delta for a memory updated outside the add graph (Memory.update): link the extracted
     entities, invalidate the memory's relations its new text no longer yields, add the new ones, remove the
     orphans. Caller holds the scope lock. Returns the mem0-shaped relation changes."""
-    from memoryx.nodes.graph_linking import link_names
 
     sql = services.sql
     scope = Scope(user_id=memory.get("user_id"), agent_id=memory.get("agent_id"), run_id=memory.get("run_id"),

@@ -16,9 +16,13 @@ back).
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from memoryx.models.offline import answers_task
+from memoryx.core.text import STOP_WORDS, _stem
 
 SINGLE_VALUED = ("name", "home", "work")
 USER_FIELDS = ("name", "aliases", "home", "work", "relationships", "preferences", "dislikes", "goals")
@@ -276,7 +280,6 @@ def stated_role(text: str) -> tuple[str | None, str, bool] | None:
 def topic_words(text: str, names: set[str]) -> set[str]:
     """The content words of a memory, language-aware: English words (stop words, common verbs and the group's
     names out, light stemming), Han bigrams without function characters, katakana words."""
-    from memoryx.core.text import STOP_WORDS, _stem
 
     text = unicodedata.normalize("NFKC", text or "")
     out: set[str] = set()
@@ -362,3 +365,15 @@ def recurring_topics(memories: list[dict]) -> list[dict]:
 def group_insights(memories: list[dict]) -> dict:
     """{"roles", "topics"} of a group from its live memories (Memory.get_profile(group_id=...))."""
     return {"roles": group_roles(memories), "topics": recurring_topics(memories)}
+
+
+@answers_task("profile_update")
+def offline_profile_answer(human: str) -> str:
+    """The offline model's answer to the profile prompt: the profile rules' reading of each numbered fact
+    (what a model would add for free text is beyond these rules)."""
+    updates = []
+    for line in human.splitlines():
+        number, _, text = line.partition(". ")
+        if number.strip().isdigit():
+            updates += [{"fact": int(number), "op": c.op, "field": c.field, "value": c.value} for c in profile_changes(text)]
+    return json.dumps({"updates": updates}, ensure_ascii=False)

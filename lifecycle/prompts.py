@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from memoryx.lifecycle.similarity import substance_differs
 from memoryx.models.llm_io import extract_json, message_text
+from memoryx.models.offline import answers_task
 
 MERGE_TASK = "consolidate_merge"
 SUMMARY_TASK = "consolidate_summarize"
@@ -93,6 +94,7 @@ def _payload(human: str, key: str) -> list:
     return json.loads(human[start + len(key):].strip()) if start >= 0 else []
 
 
+@answers_task("consolidate_merge")
 def offline_merge(human: str) -> str:
     """Same fact when no numbers or polarity differ and most content words are shared."""
     out = []
@@ -105,6 +107,7 @@ def offline_merge(human: str) -> str:
     return json.dumps({"pairs": out}, ensure_ascii=False)
 
 
+@answers_task("consolidate_summarize")
 def offline_summaries(human: str) -> str:
     """What the cluster's memories share, with the words that vary listed once ("I bought a latte on
     Monday, Tuesday and Friday"); the shortest memory when they share no leading or trailing words."""

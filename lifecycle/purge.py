@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryx.runtime.checkpointing import delete_threads, vacuum_checkpoints
 from memoryx.core.scope import Scope
+from memoryx.knowledge.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, episode_text
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services
@@ -87,8 +88,6 @@ def _purge_participant(services: "Services", scope: Scope, savers: list) -> dict
     episode left with none goes), their messages out of the group's raw inputs, their memory ids out of the
     group's profile, and from the group's judgments (their lines, facts and operations; a free-text field that
     names them is replaced by a redaction note). Other participants' memories are not touched."""
-    from memoryx.knowledge.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, \
-        episode_text
 
     sql, vectors, graph = services.sql, services.vectors, services.graph
     group = Scope(group_id=scope.group_id)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryx.runtime.checkpointing import delete_threads, thread_times
 from memoryx.stores.sql.purge import KEEP_STATUSES
+import asyncio
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services
@@ -85,7 +86,6 @@ async def aforget_finished_run(services: "Services", saver: Any, trace_id: str, 
 
 async def retention_loop(memory: Any, interval_s: float) -> None:
     """Run `memory.prune()` (a sync `Memory`) every `interval_s` seconds until cancelled."""
-    import asyncio
 
     while True:
         await asyncio.sleep(interval_s)
@@ -97,8 +97,7 @@ async def retention_loop(memory: Any, interval_s: float) -> None:
 
 def start_retention_loop(memory: Any) -> Any:
     """Start `retention_loop` on the running event loop (None when MEMORYX_RETENTION_INTERVAL_S is 0); stop it
-    with `memoryx.runtime.recovery.stop_background_task`, which cancels any such task."""
-    import asyncio
+    with `memoryx.lifecycle.schedule.stop_background_task`, which cancels any such task."""
 
     interval = memory.settings.retention_interval_s
     if interval <= 0:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -198,8 +199,6 @@ class OnnxSentenceEncoder:
         if self._pool is None:
             with self._pool_lock:
                 if self._pool is None:
-                    from concurrent.futures import ThreadPoolExecutor
-
                     self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="memoryx-encoder")
         return self._pool
 

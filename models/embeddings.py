@@ -27,6 +27,8 @@ from langchain_core.embeddings import Embeddings
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.settings import Settings
+from memoryx.models.embedding_onnx import load_onnx_encoder
+from memoryx.models.embedding_onnx import OnnxEncoderError, onnx_supported
 
 __all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
 
@@ -105,8 +107,6 @@ class _OnnxEncoder(_Encoder):
     runtime = "onnx"
 
     def __init__(self, path: str, cache_dir: Path):
-        from memoryx.models.embedding_onnx import load_onnx_encoder
-
         self.model, built = load_onnx_encoder(path, cache_dir)
         self.dims = self.model.dims
         self.built = built
@@ -128,8 +128,6 @@ def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
             if runtime == "torch":
                 encoder = _TorchEncoder(path)
             else:
-                from memoryx.models.embedding_onnx import OnnxEncoderError, onnx_supported
-
                 try:
                     if runtime == "auto" and not onnx_supported(path):
                         raise OnnxEncoderError("not a BERT + mean pooling + normalize model")

@@ -24,6 +24,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from memoryx.errors import InvalidInputError
 from memoryx.settings import Settings
+from memoryx.models.offline import OfflineChatModel
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,6 @@ def make_chat_model(spec: str | BaseChatModel | Any, settings: Settings, role: R
         return spec
     spec = spec.strip()
     if not spec or spec.lower() == "offline":
-        from memoryx.models.offline import OfflineChatModel
-
         return OfflineChatModel()
 
     provider, _, model = spec.partition(":") if ":" in spec else ("", "", spec)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.models.llm_io import loads_lenient
 from memoryx.core.text import CJK_CHAR
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 EXTRACT_ENTITIES = "extract_entities"
 ESTABLISH_RELATIONSHIPS = "establish_relationships"
@@ -86,7 +87,6 @@ def bind_graph_tools(llm, tools: list, tool_choice: str | None = None):
 
 def tool_names(tools) -> set[str]:
     """Names of bound tools given as pydantic classes, OpenAI dicts, BaseTools or functions."""
-    from langchain_core.utils.function_calling import convert_to_openai_tool
 
     names: set[str] = set()
     for tool in tools or []:

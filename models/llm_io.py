@@ -23,6 +23,8 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from langgraph.config import get_config
+
 from memoryx.errors import ModelOutputError
 
 log = logging.getLogger(__name__)
@@ -219,8 +221,6 @@ def run_deadline(budget_s: float | None) -> float | None:
     then gets the whole budget). None: no budget."""
     value = None
     try:
-        from langgraph.config import get_config
-
         value = (get_config().get("configurable") or {}).get(DEADLINE_KEY)
     except RuntimeError:  # called outside a graph run (a node test, a direct call)
         pass

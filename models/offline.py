@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -35,17 +35,44 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from memoryx.core.chitchat import is_chitchat
-from memoryx.search.context_block import estimate_tokens
+from memoryx.core.text import estimate_tokens
 from memoryx.models import offline_rules as rules
 from memoryx.models.llm_io import message_text
 from memoryx.core.text import fact_key
 from memoryx.core.timeparse import leading_time, mentions_time
+from memoryx.models import offline_graph
+from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
+from memoryx.prompts.judge import parse_judge_input
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
-CONSOLIDATE_TASKS = {"consolidate_merge", "consolidate_summarize"}  # issue 10: memoryx.lifecycle.prompts
-PROFILE_EPISODE_TASKS = {"summarize_episode", "profile_update"}  # issue 13: prompts/episodes.py, prompts/profile.py
+# Tasks answered by the deterministic rules of the domain module that owns their prompt: procedural summaries
+# (memoryx.ingest.procedural), consolidation (memoryx.lifecycle.prompts), episodes (memoryx.knowledge.episodes)
+# and profiles (memoryx.knowledge.profiles). Each module registers its answer with `answers_task` when it is
+# imported, which is before it can send its prompt; the model layer never imports the domain.
+RULE_TASKS = {"procedural_memory", "consolidate_merge", "consolidate_summarize", "summarize_episode", "profile_update"}
+_RULE_ANSWERS: dict[str, Callable[[str], str]] = {}
+
+
+def answers_task(task: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:
+    """Register `fn(human_text) -> answer text` as the offline model's answer to `task` (one of RULE_TASKS)."""
+    if task not in RULE_TASKS:
+        raise ValueError(f"{task!r} is not a rule task of the offline model; add it to RULE_TASKS")
+
+    def register(fn: Callable[[str], str]) -> Callable[[str], str]:
+        _RULE_ANSWERS[task] = fn
+        return fn
+
+    return register
+
+
+def rule_answer(task: str) -> Callable[[str], str]:
+    try:
+        return _RULE_ANSWERS[task]
+    except KeyError:
+        raise RuntimeError(f"the offline model has no answer registered for {task!r}: import the module that "
+                           "owns its prompt") from None
 
 
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
@@ -91,21 +118,10 @@ class OfflineChatModel(BaseChatModel):
             message = AIMessage(content=self._extract_facts(messages))
         elif task == "judge_memory":
             message = AIMessage(content=self._judge(messages))
-        elif task == "procedural_memory":  # a deterministic step list of the agent run (memoryx.ingest.procedural)
-            from memoryx.ingest.procedural import offline_summary
-
-            message = AIMessage(content=offline_summary("\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))))
-        elif task in CONSOLIDATE_TASKS:
-            from memoryx.lifecycle import prompts as consolidate
-
+        elif task in RULE_TASKS:
             human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
-            answer = consolidate.offline_merge if task == "consolidate_merge" else consolidate.offline_summaries
-            message = AIMessage(content=answer(human))
-        elif task in PROFILE_EPISODE_TASKS:  # issue 13: memoryx.knowledge.episodes / memoryx.knowledge.profiles, deterministic
-            message = AIMessage(content=_profile_or_episode(task, messages))
+            message = AIMessage(content=rule_answer(task)(human))
         elif names & GRAPH_TOOLS or (task and task not in FACT_TASKS) or _graph_handles(messages, tools):
-            from memoryx.models import offline_graph
-
             message = offline_graph.respond(messages, tools)
         else:
             message = AIMessage(
@@ -127,8 +143,6 @@ class OfflineChatModel(BaseChatModel):
 
     # ------------------------------------------------------------------------------- fact extraction
     def _extract_facts(self, messages: list[BaseMessage]) -> str:
-        from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
-
         human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
         # a group chat (issue 13): every named speaker's facts, written about the speaker and attributed
         group = any(GROUP_CHAT_MARKER in message_text(m) for m in messages if isinstance(m, SystemMessage))
@@ -152,35 +166,12 @@ class OfflineChatModel(BaseChatModel):
 
     # ---------------------------------------------------------------------------------- judgment
     def _judge(self, messages: list[BaseMessage]) -> str:
-        from memoryx.prompts.judge import parse_judge_input
-
         human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
         memories, facts = parse_judge_input(human)
         return json.dumps({"operations": judge(memories, facts)}, ensure_ascii=False)
 
 
-def _profile_or_episode(task: str, messages: list[BaseMessage]) -> str:
-    """summarize_episode: the first sentences per participant (memoryx.knowledge.episodes.offline_narratives).
-    profile_update: the profile rules' reading of each numbered fact (what a model would add for free text is
-    beyond these rules)."""
-    human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
-    if task == "summarize_episode":
-        from memoryx.knowledge.episodes import offline_narratives, parse_transcript
-
-        return json.dumps({"title": None, "narratives": offline_narratives(parse_transcript(human))}, ensure_ascii=False)
-    from memoryx.knowledge.profiles import profile_changes
-
-    updates = []
-    for line in human.splitlines():
-        number, _, text = line.partition(". ")
-        if number.strip().isdigit():
-            updates += [{"fact": int(number), "op": c.op, "field": c.field, "value": c.value} for c in profile_changes(text)]
-    return json.dumps({"updates": updates}, ensure_ascii=False)
-
-
 def _graph_handles(messages, tools) -> bool:
-    from memoryx.models import offline_graph
-
     return offline_graph.handles(messages, tools)
 
 

@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.core.filters import And, event_time_range, parse_filters, with_speaker
 from memoryx.lifecycle.state import visible_filter
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.core.scope import Scope
@@ -41,6 +41,7 @@ from memoryx.search.rerankers import reranker_spec
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
 from memoryx.core.text import tokenize
+from memoryx.knowledge.profiles import user_subject
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,6 @@ def profile_subject(services, scope: Scope) -> str | None:
     scope, whose facts name their speakers."""
     if not scope.user_id or scope.group_id or not services.settings.profiles:
         return None
-    from memoryx.knowledge.profiles import user_subject
 
     return user_subject(scope.user_id)
 

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.consolidate_load import scope_of
 
 OPERATION_TYPE = "CONSOLIDATE"

@@ -11,12 +11,13 @@ import time
 
 from langgraph.runtime import Runtime
 
+from memoryx.models.step_calls import ask_or_fall_back
 from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import clusters, may_share_summary
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.models.llm_io import RetriesExhausted
+from memoryx.core.runs import elapsed_ms
 
 log = logging.getLogger(__name__)
 MAX_CLUSTERS = 50  # per call; the next pass takes the rest
@@ -40,10 +41,13 @@ def consolidate_compress(state: ConsolidateState, runtime: Runtime[Context]) -> 
     out: dict = {"summaries": [], "model_calls": 0, "model_raw": {}, "model_problems": []}
     if groups:
         texts = {i: m["memory"] for i, m in mems.items()}
-        try:
-            reply = call_with_retry(services.judgment_llm, prompts.summary_messages(groups, texts),
-                                    prompts.parse_summaries, retry_prompt=prompts.RETRY)
-            out["model_calls"], out["model_raw"] = reply.calls, {"summarize": reply.raw}
+        reply = ask_or_fall_back(services.judgment_llm, prompts.summary_messages(groups, texts),
+                                 prompts.parse_summaries, step="consolidation summaries", retry_prompt=prompts.RETRY,
+                                 fallback="unusable, no compression this pass")
+        out["model_calls"], out["model_raw"] = reply.calls, {"summarize": reply.raw}
+        if isinstance(reply, RetriesExhausted):
+            out["model_problems"] = [{"step": "summarize", "problem": reply.problem}]
+        else:
             written = {x.cluster: x for x in reply.value.summaries}
             for n, group in enumerate(groups, start=1):
                 x = written.get(n)
@@ -57,9 +61,5 @@ def consolidate_compress(state: ConsolidateState, runtime: Runtime[Context]) -> 
                     "importance": max(float(m.get("importance") or 0.5) for m in sources),
                     "source_texts": [m["memory"] for m in sources],
                     "reason": f"{len(group)} memories pairwise above cosine {s.consolidate_judge_threshold}"})
-        except RetriesExhausted as exc:
-            out["model_calls"], out["model_raw"] = exc.calls, {"summarize": exc.raw}
-            out["model_problems"] = [{"step": "summarize", "problem": exc.problem}]
-            log.warning("consolidation summaries unusable, no compression this pass: %s", exc.problem)
     out["timings"] = {"compress": elapsed_ms(start)}
     return out

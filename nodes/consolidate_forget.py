@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.forgetting import DAY_S, forgettable, last_used, retention, strength
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 
 
 def consolidate_forget(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

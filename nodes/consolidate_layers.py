@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle.layers import close_run, idle_runs, promotions
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 
 
 def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

@@ -17,7 +17,7 @@ from memoryx.core.filters import to_epoch
 from memoryx.core.owners import owned_by
 from memoryx.lifecycle.similarity import pair_key
 from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.core.scope import Scope
 
 EMBED_BATCH = 256

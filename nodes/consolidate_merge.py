@@ -9,12 +9,13 @@ import time
 
 from langgraph.runtime import Runtime
 
+from memoryx.models.step_calls import ask_or_fall_back
 from memoryx.runtime.context import Context, services_of
 from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import distinct_events, split_pairs, survivors
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.models.llm_io import RetriesExhausted
+from memoryx.core.runs import elapsed_ms
 
 log = logging.getLogger(__name__)
 MAX_JUDGED_PAIRS = 200  # one call stays within a model's context; the next pass judges the rest
@@ -37,21 +38,20 @@ def consolidate_merge(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     out: dict = {"model_calls": 0, "model_raw": {}, "model_problems": []}
     judged = uncertain[:MAX_JUDGED_PAIRS]
     if judged:
-        try:
-            reply = call_with_retry(services.judgment_llm, prompts.merge_messages(judged, texts), prompts.parse_merge,
-                                    retry_prompt=prompts.RETRY)
-            out["model_calls"] = reply.calls
-            out["model_raw"] = {"merge": reply.raw}
+        # unusable answers: no model merge this pass; the pairs stay and are judged next time
+        reply = ask_or_fall_back(services.judgment_llm, prompts.merge_messages(judged, texts), prompts.parse_merge,
+                                 step="consolidation merge judgment", retry_prompt=prompts.RETRY,
+                                 fallback="unusable, no model merges this pass")
+        out["model_calls"] = reply.calls
+        out["model_raw"] = {"merge": reply.raw}
+        if isinstance(reply, RetriesExhausted):
+            out["model_problems"] = [{"step": "merge", "problem": reply.problem}]
+        else:
             verdicts = {v.pair: v for v in reply.value.pairs}
             for i, p in enumerate(judged, start=1):
                 v = verdicts.get(i)
                 if v is not None and v.same:
                     same.append({**p, "by": "model", "reason": f"{p['reason']}; model: {v.reason or 'same fact'}"})
-        except RetriesExhausted as exc:  # no model merge this pass: the pairs stay and are judged next time
-            out["model_calls"] = exc.calls
-            out["model_raw"] = {"merge": exc.raw}
-            out["model_problems"] = [{"step": "merge", "problem": exc.problem}]
-            log.warning("consolidation merge judgment unusable, no model merges this pass: %s", exc.problem)
     merges = survivors(same, {i: order_key(m) for i, m in mems.items()})
     for m in merges:
         m["texts"] = {"survivor": texts[m["survivor"]], "merged": texts[m["merged"]]}

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, services_of
 from memoryx.core.filters import And, event_time_range
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState
 

@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.errors import NotFoundError
-from memoryx.nodes.add_common import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
+from memoryx.core.runs import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.state import AddState
 from memoryx.ingest.speakers import fact_placement

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, services_of
 from memoryx.core.filters import matches
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.reads import context_rows, memory_dicts

@@ -19,16 +19,17 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from memoryx.models.step_calls import ask_in_run
 from memoryx.ingest.add_options import effective_instructions
 from memoryx.runtime.context import Context, services_of
 from memoryx.ingest.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
+from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
 from memoryx.core.chitchat import is_chitchat
 from memoryx.core.text import fact_key, tokenize
 from memoryx.core.timeparse import annotate, base_time, first_date
-from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
+from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation, numbered
 from memoryx.state import AddState, Fact
 
@@ -186,10 +187,9 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     model_name = model_name_of(llm)
     settings = services.settings
     try:
-        reply = call_with_retry(llm, prompt, lambda answer: parse_facts(message_text(answer)),
-                                retry_prompt=RETRY_EXTRACTION_PROMPT, retry_call_errors=True,
-                                config=llm_config(state, "extract_facts", model_name),
-                                deadline=run_deadline(settings.add_time_budget_s), raw_cap=settings.llm_raw_answer_cap)
+        reply = ask_in_run(llm, prompt, lambda answer: parse_facts(message_text(answer)), state=state,
+                           step="extract_facts", settings=settings, retry_prompt=RETRY_EXTRACTION_PROMPT,
+                           retry_call_errors=True)
     except RetriesExhausted as exc:
         raise fail_run(services, state, "extract_facts", exc.problem, exc.raw, model_name, exc.latency_ms) from exc
 

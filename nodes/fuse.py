@@ -13,7 +13,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.search.state import RankState
 
 PATHS = ("dense", "keyword", "graph", "time")

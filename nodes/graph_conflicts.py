@@ -41,20 +41,18 @@ from memoryx.models.graph_tools import (
     parse_relation_items,
     resolve_self,
 )
+from memoryx.models.step_calls import ask_or_fail
 from memoryx.models.llm_io import (
-    RetriesExhausted,
     TimeBudgetSpent,
     ToolsUnavailable,
-    call_with_retry,
     check_deadline,
     collect_tool_calls,
     message_json,
-    message_text,
     run_deadline,
     tools_or_json,
 )
 from memoryx.models.factory import model_name_of
-from memoryx.nodes.add_common import elapsed_ms, llm_config, scope_of
+from memoryx.core.runs import elapsed_ms, llm_config, scope_of
 from memoryx.nodes.graph_relations import changed_memories, graph_active, note_in_judgment, self_name, step_failure_note
 from memoryx.prompts.graph import (
     DELETE_RELATIONS_JSON_PROMPT,
@@ -235,16 +233,9 @@ def _delete_by_tools(llm, user_id: str, user_msg: str, config: dict, deadline: f
 def _delete_by_json(llm, user_id: str, user_msg: str, config: dict, trace_id: str | None, *, attempts: int,
                     deadline: float | None = None, raw_cap: int = 4000) -> list[dict]:
     messages = [SystemMessage(DELETE_RELATIONS_JSON_PROMPT.format(user_id=user_id)), HumanMessage(user_msg)]
-    try:
-        return call_with_retry(llm, messages, _read_deletions, retry_prompt=RETRY_DELETE_JSON_PROMPT,
-                               attempts=attempts, config=config, deadline=deadline, raw_cap=raw_cap).value
-    except TimeBudgetSpent:
-        raise
-    except RetriesExhausted as exc:
-        if exc.call_failed:
-            raise ModelOutputError(f"Graph conflict {exc.problem}", trace_id=trace_id) from exc
-        raise ModelOutputError(f"Graph conflict detection: unparseable model output after {attempts} attempt(s): "
-                               f"{message_text(exc.answer)[:300]!r}", trace_id=trace_id) from exc
+    return ask_or_fail(llm, messages, _read_deletions, what="Graph conflict detection",
+                       retry_prompt=RETRY_DELETE_JSON_PROMPT, attempts=attempts, trace_id=trace_id, show_answer=True,
+                       config=config, deadline=deadline, raw_cap=raw_cap)
 
 
 def _read_deletions(answer) -> list[dict]:

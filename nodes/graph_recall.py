@@ -16,7 +16,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, services_of
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.search.state import SearchState
 
 log = logging.getLogger(__name__)

@@ -28,6 +28,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memoryx.models.step_calls import ask_in_run
 from memoryx.ingest.add_options import effective_instructions, guard_immutable, immutable_ids
 from memoryx.ingest.instructions import exclusion_notes
 from memoryx.runtime.context import Context, context_of, services_of
@@ -35,14 +36,12 @@ from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     RetriesExhausted,
     TimeBudgetSpent,
-    call_with_retry,
     extract_json,
     message_text,
-    run_deadline,
     unusable_notes,
 )
 from memoryx.core.text import fact_key
-from memoryx.nodes.add_common import elapsed_ms, keeps_agent_facts, llm_config, scope_of
+from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.nodes.extract_facts import fail_run
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.prompts.facts import format_conversation
@@ -231,11 +230,8 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         model_name = model_name_of(llm)
         settings = services.settings
         try:
-            reply = call_with_retry(llm, prompt, lambda answer: parse_decisions(message_text(answer)),
-                                    retry_prompt=RETRY_PROMPT, retry_call_errors=True,
-                                    config=llm_config(state, "judge", model_name),
-                                    deadline=run_deadline(settings.add_time_budget_s),
-                                    raw_cap=settings.llm_raw_answer_cap)
+            reply = ask_in_run(llm, prompt, lambda answer: parse_decisions(message_text(answer)), state=state,
+                               step="judge", settings=settings, retry_prompt=RETRY_PROMPT, retry_call_errors=True)
         except TimeBudgetSpent as exc:  # what was extracted is kept: every fact is ADDed by rule
             raw, latency, calls = exc.raw, exc.latency_ms, exc.calls
             ops, notes = added_by_rule(facts, f"no judgment: {exc.problem}")

@@ -20,7 +20,7 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.runtime.context import Context, services_of
-from memoryx.nodes.add_common import elapsed_ms
+from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.expand_context import expand_context
 from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse

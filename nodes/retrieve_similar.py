@@ -24,7 +24,7 @@ from memoryx.ingest.add_options import is_immutable
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.core.filters import And, parse_filters
 from memoryx.lifecycle.state import visible_filter
-from memoryx.nodes.add_common import (
+from memoryx.core.runs import (
     change_marker,
     elapsed_ms,
     is_agent_memory,
@@ -33,6 +33,7 @@ from memoryx.nodes.add_common import (
     scope_for_owner,
 )
 from memoryx.state import AddState
+from memoryx.core.text import tokenize
 
 KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
 
@@ -47,8 +48,6 @@ _SUBJECT_TOKENS = {"user", "the", "s", "用", "户", "用户", "ユーザー", "
 
 
 def _content_tokens(text: str) -> set[str]:
-    from memoryx.core.text import tokenize
-
     return set(tokenize(text)) - _SUBJECT_TOKENS
 
 

@@ -23,7 +23,7 @@ from langgraph.types import interrupt
 
 from memoryx.runtime.context import Context, services_of
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.nodes.add_common import same_tenant, scope_for_owner
+from memoryx.core.runs import same_tenant, scope_for_owner
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.state import AddState, Operation
 

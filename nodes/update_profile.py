@@ -24,10 +24,10 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.runtime.context import Context, services_of
-from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import RetriesExhausted, call_with_retry, extract_json, message_text, run_deadline
-from memoryx.nodes.add_common import elapsed_ms, is_agent_memory, llm_config
+from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
+from memoryx.core.runs import elapsed_ms, is_agent_memory
 from memoryx.knowledge.profiles import ProfileChange, group_subject, profile_changes, user_subject
 from memoryx.prompts.profile import PROFILE_PROMPT, RETRY_PROFILE_PROMPT, ProfileUpdates, profile_input
 from memoryx.state import AddState
@@ -37,15 +37,11 @@ log = logging.getLogger(__name__)
 
 def _model_changes(services, state: dict, rows: list[dict]) -> list[tuple[dict, ProfileChange]]:
     llm = services.extraction_llm
-    name = model_name_of(llm)
     messages = [SystemMessage(content=PROFILE_PROMPT), HumanMessage(content=profile_input([r["memory"] for r in rows]))]
-    try:
-        reply = call_with_retry(llm, messages, lambda a: ProfileUpdates.model_validate(extract_json(message_text(a))),
-                                retry_prompt=RETRY_PROFILE_PROMPT, config=llm_config(state, "update_profile", name),
-                                deadline=run_deadline(services.settings.add_time_budget_s),
-                                raw_cap=services.settings.llm_raw_answer_cap)
-    except RetriesExhausted as exc:
-        log.warning("profile model step skipped (trace %s): %s", state.get("trace_id"), exc.problem)
+    reply = ask_or_fall_back(llm, messages, lambda a: ProfileUpdates.model_validate(extract_json(message_text(a))),
+                             step="update_profile", retry_prompt=RETRY_PROFILE_PROMPT, fallback="profile model step skipped",
+                             trace_id=state.get("trace_id"), **run_options(llm, state, "update_profile", services.settings))
+    if isinstance(reply, RetriesExhausted):
         return []
     return [(rows[u.fact], ProfileChange(u.op, u.field, u.value)) for u in reply.value.usable(len(rows))]
 

@@ -7,6 +7,7 @@ rule-based model which task it is given, and costs a real model a handful of tok
 from __future__ import annotations
 
 import json
+import re
 
 EXTRACT_FACTS_TASK = "extract_facts"
 
@@ -124,7 +125,6 @@ RETRY_EXTRACTION_PROMPT = ('Your previous answer could not be used: {error}\nAns
 
 def parse_conversation(text: str) -> list[dict]:
     """Inverse of format_conversation (used by the offline model): [{"role", "content", "name"?}]."""
-    import re
 
     out = []
     body = text.split(CONVERSATION_HEADER, 1)[-1]

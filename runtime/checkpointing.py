@@ -25,12 +25,14 @@ from typing import Any
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.settings import Settings, get_settings
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.memory import InMemorySaver
+import uuid
 
 
 def _serde() -> Any:
     """The savers' serializer, with the add state's own types allowed (LangGraph warns about, and will
     later refuse, types it was not told about when reading a checkpoint)."""
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
     return JsonPlusSerializer(allowed_msgpack_modules=[("memoryx.core.scope", "Scope")])
 
@@ -124,8 +126,6 @@ def make_checkpointer(settings: Settings | None = None, kind: str | None = None)
     if kind == "none":
         return None
     if kind == "memory":
-        from langgraph.checkpoint.memory import InMemorySaver
-
         return InMemorySaver(serde=_serde())
     if _uses_postgres(kind, url):
         return postgres_checkpointer(url)
@@ -150,8 +150,6 @@ async def make_async_checkpointer(settings: Settings | None = None) -> tuple[Any
     if kind == "none":
         return None, None
     if kind == "memory":
-        from langgraph.checkpoint.memory import InMemorySaver
-
         return InMemorySaver(serde=_serde()), None
     if _uses_postgres(kind, url):
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -198,7 +196,6 @@ def delete_threads(saver: Any, thread_ids: Any) -> int:
 def thread_times(saver: Any) -> dict[str, float]:
     """{thread id: epoch seconds of its newest checkpoint} for every thread of the saver. Checkpoint ids are
     uuid6 (time-ordered), so the SQL savers answer from their ids without unpacking a checkpoint."""
-    from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -220,7 +217,6 @@ def thread_times(saver: Any) -> dict[str, float]:
 
 def _uuid6_seconds(checkpoint_id: str) -> float:
     """The time of a uuid6 (RFC 9562: 60-bit count of 100 ns since 1582-10-15), in Unix seconds."""
-    import uuid
 
     value = uuid.UUID(str(checkpoint_id)).int
     ticks = (((value >> 80) & 0xFFFFFFFFFFFF) << 12) | ((value >> 64) & 0x0FFF)  # 48 high bits, then 12 low
@@ -244,7 +240,6 @@ def vacuum_checkpoints(saver: Any) -> bool:
 def recent_threads(saver: Any, limit: int) -> list[str]:
     """Thread ids (= add-run trace ids) with the newest checkpoints first, at most `limit`. Checkpoint ids
     are time-ordered (uuid6), so the newest threads are the runs a crash can have cut short."""
-    from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 

@@ -14,14 +14,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memoryx.settings import Settings, get_settings
+from memoryx.models.embeddings import embedding_dims, make_embeddings
+from memoryx.models.factory import make_chat_model
+from memoryx.stores.graph import make_graph_store
+from memoryx.stores.projections import Projector
+from memoryx.stores.sql import SQLStore
+from memoryx.stores.vectors import make_vector_store
+from memoryx.runtime.recovery import recover_projections
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
     from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore
-    from memoryx.stores.projections import Projector
-    from memoryx.stores.sql import SQLStore
     from memoryx.stores.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -78,11 +83,6 @@ def build_services(
 ) -> Services:
     """Open (and for embedded backends, start) every store. Injected models and embeddings win over
     the settings; a model may also be given as a "provider:model" string."""
-    from memoryx.models.embeddings import embedding_dims, make_embeddings
-    from memoryx.models.factory import make_chat_model
-    from memoryx.stores.projections import Projector
-    from memoryx.stores.sql import SQLStore
-    from memoryx.stores.vectors import make_vector_store
 
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -102,8 +102,6 @@ def build_services(
         opened.append(vectors)
         graph, falkordb = None, None
         if settings.graph_backend != "none":
-            from memoryx.stores.graph import make_graph_store
-
             graph, falkordb = make_graph_store(settings)
         if falkordb is not None:
             opened.append(falkordb)
@@ -131,7 +129,6 @@ def build_services(
                     break
         raise
     # a crashed earlier process: graph rebuilt after an unclean stop, outbox replayed, graph reconciled with SQL
-    from memoryx.runtime.recovery import recover_projections
 
     services.recovery = recover_projections(services)
     return services

@@ -11,17 +11,13 @@ about four characters per token elsewhere - close to what GPT-style tokenizers g
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Iterable
 
-from memoryx.core.text import CJK_CLASS
+from memoryx.core.text import estimate_tokens
+from memoryx.errors import InvalidInputError
 
 __all__ = ["build_context", "estimate_tokens"]
-
-# CJK characters and full-width forms each count as one token.
-_CJK = re.compile(f"[{CJK_CLASS}\uff00-\uffef]")
-_WORDISH = re.compile(r"\S+")
 
 HEADER = "## Memories about the user (most relevant first)"
 REL_HEADER = "## Known relations"
@@ -30,18 +26,6 @@ PROFILE_HEADER = "## About the user"  # issue 13: profile and recent episodes be
 EPISODES_HEADER = "## Recent conversations"
 LONG_TERM_HEADER = "## Core memories"  # issue 10 memory layers: long-term, then the run's working memories
 WORKING_HEADER = "## This conversation so far"
-
-
-def estimate_tokens(text: str) -> int:
-    """Token estimate that works across scripts: CJK characters count one each, the rest ~4 chars per token
-    (at least one per word)."""
-    if not text:
-        return 0
-    cjk = len(_CJK.findall(text))
-    rest = _CJK.sub(" ", text)
-    words = _WORDISH.findall(rest)
-    chars = sum(len(w) for w in words)
-    return cjk + max(len(words), math.ceil(chars / 4))
 
 
 def _date(value: Any) -> str:
@@ -94,8 +78,6 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
     results = list(results or [])
     relations = list(relations or [])
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        from memoryx.errors import InvalidInputError
-
         raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}")
 
     lines: list[str] = []

@@ -112,7 +112,7 @@ def test_async_memory_forgets_finished_runs_and_purges(tmp_path):
 def test_retention_loop_runs_prune_periodically_and_survives_errors():
     from types import SimpleNamespace
 
-    from memoryx.runtime.recovery import stop_background_task
+    from memoryx.lifecycle.schedule import stop_background_task
     from memoryx.lifecycle.retention import start_retention_loop
 
     calls = []

@@ -1,4 +1,5 @@
-"""Small helpers shared by the add graph's nodes: scopes, deterministic ids, model-call config."""
+"""An add run's state read the same way by every step and by bulk ingest: its scopes (the caller's, the
+assistant's own), deterministic ids, the config of a model call, a change marker and step timing."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def same_tenant(record: dict, scope: Scope) -> bool:
     """True when a stored record lies in `scope` AND in the same tenancy: its user is the scope's user (None
     for the agent-global scope). The stores treat an unset field as a wildcard, so Scope(agent_id=bot) alone
     matches every user's (user, bot) memories; this is the check that keeps them apart. A group chat's scope
-    (issue 13) is one tenancy: every participant's memories in the group (Scope.match keeps other groups and
+    is one tenancy: every participant's memories in the group (Scope.match keeps other groups and
     private memories out)."""
     if scope.group_id is not None and scope.user_id is None:
         return scope.contains(record)
