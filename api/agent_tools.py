@@ -22,9 +22,9 @@ from typing import Annotated, Any, Callable
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
-from memoryx.errors import MemoryXError
 from memoryx.core.scope import Scope
 from memoryx.core.timeparse import annotate, base_time
+from memoryx.errors import MemoryXError
 
 # the seed's four kinds (and their Chinese / Japanese names) -> (kind, memory_type)
 KINDS = {"event": "episodic", "fact": "semantic", "relation": "semantic", "opinion": "semantic",

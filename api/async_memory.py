@@ -11,21 +11,20 @@ import asyncio
 import contextlib
 from typing import Any
 
-from memoryx.runtime.checkpointing import make_async_checkpointer
-from memoryx.errors import NotFoundError
+from langgraph.types import Command
+
+from memoryx.api.consolidation import consolidate, end_run, restore
+from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg
 from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
-from memoryx.api.front import MemoryFront
 from memoryx.core.scope import Scope
-from memoryx.lifecycle.retention import aforget_finished_run
-from memoryx.settings import Settings
+from memoryx.errors import NotFoundError
 from memoryx.graphs.add import compile_add_graph
 from memoryx.ingest import bulk
-from langgraph.types import Command
-from memoryx.api.consolidation import consolidate
-from memoryx.api.consolidation import end_run
-from memoryx.api.consolidation import restore
+from memoryx.lifecycle.retention import aforget_finished_run
+from memoryx.runtime.checkpointing import make_async_checkpointer
+from memoryx.settings import Settings
 
 __all__ = ["AsyncMemory"]
 

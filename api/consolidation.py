@@ -12,12 +12,12 @@ import uuid
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from memoryx.runtime.checkpointing import delete_threads
-from memoryx.errors import InvalidInputError
 from memoryx.core.scope import Scope
-from memoryx.lifecycle.layers import close_run
-from memoryx.knowledge.episode_memories import flush_episodes
+from memoryx.errors import InvalidInputError
 from memoryx.graphs.consolidate import compile_consolidate_graph
+from memoryx.knowledge.episode_memories import flush_episodes
+from memoryx.lifecycle.layers import close_run
+from memoryx.runtime.checkpointing import delete_threads
 
 if TYPE_CHECKING:  # pragma: no cover
     from memoryx.api.memory_core import MemoryCore

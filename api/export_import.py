@@ -24,10 +24,10 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
-from memoryx.errors import InvalidInputError
-from memoryx.knowledge.profiles import user_subject, value_key
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError
 from memoryx.ingest.add_options import option_metadata
+from memoryx.knowledge.profiles import user_subject, value_key
 
 FORMAT = "memoryx_export"
 VERSION = 1

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.api.mem0_config import settings_from_config
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.settings import Settings, get_settings
 
 

@@ -17,25 +17,23 @@ then bring the projections (vectors, graph) in step.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from langgraph.types import Command
+
 from memoryx.api.async_memory import AsyncMemory
-from memoryx.api.mem0_config import settings_from_config
+from memoryx.api.consolidation import consolidate, end_run, restore
+from memoryx.api.export_import import export_jsonl, import_records, parse
+from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
+from memoryx.api.mem0_config import settings_from_config
 from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
-from memoryx.api.front import MemoryFront
-from memoryx.errors import NotFoundError
 from memoryx.core.scope import Scope
-from memoryx.lifecycle.retention import forget_finished_run
+from memoryx.errors import NotFoundError
 from memoryx.ingest import bulk
-from langgraph.types import Command
-from memoryx.api.consolidation import consolidate
-from memoryx.api.consolidation import end_run
-from memoryx.api.consolidation import restore
-from memoryx.api.export_import import export_jsonl
-import os
-from memoryx.api.export_import import import_records, parse
+from memoryx.lifecycle.retention import forget_finished_run
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
 

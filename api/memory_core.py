@@ -17,35 +17,30 @@ import threading
 import uuid
 from typing import Any
 
-from memoryx.knowledge import memory_graph
-from memoryx.ingest.add_options import option_metadata, with_alive
+from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
-from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
-from memoryx.runtime.context import Context
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
-from memoryx.core.scope import Scope
+from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.run_recovery import recover_add_runs
-from memoryx.runtime.services import build_services
-from memoryx.settings import Settings
-from memoryx.graphs.search import graph
-from memoryx.ingest.add_options import prepare_add
-from memoryx.graphs.add import add_run_config
-from memoryx.search.query_vectors import prefetch
-from memoryx.search.recipes import RECIPES
 from memoryx.core.filters import matches, parse_filters
-from memoryx.lifecycle.rollback import rollback_trace
-from memoryx.search.context_block import build_context
-from memoryx.knowledge.profiles import profile_lines
-from memoryx.lifecycle.layers import WORKING, layer_of
-from memoryx.knowledge.profiles import build_profile, group_subject, user_subject
+from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
+from memoryx.graphs.add import add_run_config, compile_add_graph
+from memoryx.graphs.search import graph
+from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
+from memoryx.ingest.messages import check_metadata_size
+from memoryx.knowledge import memory_graph
 from memoryx.lifecycle import feedback as fb
 from memoryx.lifecycle.purge import purge_scope
 from memoryx.lifecycle.retention import prune
-from memoryx.search.access import flush_access
+from memoryx.lifecycle.rollback import rollback_trace
 from memoryx.models.factory import make_chat_model
-from memoryx.ingest.messages import check_metadata_size
-from memoryx.knowledge.profiles import GROUP_PROFILE_MEMORIES, group_insights
-from memoryx.graphs.add import compile_add_graph
+from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
+from memoryx.runtime.context import Context
+from memoryx.runtime.services import build_services
+from memoryx.search.access import flush_access
+from memoryx.search.query_vectors import prefetch
+from memoryx.search.recipes import RECIPES
+from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +48,8 @@ ADD_RUN_NAME = "memoryx_add"
 SEARCH_RUN_NAME = "memoryx_search"
 
 _PAGE = 500
-_VERDICTS = ("CORRECT", "INCORRECT", "PARTIAL")
 
 
-RECENT_EPISODES = 3  # episodes get_context shows (issue 13)
 
 
 def _interrupts_of(out: Any) -> list:
@@ -65,7 +58,7 @@ def _interrupts_of(out: Any) -> list:
     return []
 
 
-class MemoryCore:
+class MemoryCore(ContextReads, JudgmentReads):
     """Everything both front-ends share. All methods are synchronous."""
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
@@ -340,76 +333,7 @@ class MemoryCore:
     def count(self, user_id=None, agent_id=None, run_id=None, group_id=None) -> int:
         return self.services.sql.count_memories(optional_scope(user_id, agent_id, run_id, group_id))
 
-    def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
-        """Profile (issue 13) + recent episodes + the most relevant memories, within `max_tokens`."""
-
-        lines, episodes = [], []
-        if user_id and self.settings.profiles:
-            lines = profile_lines(self.get_profile(user_id))
-        scope = optional_scope(user_id, agent_id, run_id)
-        if scope is not None and self.settings.episodes:
-            episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
-        working, core_items = self._layer_context(scope)
-        return build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
-                             long_term=core_items, working=working)
-
-    def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
-        """Memory layers (issue 10, seed 003): the run's working memories (newest first) and the scope's
-        long-term ones (most important first); short-term memories come through the search results."""
-
-        n = self.settings.context_layer_items
-        if scope is None or n <= 0:
-            return [], []
-        sql = self.services.sql
-        owner = Scope(user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id) \
-            if scope.user_id or scope.agent_id or scope.group_id else scope  # long-term outlives the run
-        core_items = sql.layer_memories(owner, "long_term", limit=n)
-        working = []
-        if scope.run_id:
-            rows = sql.list_memories(scope, limit=100)
-            working = sorted((r for r in rows if layer_of(r) == WORKING and r["status"] not in ("merged", "archived")),
-                             key=lambda r: r.get("created_at") or "", reverse=True)[:n]
-        return working, core_items
-
-    def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
-        """The user's profile (or, with group_id alone, the group's): issue 13, memoryx.knowledge.profiles."""
-
-        if not user_id and not group_id:
-            raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
-        for name, value in (("user_id", user_id), ("group_id", group_id)):
-            if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ScopeError(f"{name} must be a non-empty string, got {value!r}")
-        subject = user_subject(user_id) if user_id else group_subject(group_id)
-        sql = self.services.sql
-        rows = sql.profile_values(subject, include_ended=True)
-        ids = sorted({i for r in rows for i in r["memory_ids"]})
-        live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
-        profile = build_profile(subject, rows, live, include_history=include_history)
-        if group_id and not user_id:  # roles and recurring topics: read from the group's memories (issue 13)
-            profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
-        return profile
-
-    # --- judgments ----------------------------------------------------------------------------------
-
-    def judgment(self, trace_id, scope: Scope | None = None) -> dict:
-        row = self.services.sql.get_judgment(check_id(trace_id, "trace_id"))
-        if scope is not None and not scope.contains(row):
-            raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with `memoryx judgments list`.")
-        return row
-
-    def list_judgments(self, user_id, agent_id, run_id, limit, offset) -> list[dict]:
-        return self.services.sql.list_judgments(optional_scope(user_id, agent_id, run_id),
-                                                limit=check_limit(limit) or 50, offset=offset or 0)
-
-    def verify(self, trace_id, result, notes) -> dict:
-        trace_id = check_id(trace_id, "trace_id")
-        if not isinstance(result, str) or result.upper() not in _VERDICTS:
-            raise InvalidInputError(f"result must be one of {', '.join(_VERDICTS)}, got {result!r}.")
-        return self.services.sql.verify_judgment(trace_id, result.upper(), notes)
-
-    def judgment_stats(self, user_id, agent_id, run_id) -> dict:
-        scope = optional_scope(user_id, agent_id, run_id)
-        return {**self.services.sql.judgment_stats(scope), "feedback": self.services.sql.feedback_counts(scope)}
+    # --- feedback and projections -------------------------------------------------------------------
 
     def feedback(self, memory_id, feedback, reason, scope: Scope | None = None, actor: str = "api") -> dict:
         return fb.give(self.services.sql, check_id(memory_id), feedback, reason, scope=scope, actor=actor)

@@ -28,9 +28,9 @@ from typing import Annotated, Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
-from memoryx.errors import MemoryXError, NotFoundError, ScopeError
 from memoryx.api.agent_tools import structured_tools
 from memoryx.core.scope import Scope
+from memoryx.errors import MemoryXError, NotFoundError, ScopeError
 
 __all__ = ["make_memory_tools"]
 

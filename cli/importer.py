@@ -7,7 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memoryx.cli.inputs import EXIT_OK, EXIT_USAGE, UsageError, load_json, load_messages_file, require_scope, scope_kwargs
+from memoryx.cli.inputs import (
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    load_json,
+    load_messages_file,
+    require_scope,
+    scope_kwargs,
+)
 from memoryx.cli.progress import progress_bar
 from memoryx.cli.render import print_json
 

@@ -18,14 +18,14 @@ from memoryx.cli.commands import (
     cmd_search,
     cmd_update,
 )
+from memoryx.cli.consolidate import cmd_consolidate, cmd_end_run, cmd_restore
 from memoryx.cli.demo import cmd_demo
 from memoryx.cli.export import cmd_export
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
 from memoryx.cli.mcp import cmd_mcp
-from memoryx.cli.consolidate import cmd_consolidate, cmd_end_run, cmd_restore
-from memoryx.cli.purge import cmd_purge
 from memoryx.cli.profile import cmd_profile  # issue 13
+from memoryx.cli.purge import cmd_purge
 from memoryx.cli.rollback import cmd_rollback
 from memoryx.cli.serve import cmd_serve
 

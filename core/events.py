@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from typing import Any, Callable
+
 from memoryx.errors import InvalidInputError
 
 log = logging.getLogger(__name__)

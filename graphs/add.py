@@ -27,10 +27,13 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
+from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.models.factory import model_name_of
+from memoryx.models.llm_io import DEADLINE_KEY
+from memoryx.nodes.episodes import build_episodes  # issue 13
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
@@ -40,13 +43,10 @@ from memoryx.nodes.judge import judge
 from memoryx.nodes.retrieve_similar import retrieve_similar
 from memoryx.nodes.review import review
 from memoryx.nodes.store_raw import store_raw
-from memoryx.nodes.episodes import build_episodes  # issue 13
 from memoryx.nodes.update_profile import update_profile  # issue 13
 from memoryx.nodes.validate_input import validate_input
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddInput, AddOutput, AddState
-from langgraph._internal._constants import CONFIG_KEY_DURABILITY
-from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import DEADLINE_KEY
 
 GRAPH_NAME = "memoryx_add"
 

@@ -29,14 +29,14 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
-from memoryx.runtime.context import Context, services_of
-from memoryx.errors import ScopeError
-from memoryx.models.factory import make_chat_model, model_name_of
-from memoryx.models.llm_io import message_text as _text
 from memoryx.core.scope import SCOPE_FIELDS
-from memoryx.search.context_block import build_context
+from memoryx.errors import ScopeError
 from memoryx.graphs.add import graph as add_graph
 from memoryx.graphs.search import graph as search_graph
+from memoryx.models.factory import make_chat_model, model_name_of
+from memoryx.models.llm_io import message_text as _text
+from memoryx.runtime.context import Context, services_of
+from memoryx.search.context_block import build_context
 
 OFFLINE_MODEL = "offline"  # the model name the offline rule-based model declares (MEMORYX_LLM=offline)
 

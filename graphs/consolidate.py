@@ -24,15 +24,15 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from memoryx.runtime.context import Context
 from memoryx.lifecycle.state import ConsolidateInput, ConsolidateOutput, ConsolidateState
 from memoryx.nodes.consolidate_apply import consolidate_apply
 from memoryx.nodes.consolidate_compress import consolidate_compress
 from memoryx.nodes.consolidate_entities import consolidate_entities
-from memoryx.nodes.consolidate_layers import consolidate_layers
 from memoryx.nodes.consolidate_forget import consolidate_forget
+from memoryx.nodes.consolidate_layers import consolidate_layers
 from memoryx.nodes.consolidate_load import consolidate_load
 from memoryx.nodes.consolidate_merge import consolidate_merge
+from memoryx.runtime.context import Context
 
 GRAPH_NAME = "memoryx_consolidate"
 

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from memoryx.runtime.context import Context
 from memoryx.nodes.analyze_query import analyze_query
 from memoryx.nodes.rank import rank
 from memoryx.nodes.recall import recall
+from memoryx.runtime.context import Context
 from memoryx.search.state import SearchInput, SearchOutput, SearchState
 
 builder = StateGraph(SearchState, context_schema=Context, input_schema=SearchInput, output_schema=SearchOutput)

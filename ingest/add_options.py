@@ -16,11 +16,10 @@ import time
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from memoryx.errors import InvalidInputError
-from memoryx.errors import ScopeError
+from memoryx.errors import InvalidInputError, ScopeError
+from memoryx.ingest.messages import normalize_messages
 from memoryx.ingest.multimodal import read_images
 from memoryx.ingest.procedural import PROCEDURAL, summarize_run
-from memoryx.ingest.messages import normalize_messages
 
 EXPIRATION_KEY = "expiration_date"
 EXPIRES_TS_KEY = "expires_ts"

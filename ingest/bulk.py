@@ -31,15 +31,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.runs import deterministic_id
-from memoryx.ingest.messages import check_limits, normalize_messages, split_long
 from memoryx.core.scope import Scope
+from memoryx.core.text import memory_hash
+from memoryx.errors import InvalidInputError
+from memoryx.ingest.messages import check_limits, normalize_messages, split_long
 from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.stores.projections import memory_point
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
 from memoryx.stores.sql.values import check_metadata, new_id, utc_now
-from memoryx.core.text import memory_hash
 
 log = logging.getLogger(__name__)
 

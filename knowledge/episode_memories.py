@@ -30,15 +30,31 @@ import time
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from memoryx.models.step_calls import ask_or_fall_back, run_options
-from memoryx.knowledge.episodes import (MAX_NARRATIVE_CHARS, MemUnit, cap_turns, cut_points, episode_text, offline_narratives,
-                              parse_transcript, unit_of_turns, unit_transcript, units_from_cuts)
-from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
 from memoryx.core.runs import deterministic_id
-from memoryx.prompts.episodes import (EPISODE_PROMPT, RETRY_EPISODE_PROMPT, RETRY_SEGMENT_PROMPT, SEGMENT_PROMPT,
-                                      EpisodeAnswer, SegmentAnswer)
 from memoryx.core.scope import Scope
 from memoryx.core.text import tokenize
+from memoryx.knowledge.episodes import (
+    MAX_NARRATIVE_CHARS,
+    MemUnit,
+    cap_turns,
+    cut_points,
+    episode_text,
+    offline_narratives,
+    parse_transcript,
+    unit_of_turns,
+    unit_transcript,
+    units_from_cuts,
+)
+from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
+from memoryx.models.step_calls import ask_or_fall_back, run_options
+from memoryx.prompts.episodes import (
+    EPISODE_PROMPT,
+    RETRY_EPISODE_PROMPT,
+    RETRY_SEGMENT_PROMPT,
+    SEGMENT_PROMPT,
+    EpisodeAnswer,
+    SegmentAnswer,
+)
 
 log = logging.getLogger(__name__)
 EPISODE_CATEGORY = "episode"

@@ -11,6 +11,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from memoryx.core.text import normalize_name
 from memoryx.models.graph_tools import (
     ESTABLISH_RELATIONSHIPS,
     EXTRACT_ENTITIES,
@@ -21,7 +22,6 @@ from memoryx.models.graph_tools import (
     parse_relation_items,
     resolve_self,
 )
-from memoryx.models.step_calls import ask_or_fail
 from memoryx.models.llm_io import (
     ToolsUnavailable,
     check_deadline,
@@ -31,6 +31,7 @@ from memoryx.models.llm_io import (
     time_left,
     tools_or_json,
 )
+from memoryx.models.step_calls import ask_or_fail
 from memoryx.prompts.graph import (
     ENTITIES_HEADER,
     EXTRACT_GRAPH_JSON_PROMPT,
@@ -40,7 +41,6 @@ from memoryx.prompts.graph import (
     RETRY_GRAPH_JSON_PROMPT,
     USER_ID_HEADER,
 )
-from memoryx.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 

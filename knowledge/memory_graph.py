@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 from memoryx.core.scope import Scope
 from memoryx.core.text import normalize_name
-from memoryx.models.factory import model_name_of
-from memoryx.knowledge.graph_extraction import extract_graph
 from memoryx.knowledge.entity_linking import link_names
+from memoryx.knowledge.graph_extraction import extract_graph
+from memoryx.models.factory import model_name_of
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services

@@ -21,8 +21,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from memoryx.models.offline import answers_task
 from memoryx.core.text import STOP_WORDS, _stem
+from memoryx.models.offline import answers_task
 
 SINGLE_VALUED = ("name", "home", "work")
 USER_FIELDS = ("name", "aliases", "home", "work", "relationships", "preferences", "dislikes", "goals")

@@ -29,9 +29,16 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable
 
-from memoryx.runtime.checkpointing import delete_threads, vacuum_checkpoints
 from memoryx.core.scope import Scope
-from memoryx.knowledge.episodes import drop_participant, offline_narratives, parse_transcript, unit_of_turns, unit_transcript, episode_text
+from memoryx.knowledge.episodes import (
+    drop_participant,
+    episode_text,
+    offline_narratives,
+    parse_transcript,
+    unit_of_turns,
+    unit_transcript,
+)
+from memoryx.runtime.checkpointing import delete_threads, vacuum_checkpoints
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services

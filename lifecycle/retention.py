@@ -15,13 +15,13 @@ Memories themselves are never pruned: they live until deleted or purged.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memoryx.runtime.checkpointing import delete_threads, thread_times
 from memoryx.stores.sql.purge import KEEP_STATUSES
-import asyncio
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services

@@ -34,9 +34,9 @@ import contextlib
 import uuid
 from typing import TYPE_CHECKING, Callable
 
-from memoryx.knowledge import memory_graph
-from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, RollbackConflictError, ScopeError
 from memoryx.core.scope import Scope
+from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, RollbackConflictError, ScopeError
+from memoryx.knowledge import memory_graph
 from memoryx.stores.locks import lock_owner
 
 if TYPE_CHECKING:

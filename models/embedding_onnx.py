@@ -38,11 +38,11 @@ import sys
 import tempfile
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,8 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
+from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
 from memoryx.settings import Settings
-from memoryx.models.embedding_onnx import load_onnx_encoder
-from memoryx.models.embedding_onnx import OnnxEncoderError, onnx_supported
 
 __all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
 

@@ -23,8 +23,8 @@ from typing import Any, Literal
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from memoryx.errors import InvalidInputError
-from memoryx.settings import Settings
 from memoryx.models.offline import OfflineChatModel
+from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
 

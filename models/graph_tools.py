@@ -14,11 +14,11 @@ import threading
 import unicodedata
 from typing import Any
 
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.models.llm_io import loads_lenient
 from memoryx.core.text import CJK_CHAR
-from langchain_core.utils.function_calling import convert_to_openai_tool
+from memoryx.models.llm_io import loads_lenient
 
 EXTRACT_ENTITIES = "extract_entities"
 ESTABLISH_RELATIONSHIPS = "establish_relationships"

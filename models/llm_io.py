@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-
 from langgraph.config import get_config
 
 from memoryx.errors import ModelOutputError

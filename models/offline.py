@@ -35,12 +35,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from memoryx.core.chitchat import is_chitchat
-from memoryx.core.text import estimate_tokens
-from memoryx.models import offline_rules as rules
-from memoryx.models.llm_io import message_text
-from memoryx.core.text import fact_key
+from memoryx.core.text import estimate_tokens, fact_key
 from memoryx.core.timeparse import leading_time, mentions_time
 from memoryx.models import offline_graph
+from memoryx.models import offline_rules as rules
+from memoryx.models.llm_io import message_text
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
 

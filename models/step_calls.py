@@ -13,8 +13,14 @@ from langchain_core.messages import BaseMessage
 from memoryx.core.runs import llm_config
 from memoryx.errors import ModelOutputError
 from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import (ModelReply, RetriesExhausted, TimeBudgetSpent, call_with_retry, message_text,
-                                   run_deadline)
+from memoryx.models.llm_io import (
+    ModelReply,
+    RetriesExhausted,
+    TimeBudgetSpent,
+    call_with_retry,
+    message_text,
+    run_deadline,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -18,30 +18,29 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime, timedelta, timezone
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.core.filters import And, event_time_range, parse_filters, with_speaker
-from memoryx.lifecycle.state import visible_filter
 from memoryx.core.runs import elapsed_ms
+from memoryx.core.scope import Scope
+from memoryx.core.text import tokenize
+from memoryx.knowledge.profiles import user_subject
+from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
-from memoryx.core.scope import Scope
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.search.dates import asks_when, checked_time_filter, checked_time_range, query_period
-from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_relation_types,
-                                 checked_threshold)
-from memoryx.search.reads import scope_facts
+from memoryx.search.plan import SearchPlan, checked_depth, checked_limit, checked_relation_types, checked_threshold
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
+from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
-from memoryx.core.text import tokenize
-from memoryx.knowledge.profiles import user_subject
 
 log = logging.getLogger(__name__)
 

@@ -14,11 +14,11 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
+from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
-from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.consolidate_load import scope_of
+from memoryx.runtime.context import Context, services_of
 
 OPERATION_TYPE = "CONSOLIDATE"
 

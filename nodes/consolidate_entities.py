@@ -14,13 +14,13 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.owners import owned_by
+from memoryx.core.runs import elapsed_ms
+from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memory_links, neighbours
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.consolidate_load import scope_of
-from memoryx.core.scope import SCOPE_FIELDS, Scope
+from memoryx.runtime.context import Context, services_of
 
 log = logging.getLogger(__name__)
 EMBED_BATCH = 256

@@ -8,10 +8,10 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
+from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.forgetting import DAY_S, forgettable, last_used, retention, strength
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 
 
 def consolidate_forget(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

@@ -9,10 +9,10 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
+from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.layers import close_run, idle_runs, promotions
 from memoryx.lifecycle.state import ConsolidateState
-from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 
 
 def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

@@ -11,14 +11,14 @@ import uuid
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import to_epoch
 from memoryx.core.owners import owned_by
-from memoryx.lifecycle.similarity import pair_key
-from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError
+from memoryx.lifecycle.similarity import pair_key
+from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
+from memoryx.runtime.context import Context, services_of
 
 EMBED_BATCH = 256
 

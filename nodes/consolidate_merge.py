@@ -9,13 +9,13 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.models.step_calls import ask_or_fall_back
-from memoryx.runtime.context import Context, services_of
+from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import distinct_events, split_pairs, survivors
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
-from memoryx.core.runs import elapsed_ms
+from memoryx.models.step_calls import ask_or_fall_back
+from memoryx.runtime.context import Context, services_of
 
 log = logging.getLogger(__name__)
 MAX_JUDGED_PAIRS = 200  # one call stays within a model's context; the next pass judges the rest

@@ -12,9 +12,9 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.filters import And, event_time_range
 from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState
 

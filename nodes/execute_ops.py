@@ -32,15 +32,15 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, context_of, services_of
-from memoryx.errors import NotFoundError
 from memoryx.core.runs import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
-from memoryx.nodes.retrieve_similar import all_facts, search_similar
-from memoryx.state import AddState
-from memoryx.ingest.speakers import fact_placement
-from memoryx.stores.locks import lock_owner
 from memoryx.core.text import fact_key, memory_hash
 from memoryx.core.timeparse import base_time
+from memoryx.errors import NotFoundError
+from memoryx.ingest.speakers import fact_placement
+from memoryx.nodes.retrieve_similar import all_facts, search_similar
+from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.state import AddState
+from memoryx.stores.locks import lock_owner
 
 MAX_STALE_RETRIES = 2
 

@@ -13,15 +13,15 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.filters import matches
 from memoryx.core.runs import elapsed_ms
+from memoryx.core.text import CJK_CLASS
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import RankState
-from memoryx.core.text import CJK_CLASS
 
 log = logging.getLogger(__name__)
 

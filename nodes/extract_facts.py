@@ -19,18 +19,18 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.models.step_calls import ask_in_run
-from memoryx.ingest.add_options import effective_instructions
-from memoryx.runtime.context import Context, services_of
-from memoryx.ingest.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
-from memoryx.errors import ModelOutputError
-from memoryx.models.factory import model_name_of
-from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
 from memoryx.core.chitchat import is_chitchat
+from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.core.text import fact_key, tokenize
 from memoryx.core.timeparse import annotate, base_time, first_date
-from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
+from memoryx.errors import ModelOutputError
+from memoryx.ingest.add_options import effective_instructions
+from memoryx.ingest.instructions import apply_excludes, assign_categories, exclusion_notes, prompt_section
+from memoryx.models.factory import model_name_of
+from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
+from memoryx.models.step_calls import ask_in_run
 from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation, numbered
+from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState, Fact
 
 CATEGORIES = ("preference", "fact", "plan", "experience", "opinion")

@@ -14,8 +14,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.access import record_access_later
 from memoryx.search.periods import time_filter_report
 from memoryx.search.state import RankState

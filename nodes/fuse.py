@@ -12,8 +12,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context
 from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context
 from memoryx.search.state import RankState
 
 PATHS = ("dense", "keyword", "graph", "time")

@@ -31,8 +31,21 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
+from memoryx.core.runs import elapsed_ms, llm_config, scope_of
+from memoryx.core.text import normalize_name
 from memoryx.errors import ModelOutputError
+from memoryx.knowledge.memory_graph import (
+    change_of,
+    delete_orphans,
+    deleted_memory_cascade,
+    empty_changes,
+    relations_with_ids,
+    updated_memory_delta,
+)
+from memoryx.knowledge.memory_graph import (
+    relation_key as _key,
+)
+from memoryx.models.factory import model_name_of
 from memoryx.models.graph_tools import (
     DELETE_GRAPH_MEMORY,
     DELETE_TOOLS,
@@ -41,7 +54,6 @@ from memoryx.models.graph_tools import (
     parse_relation_items,
     resolve_self,
 )
-from memoryx.models.step_calls import ask_or_fail
 from memoryx.models.llm_io import (
     TimeBudgetSpent,
     ToolsUnavailable,
@@ -51,8 +63,7 @@ from memoryx.models.llm_io import (
     run_deadline,
     tools_or_json,
 )
-from memoryx.models.factory import model_name_of
-from memoryx.core.runs import elapsed_ms, llm_config, scope_of
+from memoryx.models.step_calls import ask_or_fail
 from memoryx.nodes.graph_relations import changed_memories, graph_active, note_in_judgment, self_name, step_failure_note
 from memoryx.prompts.graph import (
     DELETE_RELATIONS_JSON_PROMPT,
@@ -63,17 +74,8 @@ from memoryx.prompts.graph import (
     RETRY_DELETE_JSON_PROMPT,
     USER_ID_HEADER,
 )
-from memoryx.knowledge.memory_graph import (
-    change_of,
-    deleted_memory_cascade,
-    empty_changes,
-    relation_key as _key,
-    delete_orphans,
-    relations_with_ids,
-    updated_memory_delta,
-)
+from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
-from memoryx.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 

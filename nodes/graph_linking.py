@@ -7,10 +7,10 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.knowledge.entity_linking import link_names
-from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.core.runs import elapsed_ms, scope_of
+from memoryx.knowledge.entity_linking import link_names
 from memoryx.nodes.graph_relations import graph_active, self_name
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
 
 

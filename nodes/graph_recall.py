@@ -15,8 +15,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.state import SearchState
 
 log = logging.getLogger(__name__)

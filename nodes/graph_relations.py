@@ -25,17 +25,17 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.knowledge.graph_extraction import extract_graph
-from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.core.runs import elapsed_ms, llm_config, scope_of
+from memoryx.core.scope import same_scope
 from memoryx.errors import ModelOutputError, NotFoundError
+from memoryx.knowledge.graph_extraction import extract_graph
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     TimeBudgetSpent,
     cap_text,
     run_deadline,
 )
-from memoryx.core.runs import elapsed_ms, llm_config, scope_of
-from memoryx.core.scope import same_scope
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
 
 log = logging.getLogger(__name__)

@@ -28,10 +28,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from memoryx.models.step_calls import ask_in_run
+from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
+from memoryx.core.text import fact_key
 from memoryx.ingest.add_options import effective_instructions, guard_immutable, immutable_ids
 from memoryx.ingest.instructions import exclusion_notes
-from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     RetriesExhausted,
@@ -40,12 +40,12 @@ from memoryx.models.llm_io import (
     message_text,
     unusable_notes,
 )
-from memoryx.core.text import fact_key
-from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
+from memoryx.models.step_calls import ask_in_run
 from memoryx.nodes.extract_facts import fail_run
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.prompts.facts import format_conversation
 from memoryx.prompts.judge import RETRY_PROMPT, format_judge_input, judge_system_prompt
+from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState, Operation
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")

@@ -9,9 +9,9 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.state import SearchState
 
 

@@ -19,12 +19,12 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.expand_context import expand_context
 from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.state import RankState, SearchState

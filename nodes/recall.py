@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context
 from memoryx.nodes.dense_recall import dense_recall
 from memoryx.nodes.graph_recall import graph_recall
 from memoryx.nodes.keyword_recall import keyword_recall
+from memoryx.runtime.context import Context
 from memoryx.search.state import SearchState
 
 PATHS = (keyword_recall, graph_recall, dense_recall)

@@ -11,8 +11,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import elapsed_ms
+from memoryx.runtime.context import Context, services_of
 from memoryx.search.periods import by_period
 from memoryx.search.rerankers import make_reranker
 from memoryx.search.scoring import final_scores, ordered

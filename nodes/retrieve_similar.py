@@ -20,10 +20,7 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.ingest.add_options import is_immutable
-from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.core.filters import And, parse_filters
-from memoryx.lifecycle.state import visible_filter
 from memoryx.core.runs import (
     change_marker,
     elapsed_ms,
@@ -32,8 +29,11 @@ from memoryx.core.runs import (
     same_tenant,
     scope_for_owner,
 )
-from memoryx.state import AddState
 from memoryx.core.text import tokenize
+from memoryx.ingest.add_options import is_immutable
+from memoryx.lifecycle.state import visible_filter
+from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.state import AddState
 
 KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
 

@@ -21,10 +21,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from memoryx.runtime.context import Context, services_of
-from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.core.runs import same_tenant, scope_for_owner
+from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.nodes.retrieve_similar import all_facts
+from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState, Operation
 
 INSTRUCTIONS = ("Resume with Command(resume=True) to approve, Command(resume=[]) to reject all, or "

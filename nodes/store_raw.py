@@ -13,11 +13,11 @@ import time
 
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context, services_of
 from memoryx.core.runs import deterministic_id, elapsed_ms, scope_of
-from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
-from memoryx.state import AddState
 from memoryx.core.text import memory_hash
+from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
+from memoryx.runtime.context import Context, services_of
+from memoryx.state import AddState
 
 
 def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:

@@ -24,12 +24,12 @@ import time
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.models.step_calls import ask_or_fall_back, run_options
-from memoryx.runtime.context import Context, services_of
-from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
 from memoryx.core.runs import elapsed_ms, is_agent_memory
 from memoryx.knowledge.profiles import ProfileChange, group_subject, profile_changes, user_subject
+from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
+from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.prompts.profile import PROFILE_PROMPT, RETRY_PROFILE_PROMPT, ProfileUpdates, profile_input
+from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
 
 log = logging.getLogger(__name__)

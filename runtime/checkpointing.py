@@ -20,14 +20,15 @@ one front end can be resumed by the other.
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
 from memoryx.errors import StoreUnavailableError
 from memoryx.settings import Settings, get_settings
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.memory import InMemorySaver
-import uuid
 
 
 def _serde() -> Any:

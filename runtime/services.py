@@ -13,14 +13,14 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memoryx.settings import Settings, get_settings
 from memoryx.models.embeddings import embedding_dims, make_embeddings
 from memoryx.models.factory import make_chat_model
+from memoryx.runtime.recovery import recover_projections
+from memoryx.settings import Settings, get_settings
 from memoryx.stores.graph import make_graph_store
 from memoryx.stores.projections import Projector
 from memoryx.stores.sql import SQLStore
 from memoryx.stores.vectors import make_vector_store
-from memoryx.runtime.recovery import recover_projections
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings

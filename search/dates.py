@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import to_epoch
 from memoryx.core.timeparse import find_times
+from memoryx.errors import InvalidInputError
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})

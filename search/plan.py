@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import FilterNode
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError
 from memoryx.search.recipes import AUTO, MAX_DEPTH, RecallPath, SearchRecipe
 from memoryx.search.tuning import SearchTuning
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from memoryx.core.text import CJK_CLASS
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
-from memoryx.prompts.search import REWRITE_QUERY_PROMPT, RETRY_REWRITE_PROMPT, QueryRewrite
+from memoryx.prompts.search import RETRY_REWRITE_PROMPT, REWRITE_QUERY_PROMPT, QueryRewrite
 from memoryx.search.dates import MONTHS, WEEKDAYS
-from memoryx.core.text import CJK_CLASS
 
 MAX_ENTITY_CANDIDATES = 400
 

@@ -20,19 +20,19 @@ in-memory lock, error wrapping); they write nothing.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
-from functools import lru_cache
-from datetime import UTC, datetime, timezone
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.core.scope import Scope
+from memoryx.core.text import normalize_name
 from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
 from memoryx.stores.sql.values import require_scope
-from memoryx.core.text import normalize_name
 
 _MEM = MemoryRow.__table__.c
 

@@ -1,0 +1,69 @@
+"""What MemoryCore reads for a chat prompt: the context block (profile, recent episodes, memory layers and
+the most relevant memories within a token budget) and profiles. A mixin of MemoryCore (memory_core.py): it
+uses the core's `settings` and `services`."""
+
+from __future__ import annotations
+
+from memoryx.api.inputs import optional_scope
+from memoryx.core.scope import Scope
+from memoryx.errors import ScopeError
+from memoryx.knowledge.profiles import (
+    GROUP_PROFILE_MEMORIES,
+    build_profile,
+    group_insights,
+    group_subject,
+    profile_lines,
+    user_subject,
+)
+from memoryx.lifecycle.layers import WORKING, layer_of
+from memoryx.search.context_block import build_context
+
+RECENT_EPISODES = 3  # episodes get_context shows
+
+
+class ContextReads:
+    def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
+        """Profile + recent episodes + the most relevant memories, within `max_tokens`."""
+        lines, episodes = [], []
+        if user_id and self.settings.profiles:
+            lines = profile_lines(self.get_profile(user_id))
+        scope = optional_scope(user_id, agent_id, run_id)
+        if scope is not None and self.settings.episodes:
+            episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
+        working, core_items = self._layer_context(scope)
+        return build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
+                             long_term=core_items, working=working)
+
+    def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
+        """Memory layers: the run's working memories (newest first) and the scope's
+        long-term ones (most important first); short-term memories come through the search results."""
+        n = self.settings.context_layer_items
+        if scope is None or n <= 0:
+            return [], []
+        sql = self.services.sql
+        owner = Scope(user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id) \
+            if scope.user_id or scope.agent_id or scope.group_id else scope  # long-term outlives the run
+        core_items = sql.layer_memories(owner, "long_term", limit=n)
+        working = []
+        if scope.run_id:
+            rows = sql.list_memories(scope, limit=100)
+            working = sorted((r for r in rows if layer_of(r) == WORKING and r["status"] not in ("merged", "archived")),
+                             key=lambda r: r.get("created_at") or "", reverse=True)[:n]
+        return working, core_items
+
+    def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
+        """The user's profile (or, with group_id alone, the group's), built by memoryx.knowledge.profiles."""
+        if not user_id and not group_id:
+            raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
+        for name, value in (("user_id", user_id), ("group_id", group_id)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ScopeError(f"{name} must be a non-empty string, got {value!r}")
+        subject = user_subject(user_id) if user_id else group_subject(group_id)
+        sql = self.services.sql
+        rows = sql.profile_values(subject, include_ended=True)
+        ids = sorted({i for r in rows for i in r["memory_ids"]})
+        live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
+        profile = build_profile(subject, rows, live, include_history=include_history)
+        if group_id and not user_id:  # roles and recurring topics: read from the group's memories
+            profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
+        return profile
