@@ -56,7 +56,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench_add.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_add import InstantEmbeddings, TimedOffline  # noqa: E402
-from bench_search import NAMES, OBJECTS, PLACES, RELATIONS, SUBJECTS, VERBS, make_queries, percentile, sentence  # noqa: E402
+from bench_search import NAMES, PLACES, RELATIONS, make_queries, percentile, sentence  # noqa: E402
 
 PG_ADMIN = os.environ.get("MEMORYX_BENCH_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
 DB_NAME = "memoryx_bench"

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         embeddings = InstantEmbeddings()
     # every other setting: the defaults (MEMORYX_* env)
     memory = Memory(data_dir=data_dir, llm="offline", embeddings=embeddings)
-    settings, services = memory.settings, memory.services
+    settings = memory.settings
     total = args.users * args.per_user
     manifest = data_dir / "bench_manifest.json"
     try:
