@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     # validated by memoryx.server.auth.KeyRing (strict, entries named by fingerprint, never by the key itself)
     api_keys: dict[str, Any] = Field(default_factory=dict, description="JSON map API key -> list of user ids it may touch, or {\"users\": [...], \"agents\": [...], \"admin\": false}. Empty: local development mode, no auth.")
 
-    # --- tenancy and input limits (issue 9 §2, §4) ---------------------------------------------
+    # --- tenancy and input limits ---------------------------------------------
     agent_memory: Literal["tenant", "global"] = Field("tenant", description="Where the assistant's own memories learned in a user's conversation live: 'tenant' (the user's tenancy, user_id + agent_id; no other user's add sees them) or 'global' (agent_id only, shared by every user of the agent). add(agent_memory=...) overrides it per call.")
     max_name_chars: int = Field(256, description="Longest message `name` (speaker) accepted by add().")
     max_messages: int = Field(1000, description="Most messages in one add() call.")
@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(1_048_576, description="Largest HTTP request body the server accepts (413 above).")
     max_batch_inputs: int = Field(32, description="Most inputs in one LangServe batch request.")
 
-    # --- model call bounds (issue 9 §5): output caps, request timeouts, a time budget per add run ---
+    # --- model call bounds: output caps, request timeouts, a time budget per add run ---
     extraction_max_tokens: int = Field(1024, ge=16, description="Output-token cap of the fact-extraction model (also the search query rewrite, which runs on it).")
     judgment_max_tokens: int = Field(1024, ge=16, description="Output-token cap of the ADD/UPDATE/DELETE/NONE judgment model.")
     graph_max_tokens: int = Field(1024, ge=16, description="Output-token cap of the graph model (entities, relations, conflicts).")
@@ -122,28 +122,28 @@ class Settings(BaseSettings):
     add_time_budget_s: float = Field(180.0, gt=0, description="Wall-time budget of the model calls of one add run, in seconds. Once spent no model call starts: the judge ADDs the extracted facts by rule, the graph steps are skipped, and the judgment record says so (a call in flight may overrun it by its timeout).")
     llm_raw_answer_cap: int = Field(4000, ge=200, description="Characters of each raw model answer kept in the judgment record and echoed back to the model in a retry.")
 
-    # --- CLI through a running server, MCP over stdio (issue 11) ---------------------------------
+    # --- CLI through a running server, MCP over stdio ---------------------------------
     url: str | None = Field(None, description="URL of a running `memoryx serve` (e.g. http://127.0.0.1:8000). Set: every CLI command (and `memoryx mcp`) goes through that server over HTTP instead of opening the embedded stores.")
     api_key: str | None = Field(None, description="API key the CLI sends to MEMORYX_URL (X-API-Key); one of the server's MEMORYX_API_KEYS.")
     mcp_user_id: str | None = Field(None, description="User id(s), comma-separated, that `memoryx mcp` (stdio) serves; the model can act only for them. `memoryx mcp --user-id` overrides it.")
 
-    # --- crash recovery (issue 9 §3): memoryx/maintenance.py ----------------------------------------
+    # --- crash recovery: memoryx/maintenance.py ----------------------------------------
     outbox_replay_interval_s: float = Field(30.0, ge=0, description="Seconds between replays of the projection outbox in long-running processes (memoryx serve); 0 turns the loop off (the replay when the stores open stays).")
     recover_runs: int = Field(50, ge=0, description="How many of the most recent add runs in the checkpointer are checked when a Memory opens: a run cut short by a crash is resumed, a run waiting for review is reported and left waiting. 0: off.")
 
-    # --- bulk ingest: add_many, POST /v1/memories/batch, memoryx import (issue 14) ---------------
+    # --- bulk ingest: add_many, POST /v1/memories/batch, memoryx import ---------------
     bulk_chunk_size: int = Field(256, ge=1, description="add_many(infer=False): messages per chunk; each chunk is one embedding call, one SQL transaction and one vector upsert.")
     bulk_workers: int = Field(4, ge=1, description="add_many(infer=True): scopes added in parallel (the items of one scope always run in order).")
     bulk_max_items: int = Field(1000, ge=1, description="Most items in one POST /v1/memories/batch request.")
 
-    # --- purge and retention (issue 9 §6): memoryx/purge.py, memoryx/retention.py ----------------
+    # --- purge and retention: memoryx/purge.py, memoryx/retention.py ----------------
     retention_raw_inputs_days: float | None = Field(None, ge=0, description="Delete raw inputs (the verbatim messages of each add) older than this many days; unset or 0 keeps them.")
     retention_judgments_days: float | None = Field(None, ge=0, description="Delete judgment records (what the judge saw and decided, with the conversation) older than this many days; those awaiting review are kept. Unset or 0 keeps them.")
     retention_checkpoints_days: float | None = Field(30.0, ge=0, description="Delete add-run checkpoints older than this many days (runs that failed or were cut short); runs awaiting review are kept. Unset or 0 keeps them.")
     retention_interval_s: float = Field(3600.0, ge=0, description="Seconds between retention passes in long-running processes (memoryx serve); 0: only when a Memory opens its stores.")
     keep_finished_checkpoints: bool = Field(False, description="Keep the checkpoints of add runs that finished (~45 KB per one-line add). Off: they are deleted when the run returns; runs awaiting review or failed keep theirs.")
 
-    # --- custom instructions, categories, vision, feedback (issue 12): memoryx/add_options.py, instructions.py
+    # --- custom instructions, categories, vision, feedback: memoryx/add_options.py, instructions.py
     custom_fact_extraction_prompt: str | None = Field(None, description="The project's own fact-extraction prompt (mem0's config name); replaces MemoryX's instructions, the JSON answer format and the includes/excludes/categories sections are appended. Per call: add(prompt=...).")
     custom_update_memory_prompt: str | None = Field(None, description="The project's own update (judge) prompt (mem0's config name); replaces MemoryX's instructions, the ADD/UPDATE/DELETE/NONE answer format is appended. Per call: add(update_prompt=...).")
     memory_includes: str | None = Field(None, description="What to remember in particular (asked of the extraction model). Per call: add(includes=...).")
@@ -152,7 +152,7 @@ class Settings(BaseSettings):
     vision_llm: str | None = Field(None, description="A vision-capable chat model (provider:model, e.g. openai:gpt-4o-mini) that describes image parts of added messages; unset: images are not read and the add result says so.")
     feedback_very_negative_penalty: float = Field(0.3, ge=0, le=1, description="Search score multiplied by (1 - this) for a memory whose latest feedback is VERY_NEGATIVE.")
 
-    # --- consolidation: staging, merge, compression, forgetting (issue 10): memoryx/lifecycle/, graphs/consolidate.py
+    # --- consolidation: staging, merge, compression, forgetting: memoryx/lifecycle/, graphs/consolidate.py
     search_staged: bool = Field(True, description="Search sees memories no consolidation pass has seen yet (status staged) as well as active ones.")
     search_record_access: bool = Field(True, description="Each search counts the memories it returns as accessed (access count and last access, read by ranking, the forgetting curve and layer promotion); false for read-only evaluation (bench_consolidate --locomo measures before and after a pass with it off).")
     consolidate_interval_s: float = Field(0.0, ge=0, description="Seconds between consolidation passes of every scope inside `memoryx serve`; 0: no scheduled passes (run `memoryx consolidate` or POST /v1/consolidate).")
@@ -163,7 +163,7 @@ class Settings(BaseSettings):
     forget_threshold: float = Field(0.05, ge=0, le=1, description="Retention R = exp(-days/S) below which a consolidation pass archives a memory (restorable; search sees it only with include_archived).")
     summarized_demotion: float = Field(0.85, ge=0, le=1, description="Search score multiplier of a memory a summary stands for (status summarized).")
 
-    # --- events and webhooks (issue 10): memoryx/events.py, memoryx/webhooks.py ----------------------
+    # --- events and webhooks: memoryx/events.py, memoryx/webhooks.py ----------------------
     webhook_url: str | None = Field(None, description="`memoryx serve` POSTs every memory event (memory.added, updated, deleted, archived, merged, rolled_back) as JSON to this URL, from a background queue; unset: no webhooks.")
     webhook_secret: str | None = Field(None, repr=False, description="Key of the HMAC-SHA256 signature of each webhook body, sent as `X-MemoryX-Signature: sha256=<hex>`; unset: bodies go unsigned.")
     webhook_max_attempts: int = Field(5, ge=1, le=20, description="Deliveries tried per webhook event (exponential backoff between them) before it is dropped and logged.")
@@ -171,10 +171,10 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = Field(5.0, gt=0, le=120, description="HTTP timeout of one webhook delivery.")
     webhook_queue_size: int = Field(10_000, ge=1, description="Webhook events waiting for delivery at most; beyond it new events are dropped (and logged), never blocking a write.")
 
-    # --- dated facts (issue 13, seed 002): memoryx/timeparse.py --------------------------------------
+    # --- dated facts: memoryx/timeparse.py --------------------------------------
     time_normalize: bool = Field(True, description="Extracted facts get the absolute date after a relative one, read from the message timestamp (else now): 'went to Paris yesterday (2023-05-07)', with valid_at = that day and metadata event_time / time_expression. English, Chinese and Japanese.")
 
-    # --- profiles and episodes (issue 13, seeds 003/004): memoryx/profiles.py, memoryx/episodes.py -------------
+    # --- profiles and episodes: memoryx/profiles.py, memoryx/episodes.py -------------
     profiles: bool = Field(True, description="Keep a profile per user (name, aliases, home, work, relationships, preferences, dislikes, goals; group members) from the facts each add writes; search resolves the user's own name to their memories.")
     profile_model: bool = Field(False, description="Also ask the extraction model for profile values in facts the profile rules do not cover (one extra call per add that has such facts).")
     episodes: bool = Field(False, description="Cut each added conversation into units (time gaps, topic shifts) and store one episode memory (memory_type 'episodic') per unit: a short narrative per participant, its time span and the ids of the facts drawn from it. One extra model call per unit.")
@@ -182,7 +182,7 @@ class Settings(BaseSettings):
     episode_topic_threshold: float = Field(0.12, ge=-1, le=1, description="A turn whose embedding similarity to the current unit falls below this starts a new unit (topic shift); explicit markers ('by the way', '换个话题', 'ところで') always do. -1 turns the similarity rule off.")
     episode_segmenter: Literal["rules", "model"] = Field("rules", description="'rules': time gaps, similarity drops and markers cut units. 'model': the extraction model names the cut points (one extra call per add), the time gaps still apply.")
 
-    # --- graph upkeep and memory layers (issue 10, seeds 002 §5.1 / 003): lifecycle/graph_upkeep.py, lifecycle/layers.py
+    # --- graph upkeep and memory layers: lifecycle/graph_upkeep.py, lifecycle/layers.py
     consolidate_entity_merge_threshold: float = Field(0.95, ge=0, le=1, description="Name-embedding cosine at or above which a consolidation pass merges two entities of one scope by rule (the older survives; relations re-pointed).")
     consolidate_entity_judge_threshold: float = Field(0.85, ge=0, le=1, description="Name-embedding cosine from which two entities merge when they also have the same entity_type and at least one shared neighbour.")
     consolidate_links: bool = Field(True, description="A consolidation pass links memories about the same entity (same_entity) and consecutive memories of a run or session (sequence); graph search follows the links one hop.")

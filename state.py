@@ -20,8 +20,8 @@ class Fact(TypedDict):
     importance: float  # 0..1
     memory_type: str  # episodic | semantic | preference | fact
     owner: NotRequired[str]  # "user" or "agent": whose memory it is (agent memories kept apart)
-    categories: NotRequired[list[str]]  # custom categories (issue 12), stored as metadata.categories
-    speaker: NotRequired[str]  # group chats (issue 13): who stated it (a message's name or user_id)
+    categories: NotRequired[list[str]]  # custom categories, stored as metadata.categories
+    speaker: NotRequired[str]  # group chats: who stated it (a message's name or user_id)
     source_index: NotRequired[int]  # the message it came from (dated from that message's timestamp)
 
 
@@ -37,7 +37,7 @@ class Operation(TypedDict):
 class AddInput(TypedDict):
     messages: Any  # str | list[{"role", "content", "timestamp"?, "name"?, "user_id"?}]
     user_id: NotRequired[str | None]
-    group_id: NotRequired[str | None]  # a group chat (issue 13): facts go to the speaking participant
+    group_id: NotRequired[str | None]  # a group chat: facts go to the speaking participant
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
     metadata: NotRequired[dict | None]
@@ -85,4 +85,4 @@ class AddState(AddInput, total=False):
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
     excluded_facts: list[dict]  # facts the exclude rule dropped, with topic and keyword (instructions.py)
-    episodes: list[dict]  # episode memories this run wrote (issue 13: nodes/episodes.py)
+    episodes: list[dict]  # episode memories this run wrote (nodes/episodes.py)

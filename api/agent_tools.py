@@ -1,4 +1,4 @@
-"""Structured memory tools for agents (seed 002 §4): the model builds memories itself.
+"""Structured memory tools for agents: the model builds memories itself.
 
 - create_memory(subject, memory_type, topic, object, attributes, importance): one memory, written as given
   (no extraction model, no judge): "我 / 事件 / 吃饭 / 白米饭 / {时间: 今天}" becomes "用户吃饭白米饭（时间：今天

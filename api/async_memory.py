@@ -147,7 +147,7 @@ class AsyncMemory(MemoryFront):
 
     async def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                           include_history: bool = False) -> dict:
-        """See Memory.get_profile (issue 13)."""
+        """See Memory.get_profile."""
         return await asyncio.to_thread(self._core.get_profile, user_id, group_id, include_history)
 
     # --- records ------------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> d
 
 
 def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_id=None) -> dict:
-    """Close a run (seed 003 working memory): its working memories stay as short-term when they mattered
+    """Close a run (working memory): its working memories stay as short-term when they mattered
     (memoryx.lifecycle.layers.close_run), the rest are archived; under the scope lock, projected, logged as
     a judgment (operation_type END_RUN) that `rollback` undoes."""
 

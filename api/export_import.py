@@ -1,4 +1,4 @@
-"""Export and import of a scope (issue 12): JSONL, one record per line, read back with identical ids.
+"""Export and import of a scope: JSONL, one record per line, read back with identical ids.
 
     {"type": "memoryx_export", "version": 1, "scope": {...}, "exported_at": ...}
     {"type": "memory", "id", "memory", "user_id", "agent_id", "run_id", "category", "importance",
@@ -32,7 +32,7 @@ from memoryx.knowledge.profiles import user_subject, value_key
 FORMAT = "memoryx_export"
 VERSION = 1
 _MEMORY_KEYS = ("id", "memory", "user_id", "agent_id", "run_id", "category", "importance", "memory_type",
-                "metadata", "created_at", "updated_at", "group_id", "valid_at")  # group chats, event time (issue 13)
+                "metadata", "created_at", "updated_at", "group_id", "valid_at")  # group chats, event time
 
 
 def export_records(services, scope: Scope) -> Iterator[dict]:

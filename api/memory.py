@@ -60,7 +60,7 @@ class Memory(MemoryFront):
             group_id: str | None = None) -> dict:
         """Remember what matters in `messages` (a string or a list of {"role", "content"} dicts).
 
-        Group chats (issue 13): `group_id` names the group; each message may carry `name` (the speaker) and
+        Group chats: `group_id` names the group; each message may carry `name` (the speaker) and
         `user_id` (the participant's id). Facts go to the participant who stated them (scope user_id =
         the message's user_id, else the speaker's name, within the group; metadata.speaker = the name).
 
@@ -71,7 +71,7 @@ class Memory(MemoryFront):
         MEMORYX_AGENT_MEMORY) keeps them in this user's tenancy (user_id + agent_id), "global" with the agent
         alone, shared by every user of the agent.
 
-        Custom instructions (issue 12; defaults from settings): `prompt` (the extraction prompt; with
+        Custom instructions (defaults from settings): `prompt` (the extraction prompt; with
         memory_type="procedural_memory" the summary's prompt, as in mem0), `update_prompt` (the judge's),
         `includes`, `excludes` (asked of the model AND enforced by a keyword rule: memoryx.ingest.instructions),
         `custom_instructions`, `custom_categories` {name: description} (stored as metadata.categories).
@@ -167,7 +167,7 @@ class Memory(MemoryFront):
 
     def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                     include_history: bool = False) -> dict:
-        """The profile the add graph keeps (issue 13): for a user, name / aliases / home / work / relationships /
+        """The profile the add graph keeps: for a user, name / aliases / home / work / relationships /
         preferences / dislikes / goals; for a group (group_id alone), members / roles / topics. Each value is
         {"value", "memory_ids", "since", "changed_at"}; include_history adds the values that ended."""
         return self._core.get_profile(user_id, group_id, include_history)
@@ -216,7 +216,7 @@ class Memory(MemoryFront):
 
     def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                 group_id: str | None = None) -> dict:
-        """Close a run (memory layers, seed 003): its working memories that mattered stay as short-term, the
+        """Close a run (memory layers): its working memories that mattered stay as short-term, the
         rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
 
         return end_run(self._core, run_id, user_id, agent_id, group_id)

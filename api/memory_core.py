@@ -124,7 +124,7 @@ class MemoryCore(ContextReads, JudgmentReads):
         trace_id = trace_id or str(uuid.uuid4())
         inp = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "run_id": run_id,
                "metadata": metadata, "infer": bool(infer), "trace_id": trace_id}
-        if group_id is not None:  # a group chat (issue 13)
+        if group_id is not None:  # a group chat
             inp["group_id"] = group_id
         if agent_memory is not None:  # "tenant" | "global"; validate_input checks it (default: the setting)
             inp["agent_memory"] = agent_memory
@@ -167,7 +167,7 @@ class MemoryCore(ContextReads, JudgmentReads):
                               run_name=name)
 
     def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
-        """`extra` carries the optional inputs, group_id and speaker (issue 13) among them."""
+        """`extra` carries the optional inputs, group_id and speaker among them."""
         scope_of_ids(user_id, agent_id, run_id, extra.get("group_id"))
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string.")
@@ -188,7 +188,7 @@ class MemoryCore(ContextReads, JudgmentReads):
         return inp
 
     def _start_query_embedding(self, query: str, extra: dict) -> None:
-        """Start embedding the query before the search graph starts (issue 14: ~1 ms more overlap with the
+        """Start embedding the query before the search graph starts (~1 ms more overlap with the
         graph's reads than analyze_query's own prefetch, which then finds it under way). Only when the search
         embeds the query as given: a dense recipe and no model rewrite."""
 

@@ -1,5 +1,5 @@
 """Memory tools for agent-managed memory, as LangChain tools: add, search, update and forget (free text), and
-the structured set of seed 002 (`make_memory_tools(..., structured=True)`, on by default):
+the structured set (`make_memory_tools(..., structured=True)`, on by default):
 create_memory(subject, memory_type, topic, object, attributes, importance), link_memories(a, b, relation),
 update_importance(memory_id, importance) and search_memories(query, memory_types, time_range, max_results,
 expand_depth). Relative times in attributes ("昨天", "last week") get their absolute date (memoryx.core.timeparse)

@@ -90,7 +90,7 @@ def cmd_import(args, m) -> int:
     counts: dict[str, int] = {}
     bar = progress_bar(len(jobs), "Importing", enabled=not args.json and not args.quiet)
     try:
-        # one add_many (issue 14): --no-infer is batched (one embedding call and SQL transaction per chunk),
+        # one add_many: --no-infer is batched (one embedding call and SQL transaction per chunk),
         # with inference the jobs of one scope run in order and different scopes in parallel
         items = [{"messages": msgs, **scope, "metadata": {"source": Path(args.file).name, "session": label}}
                  for scope, label, msgs in jobs]

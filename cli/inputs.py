@@ -15,7 +15,7 @@ class UsageError(Exception):
 
 def scope_kwargs(args) -> dict:
     kw = {"user_id": args.user_id, "agent_id": args.agent_id, "run_id": args.run_id}
-    if getattr(args, "group_id", None):  # group chats (issue 13); only when given: not every command takes it
+    if getattr(args, "group_id", None):  # group chats; only when given: not every command takes it
         kw["group_id"] = args.group_id
     return kw
 

@@ -24,7 +24,7 @@ from memoryx.cli.export import cmd_export
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
 from memoryx.cli.mcp import cmd_mcp
-from memoryx.cli.profile import cmd_profile  # issue 13
+from memoryx.cli.profile import cmd_profile
 from memoryx.cli.purge import cmd_purge
 from memoryx.cli.rollback import cmd_rollback
 from memoryx.cli.serve import cmd_serve
@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("restore", cmd_restore, "bring an archived or merged memory back")
     p.add_argument("memory_id")
 
-    p = cmd("profile", cmd_profile, "show a user's profile: name, home, work, relationships, likes, goals (issue 13)")
+    p = cmd("profile", cmd_profile, "show a user's profile: name, home, work, relationships, likes, goals")
     p.add_argument("--history", action="store_true", help="also the values that ended (an old home, a retracted like)")
 
     p = cmd("reset", cmd_reset, "delete everything (all users)")

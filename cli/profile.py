@@ -1,4 +1,4 @@
-"""`memoryx profile --user-id U [--history]`: the user's profile (issue 13, memoryx.knowledge.profiles)."""
+"""`memoryx profile --user-id U [--history]`: the user's profile (memoryx.knowledge.profiles)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ class RemoteMemory:
         return self._call("POST", "/v1/memories", json=body)
 
     def add_many(self, items, *, infer=True, progress=None) -> list[dict]:
-        """Memory.add_many through POST /v1/memories/batch (issue 14); `progress(n)` after each request."""
+        """Memory.add_many through POST /v1/memories/batch; `progress(n)` after each request."""
         results: list[dict] = []
         for i in range(0, len(items), 500):  # under the server's MEMORYX_BULK_MAX_ITEMS default
             chunk = [{k: v for k, v in item.items() if v is not None} for item in items[i:i + 500]]

@@ -1,4 +1,4 @@
-"""The chit-chat pre-filter (seed 003 §3.1): a message made only of greetings, thanks and acknowledgements
+"""The chit-chat pre-filter: a message made only of greetings, thanks and acknowledgements
 holds no fact, so the add graph skips the extraction call for it. Rules only; English, Chinese, Japanese."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _CHITCHAT_JA = re.compile(r"^(?:こんにちは|こんばんは|おはよう(?:�
 
 
 def is_chitchat(text: str) -> bool:
-    """True for pure greetings/acknowledgements/thanks (seed 003 §3.1 rule pre-filter)."""
+    """True for pure greetings/acknowledgements/thanks (rule pre-filter)."""
     clauses = [c.strip(_QUOTES_AND_SPACE) for c in _CLAUSE_BREAK.split(text or "") if c.strip(_QUOTES_AND_SPACE)]
     if not clauses:
         return True

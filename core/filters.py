@@ -207,7 +207,7 @@ def _parse(obj: Any, where: str) -> FilterNode:
 
 
 def with_speaker(filters: dict | FilterNode | None, speaker: str | None) -> dict | FilterNode | None:
-    """`filters` narrowed to what one participant of a group chat said (metadata.speaker, issue 13)."""
+    """`filters` narrowed to what one participant of a group chat said (metadata.speaker)."""
     if speaker is None:
         return filters
     if not isinstance(speaker, str) or not speaker.strip():

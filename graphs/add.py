@@ -8,7 +8,7 @@
                                                       ─ [build_episodes, when kept] ┬─────────────┤
                                                  (graph) extract_relations ─ link_entities ─ resolve_graph_conflicts ┴─ finalize
 
-update_profile and build_episodes (issue 13) keep the user/group profiles and write the episode memories
+update_profile and build_episodes keep the user/group profiles and write the episode memories
 (MEMORYX_PROFILES, MEMORYX_EPISODES; update_profile returns at once when off; build_episodes is only
 entered when episodes are kept).
 An inferred add with no facts (a question, small talk) goes to build_episodes too: its turns belong to the
@@ -33,7 +33,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import DEADLINE_KEY
-from memoryx.nodes.episodes import build_episodes  # issue 13
+from memoryx.nodes.episodes import build_episodes
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
@@ -43,7 +43,7 @@ from memoryx.nodes.judge import judge
 from memoryx.nodes.retrieve_similar import retrieve_similar
 from memoryx.nodes.review import review
 from memoryx.nodes.store_raw import store_raw
-from memoryx.nodes.update_profile import update_profile  # issue 13
+from memoryx.nodes.update_profile import update_profile
 from memoryx.nodes.validate_input import validate_input
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddInput, AddOutput, AddState
@@ -57,7 +57,7 @@ def finalize(state: AddState) -> dict:
     relations = {"added_entities": list(changes.get("added_entities") or []),
                  "deleted_entities": list(changes.get("deleted_entities") or [])}
     result = {"results": list(state.get("executed") or []), "relations": relations, "trace_id": state.get("trace_id")}
-    if state.get("episodes"):  # issue 13: the episode memories of the run (MEMORYX_EPISODES)
+    if state.get("episodes"):  # the episode memories of the run (MEMORYX_EPISODES)
         result["episodes"] = list(state["episodes"])
     return {"result": result}
 
@@ -75,7 +75,7 @@ def route_input(state: AddState) -> Literal["extract_facts", "store_raw", "final
 
 def route_facts(state: AddState, runtime: Runtime[Context]) -> Literal["retrieve_similar", "build_episodes",
                                                                       "extract_relations", "finalize"]:
-    # no facts (a question, small talk): the turns still belong to the conversation's episode (issue 13)
+    # no facts (a question, small talk): the turns still belong to the conversation's episode
     return "retrieve_similar" if (state.get("facts") or state.get("agent_facts")) else route_conversation(state, runtime)
 
 
@@ -92,14 +92,14 @@ def route_executed(state: AddState) -> Literal["retrieve_similar", "update_profi
 def route_conversation(state: AddState, runtime: Runtime[Context]) -> Literal["build_episodes", "extract_relations",
                                                                              "finalize"]:
     """Into build_episodes only when episodes are kept (MEMORYX_EPISODES; off by default): a step that would
-    return at once still costs a LangGraph step and two checkpoint writes (~1 ms of an add: issue 14)."""
+    return at once still costs a LangGraph step and two checkpoint writes (~1 ms of an add)."""
     if services_of(runtime).settings.episodes:
         return "build_episodes"
     return route_episodes(state, runtime)
 
 
 def route_episodes(state: AddState, runtime: Runtime[Context]) -> Literal["extract_relations", "finalize"]:
-    """After the profile and episode steps (issue 13): the graph half of an inferred add."""
+    """After the profile and episode steps: the graph half of an inferred add."""
     if state.get("infer") is not False and graph_active(runtime) and state.get("executed"):
         return "extract_relations"
     return "finalize"
@@ -140,13 +140,13 @@ builder.add_edge("finalize", END)
 
 # Checkpoint durability of an add run: "sync" writes each step's checkpoint before the next step starts.
 # LangGraph's default "async" writes it on a worker thread while the next step runs; on a busy 2-core machine
-# that thread fights the run for the GIL and an add took 15-30 ms longer (issue 14, bench/bench_add.py), and a
+# that thread fights the run for the GIL and an add took 15-30 ms longer (bench/bench_add.py), and a
 # crash could lose the last step's checkpoint (the resumed run redid the step). Never "exit": every step
 # must stay checkpointed so that a killed add resumes where it stopped.
 ADD_DURABILITY = "sync"
 
 # Worker threads of an add run's LangGraph executor. Every invoke builds its own thread pool (langchain_core's
-# get_executor_for_config) and, unbounded, started ~5 threads per add for checkpoint writes (issue 14: 6.0 ->
+# get_executor_for_config) and, unbounded, started ~5 threads per add for checkpoint writes (6.0 ->
 # 2.6 ms of Thread.start per add). The add graph has no parallel branch (one task per superstep, run inline
 # in the caller's thread), so the pool only ever runs checkpoint writes, which langgraph chains in order
 # anyway. Why 1 cannot deadlock (langgraph 1.2, pregel/_executor.py, _loop.py, _runner.py):

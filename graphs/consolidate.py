@@ -1,4 +1,4 @@
-"""The consolidate graph: one scope's memories merged, compressed and forgotten (issue 10, seeds 002/003).
+"""The consolidate graph: one scope's memories merged, compressed and forgotten.
 
     consolidate_load ─ consolidate_merge ─ consolidate_compress ─ consolidate_forget ─ consolidate_layers
         ─ consolidate_entities ─ consolidate_apply
@@ -6,8 +6,8 @@
 load reads the scope's live memories and the neighbours of each staged one; merge decides duplicates (rule
 at cosine >= 0.95, the judge model in one batched call for 0.85-0.95); compress writes one summary per
 cluster of >= 3 (one batched call); forget reads the forgetting curve; layers promotes short-term
-memories to long-term and closes idle runs' working memories (seed 003); entities decides entity merges
-(two tiers, seed 002 §5.1) and memory links (same entity, sequence, cause); apply writes everything under the
+memories to long-term and closes idle runs' working memories; entities decides entity merges
+(two tiers) and memory links (same entity, sequence, cause); apply writes everything under the
 scope lock, projects it, logs the judgment (operation_type CONSOLIDATE) and returns the report:
 
     {"trace_id", "dry_run", "memories", "staged_seen", "pairs", "merged", "merged_by_model", "compressed",

@@ -8,7 +8,7 @@ Every LangGraph step costs ~0.3-0.5 ms of CPU in the caller's thread, and a cond
 tenth of a search: stages that always run one after the other in the caller's thread are one node each
 (recall, rank), each stage still its own function and module with its own entry in `timings`, and there is
 no branch - an empty query passes recall untouched and rank answers it with the empty result, and a reranker
-is a stage of rank when the plan names one. finalize was a step of its own until issue 14.
+is a stage of rank when the plan names one.
 
 * analyze_query: scope and filter validation (ScopeError / InvalidInputError before any store is read), then
   the `SearchPlan` (memoryx.search.plan) every later node reads: tokens, the scope's entities the query names

@@ -94,7 +94,7 @@ def guard_immutable(operations: list[dict], frozen: set[str]) -> tuple[list[dict
     return out, notes
 
 
-# --- custom instructions (issue 12): per call over the settings -------------------------------------------
+# --- custom instructions: per call over the settings -------------------------------------------
 
 INSTRUCTION_KEYS = ("prompt", "update_prompt", "includes", "excludes", "custom_instructions", "categories")
 def _setting_of(settings, key: str) -> Any:
@@ -154,7 +154,7 @@ def effective_instructions(settings: Any, per_call: dict | None) -> dict:
 def prepare_add(services: Any, vision_llm: Any, messages: Any, metadata: dict | None, infer: bool, *,
                 agent_id: str | None = None, memory_type: str | None = None, prompt: str | None = None,
                 **given: Any) -> tuple[Any, dict | None, bool, dict | None, list[str]]:
-    """mem0's add options that change what is added (issue 12): image parts read (memoryx.ingest.multimodal), a
+    """mem0's add options that change what is added: image parts read (memoryx.ingest.multimodal), a
     procedural run summarised for its agent (memoryx.ingest.procedural; `prompt` is then the summary's prompt), the
     custom instructions checked. Returns (messages, metadata, infer, instructions, warnings)."""
 

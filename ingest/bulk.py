@@ -125,7 +125,7 @@ def _prepare(index: int, item: Any, settings: Any) -> _Item:
         for key in ("name", "timestamp"):
             if m.get(key):
                 meta[key] = m[key]
-        meta.update(speaker_meta(m))  # issue 13: the speaker; in a group the memory is the participant's
+        meta.update(speaker_meta(m))  # the speaker; in a group the memory is the participant's
         prepared.memories.append({"id": deterministic_id(trace_id, f"raw{i}"), "text": m["content"],
                                   "hash": memory_hash(m["content"]), "meta": meta,
                                   "scope": participant_scope(scope, m), "valid_at": event_time(m)})

@@ -1,4 +1,4 @@
-"""Custom instructions of an add run (issue 12): what the extraction and judge prompts are told, and the
+"""Custom instructions of an add run: what the extraction and judge prompts are told, and the
 rules that hold whatever the model answered.
 
 - `prompt_section` appends the project's includes / excludes / free instructions / custom categories to the

@@ -79,7 +79,7 @@ def _one(message: Any, index: int) -> dict:
         if not isinstance(message["name"], str):
             raise InvalidInputError(f"{where}: name must be a string")
         out["name"] = message["name"]
-    if message.get("user_id"):  # a group chat participant's id (issue 13: memoryx.ingest.speakers)
+    if message.get("user_id"):  # a group chat participant's id (memoryx.ingest.speakers)
         if not isinstance(message["user_id"], str) or not message["user_id"].strip():
             raise InvalidInputError(f"{where}: user_id must be a non-empty string")
         out["user_id"] = message["user_id"].strip()

@@ -1,4 +1,4 @@
-"""Image parts of added messages (issue 12): described by a vision-capable model when one is configured
+"""Image parts of added messages: described by a vision-capable model when one is configured
 (settings.vision_llm, or `vision_llm=` on Memory), kept as text with a reference to the image.
 
 Accepted parts (OpenAI content-part format and LangChain's standard blocks): {"type": "image_url",

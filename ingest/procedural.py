@@ -1,4 +1,4 @@
-"""Procedural memory for agents (issue 12, mem0's `memory_type="procedural_memory"`): one summary of how an
+"""Procedural memory for agents (mem0's `memory_type="procedural_memory"`): one summary of how an
 agent run went, step by step, stored verbatim for that agent and recalled before similar tasks.
 
     m.add(run_messages, agent_id="scraper", memory_type="procedural_memory")

@@ -1,4 +1,4 @@
-"""Who said it: the speaker of a message and the participant scope its memories go to (issue 13).
+"""Who said it: the speaker of a message and the participant scope its memories go to.
 
 In a group chat (a scope with group_id) every message may carry `name` (the speaker, "Caroline") and
 `user_id` (the participant's id in the caller's system). What a participant said is theirs: its memories are

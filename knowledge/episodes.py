@@ -1,4 +1,4 @@
-"""MemUnits and episodes (issue 13, seed 004): a conversation cut into units, one episode memory per unit.
+"""MemUnits and episodes: a conversation cut into units, one episode memory per unit.
 
 `cut_units` cuts a conversation's messages into units, by rules: a gap between message timestamps longer than
 MEMORYX_EPISODE_GAP_S, an explicit topic marker at the start of a message ("by the way", "anyway", "换个话题",

@@ -2,9 +2,9 @@
 deleted, or its whole scope is cleared. One home for it, used by the add graph (resolve_graph_conflicts)
 and by `Memory.update` / `delete` / `delete_all` alike.
 
-- DELETE cascade (seed 000 §5.4): every valid relation the memory supported is invalidated; a deleted memory
+- DELETE cascade: every valid relation the memory supported is invalidated; a deleted memory
   takes the history of its relations with it, so the ends of its invalid relations are checked too.
-- UPDATE delta (seed 000 §5.5): the memory's valid relations that its new text no longer yields are
+- UPDATE delta: the memory's valid relations that its new text no longer yields are
   invalidated; those it still yields stay as they are; the new ones are added.
 - Orphans: entities of cascaded relations left without any valid relation are removed (SQL rows, graph
   nodes, entity vectors). Ends of relations outdated by a conflict are not cascaded, so "lived in Berlin"

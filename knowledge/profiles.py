@@ -1,4 +1,4 @@
-"""User and group profiles (issue 13, seeds 003/004): what the memories say about who someone is.
+"""User and group profiles: what the memories say about who someone is.
 
 A user profile holds name and aliases, home, work, relationships, preferences and dislikes, goals; each value
 with the memory ids it came from and when it changed. It is kept by the add graph's `update_profile` node

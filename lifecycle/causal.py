@@ -1,4 +1,4 @@
-"""Causal memory links by rule (seed 002 §5.1: memory <-> memory "cause" links), written by a consolidation
+"""Causal memory links by rule (memory <-> memory "cause" links), written by a consolidation
 pass beside same_entity and sequence links; agents write any other link with link_memories.
 
 Conservative on purpose: a link is written only where a memory's own words say so.

@@ -1,4 +1,4 @@
-"""Feedback on a memory or a search result (issue 12; mem0's `feedback(memory_id, feedback, reason)`).
+"""Feedback on a memory or a search result (mem0's `feedback(memory_id, feedback, reason)`).
 
 Stored one row per call in SQL (memory_feedback, memoryx.stores.sql.feedback). It feeds:
 - the judgment statistics: `judgment_stats()["feedback"]` counts POSITIVE / NEGATIVE / VERY_NEGATIVE in the

@@ -1,10 +1,10 @@
-"""The forgetting curve (seed 003 §4.1, rates per memory type from seed 002 §5.3).
+"""The forgetting curve, with a decay rate per memory type.
 
     S (days) = base_days[type] x (1 + 2 x importance) x (1 + ln(1 + access_count))
     R        = exp(-Δt / S),  Δt = days since the memory was last used (created, accessed or restored)
 
-base_days is 1/λ with seed 002's decay rates λ per type (event 0.05, opinion 0.03, fact 0.01, relation
-0.005) and preferences fading slower than facts (seed 003 gives them the longest strength). Access
+base_days is 1/λ with the design's decay rates λ per type (event 0.05, opinion 0.03, fact 0.01, relation
+0.005) and preferences fading slower than facts (the longest strength of all). Access
 reinforces twice: it restarts Δt and raises S. With the defaults an unimportant episode (importance 0.3,
 never recalled) falls below R = 0.05 after ~96 days; a fact of importance 0.5 after ~600 days; a
 preference after ~750.

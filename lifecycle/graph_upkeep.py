@@ -1,4 +1,4 @@
-"""Graph upkeep of a consolidation pass (seed 002 §5.1): which entities are one, and which memories link.
+"""Graph upkeep of a consolidation pass: which entities are one, and which memories link.
 
 Entity merge in two tiers over name-embedding cosine:
 - >= consolidate_entity_merge_threshold (0.95): the same entity by rule, unless the names state different numbers

@@ -1,4 +1,4 @@
-"""Memory layers (seed 003 §2.1): working, short-term, long-term.
+"""Memory layers: working, short-term, long-term.
 
 - working: a memory written in a run (its scope has a run_id) while the run is open. When the run ends
   (`Memory.end_run`, or a consolidation pass finds the run idle for settings.working_memory_ttl_hours) each

@@ -78,7 +78,7 @@ def purge_scope(services: "Services", scope: Scope, *, checkpointers: Iterable[A
         "graph": {"entities": removed_graph["entities"], "relations": removed_graph["relations"]},
         "checkpoints": {"threads": threads},
     }
-    groups = sql.participant_groups(scope)  # a user's words in group chats are the user's data too (issue 13)
+    groups = sql.participant_groups(scope)  # a user's words in group chats are the user's data too
     if groups:
         report["groups"] = {g: _purge_participant(services, replace(scope, group_id=g), savers) for g in groups}
     report["compacted"] = compact_stores(services, savers) if compact else {}

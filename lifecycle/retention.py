@@ -61,7 +61,7 @@ def is_finished(services: "Services", trace_id: str, result: dict) -> bool:
     if services.settings.keep_finished_checkpoints or result.get("status") == "awaiting_review":
         return False
     if result.get("results"):
-        # the run wrote (issue 14: no status read per add): an inferred run's writes commit in one transaction
+        # the run wrote (no status read per add): an inferred run's writes commit in one transaction
         # with its judgment record marked "done" (execute_ops), and a run storing raw turns has no judgment to
         # fail; a failed step raised instead of returning
         return True

@@ -1,4 +1,4 @@
-"""Rollback by trace id (seed 000 §6.2): undo every operation one run executed, from the records it left.
+"""Rollback by trace id: undo every operation one run executed, from the records it left.
 
 What a run did is read back from the system of record, whatever kind of run it was (an add, an infer=False
 add, `Memory.update` / `delete`, a consolidation pass, another rollback):
@@ -326,7 +326,7 @@ def rollback_trace(services: "Services", trace_id: str, *, force: bool = False, 
 
 def _consolidation_plan(judgment: dict | None, targets: dict[str, State],
                         partial: list[dict]) -> tuple[dict[str, State], list[dict], dict | None]:
-    """A consolidation pass (or end of run, issue 10) recorded each changed memory's status before it
+    """A consolidation pass (or end of run) recorded each changed memory's status before it
     (executed_operations.previous_status): MERGED / SUMMARIZED / ARCHIVE go back to that status (staged
     or active) rather than always active. Passes that also recorded what they folded into survivors and the
     layers they changed (`restore`) and the entities they merged away (`entity_rows`) are undone whole

@@ -120,8 +120,7 @@ def survivors(pairs: list[dict], order: dict[str, tuple]) -> list[dict]:
 
 def may_share_summary(a: dict, b: dict) -> bool:
     """Whether two similar memories ({"memory", "memory_type"}) may stand in one summary: when they state
-    the same substance (names, numbers, ordinals, polarity), events whatever day they happened on (seed 003
-    §5.2: coffee on Monday, Wednesday and Friday becomes a habit). "My cousin Leo teaches in Madrid" and
+    the same substance (names, numbers, ordinals, polarity), events whatever day they happened on (coffee on Monday, Wednesday and Friday becomes a habit). "My cousin Leo teaches in Madrid" and
     "my cousin Mia teaches in Madrid", or "I won my first tournament" and "I won my fourth", are each the
     one answer to its own question; a summary listing them would stand for, and demote in ranking, every
     one of them (the bench's one missed question of 200 was such a fact; LoCoMo's "how many tournaments has

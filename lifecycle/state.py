@@ -23,7 +23,7 @@ class ConsolidateInput(TypedDict):
     user_id: NotRequired[str | None]
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
-    group_id: NotRequired[str | None]  # a group chat's scope (issue 13)
+    group_id: NotRequired[str | None]  # a group chat's scope
     now: NotRequired[float | str | None]  # epoch seconds or ISO time the forgetting curve is read at
     dry_run: NotRequired[bool]  # decide and report, write nothing
     trace_id: NotRequired[str]
@@ -43,7 +43,7 @@ class ConsolidateState(ConsolidateInput, total=False):
     entity_merges: list[dict]  # {"survivor", "merged", "similarity", "reason", "names"}
     entity_decisions: list[dict]  # every entity pair above the lower threshold, merged or kept, and why
     links: list[dict]  # {"source_id", "target_id", "relation": same_entity | sequence | cause, "reason"}
-    promotions: list[dict]  # {"id", "layer", "reason"}: layer changes (seed 003)
+    promotions: list[dict]  # {"id", "layer", "reason"}: layer changes
     model_calls: Annotated[int, operator.add]
     model_raw: Annotated[dict, operator.or_]  # step -> the model's raw answer
     model_problems: Annotated[list, operator.add]  # a step whose model answer was unusable, and why
@@ -57,7 +57,7 @@ def compact(row: dict) -> dict:
 
 def visible_filter(include_archived: bool = False, include_staged: bool = True) -> FilterNode | None:
     """The search filter on memory status: merged and archived memories stay out unless include_archived;
-    staged ones too when the settings say so. A point without a status (projected before issue 10) passes."""
+    staged ones too when the settings say so. A point without a status (projected by an older version) passes."""
     hidden = () if include_archived else ("merged", "archived")
     hidden += () if include_staged else ("staged",)
     return Not((Cond("status", "in", hidden),)) if hidden else None

@@ -65,12 +65,12 @@ EXPORT_MIN_COSINE = 0.9999   # ONNX vs torch at export (fp32 export measures 1 -
 REUSE_MIN_COSINE = 0.99999   # cached graph vs its own recorded probe vectors (same runtime, same bytes)
 # Batching: the encoder's cost is the padded token count. Sorted chat turns (16-100 tokens) cut into fixed
 # batches of 64 are ~32 % padding (the long tail lands in one batch); bounding padding to 10 % gave 40
-# against 28 texts per CPU second on LoCoMo turns, and the same on uniform texts (bench_embed; issue 14).
+# against 28 texts per CPU second on LoCoMo turns, and the same on uniform texts (bench_embed).
 MAX_PADDING = 0.10
 MIN_BATCH_ROWS = 8  # below this a batch is cut only at batch_size: tiny matrix products cost more per row
 # ONNX Runtime graph rewrites left out: its SkipLayerNormalization kernel (residual Add + LayerNorm in one)
 # measured slower on this CPU (AVX2, ORT 1.32) than the Add and the LayerNormalization it replaces (71
-# against 27 ms of a 64 x 30-token batch), ~5 % of the whole encoder per query and per batch (issue 14).
+# against 27 ms of a 64 x 30-token batch), ~5 % of the whole encoder per query and per batch.
 # For the same reason the graph is not run through onnxruntime.transformers' BERT optimizer: it does fuse
 # this graph (1 EmbedLayerNormalization, 6 Attention, 12 SkipLayerNormalization, 6 BiasGelu), but its
 # fused Attention made a 64-row batch 5-10 % slower and a query no faster than the plain graph.

@@ -64,8 +64,8 @@ EXTRACTION_TOOLS = [ExtractEntities, EstablishRelationships]
 DELETE_TOOLS = [DeleteGraphMemory]
 
 # (model, tools, tool_choice) -> the bound model: `bind_tools` turns the pydantic schemas into JSON schemas on
-# every call (~1 ms per tool set), and the graph steps bind the same tools to the same model on every add
-# (issue 14). A few entries; the model is held (and compared by identity), never re-used for another.
+# every call (~1 ms per tool set), and the graph steps bind the same tools to the same model on every add.
+# A few entries; the model is held (and compared by identity), never re-used for another.
 _BOUND: list[tuple[Any, tuple, Any, Any]] = []
 _BOUND_MAX = 8
 _BOUND_LOCK = threading.Lock()

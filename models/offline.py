@@ -143,7 +143,7 @@ class OfflineChatModel(BaseChatModel):
     # ------------------------------------------------------------------------------- fact extraction
     def _extract_facts(self, messages: list[BaseMessage]) -> str:
         human = "\n".join(message_text(m) for m in messages if not isinstance(m, SystemMessage))
-        # a group chat (issue 13): every named speaker's facts, written about the speaker and attributed
+        # a group chat: every named speaker's facts, written about the speaker and attributed
         group = any(GROUP_CHAT_MARKER in message_text(m) for m in messages if isinstance(m, SystemMessage))
         facts: list[dict] = []
         seen: set[str] = set()

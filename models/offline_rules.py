@@ -226,7 +226,7 @@ def fact_category(st: Statement) -> tuple[str, float, str]:
     return ("fact", 0.8, "semantic")
 
 
-# ---- group chats (issue 13) -------------------------------------------------------------------------------
+# ---- group chats -------------------------------------------------------------------------------
 _EN_MY = re.compile(r"\bmy\b", re.I)
 _EN_I = re.compile(r"^(?:i|I)\b")
 

@@ -63,7 +63,7 @@ def with_period(node, period: tuple[float, float] | None):
 
 
 def profile_subject(services, scope: Scope) -> str | None:
-    """The profile whose name and aliases are read as the user (issue 13): the scope's user's; none in a group
+    """The profile whose name and aliases are read as the user: the scope's user's; none in a group
     scope, whose facts name their speakers."""
     if not scope.user_id or scope.group_id or not services.settings.profiles:
         return None
@@ -81,7 +81,7 @@ def replayed(latest: tuple[datetime, datetime] | None) -> bool:
 
 
 def present_of(latest: tuple[datetime, datetime] | None) -> datetime:
-    """The "now" query periods are read from (issue 13): the wall clock, except for a replayed chat log: then
+    """The "now" query periods are read from: the wall clock, except for a replayed chat log: then
     the time of its latest event, so "in July" / "last year" mean the log's July and year."""
     now = datetime.now(timezone.utc)
     if not replayed(latest):
@@ -104,7 +104,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         scope=scope,
         limit=checked_limit(state.get("limit")),
         time_range=time_range,
-        # InvalidInputError naming a bad operator; merged/archived memories stay out (issue 10)
+        # InvalidInputError naming a bad operator; merged/archived memories stay out
         filters=with_period(with_status(parse_filters(with_speaker(state.get("filters"), state.get("speaker"))),
                                         bool(state.get("include_archived")),
                                         services_of(runtime).settings.search_staged),
@@ -137,7 +137,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         except Exception as exc:  # the plain query still works
             log.warning("query rewriting failed, searching with the plain query: %s", exc)
 
-    # issue 13: the user's own names (their profile's name and aliases) are read as the user ("User"/"用户");
+    # the user's own names (their profile's name and aliases) are read as the user ("User"/"用户");
     # the names, the scope's timeline (its latest event; the context window expand_context takes) and the scope's
     # entities named in the query: one read transaction
     def candidates(own: tuple[str, ...]) -> list[str]:

@@ -1,4 +1,4 @@
-"""consolidate_entities: graph upkeep (seed 002 §5.1, memoryx.lifecycle.graph_upkeep). Decides which of the
+"""consolidate_entities: graph upkeep (memoryx.lifecycle.graph_upkeep). Decides which of the
 scope's entities are one (name embeddings: each entity's nearest names in the vector store's entity
 collection, the same exact scope only) and which memories link (same entity, sequence in a run/session, cause).
 Writes nothing: consolidate_apply merges the entities (SQL truth, then the graph and entity vectors) and

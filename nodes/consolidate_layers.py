@@ -1,4 +1,4 @@
-"""consolidate_layers: memory layers (seed 003, memoryx.lifecycle.layers). Short-term memories recalled
+"""consolidate_layers: memory layers (memoryx.lifecycle.layers). Short-term memories recalled
 often enough or important enough become long-term; the working memories of a run idle for longer than
 settings.working_memory_ttl_hours are closed as `Memory.end_run` closes them (kept as short-term or
 archived). Writes nothing: consolidate_apply does, with the pass's other decisions."""

@@ -38,7 +38,7 @@ def wants_vector(plan) -> bool:
 def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
-    # the period-restricted list: a recall path of its own, and what a period filter ranks first (issue 13)
+    # the period-restricted list: a recall path of its own, and what a period filter ranks first
     period_wanted = wants_period(plan)
     if not plan.uses("dense") and not period_wanted:
         return {"dense_hits": [], "time_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
@@ -52,7 +52,7 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     time_hits: list[dict] = []
     if period_wanted:
         lo, hi = plan.time_window
-        period = event_time_range(lo, hi)  # valid_at when set (issue 13), else created_at
+        period = event_time_range(lo, hi)  # valid_at when set, else created_at
         tnode = period if plan.filters is None else And((plan.filters, period))
         time_hits = hits_of(services.vectors.search_memories(vector, plan.scope, limit=max(10, k // 2),
                                                              filters=tnode))

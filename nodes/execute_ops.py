@@ -90,7 +90,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
     def add(i: int, op: dict, owner: str) -> None:
         fi = op.get("fact_index")
         fact = facts[fi] if fi is not None and 0 <= fi < len(facts) else {}
-        # group chats (issue 13): the fact goes to the participant who stated it, metadata.speaker = the name
+        # group chats: the fact goes to the participant who stated it, metadata.speaker = the name
         scope, said_by = fact_placement(scope_for_owner(state, owner), fact, state.get("normalized_messages") or [])
         text = op["text"]
         memory_id = deterministic_id(trace_id, f"op{i}")
@@ -100,7 +100,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
                              "reason": "exact duplicate of an existing memory: skipped"})
             return
         meta = {**metadata, **said_by, **({"owner": "agent"} if owner == "agent" else {}),
-                **({"categories": fact["categories"]} if fact.get("categories") else {}),  # custom categories (issue 12)
+                **({"categories": fact["categories"]} if fact.get("categories") else {}),  # custom categories
                 **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.core.timeparse)
         written[memory_id] = sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id,
@@ -146,7 +146,7 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
             if vec is not None:
                 known_vectors[op["id"]] = vec
         elif event == "DELETE":
-            try:  # it stopped holding when the message that retracted it was said (issue 13), else now
+            try:  # it stopped holding when the message that retracted it was said, else now
                 row = written[op["id"]] = sql.delete_memory(op["id"], trace_id=trace_id, invalid_at=said_at)
             except NotFoundError:
                 executed.append({"event": "NONE", "id": op["id"], "op": i, "reason": "memory no longer exists"})

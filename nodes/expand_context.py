@@ -52,7 +52,7 @@ def neighbours(rows: list, seed_ids: list[str], *, window: int, max_gap_s: float
     `max_gap_s` away."""
     pos = {r.id: i for i, r in enumerate(rows)}
     times = [r.created for r in rows]
-    # the event time too (issue 13): a replayed chat log written in one go keeps its sessions apart
+    # the event time too: a replayed chat log written in one go keeps its sessions apart
     events = [r.event for r in rows]
     out: dict[str, list[tuple[int, str]]] = {}
     for sid in seed_ids:

@@ -1,6 +1,6 @@
 """extract_facts: conversation -> atomic facts (text, category, importance, memory_type, owner).
 
-A cheap rule pre-filter (seed 003 §3.1) skips the model when the user/assistant turns are pure chit-chat
+A cheap rule pre-filter skips the model when the user/assistant turns are pure chit-chat
 (greetings, thanks, acknowledgements). The model's answer is parsed robustly (<think> blocks and code fences
 stripped, prose tolerated, string or object items, "content"/"fact" for "text", "high/medium/low"
 importance); a degenerate answer (cut off at the output cap, empty, `{}`, repetition) counts as unreadable;
@@ -90,10 +90,10 @@ def parse_facts(raw: str) -> list[Fact]:
         fact = Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
                     memory_type=memory_type, owner=owner)
         cats = item.get("categories")
-        if isinstance(cats, list) and cats:  # custom categories (issue 12); checked against the given names later
+        if isinstance(cats, list) and cats:  # custom categories; checked against the given names later
             fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]
         speaker = item.get("speaker")
-        if isinstance(speaker, str) and speaker.strip():  # group chats (issue 13): memoryx.ingest.speakers places it
+        if isinstance(speaker, str) and speaker.strip():  # group chats: memoryx.ingest.speakers places it
             fact["speaker"] = speaker.strip()
         source = item.get("message")
         if isinstance(source, str) and source.strip().lstrip("#").isdigit():
@@ -110,7 +110,7 @@ def _now_of(messages: list[dict]) -> str:
 
 
 def source_message(fact: dict, turns: list[dict]) -> dict | None:
-    """The turn a fact comes from (issue 13): the model's "message" number when it is a turn's; else, among the
+    """The turn a fact comes from: the model's "message" number when it is a turn's; else, among the
     turns of the fact's speaker (all turns when it names none or an unknown one), the one sharing most words
     with the fact (the latest on a tie, the latest of them when none shares a word). None without turns."""
     i = fact.get("source_index")

@@ -38,7 +38,7 @@ def format_result(c: dict) -> dict:
     }
     for k in _FIELDS:
         out[k] = mem.get(k)
-    if "in_period" in c:  # the query's period filtered (issue 13): False for a hit that topped the list up
+    if "in_period" in c:  # the query's period filtered: False for a hit that topped the list up
         out["in_period"] = c["in_period"]
     return out
 
@@ -87,6 +87,6 @@ def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
         record_access_later(services_of(runtime).sql, [r["id"] for r in results])
     result = {"results": results, "relations": relations}
     period = time_filter_report(plan, results)
-    if period is not None:  # what the search did with time (issue 13; memoryx.search.periods)
+    if period is not None:  # what the search did with time (memoryx.search.periods)
         result["time_filter"] = period
     return {"result": result, "timings": {"finalize": elapsed_ms(start)}}

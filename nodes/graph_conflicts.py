@@ -4,8 +4,8 @@ Order of work: every read and the one model call happen first, then the writes, 
 leaves nothing half-written and a replay after a crash converges (invalidating twice is a no-op, adding a
 valid relation twice returns the first).
 
-1. DELETE cascade (seed 000 §5.4): the valid relations of every memory DELETEd in this run are invalidated.
-2. UPDATE delta (seed 000 §5.5): the valid relations of every memory UPDATEd in this run that the new text
+1. DELETE cascade: the valid relations of every memory DELETEd in this run are invalidated.
+2. UPDATE delta: the valid relations of every memory UPDATEd in this run that the new text
    no longer yields are invalidated (relations it still yields stay as they are).
 3. Conflicts: the valid relations around the linked entities (and the user's own entity), minus those
    already handled and those identical to new ones, go to the graph model with the new memories and the
@@ -18,7 +18,7 @@ valid relation twice returns the first).
 
 Relations are soft-invalidated (valid=false, invalidated_at, invalidated_by=trace id). A relation outdated
 by a conflict stays as history in SQL and in the graph (searchable with include_invalid), its entities too;
-a memory's cascade (UPDATE/DELETE) removes what became orphaned, as seed 000 prescribes. The result is `graph_changes`, in the shape this project returns as mem0's "relations":
+a memory's cascade (UPDATE/DELETE) removes what became orphaned. The result is `graph_changes`, in the shape this project returns as mem0's "relations":
 {"added_entities": [{"source", "relationship", "destination"}], "deleted_entities": [same]} — one flat
 list of dicts each (mem0 itself nests the added ones in per-call lists and names the end "target").
 """
@@ -95,7 +95,7 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
     new = relations_with_ids(linked, state.get("relations") or [])
     new_keys = {_key(n) for n in new}
 
-    # --- reads: one read transaction, the relations in one statement (issue 14) ---
+    # --- reads: one read transaction, the relations in one statement ---
     cascades = [(op["event"], op["id"]) for op in executed if op.get("event") in ("DELETE", "UPDATE") and op.get("id")]
     with sql.transaction(write=False):
         # 3 (read): the valid relations around the linked entities and the user's own entity in this scope
@@ -131,7 +131,7 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
             raise
 
     # --- writes, under the scope lock: concurrent runs of this user must not delete as an orphan an entity
-    # this run links to, nor add what another run just removed. One SQL transaction (issue 14), then the
+    # this run links to, nor add what another run just removed. One SQL transaction, then the
     # projection of what it committed. ---
     with sql.scope_lock(scope):
         with sql.transaction():
@@ -139,7 +139,7 @@ def resolve_graph_conflicts(state: AddState, runtime: Runtime[Context]) -> dict:
             # a relation to invalidate that a concurrent run removed meanwhile (with its orphan entities) is skipped
             invalidated, added_rows = sql.change_relations(scope=scope, invalidate=list(to_invalidate), add=new,
                                                            trace_id=trace_id, ends=ends)
-            # orphans: entities of cascaded relations (seed §5.4/§5.5) and entities linked in this run but
+            # orphans: entities of cascaded relations and entities linked in this run but
             # left unused (an end of a relation just added is used: not checked). Ends of
             # conflict-invalidated relations stay, so "lived in Berlin" remains as history.
             used = {e for r in added_rows if r["valid"] for e in (r["source_id"], r["target_id"])}

@@ -51,7 +51,7 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
             continue
         hops = rel.get("hops")
         hops = 1 if hops is None else max(1, int(hops))
-        score = 1.0 / hops  # seed 002 §5.2: 1 / graph distance
+        score = 1.0 / hops  # 1 / graph distance
         if score > best.get(mid, -1.0):
             best[mid] = score
     best = _follow_links(services, plan.scope, best)
@@ -63,7 +63,7 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 
 def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:
-    """Memory links one hop from the hits (issue 10: same_entity / sequence links of consolidation, the
+    """Memory links one hop from the hits (same_entity / sequence links of consolidation, the
     agents' link_memories): a linked memory scores link_follow_score x the hit's score, never above a
     direct hit."""
     factor = services.settings.link_follow_score

@@ -15,7 +15,7 @@
   Every correction is recorded in the operation's reason ("[memoryx] ...").
 - A contradiction never loses the new fact: a fact left with no ADD/UPDATE/NONE (e.g. only a DELETE, or
   forgotten by the model) is ADDed.
-- The judgment record (seed 000 §5.6) is written: facts, candidates, raw answer, parsed operations with
+- The judgment record is written: facts, candidates, raw answer, parsed operations with
   reasons, model, latency, status.
 """
 
@@ -268,7 +268,7 @@ def added_by_rule(facts: list[dict], why: str) -> tuple[list[Operation], list[st
 
 def judgment_record(state: dict, facts: list[dict], candidates: list[dict], ops: list, notes: list[str], *,
                     raw: str, model_name: str, latency_ms: float) -> dict:
-    """The fields of the judgment record (seed 000 §5.6) known after the judgment."""
+    """The fields of the judgment record known after the judgment."""
     return dict(
         operation_type="MEMORY_UPDATE",
         input_content=format_conversation(state.get("normalized_messages") or []),

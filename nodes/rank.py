@@ -9,8 +9,7 @@ returning partial state, in its own module, and reports its own time in `timings
 timings) leave the node.
 
 score: final score = relevance + importance + recency decay + access frequency (memoryx.search.scoring,
-weights from the settings), then the threshold and the query's period as a filter (memoryx.search.periods,
-issue 13). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
+weights from the settings), then the threshold and the query's period as a filter (memoryx.search.periods). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
 """
 
 from __future__ import annotations

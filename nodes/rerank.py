@@ -42,5 +42,5 @@ def rerank(state: RankState, runtime: Runtime[Context]) -> dict:
         c["relevance"] = (1.0 - RERANK_SHARE) * c["relevance"] + RERANK_SHARE * s
         c["sources"] = [*c["sources"], "rerank"]
     final_scores(ranked, settings)
-    # a period filter (issue 13) holds after reranking too: in-period hits first
+    # a period filter holds after reranking too: in-period hits first
     return {"ranked": by_period(plan, ordered(ranked, plan.threshold)), "timings": {"rerank": elapsed_ms(start)}}

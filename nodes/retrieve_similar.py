@@ -84,7 +84,7 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
     agent_apart = keeps_agent_facts(state)
     # One planned batch per owner (the facts of one owner share scope and filter): the dense and the keyword
     # queries of all facts in two store calls instead of two per fact (at 10k memories in one scope, each
-    # query scans them all; a batch shares the call: issue 14).
+    # query scans them all; a batch shares the call).
     dense: dict[int, list] = {}
     keyword: dict[int, list] = {}
     words_of = {i: _content_tokens(f["text"]) if KEYWORD_TOP_K > 0 else set() for i, f in enumerate(facts)}

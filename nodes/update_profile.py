@@ -10,7 +10,7 @@ profile is an index over the memories, never a reason to fail an add.
 
 Idempotent: a run replayed after a crash appends no memory id twice (stores/sql/profiles.py).
 
-Cost (issue 14): the rules read the executed rows' texts in the state; a run whose memories name no profile
+Cost: the rules read the executed rows' texts in the state; a run whose memories name no profile
 attribute (and deleted none, outside a group, without the profile model) touches no store at all. Otherwise
 one transaction reads whose memories they are (four columns by id), the profile rows the changes can touch
 (never the whole profile) and writes the changes.
@@ -112,7 +112,7 @@ def update_profile(state: AddState, runtime: Runtime[Context]) -> dict:
     found = {mid: profile_changes(text) for mid, text in written}
     ask_model = bool(services.settings.profile_model) and any(not f for f in found.values())
     if not deleted and not ask_model and not state.get("group_id") and not any(found.values()):
-        # no profile attribute in what the run wrote (issue 14): no read, no write. (A memory written in a
+        # no profile attribute in what the run wrote: no read, no write. (A memory written in a
         # group chat already made its user a member when it was first written.)
         return {"timings": {"update_profile": elapsed_ms(start)}, "model_calls": {"update_profile": 0}}
     if ask_model:  # the model call runs outside any transaction

@@ -1,4 +1,4 @@
-"""Fact extraction prompt (seed 000 §7.1/§5.2, mem0's FACT_RETRIEVAL_PROMPT, rewritten).
+"""Fact extraction prompt (mem0's FACT_RETRIEVAL_PROMPT, rewritten).
 
 The first line of every MemoryX system prompt is a task tag (`[memoryx-task: ...]`): it tells the offline
 rule-based model which task it is given, and costs a real model a handful of tokens.
@@ -79,7 +79,7 @@ AGENT_RULE_OFF = 'Every fact gets "owner": "user"; do not extract facts about th
 
 CONVERSATION_HEADER = "Conversation:"
 
-# Group chats (issue 13). The marker line tells the offline model too that facts belong to named speakers.
+# Group chats. The marker line tells the offline model too that facts belong to named speakers.
 GROUP_CHAT_MARKER = "[memoryx-group-chat]"
 GROUP_RULE = GROUP_CHAT_MARKER + """
 This is a GROUP CHAT: several people speak; each message shows its speaker's name in parentheses
@@ -90,7 +90,7 @@ speaker's name in "speaker": {"text": "Caroline moved to Boston", ..., "speaker"
 """
 
 
-# Messages said at different times (issue 13): each line is numbered ("#2 [time] user (Melanie): ...") and the
+# Messages said at different times: each line is numbered ("#2 [time] user (Melanie): ...") and the
 # model names the message a fact comes from, so each fact is dated from its own message's time.
 SOURCE_RULE = """
 The messages were said at different times and each line starts with its number ("#2"). Give each fact the

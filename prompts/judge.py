@@ -1,6 +1,6 @@
 """Memory update (judgment) prompt: ADD / UPDATE / DELETE / NONE with the reason written first.
 
-Seed 000 §5.1 and §5.6 (judgment record, reasons), mem0's DEFAULT_UPDATE_MEMORY_PROMPT, rewritten:
+The judgment record and its reasons, mem0's DEFAULT_UPDATE_MEMORY_PROMPT, rewritten:
 - existing memories are shown with small integer ids ("0", "1", ...), never their real ids;
 - one decision per new fact (plus extra ones for cascades), each naming the fact it is about;
 - "reason" comes BEFORE "event" so the model reasons before it decides;

@@ -41,7 +41,7 @@ def _serde() -> Any:
 class StepWritesOnly:
     """Mixin for a checkpoint saver: `put_writes` keeps only LangGraph's own channels ("__interrupt__",
     "__resume__", "__error__", "__no_writes__", ...); a task's writes to the state reach the database with the
-    checkpoint that follows its step. Saves one commit per step (issue 14: 8 of an add's 19 checkpoint writes).
+    checkpoint that follows its step. Saves one commit per step (8 of an add's 19 checkpoint writes).
 
     Only for graphs that run one task per step (the add, consolidate and chat graphs: tests assert it): with
     parallel tasks, a finished task's writes are what spares it from re-running when a sibling fails."""

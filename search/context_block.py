@@ -22,9 +22,9 @@ __all__ = ["build_context", "estimate_tokens"]
 HEADER = "## Memories about the user (most relevant first)"
 REL_HEADER = "## Known relations"
 EMPTY = "No stored memories are relevant to this request."
-PROFILE_HEADER = "## About the user"  # issue 13: profile and recent episodes before the memories
+PROFILE_HEADER = "## About the user"  # profile and recent episodes before the memories
 EPISODES_HEADER = "## Recent conversations"
-LONG_TERM_HEADER = "## Core memories"  # issue 10 memory layers: long-term, then the run's working memories
+LONG_TERM_HEADER = "## Core memories"  # memory layers: long-term, then the run's working memories
 WORKING_HEADER = "## This conversation so far"
 
 
@@ -64,10 +64,10 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
     "relations": [relations used], "tokens": estimated tokens, "truncated": bool}.
 
     `profile` (lines of memoryx.knowledge.profiles.profile_lines) and `episodes` (episode memories, newest first) come
-    first (issue 13), each within a quarter of the budget; the memories fill the rest, without the episodes
+    first, each within a quarter of the budget; the memories fill the rest, without the episodes
     already shown. "episodes" in the answer lists the episode ids used.
 
-    `long_term` and `working` (memory layers, issue 10: the scope's long-term memories and the run's working
+    `long_term` and `working` (memory layers, the scope's long-term memories and the run's working
     ones) follow, each within a sixth of the budget; the search results (short-term and the rest) fill what
     is left, without the memories already shown. Their ids are listed in "memories" too.
     """

@@ -2,7 +2,7 @@
 
 * `query_period(query)`: the period a query is about ("on 9 May 2023", "in July 2023", "2023年5月", "in May",
   "5月", "last week", "last summer", "昨天", "上个月", "去年", "先月"), the words it was read from and whether the
-  reading is confident enough to filter on (issue 13); `time_window(query)` is its [start, end) in epoch
+  reading is confident enough to filter on; `time_window(query)` is its [start, end) in epoch
   seconds. Relative periods are read by the same core as the dates in facts (memoryx.core.timeparse).
 * `checked_time_range(value)`: a caller's range ((start, end), {"start", "end"} or a period in words).
 * `asks_when(query)`: the query asks for a time ("when ...", "什么时候", "いつ").

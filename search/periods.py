@@ -1,4 +1,4 @@
-"""What a search does with time (issue 13): a confident period the query names applied to the ranking
+"""What a search does with time: a confident period the query names applied to the ranking
 (`by_period`), and the `time_filter` block of a search result (`time_filter_report`).
 
 `by_period` (MEMORYX_QUERY_TIME_FILTER): the hits whose event time (valid_at, else created_at) lies in the

@@ -43,7 +43,7 @@ class SearchPlan:
     names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
     time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names
     period_text: str = ""  # the words the period was read from ("last summer")
-    # the query's period filters the ranking (issue 13; MEMORYX_QUERY_TIME_FILTER, memoryx.search.periods):
+    # the query's period filters the ranking (MEMORYX_QUERY_TIME_FILTER, memoryx.search.periods):
     # "auto" puts the in-period hits first and tops up below, "strict" keeps only them (unless there are none)
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)

@@ -87,7 +87,7 @@ def rewrite_query(llm: Any, query: str) -> QueryRewrite:
     return call_with_retry(llm, messages, _read_rewrite, retry_prompt=RETRY_REWRITE_PROMPT).value
 
 
-# ---- the user's own names (issue 13) ---------------------------------------------------------------------
+# ---- the user's own names ---------------------------------------------------------------------
 # Facts about the user are stored as "User lives in X" / "用户住在X" / "ユーザーはXに住んでいる", and only the name
 # fact itself holds the user's name: asked "Where does Alice live?", the name fact would outrank the answer.
 # The user's profile names are therefore read as the user: replaced by the self word of the query's language.

@@ -147,7 +147,7 @@ def _utc(value: datetime | str | None) -> datetime | None:
 def _iso(value: datetime | str | None) -> str | None:
     """A stored time as ISO 8601 in UTC (`_utc(value).isoformat()`). SQLite's text as SQLAlchemy writes it
     ("YYYY-MM-DD HH:MM:SS.ffffff", naive UTC) is rewritten as a string: parsing it into a datetime and
-    formatting it again cost ~3 us a value, and a search formats ~100 of them (issue 14)."""
+    formatting it again cost ~3 us a value, and a search formats ~100 of them."""
     if value is None:
         return None
     if value.__class__ is str and len(value) == 26 and value[10] == " " and value[19] == ".":
@@ -160,7 +160,7 @@ def _iso(value: datetime | str | None) -> str | None:
 def _as_stored(column: Any) -> Any:
     """A time column read as the driver returns it - SQLite's text, PostgreSQL's datetime - and turned into a
     UTC datetime by `_utc` alone: the column type's own two conversions per value (SQLAlchemy's parse, then
-    UTCDateTime's) cost ~1.5 us each, and a search reads ~300 of them (issue 14)."""
+    UTCDateTime's) cost ~1.5 us each, and a search reads ~300 of them."""
     return sa.type_coerce(column, sa.String).label(column.name)
 
 

@@ -62,7 +62,7 @@ def final_scores(cands: list[dict], settings: Settings, now: float | None = None
         imp = 0.5 if imp is None else max(0.0, min(1.0, float(imp)))
         c["score"] = (w_rel * c["relevance"] + w_imp * imp + w_rec * recency(mem, half, now)
                       + w_acc * access_score(mem)) / total
-        if mem.get("status") == "summarized":  # a summary stands for it (issue 10): the summary ranks first
+        if mem.get("status") == "summarized":  # a summary stands for it: the summary ranks first
             c["score"] *= float(settings.summarized_demotion)
 
 

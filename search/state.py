@@ -18,7 +18,7 @@ from memoryx.search.plan import SearchPlan
 class SearchInput(TypedDict):
     query: str
     user_id: NotRequired[str | None]
-    group_id: NotRequired[str | None]  # a group chat (issue 13)
+    group_id: NotRequired[str | None]  # a group chat
     speaker: NotRequired[str | None]  # only what this participant said (metadata.speaker)
     agent_id: NotRequired[str | None]
     run_id: NotRequired[str | None]
@@ -31,12 +31,12 @@ class SearchInput(TypedDict):
     include_invalid: NotRequired[bool]
     rewrite: NotRequired[bool]  # optional model step rewriting the query (also MEMORYX_SEARCH_REWRITE)
     record_access: NotRequired[bool]  # default True: count the returned memories as accessed (background)
-    include_archived: NotRequired[bool]  # archived and merged memories too (issue 10; default False)
+    include_archived: NotRequired[bool]  # archived and merged memories too (default False)
     # only memories whose event happened in [start, end): (start, end) ISO / epoch, {"start", "end"} or a period
-    # in words ("last summer", "上个月"); memoryx.search.dates.checked_time_range (issue 13)
+    # in words ("last summer", "上个月"); memoryx.search.dates.checked_time_range
     time_range: NotRequired[Any]
     # a confident period the query names filters: "auto" (top-up below), "strict", "off" (ranking signal only);
-    # default MEMORYX_QUERY_TIME_FILTER (issue 13)
+    # default MEMORYX_QUERY_TIME_FILTER
     query_time_filter: NotRequired[str | None]
 
 
@@ -59,7 +59,7 @@ class SearchState(SearchInput, total=False):
 class RankState(SearchState, total=False):
     """What the rank node's stages (nodes/rank.py) pass to each other, beside the graph's state. Not channels
     of the graph: only `result` leaves the node, and every channel costs each graph run its creation and
-    bookkeeping (issue 14)."""
+    bookkeeping."""
 
     fused: list[dict]
     candidates: list[dict]  # fused + SQL rows + boosts + neighbouring context, best first
