@@ -23,8 +23,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from memoryx.runtime.context import Context
 from memoryx.core.scope import Scope
+from memoryx.runtime.context import Context
 from memoryx.settings import Settings
 
 

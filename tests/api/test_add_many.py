@@ -1,4 +1,4 @@
-"""Memory.add_many / AsyncMemory.add_many and POST /v1/memories/batch (issue 14): results in order, per-item
+"""Memory.add_many / AsyncMemory.add_many and POST /v1/memories/batch: results in order, per-item
 errors, dedup by content hash, tenancy per item, and the same memories as single adds."""
 
 from __future__ import annotations

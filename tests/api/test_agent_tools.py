@@ -1,4 +1,4 @@
-"""Agent-created memories (seed 002 §4): create_memory, link_memories, update_importance and search_memories
+"""Agent-created memories: create_memory, link_memories, update_importance and search_memories
 with the scope bound by the caller, never by the model."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 import pytest
 
 from memoryx.api.async_memory import AsyncMemory
-from memoryx.errors import ScopeError
 from memoryx.api.memory import Memory
 from memoryx.api.tools import make_memory_tools, tool_schema
+from memoryx.errors import ScopeError
 from tests.support import make_services
 
 SCOPE_WORDS = {"user_id", "agent_id", "run_id", "group_id", "memoryx_run_id", "config"}

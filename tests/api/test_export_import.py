@@ -1,4 +1,4 @@
-"""Issue 12: export a scope (memories with history, graph) as JSONL and import it into another data
+"""Export a scope (memories with history, graph) as JSONL and import it into another data
 directory with identical search results; a mem0 export is read too."""
 
 from __future__ import annotations

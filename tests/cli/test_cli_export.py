@@ -1,5 +1,5 @@
 """`memoryx export` then `memoryx import` into another data directory: the same memories answer the same
-search (issue 12's round trip, through the CLI's own entry point, in-process: each subprocess would load
+search (the round trip through the CLI's own entry point, in-process: each subprocess would load
 the embedding model again); a mem0 export file imports too."""
 
 from __future__ import annotations

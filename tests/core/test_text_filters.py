@@ -7,10 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import And, Cond, Not, Or, matches, parse_filters
 from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector, token_id, tokenize
-
+from memoryx.errors import InvalidInputError
 
 # ----------------------------------------------------------------------------------------------- tokenizer
 

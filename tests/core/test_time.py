@@ -1,4 +1,4 @@
-"""Dated facts (issue 13, seed 002): relative dates made absolute from the message time (EN / ZH / JA),
+"""Dated facts: relative dates made absolute from the message time (EN / ZH / JA),
 valid_at stored apart from created_at, invalid_at on the old version, caller time ranges and query periods."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memoryx.errors import InvalidInputError
 from memoryx.api.memory import Memory
+from memoryx.core.timeparse import annotate, base_time, find_times, resolve
+from memoryx.errors import InvalidInputError
 from memoryx.models.offline import extract_user_facts
 from memoryx.search.dates import checked_time_range, time_window
-from memoryx.core.timeparse import annotate, base_time, find_times, resolve
 from tests.support import make_services
 
 # Monday 8 May 2023, 13:56 UTC (a LoCoMo-style session time)

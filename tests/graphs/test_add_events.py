@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import NoModel, ctx, facts_answer, make_services, memories, ops_answer, run_add, scripted, texts
-from memoryx.runtime.checkpointing import make_checkpointer
-from memoryx.graphs.add import builder, compile_add_graph
 from memoryx.core.scope import Scope
+from memoryx.graphs.add import builder, compile_add_graph
+from memoryx.runtime.checkpointing import make_checkpointer
+from tests.support import NoModel, ctx, facts_answer, make_services, memories, ops_answer, run_add, scripted, texts
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from memoryx.graphs.add import add_run_config, builder
 from memoryx.core.scope import Scope
+from memoryx.graphs.add import add_run_config, builder
 from tests.support import ctx, make_services
 
 
@@ -89,11 +89,11 @@ def test_graph_switch_off_skips_the_graph(graph_services):
 
 
 def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypatch):
-    """ADD_DURABILITY "sync" (issue 14): when a step runs, the checkpoint of the step before it is already
+    """ADD_DURABILITY "sync": when a step runs, the checkpoint of the step before it is already
     saved, so a process killed inside any step resumes at that step (tests/test_crash_recovery.py kills it)."""
-    from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
     from memoryx.graphs.add import compile_add_graph
     from memoryx.nodes import extract_facts as extract_module
+    from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 
     services = make_services(tmp_path)
     saver = make_checkpointer(services.settings)
@@ -117,7 +117,7 @@ def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypa
 
 
 def test_an_add_run_starts_at_most_one_worker_thread(tmp_path):
-    """ADD_MAX_CONCURRENCY (issue 14): LangGraph builds a thread pool per invoke; unbounded it started ~5
+    """ADD_MAX_CONCURRENCY: LangGraph builds a thread pool per invoke; unbounded it started ~5
     threads per add for the checkpoint writes. The sequential add graph needs one."""
     import threading
 

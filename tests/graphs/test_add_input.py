@@ -8,10 +8,10 @@ import uuid
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from tests.support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.graphs.add import builder
 from memoryx.ingest.messages import normalize_messages, split_long
+from tests.support import NoModel, ctx, facts_answer, make_services, memories, run_add, scripted
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_infer_false_stores_each_message_as_is(quiet):
     assert [(e["event"], e["memory"]) for e in r["results"]] == [("ADD", "I had pasta tonight."), ("ADD", "Sounds delicious!")]
     by_text = {m["memory"]: m for m in memories(services)}
     assert by_text["I had pasta tonight."]["metadata"] == {"source": "import", "role": "user", "timestamp": "2025-03-01T19:00:00Z"}
-    # a named message records who said it (issue 13: facts belong to their speaker)
+    # a named message records who said it (facts belong to their speaker)
     assert by_text["Sounds delicious!"]["metadata"] == {"source": "import", "role": "assistant", "name": "bot",
                                                          "speaker": "bot"}
     # the same messages again: exact duplicates are not stored twice; ids are deterministic per trace

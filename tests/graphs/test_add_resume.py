@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from langgraph.types import Command
 
-from tests.support import ctx, make_services, memories, run_add, texts
-from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.nodes import execute_ops as execute_module
 from memoryx.nodes import judge as judge_module
+from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
+from tests.support import ctx, make_services, memories, run_add, texts
 
 SEED = "I live in Berlin and I like jazz."
 INPUT = "I moved to Paris. I don't like jazz anymore. I work at Acme."
@@ -207,8 +207,8 @@ def test_twenty_concurrent_adds_for_one_user(tmp_path):
 
 def test_a_concurrent_write_after_the_judgment_sends_the_run_back(tmp_path, monkeypatch):
     """Another run stores a similar memory between our judge and our execute: we are judged again."""
-    from memoryx.graphs.add import builder
     from memoryx.core.scope import Scope
+    from memoryx.graphs.add import builder
 
     services = make_services(tmp_path)
     try:

@@ -12,8 +12,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from memoryx import Memory, ScopeError
-from memoryx.graphs.chat import ChatContext, build_chat_graph, graph as default_chat_graph
 from memoryx.api.tools import make_memory_tools, tool_schema
+from memoryx.graphs.chat import ChatContext, build_chat_graph
+from memoryx.graphs.chat import graph as default_chat_graph
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,7 @@ def test_chat_graph_embeds_memory_subgraphs_in_studio_view():
 def test_tools_scope_is_never_in_the_model_schema(mem):
     tools = make_memory_tools(mem, user_id="alice")
     assert [t.name for t in tools] == ["add_memory", "search_memory", "update_memory", "forget_memory",
-                                       # issue 13's agent-managed memory tools, on by default (structured=True)
+                                       # the agent-managed memory tools, on by default (structured=True)
                                        "create_memory", "link_memories", "update_importance", "search_memories"]
     assert [t.name for t in make_memory_tools(mem, user_id="alice", structured=False)] == [
         "add_memory", "search_memory", "update_memory", "forget_memory"]

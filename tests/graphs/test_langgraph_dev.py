@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from tests.support import free_port
 
 pytestmark = pytest.mark.slow

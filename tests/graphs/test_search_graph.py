@@ -13,15 +13,16 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.runtime.context import Context
-from memoryx.search.context_block import build_context, estimate_tokens
+from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, ScopeError
-from memoryx.graphs.search import builder, graph as search_graph
+from memoryx.graphs.search import builder
+from memoryx.graphs.search import graph as search_graph
 from memoryx.nodes.fuse import fuse_hits
+from memoryx.runtime.context import Context
 from memoryx.search.access import flush_access
+from memoryx.search.context_block import build_context, estimate_tokens
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
-from memoryx.core.scope import Scope
 from tests.support import make_services
 
 UTC = timezone.utc
@@ -99,9 +100,9 @@ def test_empty_query_through_the_graph(svc, monkeypatch):
 
 def test_reranker_is_the_last_stage_of_rank(svc, monkeypatch):
     """A configured reranker reorders what the rank node returns (no node of its own)."""
-    import memoryx.nodes.rerank as rerank_module
     from types import SimpleNamespace
 
+    import memoryx.nodes.rerank as rerank_module
     from memoryx.search.rerankers import CrossEncoderReranker
 
     user = _user()

@@ -1,4 +1,4 @@
-"""add_many(infer=False) embeds chunk k+1 while chunk k is written (bulk.RawIngest.overlap, issue 14): the same
+"""add_many(infer=False) embeds chunk k+1 while chunk k is written (bulk.RawIngest.overlap): the same
 results and stored memories as one chunk after the other, a duplicate split across two chunks still stored
 once, and an embedding failure fails only its own chunk. Real SQLite, vector store and MiniLM."""
 
@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from memoryx.ingest import bulk
 from memoryx.api.memory import Memory
 from memoryx.core.scope import Scope
+from memoryx.ingest import bulk
 from tests.support import make_services
 
 ITEMS = [

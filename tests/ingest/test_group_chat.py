@@ -1,4 +1,4 @@
-"""Group chats and speakers (issue 13): the group_id scope and its tenancy, facts attributed to the participant
+"""Group chats and speakers: the group_id scope and its tenancy, facts attributed to the participant
 who stated them (offline model, English and Chinese), search over the group or one participant, the event
 time of a replayed chat log, and REST / LangServe with API keys bound to groups."""
 
@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memoryx import Memory
-from memoryx.errors import ScopeError
 from memoryx.core.scope import Scope
+from memoryx.errors import ScopeError
 from memoryx.server.app import create_app
 from tests.support import shared_embeddings
 
@@ -169,7 +169,7 @@ def test_rest_batch_items_take_the_keys_groups(m):
 
 
 def test_each_fact_is_dated_from_its_own_message(tmp_path):
-    """Issue 13: one add of a chat said over several days dates each fact from the message it came from
+    """One add of a chat said over several days dates each fact from the message it came from
     (the offline model names the message; a model that does not is matched by speaker and words)."""
     from memoryx.nodes.extract_facts import date_facts
     from memoryx.prompts.facts import format_conversation

@@ -1,4 +1,4 @@
-"""Issue 12: custom instructions (extraction / update prompts, includes, excludes), custom categories,
+"""Custom instructions (extraction / update prompts, includes, excludes), custom categories,
 procedural memory and image parts, through the Python API with the offline model or scripted fakes."""
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""MemUnits and episodes (issue 13): cutting by time gaps, markers and similarity drops; episode memories
+"""MemUnits and episodes: cutting by time gaps, markers and similarity drops; episode memories
 (offline narrative, a scripted real-model narrative, fact links, replay safety), search and get_context."""
 
 from __future__ import annotations
 
 import json
 
-from memoryx.knowledge.episodes import cut_units, episode_text, offline_narratives, parse_transcript, unit_transcript
 from memoryx.api.memory import Memory
+from memoryx.knowledge.episodes import cut_units, episode_text, offline_narratives, parse_transcript, unit_transcript
 from tests.support import facts_answer, scripted, shared_embeddings
 
 
@@ -93,10 +93,10 @@ def test_episode_narrative_from_a_model_when_the_unit_closes(tmp_path):
 
 
 def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
-    """Issue 13: units are cut across add calls: a turn-per-add replay gets one episode per unit (not per turn),
+    """Units are cut across add calls: a turn-per-add replay gets one episode per unit (not per turn),
     updated as the unit grows, closed at the next time gap or topic marker, or by flush_episodes (end_run)."""
-    from memoryx.knowledge.episode_memories import close_idle_episodes, flush_episodes
     from memoryx.core.scope import Scope
+    from memoryx.knowledge.episode_memories import close_idle_episodes, flush_episodes
 
     day1 = [("Caroline", "I moved to Boston last week.", "2023-05-08T13:56:00Z"),
             ("Melanie", "How do you like Boston so far?", "2023-05-08T13:57:00Z"),

@@ -1,4 +1,4 @@
-"""User profiles (issue 13): rules over fact texts, the add graph's update_profile node, Memory.get_profile,
+"""User profiles: rules over fact texts, the add graph's update_profile node, Memory.get_profile,
 REST and CLI, and the user's own name resolved to their memories in search. Offline model, real stores."""
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def test_profile_store_is_idempotent(request, tmp_path, engine):
 
 @pytest.mark.parametrize("engine", ["sqlite", "pg"])
 def test_profile_changes_read_only_the_values_they_touch(request, tmp_path, engine):
-    """Issue 14: a change reads the values it names and the current values of a field it sets, not the whole
+    """A change reads the values it names and the current values of a field it sets, not the whole
     profile; forgetting a memory matches its id exactly ("m1" is not "m10")."""
     import uuid
 

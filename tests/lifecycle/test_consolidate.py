@@ -1,4 +1,4 @@
-"""The consolidate graph (issue 10): staging, merge by rule and by the judge model, compression, the
+"""The consolidate graph: staging, merge by rule and by the judge model, compression, the
 forgetting curve, archive/restore, dry runs, the scope lock and the report. SQLite + embedded Qdrant edge +
 MiniLM; models are the offline one or scripted fakes."""
 
@@ -10,11 +10,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from memoryx.api.memory import Memory
+from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError
 from memoryx.lifecycle.forgetting import retention, strength
 from memoryx.lifecycle.similarity import may_share_summary, split_pairs, substance_differs, survivors
-from memoryx.api.memory import Memory
-from memoryx.core.scope import Scope
 from tests.support import NoModel, scripted, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

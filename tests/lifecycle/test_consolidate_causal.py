@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.lifecycle.causal import causal_clauses, causal_links, opens_with_consequence, restates
 from memoryx.api.memory import Memory
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.causal import causal_clauses, causal_links, opens_with_consequence, restates
 from tests.support import NoModel, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -1,4 +1,4 @@
-"""Graph upkeep of the consolidate graph (issue 10, seed 002 §5.1): entity merge in two tiers with relations
+"""Graph upkeep of the consolidate graph: entity merge in two tiers with relations
 re-pointed and entity vectors synced, memory links (same entity, sequence) written, recorded and followed
 by graph recall, and the rollback of a pass (previous status, un-merge, links removed). SQLite + embedded
 Qdrant edge + MiniLM; no model is asked."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
-from memoryx.lifecycle.graph_upkeep import entity_decisions, memory_links
 from memoryx.api.memory import Memory
-from memoryx.nodes.graph_recall import _follow_links
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.graph_upkeep import entity_decisions, memory_links
+from memoryx.nodes.graph_recall import _follow_links
 from tests.support import NoModel, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -1,6 +1,6 @@
 """Whose memories a consolidation pass takes (memoryx.core.owners), the schedule walking every owner
 (users in and outside group chats, agents, runs, groups), and the group_id / end-run surfaces of the CLI and
-REST (issue 10). SQLite + embedded Qdrant edge + MiniLM; the offline model."""
+REST. SQLite + embedded Qdrant edge + MiniLM; the offline model."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.core.owners import owned_by, owner_scope
-from memoryx.lifecycle.schedule import consolidate_loop
 from memoryx.api.memory import Memory
+from memoryx.core.owners import owned_by, owner_scope
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.schedule import consolidate_loop
 from tests.support import shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

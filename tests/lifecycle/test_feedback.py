@@ -1,4 +1,4 @@
-"""Issue 12: feedback on a memory (Python API and mem0's client over real HTTP): stored, counted in
+"""Feedback on a memory (Python API and mem0's client over real HTTP): stored, counted in
 judgment_stats, a VERY_NEGATIVE memory demoted in search; another tenant's memory refused."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Memory layers (issue 10, seed 003): working memory tied to a run and closed with it (end_run or an idle
+"""Memory layers: working memory tied to a run and closed with it (end_run or an idle
 TTL), promotion from short-term to long-term by access and importance in a consolidation pass, and
 get_context drawing from all three layers within its budget. SQLite + embedded Qdrant edge + MiniLM."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memoryx.search.context_block import LONG_TERM_HEADER, WORKING_HEADER, build_context, estimate_tokens
-from memoryx.lifecycle.layers import LONG_TERM, SHORT_TERM, WORKING, close_run, idle_runs, layer_of, promotions
 from memoryx.api.memory import Memory
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.layers import LONG_TERM, SHORT_TERM, WORKING, close_run, idle_runs, layer_of, promotions
+from memoryx.search.context_block import LONG_TERM_HEADER, WORKING_HEADER, build_context, estimate_tokens
 from tests.support import NoModel, shared_embeddings
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -1,4 +1,4 @@
-"""Purge (issue 9 §6): every trace of a scope leaves every store, and no file under the data directory keeps
+"""Purge: every trace of a scope leaves every store, and no file under the data directory keeps
 its text afterwards; other scopes stay whole."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_cli_purge(tmp_path):
 
 
 def test_purging_a_user_reaches_their_words_in_group_chats(tmp_path):
-    """Issue 13: purging a user removes what they said in every group chat (their memories, their turns in the
+    """Purging a user removes what they said in every group chat (their memories, their turns in the
     group's episodes, raw inputs and judgments, their profile traces), one report entry per group, and no file
     keeps their words; the other participants' memories stay whole."""
     data = tmp_path / "data"

@@ -1,4 +1,4 @@
-"""Retention (issue 9 §6): finished add runs leave no checkpoints (runs awaiting review keep theirs), and raw
+"""Retention: finished add runs leave no checkpoints (runs awaiting review keep theirs), and raw
 inputs, judgments and checkpoints past their retention time are pruned."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.runtime.checkpointing import _uuid6_seconds, thread_times
 from memoryx.api.memory import AsyncMemory, Memory
-from memoryx.lifecycle.retention import prune
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.retention import prune
+from memoryx.runtime.checkpointing import _uuid6_seconds, thread_times
 from tests.support import shared_embeddings
 
 
@@ -112,8 +112,8 @@ def test_async_memory_forgets_finished_runs_and_purges(tmp_path):
 def test_retention_loop_runs_prune_periodically_and_survives_errors():
     from types import SimpleNamespace
 
-    from memoryx.lifecycle.schedule import stop_background_task
     from memoryx.lifecycle.retention import start_retention_loop
+    from memoryx.lifecycle.schedule import stop_background_task
 
     calls = []
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.errors import InvalidInputError, NotFoundError, RollbackConflictError
 from memoryx.api.memory import Memory
+from memoryx.errors import InvalidInputError, NotFoundError, RollbackConflictError
 from tests.support import make_services
 
 

@@ -1,5 +1,5 @@
 """The shape of the ONNX encoder's graph and session: what makes it fast, checked so an upgrade cannot undo it
-silently (issue 14).
+silently.
 
 The graph is the suite's shared encoder cache (MEMORYX_EMBEDDING_CACHE_DIR, built once, verified on load).
 Agreement with torch is covered by test_embeddings_runtime.py.

@@ -14,10 +14,10 @@ import threading
 import numpy as np
 import pytest
 
+from memoryx.errors import StoreUnavailableError
 from memoryx.models import embeddings
 from memoryx.models.embedding_onnx import cache_paths, load_onnx_encoder
 from memoryx.models.embeddings import LocalMiniLMEmbeddings, _minilm_path, make_embeddings
-from memoryx.errors import StoreUnavailableError
 from memoryx.settings import Settings
 
 pytestmark = pytest.mark.integration

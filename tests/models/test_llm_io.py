@@ -199,7 +199,7 @@ def test_tools_or_json_modes():
     assert "Test step by tool calling failed: 400" in str(info.value) and "GRAPH_EXTRACTION_MODE" in str(info.value)
 
 
-# --------------------------------------------------------------------------------------- bounds (issue 9 §5)
+# --------------------------------------------------------------------------------------- bounds
 
 
 def test_degenerate_answers_are_named_and_retried():

@@ -8,13 +8,13 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from tests.support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
-from memoryx.runtime.checkpointing import make_checkpointer
 from memoryx.errors import ModelOutputError
 from memoryx.graphs.add import add_run_config, builder, compile_add_graph
 from memoryx.models.llm_io import extract_json
 from memoryx.nodes.extract_facts import parse_facts
 from memoryx.nodes.judge import Decision, parse_decisions, resolve_decisions
+from memoryx.runtime.checkpointing import make_checkpointer
+from tests.support import ctx, facts_answer, make_services, ops_answer, run_add, scripted, texts
 
 
 def test_extract_json_tolerates_fences_think_and_prose():

@@ -1,4 +1,4 @@
-"""Fuzzing the model's side of the add graph (issue 9 §5): over 1,000 generated malformed answers —
+"""Fuzzing the model's side of the add graph: over 1,000 generated malformed answers —
 truncated JSON, wrong types, deep nesting, unknown ids, NaN/Infinity, empty answers, prose, code fences,
 wrong tool arguments, huge strings, unicode junk, repetition, answers cut off at the output cap — for fact
 extraction, the judgment, graph relations and graph conflicts, driven through the real graph and nodes with
@@ -22,7 +22,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context
+from memoryx.core.scope import Scope
 from memoryx.errors import MemoryXError, NotFoundError
 from memoryx.graphs.add import add_run_config, builder
 from memoryx.nodes.extract_facts import extract_facts
@@ -30,7 +30,7 @@ from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
 from memoryx.nodes.graph_linking import link_entities
 from memoryx.nodes.graph_relations import extract_relations
 from memoryx.nodes.judge import judge
-from memoryx.core.scope import Scope
+from memoryx.runtime.context import Context
 from memoryx.settings import Settings
 
 SEED = 20261122

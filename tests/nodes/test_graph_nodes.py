@@ -20,15 +20,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import Field
 
-from memoryx.runtime.context import Context
+from memoryx.core.scope import Scope
+from memoryx.core.text import normalize_name
 from memoryx.errors import ModelOutputError
 from memoryx.models.offline import OfflineChatModel
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
 from memoryx.nodes.graph_linking import link_entities
 from memoryx.nodes.graph_relations import extract_relations
-from memoryx.core.scope import Scope
-from memoryx.core.text import normalize_name
-
+from memoryx.runtime.context import Context
 
 # ---------------------------------------------------------------------------------------------- helpers
 

@@ -1,4 +1,4 @@
-"""Fault injection (issue 9 §3): kill -9 an add at every node boundary of the add graph and inside the store
+"""Fault injection: kill -9 an add at every node boundary of the add graph and inside the store
 writes, restart, and check that the stores converge with no manual reindex.
 
 One "zygote" process per seed imports everything once, with the kill points wired in by the test harness
@@ -38,7 +38,7 @@ STORE_POINTS = [
     ("memoryx.stores.sql.SQLStore", "save_judgment", "after"),
     ("memoryx.stores.sql.SQLStore", "clear_projections_later", "before"),  # projected, its jobs still queued
     ("memoryx.stores.sql.SQLStore", "upsert_entities|upsert_entity", "after"),  # the batched write, else the single one
-    # an add's invalidations and new relations are one write (issue 14), else the separate ones
+    # an add's invalidations and new relations are one write, else the separate ones
     ("memoryx.stores.sql.SQLStore", "change_relations|add_relations|add_relation", "after"),
     ("memoryx.stores.sql.SQLStore", "orphan_entities", "after"),  # read in the write transaction that deletes them
     ("memoryx.stores.vectors.base.VectorStore", "upsert_memories", "before"),

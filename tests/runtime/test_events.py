@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from fastapi.testclient import TestClient
 
-from memoryx.errors import InvalidInputError
 from memoryx.api.memory import Memory
+from memoryx.errors import InvalidInputError
 from memoryx.runtime.webhooks import SIGNATURE_HEADER, WebhookDispatcher, verify_signature
 from tests.support import make_services
 

@@ -1,4 +1,4 @@
-"""Query periods as filters (issue 13): which words are a confident period, and what a search does with one.
+"""Query periods as filters: which words are a confident period, and what a search does with one.
 
 A confident period the query names ("in July 2023", "last summer", "去年", "先月") filters every recall path on
 event time (valid_at, else created_at); a short in-period result is topped up below from the unfiltered
@@ -13,10 +13,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memoryx.runtime.context import Context
+from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
 from memoryx.graphs.search import graph as search_graph
-from memoryx.core.scope import Scope
+from memoryx.runtime.context import Context
 from memoryx.search.dates import query_period
 
 UTC = timezone.utc

@@ -13,12 +13,12 @@ import pytest
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memoryx.runtime.context import Context
+from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
 from memoryx.nodes.analyze_query import analyze_query
 from memoryx.nodes.rerank import rerank
 from memoryx.prompts.search import RERANK_PROMPT
-from memoryx.core.scope import Scope
+from memoryx.runtime.context import Context
 from memoryx.search.dates import asks_when, states_time, time_window
 from memoryx.search.plan import SearchPlan
 from memoryx.search.recipes import AUTO, DEEP, FAST, HYBRID, KEYWORD_ONLY, RECIPES, VECTOR_ONLY, recipe_named

@@ -1,4 +1,4 @@
-"""The shortcuts of the search path (issue 14) give what the long way gave: the embedded store's kept filters,
+"""The shortcuts of the search path give what the long way gave: the embedded store's kept filters,
 the search's reads of stored times as the driver returns them, and the context window taken from the scope's
 timeline read before recall (memoryx.search.reads)."""
 

@@ -1,4 +1,4 @@
-"""Issue 9 §4 probes as regression tests: strict MEMORYX_API_KEYS, strict JSON (no NaN), a cap and a clear
+"""Probes as regression tests: strict MEMORYX_API_KEYS, strict JSON (no NaN), a cap and a clear
 4xx on every field, and no route but /healthz without a key."""
 
 from __future__ import annotations

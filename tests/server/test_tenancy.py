@@ -1,4 +1,4 @@
-"""Issue 9 §2 and the trace-id probe of §4: agent memories belong to the user's tenancy, keys bind agents.
+"""agent memories belong to the user's tenancy, keys bind agents.
 
 Two users (alice, bob) x two agents (bot, bot2) x keys bound to a user, a user and an agent, an agent only,
 and an admin, over the Python API, REST (create_app + TestClient) and the LangServe routes. The judge is a
@@ -19,8 +19,8 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from memoryx import Memory
-from memoryx.errors import ScopeError
 from memoryx.core.scope import Scope
+from memoryx.errors import ScopeError
 from memoryx.server.app import create_app
 from tests.support import shared_embeddings
 

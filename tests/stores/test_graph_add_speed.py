@@ -1,4 +1,4 @@
-"""The graph steps' batched SQL reads and writes (issue 14) give what the one-at-a-time calls gave, on both
+"""The graph steps' batched SQL reads and writes give what the one-at-a-time calls gave, on both
 engines: relations_of_run = relations_for_memory + relations_around, upsert_entities = upsert_entity per
 name, change_relations = invalidate_relations + add_relations, orphan_entities in one statement."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from memoryx.errors import NotFoundError
 from memoryx.core.scope import Scope
+from memoryx.errors import NotFoundError
 from memoryx.stores.sql import OutboxRow, SQLStore
 
 ALICE = Scope(user_id="alice")

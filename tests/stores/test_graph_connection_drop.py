@@ -19,8 +19,8 @@ import uuid
 
 import pytest
 
-from memoryx.errors import StoreUnavailableError
 from memoryx.core.scope import Scope
+from memoryx.errors import StoreUnavailableError
 from memoryx.stores.graph import GraphStore, NativeTransport
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,4 @@
-"""The embedded graph is private and never outlives its owner (issue 9, section 1).
+"""The embedded graph is private and never outlives its owner (section 1).
 
 After the embedded FalkorDB starts, and after each way its owner stops (close, SIGTERM, SIGINT, kill -9,
 `memoryx serve` stopped with SIGTERM): no TCP listener of the graph server, a 0700 directory with a 0700

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError, StoreUnavailableError
 from memoryx.stores.graph import EmbeddedFalkorDB, GraphStore, NativeTransport, cypher_literal, make_graph_store
 
 TRICKY = [

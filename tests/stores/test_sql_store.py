@@ -12,10 +12,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, StoreUnavailableError
 from memoryx.core.scope import Scope
-from memoryx.stores.sql import SCHEMA_VERSION, OutboxRow, SQLStore
 from memoryx.core.text import memory_hash
+from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, StoreUnavailableError
+from memoryx.stores.sql import SCHEMA_VERSION, OutboxRow, SQLStore
 
 ALICE = Scope(user_id="alice")
 BOB = Scope(user_id="bob")
@@ -285,7 +285,7 @@ def test_relations_lifecycle(store):
     assert store.relations_around(BOB, [zs["id"]]) == []
     assert [r["id"] for r in store.relations_for_memory(m1["id"])] == [r1["id"]]
 
-    # deleting memory 1 (seed 000 §5.4): its relation goes, 北京 becomes an orphan, 张三 stays (memory 2)
+    # deleting memory 1: its relation goes, 北京 becomes an orphan, 张三 stays (memory 2)
     with pytest.raises(NotFoundError):
         store.invalidate_relations([r1["id"], "missing"], trace_id="t3")
     assert store.get_relations([r1["id"]])[0]["valid"] is True  # nothing was written

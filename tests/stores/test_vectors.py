@@ -12,9 +12,9 @@ import uuid
 import pytest
 from qdrant_client import QdrantClient
 
-from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.stores.vectors import EdgeVectorStore, QdrantServerVectorStore, VectorHit, VectorStore, make_vector_store
 
 ALICE, BOB = Scope(user_id="alice"), Scope(user_id="bob")
