@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.errors import InvalidInputError, StoreUnavailableError
-
-router = APIRouter(tags=["memories"])
+from memoryx.errors import InvalidInputError
+from memoryx.ingest import bulk
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 
 class BatchItem(BaseModel):
@@ -23,7 +24,7 @@ class BatchItem(BaseModel):
     user_id: str | None = Field(None, min_length=1, max_length=256)
     agent_id: str | None = Field(None, min_length=1, max_length=256)
     run_id: str | None = Field(None, min_length=1, max_length=256)
-    group_id: str | None = Field(None, min_length=1, max_length=256, description="A group chat (issue 13).")
+    group_id: str | None = Field(None, min_length=1, max_length=256, description="A group chat.")
     metadata: dict[str, Any] | None = None
 
 
@@ -40,33 +41,33 @@ def _denied(exc: HTTPException) -> dict:
             "error": {"type": detail.get("type", "forbidden"), "message": detail.get("message", "forbidden")}}
 
 
-@router.post("/v1/memories/batch")
-def add_batch(body: BatchRequest, request: Request) -> dict:
-    """`{"results": [one add result per item, in order], "summary": {"items", "failed", "events"}}`."""
-    from memoryx.ingest import bulk
+def bulk_router(served: Served) -> APIRouter:
+    router = APIRouter(tags=["memories"])
+    metrics = served.metrics
 
-    app = request.app
-    principal = app.state.keys(request)  # 401 for a missing or unknown key, before anything is read
-    memory = app.state.memory_ref.get("memory")
-    if memory is None:
-        raise StoreUnavailableError("The server's stores are not open (startup failed); see the server log.")
-    if len(body.items) > memory.settings.bulk_max_items:
-        raise InvalidInputError(f"{len(body.items)} items exceed the limit of {memory.settings.bulk_max_items} per "
-                                "batch (MEMORYX_BULK_MAX_ITEMS); send several batches.")
-    results: list[dict | None] = [None] * len(body.items)
-    allowed: list[tuple[int, dict]] = []
-    for index, item in enumerate(body.items):
-        args = item.model_dump()
-        try:
-            args["user_id"], args["agent_id"], args["group_id"] = principal.group_scope_ids(
-                args["user_id"], args["agent_id"], args["group_id"])
-        except HTTPException as exc:
-            results[index] = _denied(exc)
-            continue
-        allowed.append((index, args))
-    with app.state.metrics.track("add"):
-        done = memory.add_many([args for _, args in allowed], infer=body.infer)
-    for (index, _), result in zip(allowed, done):
-        results[index] = result
-        app.state.metrics.record_add_result(result)
-    return {"results": results, "summary": bulk.summarize(results)}
+    @router.post("/v1/memories/batch")
+    def add_batch(body: BatchRequest, principal: Principal = served.auth) -> dict:
+        """`{"results": [one add result per item, in order], "summary": {"items", "failed", "events"}}`."""
+        memory = served.mem()
+        if len(body.items) > memory.settings.bulk_max_items:
+            raise InvalidInputError(f"{len(body.items)} items exceed the limit of {memory.settings.bulk_max_items} per "
+                                    "batch (MEMORYX_BULK_MAX_ITEMS); send several batches.")
+        results: list[dict | None] = [None] * len(body.items)
+        allowed: list[tuple[int, dict]] = []
+        for index, item in enumerate(body.items):
+            args = item.model_dump()
+            try:
+                args["user_id"], args["agent_id"], args["group_id"] = principal.group_scope_ids(
+                    args["user_id"], args["agent_id"], args["group_id"])
+            except HTTPException as exc:
+                results[index] = _denied(exc)
+                continue
+            allowed.append((index, args))
+        with metrics.track("add"):
+            done = memory.add_many([args for _, args in allowed], infer=body.infer)
+        for (index, _), result in zip(allowed, done):
+            results[index] = result
+            metrics.record_add_result(result)
+        return {"results": results, "summary": bulk.summarize(results)}
+
+    return router

@@ -1,15 +1,14 @@
-"""`POST /v1/consolidate` (issue 10): one consolidation pass over a scope of the caller's tenancy (a group
+"""`POST /v1/consolidate`: one consolidation pass over a scope of the caller's tenancy (a group
 chat's participant with group_id), `POST /v1/runs/{run_id}/end` to close a run's working memory, and
 `POST /v1/memories/{memory_id}/restore` for an archived or merged memory."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 
 class ConsolidateRequest(BaseModel):
@@ -31,9 +30,9 @@ class EndRunRequest(BaseModel):
     group_id: str | None = Field(None, min_length=1, max_length=256, description="The group chat the run is in.")
 
 
-def consolidate_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Principal, str], dict]) -> APIRouter:
+def consolidate_router(served: Served) -> APIRouter:
     router = APIRouter(tags=["consolidation"])
-    auth = Depends(keys)
+    auth, mem = served.auth, served.mem
 
     @router.post("/v1/consolidate", summary="Merge duplicates, summarise clusters, archive faded memories")
     def consolidate(body: ConsolidateRequest, principal: Principal = auth) -> dict:
@@ -52,7 +51,7 @@ def consolidate_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callabl
 
     @router.post("/v1/memories/{memory_id}/restore", summary="Bring an archived or merged memory back")
     def restore(memory_id: str, principal: Principal = auth) -> dict:
-        get_owned(principal, memory_id)  # 404 for another tenant's id
+        served.get_owned(principal, memory_id)  # 404 for another tenant's id
         return mem().restore(memory_id)
 
     return router

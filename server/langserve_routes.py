@@ -1,28 +1,87 @@
-"""Review and resume on the LangServe side, next to REST's POST /v1/reviews/{trace_id}:
+"""The LangServe routes: the add and search graphs as runnables, and review and resume beside REST's
+POST /v1/reviews/{trace_id}.
 
+    /graphs/add          the add graph, run without a checkpointer: it never pauses for review
+    /graphs/search       the search graph (a non-admin key names a user: its streamed state is not filtered)
     /graphs/add_review   an add run that stops at the review interrupt: {"status": "awaiting_review",
                          "trace_id", "pending_operations"}; nothing is written yet
     /graphs/resume       {"trace_id", "operations"}: null approves the pending operations, a list approves
                          that (edited) list, [] rejects them all
 
-Both go through `Memory` (the add graph compiled with the checkpointer, thread id = trace id), so a run paused
-through REST or the Python API can be resumed here and the other way round. /graphs/add itself runs without
-a checkpointer and never pauses. Tenancy: the key's Principal (put into the config per request) must cover
-the add's user, and the resumed run's owner (someone else's trace id is "not found").
+Review and resume go through `Memory` (the add graph compiled with the checkpointer, thread id = trace id), so
+a run paused through REST or the Python API can be resumed here and the other way round. Tenancy: a
+per-request config modifier puts the key's Principal into the config; the graphs' runnables apply it to
+each input (server/runnables.py), review needs it to cover the add's user, resume the run's owner (someone
+else's trace id is "not found").
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.errors import NotFoundError
-from memoryx.server.auth import KeyRing, Principal, request_key
+from memoryx.errors import InvalidInputError, NotFoundError
+from memoryx.graphs.add import graph as add_graph
+from memoryx.graphs.search import graph as search_graph
+from memoryx.server import guard
+from memoryx.server.auth import Principal, id_value, request_key
+from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, server_trace_id, with_principal
+from memoryx.server.served import Served
 
-_PRINCIPAL = "memoryx_review_principal"
+_GRAPH_ENDPOINTS = ["invoke", "batch", "stream", "input_schema", "output_schema", "config_schema"]
+_REVIEW_ENDPOINTS = ["invoke", "batch", "input_schema", "output_schema", "config_schema"]
+
+
+def add_graph_routes(app: FastAPI, served: Served) -> None:
+    """/graphs/add and /graphs/search over the app's memory."""
+    from langserve import add_routes
+
+    settings, max_batch = served.settings, served.settings.max_batch_inputs
+
+    async def authorize(config: dict, request: Request) -> dict:
+        """Per request: the key (401), the batch size (413), and every input's scope allowed for it
+        (403; ids that are not strings: 422). The Runnable checks each input again (runnables.py)."""
+        principal = served.keys.authenticate(request_key(request))
+        try:
+            body = guard.strict_json_loads(await request.body())
+        except ValueError:
+            body = {}
+        inputs = body.get("inputs") if isinstance(body, dict) and "inputs" in body else [body.get("input") if isinstance(body, dict) else None]
+        if isinstance(inputs, list) and len(inputs) > max_batch:
+            raise HTTPException(413, detail={"type": "request_too_large", "message": f"{len(inputs)} inputs in one batch; the limit is {max_batch} (MEMORYX_MAX_BATCH_INPUTS)."})
+        for item in inputs if isinstance(inputs, list) else []:
+            if isinstance(item, dict):
+                for name in ("user_id", "agent_id", "run_id", "group_id"):
+                    id_value(name, item.get(name))
+                if not principal.admin:
+                    principal.group_scope_ids(item.get("user_id"), item.get("agent_id"), item.get("group_id"))
+        return with_principal(config, principal)
+
+    def search_limits(inp: dict) -> dict:
+        query = inp.get("query")
+        if isinstance(query, str) and len(query) > settings.max_query_chars:
+            raise InvalidInputError(f"query is {len(query)} characters; the limit is {settings.max_query_chars} (MEMORYX_MAX_QUERY_CHARS).")
+        return inp
+
+    def context():
+        return served.mem()._core.context()
+
+    def add_context():  # these routes run without a checkpointer: no pause for review
+        return served.mem()._core.context(review=False)
+
+    add_routes(app, ServiceBoundGraph(add_graph, add_context, name="memoryx_add", prepare=server_trace_id),
+               path="/graphs/add", per_req_config_modifier=authorize, enabled_endpoints=_GRAPH_ENDPOINTS)
+    add_routes(app, ServiceBoundGraph(search_graph, context, name="memoryx_search", prepare=search_limits,
+                                      agent_scope_ok=False),
+               path="/graphs/search", per_req_config_modifier=authorize, enabled_endpoints=_GRAPH_ENDPOINTS)
+
+
+# --------------------------------------------------------------------------------------------------------
+# review and resume
+# --------------------------------------------------------------------------------------------------------
 
 
 class ReviewMessage(BaseModel):
@@ -61,18 +120,20 @@ def _fields(inp: Any) -> dict:
 
 
 def _principal(config: RunnableConfig | None) -> Principal:
-    principal = ((config or {}).get("configurable") or {}).get(_PRINCIPAL)
+    principal = ((config or {}).get("configurable") or {}).get(PRINCIPAL_KEY)
     if principal is None:  # only reachable through add_routes with the modifier below
         raise HTTPException(401, detail={"type": "unauthorized", "message": "Not authenticated."})
     return principal
 
 
-def register_review_routes(app, keys: KeyRing, mem) -> None:
+def add_review_routes(app: FastAPI, served: Served) -> None:
+    """/graphs/add_review and /graphs/resume over the app's memory."""
     from langserve import add_routes
 
+    mem = served.mem
+
     async def authorize(config: dict, request: Request) -> dict:
-        principal = keys.authenticate(request_key(request))
-        return {**config, "configurable": {**(config.get("configurable") or {}), _PRINCIPAL: principal}}
+        return with_principal(config, served.keys.authenticate(request_key(request)))
 
     def add_for_review(inp: Any, config: RunnableConfig) -> dict:
         body = _fields(inp)
@@ -91,8 +152,9 @@ def register_review_routes(app, keys: KeyRing, mem) -> None:
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         return mem().resume_add(trace_id, body.get("operations"))
 
-    endpoints = ["invoke", "batch", "input_schema", "output_schema", "config_schema"]
     add_routes(app, RunnableLambda(add_for_review, name="memoryx_add_review"), path="/graphs/add_review",
-               input_type=AddForReview, output_type=dict, per_req_config_modifier=authorize, enabled_endpoints=endpoints)
+               input_type=AddForReview, output_type=dict, per_req_config_modifier=authorize,
+               enabled_endpoints=_REVIEW_ENDPOINTS)
     add_routes(app, RunnableLambda(resume, name="memoryx_add_resume"), path="/graphs/resume",
-               input_type=Resume, output_type=dict, per_req_config_modifier=authorize, enabled_endpoints=endpoints)
+               input_type=Resume, output_type=dict, per_req_config_modifier=authorize,
+               enabled_endpoints=_REVIEW_ENDPOINTS)

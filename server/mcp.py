@@ -26,6 +26,9 @@ from pydantic import BaseModel, Field
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from memoryx.errors import MemoryXError, NotFoundError
 from memoryx.server.auth import KeyRing, Principal, request_key
@@ -179,9 +182,6 @@ class _KeyGate:
         self.handle = handle
 
     async def __call__(self, scope, receive, send):
-        from starlette.requests import Request
-        from starlette.responses import JSONResponse
-
         try:  # X-API-Key, or Authorization: Bearer KEY (what MCP clients send)
             principal = self.keys.authenticate(request_key(Request(scope)))
         except HTTPException as exc:
@@ -201,8 +201,6 @@ def _http_principal(ctx: Context) -> Principal:
 
 def mount_mcp(app, keys: KeyRing, memory: Callable[[], Any]) -> None:
     """Serve MCP over streamable HTTP at /mcp of `app` (a FastAPI app), behind `keys`."""
-    from starlette.routing import Route
-
     server = build_mcp_server(memory, _http_principal)
     # Stateless: every POST stands alone (no session affinity behind a load balancer, and the key is checked
     # on each request). DNS-rebinding protection matters only when no key guards the server (dev mode).

@@ -11,7 +11,8 @@ GET /v1/memories/{id}/history/, PUT|DELETE /v1/batch/, POST /v1/feedback/, POST 
 /v1/exports/get/.
 
 Tenancy is the REST routes' own: the key's Principal (server/auth.py) checks every user_id a request names
-(top level or anywhere in `filters`); by-id routes use the app's owner check (404 for another's memory).
+(top level or anywhere in `filters`); by-id routes use the app's owner checks (server/served.py: 404 for
+another's memory).
 Errors are the app's JSON errors plus mem0's `detail` field, which its client reports as the message.
 """
 
@@ -21,14 +22,15 @@ import json
 import uuid
 from typing import Any, Callable
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.errors import ScopeError
 from memoryx.ingest.multimodal import is_image_part
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 _BATCH_MAX = 1000  # mem0's own limit per batch call
@@ -254,11 +256,10 @@ def _messages(messages: str | list[dict]) -> str | list[dict]:
 # --------------------------------------------------------------------------------------------------------
 
 
-def mem0_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Principal, str], dict],
-                owned: Callable[[Principal, dict, str, str], dict], metrics: Any) -> APIRouter:
+def mem0_router(served: Served) -> APIRouter:
     """mem0's routes over the app's memory, key ring and owner checks (the same ones the REST routes use)."""
     router = APIRouter(route_class=Mem0Route, tags=["mem0"])
-    auth = Depends(keys)
+    auth, mem, metrics, get_owned = served.auth, served.mem, served.metrics, served.get_owned
 
     @router.get("/v1/ping/")
     def ping(principal: Principal = auth):
@@ -338,7 +339,7 @@ def mem0_router(keys: KeyRing, mem: Callable[[], Any], get_owned: Callable[[Prin
     @router.get("/v1/memories/{memory_id}/history/")
     def history(memory_id: str, principal: Principal = auth):
         m = mem()
-        owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
+        served.owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
         return m.history(memory_id)
 
     def _all_owned(principal: Principal, body: BatchBody) -> list[dict]:

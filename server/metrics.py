@@ -9,7 +9,10 @@ import contextlib
 import time
 from typing import Callable, Iterator
 
+from fastapi import FastAPI, Request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from memoryx.errors import InvalidInputError, ScopeError, StoreUnavailableError
 
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -37,8 +40,6 @@ class Metrics:
         try:
             yield
         except Exception as exc:
-            from memoryx.errors import InvalidInputError, ScopeError, StoreUnavailableError
-
             if isinstance(exc, (InvalidInputError, ScopeError)):
                 counter.labels("invalid").inc()
             elif isinstance(exc, StoreUnavailableError):
@@ -63,3 +64,15 @@ class Metrics:
             with contextlib.suppress(Exception):
                 self.memories.set(self._count())
         return generate_latest(self.registry)
+
+
+def count_requests(app: FastAPI, metrics: Metrics) -> None:
+    """Count every request by method, route template (not the raw path: ids stay out of the labels) and status."""
+
+    @app.middleware("http")
+    async def _count_requests(request: Request, call_next):
+        response = await call_next(request)
+        route = request.scope.get("route")
+        path = getattr(route, "path", None) or "unmatched"
+        metrics.requests.labels(request.method, path, str(response.status_code)).inc()
+        return response

@@ -1,4 +1,4 @@
-"""`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (issue 13, memoryx.knowledge.profiles).
+"""`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (memoryx.knowledge.profiles).
 
 Tenancy: a key sees the profile of a user it may touch (Principal.can); another user's profile answers 404 like
 a missing one. A group profile names several users, so only an admin key reads it.
@@ -6,17 +6,16 @@ a missing one. A group profile names several users, so only an admin key reads i
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
 from memoryx.errors import NotFoundError
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 
-def profile_router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
+def profile_router(served: Served) -> APIRouter:
     router = APIRouter(tags=["profiles"])
-    auth = Depends(keys)
+    auth, mem = served.auth, served.mem
 
     @router.get("/v1/profiles/{user_id}", summary="The user's profile")
     def user_profile(user_id: str, include_history: bool = Query(False, description="Also the values that ended (an old home, a retracted like)."),

@@ -7,12 +7,11 @@ every user, so only an admin key may purge it. No keys configured (local develop
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 
 class PurgeRequest(BaseModel):
@@ -23,9 +22,9 @@ class PurgeRequest(BaseModel):
     compact: bool = Field(True, description="Rewrite the stores' files so that no deleted byte stays on disk (seconds per 100k points).")
 
 
-def purge_router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
+def purge_router(served: Served) -> APIRouter:
     router = APIRouter(tags=["purge"])
-    auth = Depends(keys)
+    auth, mem = served.auth, served.mem
 
     @router.post("/v1/purge", summary="Remove every trace of a scope from every store")
     def purge(body: PurgeRequest, principal: Principal = auth) -> dict:

@@ -22,6 +22,11 @@ from memoryx.server.auth import id_value
 PRINCIPAL_KEY = "memoryx_principal"
 
 
+def with_principal(config: dict, principal: Any) -> dict:
+    """`config` carrying the caller's Principal: what a route's per-request config modifier returns."""
+    return {**config, "configurable": {**(config.get("configurable") or {}), PRINCIPAL_KEY: principal}}
+
+
 class TenancyError(PermissionError):
     """The input's scope is not one the caller's API key may touch."""
 
@@ -54,7 +59,7 @@ def _apply_principal(input: Any, config: RunnableConfig | None, *, agent_scope_o
         return input
     user_id, agent_id, group_id = _checked(lambda: principal.group_scope_ids(
         input.get("user_id"), input.get("agent_id"), input.get("group_id")))
-    if group_id is not None:  # a group chat (issue 13): the group scope holds every participant's records
+    if group_id is not None:  # a group chat: the group scope holds every participant's records
         return {**input, "user_id": user_id, "agent_id": agent_id, "group_id": group_id}
     if user_id is None and not agent_scope_ok:
         # a scope without a user matches every user's records in the stores; the graph's streamed state

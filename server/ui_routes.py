@@ -13,17 +13,18 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Iterator, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Query
+from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route, Router
 
-from memoryx.errors import InvalidInputError, NotFoundError, StoreUnavailableError
 from memoryx.core.scope import Scope
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.errors import InvalidInputError, NotFoundError
+from memoryx.server.auth import Principal
+from memoryx.server.served import Served
 
 UI_DIR = Path(__file__).with_name("ui")
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -32,17 +33,9 @@ SCAN_CAP = 20_000  # most judgments one listing reads: a filter that matches lit
 PREVIEW_CHARS = 200
 
 
-def register_ui(app: FastAPI) -> None:
-    """Serve the page at /ui and its routes at /v1/ui (keys and the memory from the app's state)."""
-    keys: KeyRing = app.state.keys
-    ref: dict = app.state.memory_ref
-
-    def mem():
-        if ref["memory"] is None:
-            raise StoreUnavailableError("The server's stores are not open (startup failed); see the server log.")
-        return ref["memory"]
-
-    app.include_router(_router(keys, mem))
+def register_ui(app: FastAPI, served: Served) -> None:
+    """Serve the page at /ui and its routes at /v1/ui (the app's keys and memory)."""
+    app.include_router(_router(served))
     app.add_middleware(PageFiles)  # outermost: the page's files load before a key is typed
 
 
@@ -140,9 +133,9 @@ def _iso_day(name: str, value: str | None) -> str | None:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _router(keys: KeyRing, mem: Callable[[], Any]) -> APIRouter:
+def _router(served: Served) -> APIRouter:
     router = APIRouter(prefix="/v1/ui", tags=["review page"])
-    auth = Depends(keys)
+    auth, mem, keys = served.auth, served.mem, served.keys
 
     def scopes(principal: Principal, user_id: str | None) -> list[Scope | None]:
         """The scopes a listing reads: the user asked for (checked), else everything (admin) or each of the
