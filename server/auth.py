@@ -11,7 +11,7 @@ them. The agent-global scope (an agent id without a user: memories added with ag
 reached only by an agent key: one that lists the agent and no users. An admin key touches every scope. No keys configured: local
 development mode (everything allowed), announced loudly at start.
 
-Group chats (issue 13): {"groups": ["g1"]} binds a key to group chats. A group's memories (every record
+Group chats: {"groups": ["g1"]} binds a key to group chats. A group's memories (every record
 with that group_id, whichever participant it belongs to) are reached only by a key listing the group (or an
 admin key); a key bound to user "caroline" never reaches Caroline's memories inside a group, and a group
 key never reaches a user's private memories.
@@ -59,7 +59,7 @@ class Principal:
     users: frozenset[str] = field(default_factory=frozenset)
     agents: frozenset[str] = field(default_factory=frozenset)
     admin: bool = False
-    groups: frozenset[str] = field(default_factory=frozenset)  # group chats (issue 13)
+    groups: frozenset[str] = field(default_factory=frozenset)  # group chats
 
     def can(self, user_id: str | None, agent_id: str | None = None, group_id: str | None = None) -> bool:
         """May this key touch a record of (user_id, agent_id[, group_id])?"""
