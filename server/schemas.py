@@ -7,7 +7,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
-
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

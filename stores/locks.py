@@ -27,8 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from memoryx.errors import ConcurrencyError, StoreUnavailableError
 from memoryx.core.scope import Scope
+from memoryx.errors import ConcurrencyError, StoreUnavailableError
 
 
 def lock_owner(scope: Scope) -> Scope:
@@ -122,7 +122,7 @@ def file_lock(lock_dir: Path, scope: Scope, timeout: float) -> Iterator[None]:
             raise _lock_timeout(scope, timeout, f"{holder} (lock file {path})")
         try:
             # who holds it, for the timeout message of the next waiter: one fixed-width record written in
-            # place (truncating first cost ~0.1 ms per lock on ext4: a journal transaction; issue 14)
+            # place (truncating first cost ~0.1 ms per lock on ext4: a journal transaction)
             os.pwrite(fd, f"pid {os.getpid()} thread {threading.get_ident()}".ljust(HOLDER_WIDTH).encode(), 0)
             yield
         finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memoryx.core.scope import Scope
@@ -39,22 +40,20 @@ def memory_point(row: dict, vector: list[float]) -> dict:
         "agent_id": row.get("agent_id"),
         "run_id": row.get("run_id"),
         "group_id": row.get("group_id"),
-        "valid_at": row.get("valid_at"),  # the event time (issue 13); recency and time windows read it
+        "valid_at": row.get("valid_at"),  # the event time; recency and time windows read it
         "memory_type": row.get("memory_type"),
         "category": row.get("category"),
         "importance": row.get("importance"),
         "created_at": row.get("created_at"),
         "updated_at": row.get("updated_at"),
         "metadata": row.get("metadata") or {},
-        "status": row.get("status"),  # consolidation (issue 10): filtered on by search
+        "status": row.get("status"),  # consolidation: filtered on by search
     }
 
 
 def _ms(iso: str | None) -> int | None:
     if not iso:
         return None
-    from datetime import datetime
-
     return int(datetime.fromisoformat(iso).timestamp() * 1000)
 
 
@@ -71,7 +70,7 @@ def relation_edge(row: dict) -> dict:
         "relation": row["relation"], "memory_id": row.get("memory_id"), "valid": bool(row.get("valid", True)),
         "created_at_ms": _ms(row.get("created_at")), "invalidated_at_ms": _ms(row.get("invalidated_at")),
         "invalidated_by": row.get("invalidated_by"),
-        # event time (issue 13): when the relation held in the world, apart from when it was recorded
+        # event time: when the relation held in the world, apart from when it was recorded
         "valid_at_ms": _ms(row.get("valid_at")), "invalid_at_ms": _ms(row.get("invalid_at")),
     }
 
@@ -117,7 +116,7 @@ class Projector:
                          entity_vectors: dict[str, list[float]] | None = None,
                          relations: list[dict] | None = None) -> None:
         """Project what one `SQLStore.transaction()` committed, then clear exactly its jobs with the store's
-        next write transaction (issue 14: no read of the job ids, no second read of the rows just written,
+        next write transaction (no read of the job ids, no second read of the rows just written,
         no transaction of their own).
 
         `intents`: `sql.recorded_intents()` right after the block. The rows the caller already holds (as its
@@ -190,7 +189,7 @@ class Projector:
         if not ids:
             return
         given = dict(given or {}) | (dict(zip(ids, vectors)) if vectors is not None else {})
-        # one read for the ids the caller did not hand over (issue 14: a statement per id added up on every
+        # one read for the ids the caller did not hand over (a statement per id added up on every
         # add); an id not found was hard-deleted and a soft-deleted one is gone too: the projection keeps neither
         known = {i: r for i, r in (rows or {}).items() if i in set(ids) and r is not None}
         unknown = [i for i in ids if i not in known]

@@ -4,7 +4,12 @@ dialect.py; the embedded FalkorDB (private socket, tied to its owner's life) in 
 
 from memoryx.stores.graph.bolt import BoltTransport
 from memoryx.stores.graph.dialect import (
-    CypherDialect, FalkorDBDialect, FalkorDBNativeDialect, Neo4jDialect, cypher_literal, inline_params,
+    CypherDialect,
+    FalkorDBDialect,
+    FalkorDBNativeDialect,
+    Neo4jDialect,
+    cypher_literal,
+    inline_params,
 )
 from memoryx.stores.graph.factory import make_graph_store
 from memoryx.stores.graph.falkordb_server import EmbeddedFalkorDB

@@ -35,10 +35,18 @@ import threading
 import time
 from pathlib import Path
 
+import memoryx.stores.graph.lifetime as lifetime
 from memoryx.errors import StoreUnavailableError
-from memoryx.stores.graph import lifetime
+from memoryx.stores.graph.bolt import bolt_ping, bolt_sweep
 from memoryx.stores.graph.falkordb_process import (
-    ADVICE, HOST, MAX_BOLT_PORT, file_lock, owner_alive, pid_alive, read_or_create_secret, socket_path_for,
+    ADVICE,
+    HOST,
+    MAX_BOLT_PORT,
+    file_lock,
+    owner_alive,
+    pid_alive,
+    read_or_create_secret,
+    socket_path_for,
     socket_ping,
 )
 
@@ -306,8 +314,6 @@ class EmbeddedFalkorDB:
             try:
                 socket_ping(str(socket_path), self.password)
                 if bolt_port is not None:
-                    from memoryx.stores.graph.bolt import bolt_ping, bolt_sweep
-
                     if not bolt_sweep(HOST, bolt_port, timeout=0.5, attempts=4):
                         raise OSError(f"Bolt port {bolt_port} does not answer")
                     bolt_ping(f"bolt://{HOST}:{bolt_port}", timeout=3.0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
@@ -121,8 +122,6 @@ class NativeTransport(GraphTransport):
         the rewrite is done: the old file still holds every statement ever run, deleted text included. The
         query telemetry and slow logs, which hold recent statements too, are dropped first.
         False when the server keeps no AOF. Raises StoreUnavailableError when the rewrite fails or times out."""
-        import time
-
         import redis.exceptions as rx
 
         db = self._db

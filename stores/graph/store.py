@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Literal
 
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.core.scope import SCOPE_FIELDS, Scope
+from memoryx.core.text import normalize_name
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.stores.graph.bolt import BoltTransport
 from memoryx.stores.graph.dialect import CypherDialect, DialectName
 from memoryx.stores.graph.native import NATIVE_SCHEMES, NativeTransport
 from memoryx.stores.graph.transport import GraphTransport
 from memoryx.stores.graph.values import chunks, clip, now_ms, to_ms, unique_ids
-from memoryx.core.text import normalize_name
 
 MAX_NAME_CHARS = 512  # entity / relation names longer than this are stored clipped (full text stays in SQL)
 MAX_TEXT_CHARS = 256  # ids, types, memory ids, trace ids
@@ -216,7 +216,7 @@ class GraphStore:
                 "created_at_ms": to_ms(r.get("created_at_ms", r.get("created_at"))) or stamp,
                 "invalidated_at_ms": to_ms(r.get("invalidated_at_ms", r.get("invalidated_at"))),
                 "invalidated_by": clip(r.get("invalidated_by"), MAX_TEXT_CHARS, "invalidated_by"),
-                "valid_at_ms": to_ms(r.get("valid_at_ms", r.get("valid_at"))),  # event time (issue 13)
+                "valid_at_ms": to_ms(r.get("valid_at_ms", r.get("valid_at"))),  # event time
                 "invalid_at_ms": to_ms(r.get("invalid_at_ms", r.get("invalid_at"))), **fields,
             })
         if not rows:

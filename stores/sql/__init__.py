@@ -4,23 +4,28 @@
 Everything else (Qdrant vectors, the FalkorDB/Neo4j graph) is a projection that can be rebuilt from these
 tables. SQLite (default, one file) and PostgreSQL (postgresql+psycopg) run the same code. `SQLStore` is
 composed of one class per concept over `SQLStoreBase`, which owns the engine, transactions and locks.
+
+Modules: base.py (engine, transactions, locks, projection intents) with statistics.py (planner statistics);
+schema.py (the tables and their dict shapes), migrations.py, core_rows.py (rows through SQLAlchemy Core),
+values.py (ids, times, scope conditions); one module per concept: memories.py, judgments.py, graph_truth.py
+(entities.py + relations.py over graph_rows.py), outbox.py, purge.py, lifecycle.py and lifecycle_undo.py,
+feedback.py, transfer.py, profiles.py, links.py.
 """
 
 from memoryx.stores.sql.base import SQLStoreBase
+from memoryx.stores.sql.feedback import FEEDBACK_VALUES, MemoryFeedback
 from memoryx.stores.sql.graph_truth import GraphTruth
 from memoryx.stores.sql.judgments import JUDGMENT_STATUSES, VERIFICATION_RESULTS, JudgmentLog
-from memoryx.stores.sql.memories import MemoryRecords
 from memoryx.stores.sql.lifecycle import MemoryLifecycle
+from memoryx.stores.sql.lifecycle_undo import ConsolidationUndo
+from memoryx.stores.sql.links import MemoryLinks  # memory <-> memory links (agent tools)
+from memoryx.stores.sql.memories import MemoryRecords
+from memoryx.stores.sql.migrations import MIGRATIONS, SCHEMA_VERSION
 from memoryx.stores.sql.outbox import PROJECTION_KINDS, ProjectionOutbox
-from memoryx.stores.sql.feedback import FEEDBACK_VALUES, MemoryFeedback  # issue 12
-from memoryx.stores.sql.transfer import HistoryTransfer  # issue 12: import
+from memoryx.stores.sql.profiles import ProfileValues  # user and group profiles
 from memoryx.stores.sql.purge import ScopePurge
-from memoryx.stores.sql.profiles import ProfileValues  # issue 13: user and group profiles
-from memoryx.stores.sql.links import MemoryLinks  # issue 13: memory <-> memory links (agent tools)
 from memoryx.stores.sql.schema import (
     JUDGMENT_FIELDS,
-    MIGRATIONS,
-    SCHEMA_VERSION,
     Base,
     EntityRow,
     HistoryRow,
@@ -31,14 +36,16 @@ from memoryx.stores.sql.schema import (
     RelationRow,
     SchemaVersion,
 )
+from memoryx.stores.sql.transfer import HistoryTransfer  # a memory's history replaced on import
 
 
-class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks):
+class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, ConsolidationUndo,
+               MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks):
     """System of record. Thread-safe: each method is one short transaction on its own session."""
 
 
 __all__ = [
-    "JUDGMENT_FIELDS", "JUDGMENT_STATUSES", "MIGRATIONS", "PROJECTION_KINDS", "SCHEMA_VERSION",
+    "FEEDBACK_VALUES", "JUDGMENT_FIELDS", "JUDGMENT_STATUSES", "MIGRATIONS", "PROJECTION_KINDS", "SCHEMA_VERSION",
     "VERIFICATION_RESULTS", "Base", "EntityRow", "GraphTruth", "HistoryRow", "JudgmentLog", "JudgmentRow",
     "MemoryLifecycle", "MemoryRecords", "MemoryRow", "OutboxRow", "ProjectionOutbox", "RawInputRow", "RelationRow", "SQLStore", "ScopePurge",
     "SQLStoreBase", "SchemaVersion",

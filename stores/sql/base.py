@@ -1,5 +1,6 @@
 """The SQL store's base: engine creation (SQLite hooks, PostgreSQL pools), error wrapping, one-transaction
-sessions, migrations, the cross-process owner lock and the transactional projection intent. The concept
+sessions, the cross-process owner lock and the transactional projection intent. It runs the migrations
+(migrations.py) when it opens and keeps the planner statistics fresh (statistics.py, its mixin). The concept
 modules (memories, judgments, graph truth, outbox) build their queries on `_tx`.
 
 Every write is one short transaction, so every failure leaves nothing half-written. A write that changes
@@ -12,7 +13,6 @@ method called inside joins it, so the step commits whole or not at all, in one B
 from __future__ import annotations
 
 import contextlib
-import logging
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -27,24 +27,17 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool, StaticPool
 
-from memoryx.errors import ConcurrencyError, StoreUnavailableError
 from memoryx.core.scope import Scope
+from memoryx.errors import ConcurrencyError, StoreUnavailableError
 from memoryx.stores.locks import advisory_lock, file_lock, lock_owner, not_reentrant
-from memoryx.stores.sql.schema import MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, Base, OutboxRow, SchemaVersion
+from memoryx.stores.sql.migrations import migrate
+from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
+from memoryx.stores.sql.statistics import (
+    STATS_CHECK_EVERY_WRITES,
+    STATS_MIN_ROWS,  # noqa: F401 - still read as base.STATS_MIN_ROWS
+    PlannerStatistics,
+)
 from memoryx.stores.sql.values import new_id, require_scope, utc_now
-
-
-log = logging.getLogger("memoryx.sql")
-
-# SQLite plans without statistics until ANALYZE has run, and then walks the low-selectivity deleted_at index
-# for `id IN (...) AND deleted_at IS NULL` (every live row) instead of the primary key: 1.8 ms against 0.05 ms
-# at 10k rows, growing with the table (issue 14). A PostgreSQL without autovacuum (or before it wakes up after
-# a bulk import) did full scans per bulk chunk: ingest fell from 237/s at 20k rows to 92/s at 80k. So the
-# statistics are refreshed at open and whenever the memories table has doubled since the last refresh,
-# checked every this many write transactions (one cheap read).
-STATS_CHECK_EVERY_WRITES = 500
-STATS_MIN_ROWS = 500
-STATS_ANALYSIS_LIMIT = 1000  # rows sampled per index: ANALYZE stays a few milliseconds at any size
 
 # keys of Session.info inside `SQLStoreBase.transaction()`
 _WRITE, _AFTER, _INTENTS, _FAILED = "memoryx_write", "memoryx_after_commit", "memoryx_intents", "memoryx_failed"
@@ -52,7 +45,7 @@ _OUTBOX = OutboxRow.__table__
 _DELETE_JOBS = sa.delete(_OUTBOX).where(_OUTBOX.c.id.in_(sa.bindparam("ids", expanding=True)))
 
 
-class SQLStoreBase:
+class SQLStoreBase(PlannerStatistics):
     """Owns the engine and sessions. Thread-safe: each method is one short transaction on its own session."""
 
     def __init__(self, url: str, *, echo: bool = False):
@@ -211,7 +204,7 @@ class SQLStoreBase:
     def clear_projections_later(self, job_ids: list[str]) -> None:
         """Drop these projected jobs with the next write transaction this store opens (or at close /
         before the outbox is read): an add projects right after its commit, and a transaction of their own
-        cost one BEGIN/COMMIT per add (issue 14). A crash before then leaves them queued: the replay
+        cost one BEGIN/COMMIT per add. A crash before then leaves them queued: the replay
         projects them again, which changes nothing (projections are idempotent)."""
         if job_ids:
             with self._done_jobs_lock:
@@ -235,7 +228,7 @@ class SQLStoreBase:
         with self._done_jobs_lock:
             jobs, self._done_jobs = self._done_jobs, []
         # a Core statement built once: the ORM's bulk DELETE (session synchronisation, a statement and cache key
-        # built per call) cost ~2 ms of CPU per add (issue 14); no OutboxRow object is held in these sessions
+        # built per call) cost ~2 ms of CPU per add; no OutboxRow object is held in these sessions
         conn = session.connection()
         for chunk in range(0, len(jobs), 500):
             conn.execute(_DELETE_JOBS, {"ids": jobs[chunk:chunk + 500]})
@@ -246,7 +239,7 @@ class SQLStoreBase:
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Session]:
-        """Several store calls as ONE transaction (issue 14: an add's writes and its judgment record were
+        """Several store calls as ONE transaction (an add's writes and its judgment record would otherwise be
         a dozen transactions). Every method this thread calls inside joins it: all of them commit together
         or none does, with their projection intents (`_record_intent`) in the same commit. What must only
         happen after the commit (history events, `after_commit`) waits for it and is dropped on a rollback.
@@ -303,7 +296,7 @@ class SQLStoreBase:
         now = utc_now()
         rows = [{"id": new_id(), "kind": kind, "target_id": target, "error": "pending", "attempts": 0,
                  "created_at": now, "updated_at": now} for target in ids]
-        # one statement, compiled once per engine (issue 14: building it per call cost more than running it);
+        # one statement, compiled once per engine (building it per call cost more than running it);
         # a target already queued gets the new job id
         s.connection().execute(self._intent_statement(), rows)  # Core, not the ORM's bulk path: ~3x cheaper
         if _INTENTS in s.info:
@@ -327,79 +320,7 @@ class SQLStoreBase:
             raise StoreUnavailableError("This SQLStore is closed; build a new one (or new Services).")
 
     def _migrate(self) -> None:
-        with self._write_engine.begin() as conn:
-            if self.is_postgres:
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
-            SchemaVersion.__table__.create(conn, checkfirst=True)
-            current = conn.execute(select(sa.func.max(SchemaVersion.version))).scalar()
-            if current is not None and current > SCHEMA_VERSION:
-                raise StoreUnavailableError(
-                    f"The database at {self.safe_url} has schema version {current}, newer than this MemoryX "
-                    f"({SCHEMA_VERSION}). Upgrade memoryx, or point MEMORYX_SQL_URL at another database."
-                )
-            if current is None:
-                Base.metadata.create_all(conn)
-                todo = [v for v, _ in MIGRATIONS]
-            else:
-                todo = []
-                for version, migrate in MIGRATIONS:
-                    if version > current:
-                        migrate(conn)
-                        todo.append(version)
-                Base.metadata.create_all(conn)  # brand-new tables of later versions (checkfirst)
-            for version in todo:
-                conn.execute(sa.insert(SchemaVersion).values(version=version, applied_at=utc_now()))
-
-    # ---- planner statistics --------------------------------------------------------------------------
-
-    def _memory_rows(self) -> int:
-        with self.engine.connect() as conn:
-            if self.is_postgres:  # the live-tuple counter: no scan
-                sql = "SELECT coalesce(n_live_tup, 0) FROM pg_stat_user_tables WHERE relname = 'memories'"
-            else:  # max(rowid): one index seek, not a count
-                sql = "SELECT coalesce(max(rowid), 0) FROM memories"
-            return int(conn.exec_driver_sql(sql).scalar() or 0)
-
-    def _analyzed_rows(self) -> int:
-        """Rows of the memories table when ANALYZE last ran (0: never)."""
-        if self.is_postgres:
-            with self.engine.connect() as conn:
-                n = conn.exec_driver_sql("SELECT reltuples FROM pg_class WHERE relname = 'memories'").scalar()
-            return max(int(n or 0), 0)  # -1: never analysed
-        if not self.is_sqlite:
-            return 0
-        with self.engine.connect() as conn:
-            if not conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").first():
-                return 0
-            stat = conn.exec_driver_sql("SELECT stat FROM sqlite_stat1 WHERE tbl = 'memories' LIMIT 1").scalar()
-        try:
-            return int(str(stat).split()[0]) if stat else 0
-        except ValueError:
-            return 0
-
-    def refresh_statistics_if_grown(self, *, force: bool = False) -> bool:
-        """ANALYZE (sampled) when the memories table has doubled since the statistics were taken; True if
-        it ran. SQLite's pooled connections are dropped afterwards: a connection reads statistics when it opens."""
-        if not (self.is_sqlite or self.is_postgres) or self._mem_lock is not None:
-            return False  # (the in-memory SQLite database lives in its one connection)
-        self._writes_since_stats_check = 0
-        try:
-            rows = self._memory_rows()
-            if not force and (rows < STATS_MIN_ROWS or rows <= 2 * self._stats_rows):
-                return False
-            with self._write_engine.begin() as conn:
-                if self.is_postgres:  # sampled by default_statistics_target; the tables a bulk import grows
-                    conn.exec_driver_sql("ANALYZE memories, memory_history, raw_inputs, projection_outbox")
-                else:
-                    conn.exec_driver_sql(f"PRAGMA analysis_limit={STATS_ANALYSIS_LIMIT}")
-                    conn.exec_driver_sql("ANALYZE")
-            self._stats_rows = max(rows, 1)
-            if self.is_sqlite:
-                self.engine.dispose()
-            return True
-        except Exception as exc:  # noqa: BLE001 - statistics only speed queries up; the next check retries
-            log.warning("refreshing the SQL planner statistics failed (retried later): %s", exc)
-            return False
+        migrate(self._write_engine, is_postgres=self.is_postgres, safe_url=self.safe_url)
 
     def schema_version(self) -> int:
         with self._tx() as s:

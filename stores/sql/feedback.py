@@ -1,12 +1,12 @@
-"""Feedback on memories (issue 12): POSITIVE / NEGATIVE / VERY_NEGATIVE with a reason, one row per call
+"""Feedback on memories: POSITIVE / NEGATIVE / VERY_NEGATIVE with a reason, one row per call
 (the latest row of a memory is its current feedback; feedback=None withdraws it)."""
 
 from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import FeedbackRow, MemoryRow
 from memoryx.stores.sql.values import id_chunks, iso, new_id, scope_dict, scope_where, utc_now
@@ -24,8 +24,6 @@ class MemoryFeedback(SQLStoreBase):
         with self._tx(write=True) as s:
             memory = s.get(MemoryRow, memory_id)
             if memory is None:
-                from memoryx.errors import NotFoundError
-
                 raise NotFoundError(f"No memory with id {memory_id!r}.")
             row = FeedbackRow(id=new_id(), memory_id=memory_id, **scope_dict(memory), feedback=feedback,
                               reason=reason, actor=actor, created_at=utc_now())

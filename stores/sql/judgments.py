@@ -10,10 +10,11 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.core.scope import SCOPE_FIELDS, Scope
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.stores.sql.base import SQLStoreBase
-from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, insert_row, judgment_dict
+from memoryx.stores.sql.core_rows import insert_row
+from memoryx.stores.sql.schema import JUDGMENT_FIELDS, JudgmentRow, judgment_dict
 from memoryx.stores.sql.values import new_id, require_scope, scope_where, utc_now
 
 JUDGMENT_STATUSES = ("running", "done", "failed", "awaiting_review")
@@ -46,7 +47,7 @@ class JudgmentLog(SQLStoreBase):
             try:
                 with self._tx(write=True) as s:
                     now = utc_now()
-                    # an add's record is new: one Core SELECT and INSERT (issue 14); a record saved in steps
+                    # an add's record is new: one Core SELECT and INSERT; a record saved in steps
                     # (review) is updated through the ORM
                     exists = s.execute(_JUDGMENT_EXISTS, {"trace_id": trace_id}).first() is not None
                     row = s.scalars(select(JudgmentRow).where(JudgmentRow.trace_id == trace_id)).first() if exists else None

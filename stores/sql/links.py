@@ -1,4 +1,4 @@
-"""Links between memories (seed 002's link_memories): "I was tired" -led to-> "I skipped work". A link joins
+"""Links between memories (link_memories): "I was tired" -led to-> "I skipped work". A link joins
 two live memories of the same scope; the relation is data (any short text: 因为, led to, refers to), never a
 query keyword. Deleting a memory leaves its links as history; `memory_links` skips the deleted ends."""
 
@@ -8,11 +8,20 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import MemoryLinkRow, MemoryRow
-from memoryx.stores.sql.values import check_importance, clean_text, id_chunks, iso, new_id, require_scope, scope_dict, utc_now
+from memoryx.stores.sql.values import (
+    check_importance,
+    clean_text,
+    id_chunks,
+    iso,
+    new_id,
+    require_scope,
+    scope_dict,
+    utc_now,
+)
 
 MAX_RELATION_CHARS = 255
 

@@ -10,10 +10,12 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.core.events import EventBus, history_event
 from memoryx.core.scope import Scope
+from memoryx.core.text import memory_hash
+from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.stores.sql.base import SQLStoreBase
+from memoryx.stores.sql.core_rows import insert_row, load_row, read_plain, update_row
 from memoryx.stores.sql.schema import (
     EntityRow,
     HistoryRow,
@@ -23,11 +25,7 @@ from memoryx.stores.sql.schema import (
     RawInputRow,
     RelationRow,
     history_dict,
-    insert_row,
-    load_row,
     memory_dict,
-    read_plain,
-    update_row,
 )
 from memoryx.stores.sql.values import (
     as_utc,
@@ -42,7 +40,6 @@ from memoryx.stores.sql.values import (
     scope_where,
     utc_now,
 )
-from memoryx.core.text import memory_hash
 
 _MEMORIES = MemoryRow.__table__
 _LIVE_BY_ID = sa.select(_MEMORIES).where(_MEMORIES.c.id.in_(sa.bindparam("ids", expanding=True)),
@@ -120,7 +117,7 @@ class MemoryRecords(SQLStoreBase):
     def update_memory(self, memory_id: str, *, text: str, metadata: dict | None = None, trace_id: str | None = None,
                       actor: str = "memoryx", category: str | None = None, importance: float | None = None,
                       memory_type: str | None = None, valid_at: datetime | str | None = None) -> dict:
-        """A new text closes the old version (issue 13): its history row keeps when it held (valid_at ..
+        """A new text closes the old version: its history row keeps when it held (valid_at ..
         invalid_at = `valid_at`, else now); with `valid_at` the memory holds from then (a replayed message's
         time), without it its event time is left as it was (None: created_at)."""
         text = clean_text(text)
@@ -289,7 +286,7 @@ class MemoryRecords(SQLStoreBase):
 
     def get_memories(self, ids: list[str]) -> list[dict]:
         """Live memories by id, in the order of ids (unknown or deleted ids skipped). Core, a statement built
-        once: the add graph reads the memories it changed twice per run (issue 14)."""
+        once: the add graph reads the memories it changed twice per run."""
         found: dict[str, dict] = {}
         with self._tx() as s:
             for chunk in id_chunks(ids):
@@ -326,7 +323,7 @@ class MemoryRecords(SQLStoreBase):
 
     def latest_event(self, scope: Scope) -> tuple[datetime, datetime] | None:
         """(valid_at, created_at) of the live memory of `scope` whose event happened last (by valid_at), None
-        when no memory has an event time. A replayed chat log's "present" (issue 13) is read from it."""
+        when no memory has an event time. A replayed chat log's "present" is read from it."""
         stmt = (select(MemoryRow.valid_at, MemoryRow.created_at)
                 .where(*scope_where(MemoryRow, scope), MemoryRow.deleted_at.is_(None), MemoryRow.valid_at.is_not(None))
                 .order_by(MemoryRow.valid_at.desc()).limit(1))

@@ -1,11 +1,11 @@
-"""Profile values (issue 13): the user and group profiles kept by the add graph's update_profile node.
+"""Profile values: the user and group profiles kept by the add graph's update_profile node.
 
 A profile is a set of rows of `profile_values` under one subject ("user:alice", "group:g1"). Each row is one
 value of one field with the memory ids it was read from. Changes are idempotent (a replayed add run after a
 crash changes nothing twice): a memory id is appended once, `changed_at` moves only when the value starts,
 ends or restarts, and ending a value keeps it as history (`ended_at`).
 
-Incremental (issue 14): a change reads only the rows it can touch (the values it names, and the current values
+Incremental: a change reads only the rows it can touch (the values it names, and the current values
 of a single-valued field it sets), never the whole profile, which grows with every preference the user states;
 reads and writes are Core statements (no ORM unit of work) and join the caller's `SQLStore.transaction()`.
 """

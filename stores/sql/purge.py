@@ -18,13 +18,14 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from memoryx.core.scope import Scope
+from memoryx.core.text import memory_hash
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
     FeedbackRow,
     HistoryRow,
-    MemoryLinkRow,
     JudgmentRow,
+    MemoryLinkRow,
     MemoryRow,
     OutboxRow,
     ProfileValueRow,
@@ -135,8 +136,6 @@ class ScopePurge(SQLStoreBase):
     def redact_memory(self, memory_id: str, *, text: str, metadata: dict) -> None:
         """Rewrite a memory in place without keeping its old text (a purge: no history row keeps the purged
         words; the memory's earlier versions go with them)."""
-        from memoryx.core.text import memory_hash
-
         with self._tx(write=True) as s:
             row = s.get(MemoryRow, memory_id)
             if row is None:
@@ -175,7 +174,7 @@ class ScopePurge(SQLStoreBase):
             for chunk in id_chunks(rel_ids):  # before entities: relations reference them
                 counts["relations"] += s.execute(sa.delete(RelationRow).where(RelationRow.id.in_(chunk))).rowcount or 0
             counts["entities"] = s.execute(sa.delete(EntityRow).where(*scope_where(EntityRow, scope))).rowcount or 0
-            counts["memory_links"] = s.execute(sa.delete(MemoryLinkRow).where(  # issue 13: agents' links
+            counts["memory_links"] = s.execute(sa.delete(MemoryLinkRow).where(  # agents' links between memories
                 *scope_where(MemoryLinkRow, scope))).rowcount or 0
             for chunk in id_chunks(mem_ids):  # before memories: history references them
                 counts["history"] += s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk))).rowcount or 0

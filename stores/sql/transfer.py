@@ -1,4 +1,4 @@
-"""Import support (issue 12, memoryx.api.export_import): a memory's history replaced by the exported one."""
+"""Import support (memoryx.api.export_import): a memory's history replaced by the exported one."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.core.scope import SCOPE_FIELDS, Scope
+from memoryx.errors import InvalidInputError, ScopeError
 
 UTC = timezone.utc
 _ID_CHUNK = 500  # keeps IN (...) lists far below SQLite's and PostgreSQL's bound-parameter limits

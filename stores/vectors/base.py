@@ -20,21 +20,18 @@ import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import FilterNode, to_epoch
 from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memoryx.stores.vectors.filters import _Dialect
+from memoryx.errors import InvalidInputError
+from memoryx.stores.vectors.filters import _Dialect
 
 DENSE = "dense"
 SPARSE = "keywords"
 KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "status")
 FLOAT_INDEXES = ("created_ts", "updated_ts", "valid_ts")
-BOOL_SHADOW = "_bools"
 BATCH = 512  # points per update operation / request
 _ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
 
@@ -131,9 +128,9 @@ def memory_payload(item: dict) -> dict:
     }
     if item.get("hash"):
         payload["hash"] = item["hash"]
-    if item.get("valid_at"):  # issue 13: when the event happened (a replayed message's time), if not created_at
+    if item.get("valid_at"):  # when the event happened (a replayed message's time), if not created_at
         payload["valid_at"], payload["valid_ts"] = _iso(item["valid_at"])
-    if item.get("status"):  # consolidation (issue 10): search leaves merged/archived points out by this field
+    if item.get("status"):  # consolidation: search leaves merged/archived points out by this field
         payload["status"] = item["status"]
     for k in SCOPE_FIELDS:
         if item.get(k):
@@ -305,7 +302,7 @@ class VectorStore(ABC):
     def keyword_search_batch(self, texts: list[str], scope: Scope, *, limit: int = 10,
                              filters: FilterNode | None = None) -> list[list[VectorHit]]:
         """`keyword_search` for each text, in order, planned as one call (an add looks up every fact's
-        keyword candidates at once: issue 14)."""
+        keyword candidates at once)."""
         _check_scope(scope)
         queries = [query_sparse_vector(t or "") for t in texts]
         asked = [i for i, (ids, _) in enumerate(queries) if ids]

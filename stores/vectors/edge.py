@@ -1,4 +1,7 @@
-"""The embedded backend: the Qdrant engine in-process (``qdrant_edge.EdgeShard``).
+"""The embedded backend: the Qdrant engine in-process (``qdrant_edge.EdgeShard``). `EdgeVectorStore` holds
+the queries and writes over its shards; the shards' lifecycle (open and share per directory, close, the
+owner file, the compacting rewrite) is edge_shard.py, and filters are translated by filters.py
+(`edge_dialect`).
 
 One shard per collection under ``<data_dir>/qdrant/<prefix>_memories`` and ``<prefix>_entities``. The
 default backend: no server.
@@ -20,24 +23,14 @@ Known limits of qdrant-edge-py 0.9, measured:
 
 from __future__ import annotations
 
-import atexit
-import json
-import logging
-import os
-import sys
-import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
-from memoryx.errors import StoreUnavailableError
 from memoryx.core.scope import SCOPE_FIELDS
+from memoryx.errors import StoreUnavailableError
 from memoryx.stores.vectors.base import (
-    BOOL_SHADOW,
     DENSE,
-    FLOAT_INDEXES,
-    KEYWORD_INDEXES,
     SPARSE,
     VectorHit,
     VectorStore,
@@ -46,258 +39,8 @@ from memoryx.stores.vectors.base import (
     hit_id,
     memory_payload,
 )
-from memoryx.stores.vectors.filters import edge_dialect
-
-log = logging.getLogger(__name__)
-
-
-# small readers/writer lock: many concurrent searches, exclusive close/reset
-
-class _RWLock:
-    def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._readers = 0
-        self._writer = False
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            while self._writer:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
-
-
-class _SharedShard:
-    """One open EdgeShard per directory per process (a second open of the same WAL fails even in-process)."""
-
-    _registry: dict[str, "_SharedShard"] = {}
-    _registry_lock = threading.Lock()
-
-    def __init__(self, path: Path, shard: Any, dims: int):
-        self.path = path
-        self.shard = shard
-        self.dims = dims
-        self.indexes: tuple[Sequence[str], Sequence[str]] = (KEYWORD_INDEXES, FLOAT_INDEXES)
-        self.refs = 0
-        self.rw = _RWLock()        # reads shared; close exclusive
-        self.wlock = threading.Lock()  # serialises updates (searches run alongside)
-        self.closed = False
-
-    @classmethod
-    def acquire(cls, path: Path, dims: int, keyword_indexes: Sequence[str] = KEYWORD_INDEXES,
-                float_indexes: Sequence[str] = FLOAT_INDEXES) -> "_SharedShard":
-        key = str(path.resolve())
-        with cls._registry_lock:
-            shared = cls._registry.get(key)
-            if shared is None or shared.closed:
-                _finish_rewrite(path)
-                shard = _open_shard(path, dims)
-                try:
-                    _ensure_edge_indexes(shard, keyword_indexes, float_indexes)
-                except BaseException:
-                    shard.close()
-                    raise
-                shared = cls(path, shard, dims)
-                shared.indexes = (tuple(keyword_indexes), tuple(float_indexes))
-                cls._registry[key] = shared
-                _write_owner(path)
-            elif shared.dims != dims:
-                raise StoreUnavailableError(
-                    f"The vector collection at {path} is already open in this process with {shared.dims} "
-                    f"dimensions; {dims} were requested. Use one embedding model (MEMORYX_EMBEDDING_MODEL) per data dir."
-                )
-            shared.refs += 1
-            return shared
-
-    def release(self) -> None:
-        # Closed under the registry lock so that a concurrent re-open of the same path waits for the WAL
-        # to be released instead of failing with "locked".
-        with self._registry_lock:
-            self.refs -= 1
-            if self.refs > 0 or self.closed:
-                return
-            self._registry.pop(str(self.path.resolve()), None)
-            self._close()
-
-    def _close(self) -> None:
-        with self.rw.write():
-            if self.closed:
-                return
-            self.closed = True
-            try:
-                self.shard.flush()
-            finally:
-                self.shard.close()
-                _clear_owner(self.path)
-
-    @classmethod
-    def close_all(cls) -> None:
-        with cls._registry_lock:
-            items = list(cls._registry.values())
-            cls._registry.clear()
-        for s in items:
-            try:
-                s._close()
-            except Exception:  # pragma: no cover - best effort at exit
-                log.exception("closing vector shard %s failed", s.path)
-
-
-atexit.register(_SharedShard.close_all)
-
-
-def _owner_file(path: Path) -> Path:
-    return path.parent / f".{path.name}.owner.json"
-
-
-def _write_owner(path: Path) -> None:
-    try:
-        _owner_file(path).write_text(json.dumps({
-            "pid": os.getpid(),
-            "command": " ".join(sys.argv)[:300],
-            "opened_at": datetime.now(timezone.utc).isoformat(),
-        }))
-    except OSError:  # pragma: no cover - informational only
-        pass
-
-
-def _clear_owner(path: Path) -> None:
-    try:
-        f = _owner_file(path)
-        if f.exists() and json.loads(f.read_text()).get("pid") == os.getpid():
-            f.unlink()
-    except (OSError, ValueError):  # pragma: no cover
-        pass
-
-
-def _owner_hint(path: Path) -> str:
-    try:
-        info = json.loads(_owner_file(path).read_text())
-        return f" It was opened by process {info.get('pid')} ({info.get('command')!r}) at {info.get('opened_at')}."
-    except (OSError, ValueError):
-        return ""
-
-
-def _edge_config(dims: int):
-    import qdrant_edge as qe
-
-    return qe.EdgeConfig(
-        vectors={DENSE: qe.EdgeVectorParams(size=dims, distance=qe.Distance.Cosine)},
-        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-    )
-
-
-def _open_shard(path: Path, dims: int):
-    try:
-        import qdrant_edge as qe
-    except ImportError as exc:  # pragma: no cover
-        raise StoreUnavailableError(
-            "The embedded vector store needs qdrant-edge-py (pip install qdrant-edge-py), or set "
-            "MEMORYX_VECTOR_BACKEND=qdrant with MEMORYX_QDRANT_URL."
-        ) from exc
-    path.mkdir(parents=True, exist_ok=True)
-    existing = any(path.iterdir())
-    try:
-        if existing:
-            return qe.EdgeShard.load(str(path), _edge_config(dims))
-        return qe.EdgeShard.create(str(path), _edge_config(dims))
-    except Exception as exc:
-        msg = str(exc)
-        if "WouldBlock" in msg or "Can't init WAL" in msg:
-            raise StoreUnavailableError(
-                f"The embedded vector store directory {path} is locked by another process (its write-ahead log "
-                f"is held open).{_owner_hint(path)} The embedded Qdrant engine allows one process per data dir: "
-                "stop the other process (e.g. the server while you use the CLI), give this one its own "
-                "MEMORYX_DATA_DIR, or run a Qdrant server (MEMORYX_VECTOR_BACKEND=qdrant, MEMORYX_QDRANT_URL=...) "
-                "which removes the limit."
-            ) from exc
-        if "incompatible" in msg.lower():
-            raise StoreUnavailableError(
-                f"The vector collection at {path} was created with a different configuration ({msg}). The "
-                "embedding size must not change: keep MEMORYX_EMBEDDING_MODEL/MEMORYX_EMBEDDING_DIMS, or use a new "
-                "MEMORYX_DATA_DIR / MEMORYX_COLLECTION_PREFIX and reindex from SQL."
-            ) from exc
-        raise StoreUnavailableError(f"Could not open the embedded vector store at {path}: {msg}") from exc
-
-
-def _rewrite_paths(path: Path) -> tuple[Path, Path]:
-    return path.parent / f".{path.name}.rewrite", path.parent / f".{path.name}.old"
-
-
-def _finish_rewrite(path: Path) -> None:
-    """Complete or undo a shard rewrite a crash interrupted: the old shard is kept until the new one is in
-    place, so one of the two is always whole."""
-    import shutil
-
-    new, old = _rewrite_paths(path)
-    if old.exists() and not path.exists():
-        old.rename(path)  # killed between the two renames: the old shard is whole, the new one may not be
-    shutil.rmtree(new, ignore_errors=True)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _rewrite_shard(path: Path, shard: Any, dims: int, keyword_indexes: Sequence[str],
-                   float_indexes: Sequence[str]) -> Any:
-    """Copy the live points of `shard` (open at `path`) into a fresh shard, swap it in, return it open."""
-    import shutil
-
-    import qdrant_edge as qe
-
-    new, old = _rewrite_paths(path)
-    shutil.rmtree(new, ignore_errors=True)
-    fresh = qe.EdgeShard.create(str(new), _edge_config(dims))
-    try:
-        _ensure_edge_indexes(fresh, keyword_indexes, float_indexes)
-        offset = None
-        while True:
-            records, offset = shard.scroll(qe.ScrollRequest(offset=offset, limit=1024, with_payload=True,
-                                                            with_vector=True))
-            if records:
-                fresh.update(qe.UpdateOperation.upsert_points(
-                    [qe.Point(str(r.id), r.vector, r.payload or {}) for r in records]))
-            if offset is None:
-                break
-        fresh.flush()
-    finally:
-        fresh.close()
-    shard.close()
-    try:
-        path.rename(old)
-        new.rename(path)
-    finally:
-        _finish_rewrite(path)  # removes the old copy, or puts it back if the swap failed half-way
-    return qe.EdgeShard.load(str(path), _edge_config(dims))
-
-
-def _ensure_edge_indexes(shard, keyword_indexes: Sequence[str], float_indexes: Sequence[str]) -> None:
-    import qdrant_edge as qe
-
-    have = set(shard.info().payload_schema)
-    for f in keyword_indexes:
-        if f not in have:
-            shard.update(qe.UpdateOperation.create_field_index(f, qe.PayloadSchemaType.Keyword))
-    for f in float_indexes:
-        if f not in have:
-            shard.update(qe.UpdateOperation.create_field_index(f, qe.PayloadSchemaType.Float))
+from memoryx.stores.vectors.edge_shard import SharedShard, rewrite_shard
+from memoryx.stores.vectors.filters import BOOL_SHADOW, edge_dialect
 
 
 class EdgeVectorStore(VectorStore):
@@ -311,9 +54,9 @@ class EdgeVectorStore(VectorStore):
     def __init__(self, path: Path, dims: int, *, prefix: str = "memoryx"):
         super().__init__(dims, prefix=prefix)
         self.path = Path(path)
-        self._memories = _SharedShard.acquire(self.path / f"{prefix}_memories", self.dims)  # clear error if missing
+        self._memories = SharedShard.acquire(self.path / f"{prefix}_memories", self.dims)  # clear error if missing
         try:
-            self._entities = _SharedShard.acquire(self.path / f"{prefix}_entities", self.dims, SCOPE_FIELDS, ())
+            self._entities = SharedShard.acquire(self.path / f"{prefix}_entities", self.dims, SCOPE_FIELDS, ())
         except BaseException:
             self._memories.release()
             raise
@@ -336,14 +79,14 @@ class EdgeVectorStore(VectorStore):
         return VectorHit(hit_id(p.id, payload), float(p.score), payload)
 
     @contextmanager
-    def _read(self, s: _SharedShard):
+    def _read(self, s: SharedShard):
         with s.rw.read():
             if s.closed or self._closed:
                 raise StoreUnavailableError(f"The vector store at {self.path} is closed")
             yield s.shard
 
     @contextmanager
-    def _write(self, s: _SharedShard):
+    def _write(self, s: SharedShard):
         with s.rw.read(), s.wlock:
             if s.closed or self._closed:
                 raise StoreUnavailableError(f"The vector store at {self.path} is closed")
@@ -355,17 +98,17 @@ class EdgeVectorStore(VectorStore):
             vectors = {**vectors, SPARSE: self.qe.SparseVector(*vectors[SPARSE])}
         return self.qe.Point(pid, vectors, payload)
 
-    def _upsert(self, s: _SharedShard, points: list) -> None:
+    def _upsert(self, s: SharedShard, points: list) -> None:
         with self._write(s) as shard:
             for chunk in batched(points):
                 shard.update(self.qe.UpdateOperation.upsert_points(chunk))
 
-    def _delete(self, s: _SharedShard, pids: list[str]) -> None:
+    def _delete(self, s: SharedShard, pids: list[str]) -> None:
         with self._write(s) as shard:
             for chunk in batched(pids):
                 shard.update(self.qe.UpdateOperation.delete_points(chunk))
 
-    def _dense(self, s: _SharedShard, vector, flt, limit: int, threshold) -> list[VectorHit]:
+    def _dense(self, s: SharedShard, vector, flt, limit: int, threshold) -> list[VectorHit]:
         qe = self.qe
         req = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=flt,
                               with_payload=True, score_threshold=threshold)
@@ -373,7 +116,7 @@ class EdgeVectorStore(VectorStore):
             res = shard.query(req)
         return [self._hit(p) for p in res]
 
-    def _dense_batch(self, s: _SharedShard, vectors, flt, limit: int, threshold) -> list[list[VectorHit]]:
+    def _dense_batch(self, s: SharedShard, vectors, flt, limit: int, threshold) -> list[list[VectorHit]]:
         qe = self.qe
         reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(v, using=DENSE), filter=flt, with_payload=True,
                                 score_threshold=threshold) for v in vectors]
@@ -381,12 +124,12 @@ class EdgeVectorStore(VectorStore):
             res = shard.query_batch(qe.QueryBatchRequest(reqs))
         return [[self._hit(p) for p in points] for points in res]
 
-    def _vectors(self, s: _SharedShard, pids: list[str]) -> dict[str, list[float]]:
+    def _vectors(self, s: SharedShard, pids: list[str]) -> dict[str, list[float]]:
         with self._read(s) as shard:
             records = shard.retrieve(pids, False, [DENSE])
         return {str(r.id): list(r.vector[DENSE]) for r in records if r.vector and DENSE in r.vector}
 
-    def _sparse(self, s: _SharedShard, ids, values, flt, corpus, limit: int) -> list[VectorHit]:
+    def _sparse(self, s: SharedShard, ids, values, flt, corpus, limit: int) -> list[VectorHit]:
         qe = self.qe
         req = qe.QueryRequest(
             limit=limit,
@@ -399,7 +142,7 @@ class EdgeVectorStore(VectorStore):
             res = shard.query(req)
         return [self._hit(p) for p in res]
 
-    def _sparse_batch(self, s: _SharedShard, queries, flt, corpus, limit: int) -> list[list[VectorHit]]:
+    def _sparse_batch(self, s: SharedShard, queries, flt, corpus, limit: int) -> list[list[VectorHit]]:
         qe = self.qe
         params = qe.SearchParams(idf=qe.IdfParams(corpus=corpus))
         reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(qe.SparseVector(ids, values), using=SPARSE),
@@ -408,15 +151,15 @@ class EdgeVectorStore(VectorStore):
             res = shard.query_batch(qe.QueryBatchRequest(reqs))
         return [[self._hit(p) for p in points] for points in res]
 
-    def _count(self, s: _SharedShard, flt) -> int:
+    def _count(self, s: SharedShard, flt) -> int:
         with self._read(s) as shard:
             return int(shard.count(self.qe.CountRequest(exact=True, filter=flt)))
 
-    def _delete_where(self, s: _SharedShard, flt) -> None:
+    def _delete_where(self, s: SharedShard, flt) -> None:
         with self._write(s) as shard:
             shard.update(self.qe.UpdateOperation.delete_points_by_filter(flt))
 
-    def _clear(self, s: _SharedShard) -> None:
+    def _clear(self, s: SharedShard) -> None:
         self._delete_where(s, self.qe.Filter())
 
     def _shutdown(self) -> None:
@@ -439,7 +182,7 @@ class EdgeVectorStore(VectorStore):
             with s.rw.write():
                 if s.closed or self._closed:
                     raise StoreUnavailableError(f"The vector store at {self.path} is closed")
-                s.shard = _rewrite_shard(s.path, s.shard, s.dims, *s.indexes)
+                s.shard = rewrite_shard(s.path, s.shard, s.dims, *s.indexes)
         return True
 
     def optimize(self) -> bool:

@@ -11,10 +11,9 @@ import re
 from functools import lru_cache
 from typing import Any, Sequence
 
-from memoryx.errors import InvalidInputError
 from memoryx.core.filters import And, Cond, FilterNode, Not, Or, parse_filters, payload_key
 from memoryx.core.scope import Scope
-from memoryx.stores.vectors.base import BOOL_SHADOW
+from memoryx.errors import InvalidInputError
 
 _SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_]+$")
 
@@ -30,6 +29,11 @@ def json_path(key: str) -> str:
             raise InvalidInputError(f"Filter key {key!r}: quotes and backslashes are not supported in keys")
         out.append(p if _SIMPLE_KEY.match(p) else f'"{p}"')
     return ".".join(out)
+
+
+# Booleans in metadata are also kept as "true"/"false" keywords under this payload key: the edge engine
+# matches keywords, not JSON booleans (memoryx.stores.vectors.base.bool_shadow writes them).
+BOOL_SHADOW = "_bools"
 
 
 class _Dialect:

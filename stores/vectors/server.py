@@ -14,6 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.documents import Document
+
 from memoryx.errors import StoreUnavailableError
 from memoryx.stores.vectors.base import (
     DENSE,
@@ -38,7 +40,6 @@ log = logging.getLogger(__name__)
 
 @lru_cache(maxsize=1)
 def _make_lc_store_class():
-    from langchain_core.documents import Document
     from langchain_qdrant import QdrantVectorStore
 
     class _PayloadQdrantVectorStore(QdrantVectorStore):
