@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from memoryx.cli.inputs import EXIT_OK, EXIT_USAGE
 from memoryx.cli.render import print_json
-from memoryx.knowledge.profiles import profile_lines
 
 
 def cmd_profile(args, m) -> int:
+    from memoryx.knowledge.profiles import profile_lines  # loads the models: not at `memoryx --help`
+
     if not args.user_id:
         print("memoryx profile: pass --user-id (whose profile to show).")
         return EXIT_USAGE
