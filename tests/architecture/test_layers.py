@@ -3,6 +3,7 @@ inside a function, no module over the size limit. Each rule is also shown failin
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,13 @@ def test_no_module_is_over_the_size_limit(folder):
 def test_the_root_holds_few_loose_modules():
     loose = sorted(p.name for p in REPO.glob("*.py") if p.name not in ("__init__.py", "state.py"))
     assert len(loose) <= 4, loose
+
+
+def test_every_package_is_installed():
+    """A wheel holds only the packages pyproject.toml lists: a new package missing there imports in a checkout
+    and fails after `pip install`."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(["memoryx", *p.parent.relative_to(REPO).parts]) for p in REPO.rglob("__init__.py")
+             if p.parent.relative_to(REPO).parts[:1] not in (("tests",), ("bench",), ("docs",), ("scripts",))
+             and not any(x.startswith(".") for x in p.relative_to(REPO).parts)}
+    assert found == listed, f"not listed: {sorted(found - listed)}; listed but absent: {sorted(listed - found)}"
