@@ -132,12 +132,7 @@ def memory_payload(item: dict) -> dict:
         payload["valid_at"], payload["valid_ts"] = _iso(item["valid_at"])
     if item.get("status"):  # consolidation: search leaves merged/archived points out by this field
         payload["status"] = item["status"]
-    for k in SCOPE_FIELDS:
-        if item.get(k):
-            payload[k] = item[k]
-    if not any(item.get(k) for k in SCOPE_FIELDS):
-        raise InvalidInputError(f"Memory {item.get('id')!r} has no user_id/agent_id/run_id/group_id; every point needs a scope")
-    return payload
+    return _with_scope(payload, item, "Memory")
 
 
 def entity_payload(item: dict) -> dict:
@@ -148,11 +143,15 @@ def entity_payload(item: dict) -> dict:
         "normalized_name": normalize_name(name),
         "entity_type": item.get("entity_type") or "entity",
     }
-    for k in SCOPE_FIELDS:
-        if item.get(k):
-            payload[k] = item[k]
-    if not any(item.get(k) for k in SCOPE_FIELDS):
-        raise InvalidInputError(f"Entity {item.get('id')!r} has no user_id/agent_id/run_id/group_id; every point needs a scope")
+    return _with_scope(payload, item, "Entity")
+
+
+def _with_scope(payload: dict, item: dict, kind: str) -> dict:
+    """The payload with the item's scope fields; every point needs at least one."""
+    scope = {k: item[k] for k in SCOPE_FIELDS if item.get(k)}
+    if not scope:
+        raise InvalidInputError(f"{kind} {item.get('id')!r} has no user_id/agent_id/run_id/group_id; every point needs a scope")
+    payload.update(scope)
     return payload
 
 
