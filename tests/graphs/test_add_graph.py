@@ -101,12 +101,12 @@ def test_each_step_is_checkpointed_before_the_next_one_starts(tmp_path, monkeypa
     trace_id = "33333333-3333-4333-8333-333333333333"
     config = add_run_config(trace_id, user_id="alice", services=services)
     seen = []
-    real = extract_module.call_with_retry
+    real = extract_module.ask_in_run
 
     def spy(*a, **k):
         seen.append(graph.get_state(config).next)  # what a resume would run next, read from the saver
         return real(*a, **k)
-    monkeypatch.setattr(extract_module, "call_with_retry", spy)
+    monkeypatch.setattr(extract_module, "ask_in_run", spy)
     try:
         graph.invoke({"messages": "I live in Berlin", "user_id": "alice", "trace_id": trace_id}, config,
                      context=ctx(services))

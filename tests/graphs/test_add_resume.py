@@ -48,11 +48,11 @@ def _run(tmp_path, name, crash=None, monkeypatch=None):
 
 
 def _crash_in_judge(monkeypatch, services):
-    real = judge_module.call_with_retry
+    real = judge_module.ask_in_run
 
     def boom(*a, **k):
         raise RuntimeError("simulated crash in judge")
-    monkeypatch.setattr(judge_module, "call_with_retry", boom)
+    monkeypatch.setattr(judge_module, "ask_in_run", boom)
     assert real
 
 
@@ -214,7 +214,7 @@ def test_a_concurrent_write_after_the_judgment_sends_the_run_back(tmp_path, monk
     try:
         graph = builder.compile()
         run_add(graph, services, "I live in Berlin")
-        real = judge_module.call_with_retry
+        real = judge_module.ask_in_run
         calls = []
 
         def racing(*args, **kwargs):
@@ -225,7 +225,7 @@ def test_a_concurrent_write_after_the_judgment_sends_the_run_back(tmp_path, monk
                 services.projector.sync_memories([row["id"]])
             return out
 
-        monkeypatch.setattr(judge_module, "call_with_retry", racing)
+        monkeypatch.setattr(judge_module, "ask_in_run", racing)
         r = run_add(graph, services, "I moved to Paris")
         assert len(calls) == 2  # judged again with the new memory in view
         assert [(e["event"], e["memory"]) for e in r["results"]] == [("DELETE", "User lives in Berlin")]
