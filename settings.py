@@ -155,7 +155,10 @@ class Settings(BaseSettings):
     # --- consolidation: staging, merge, compression, forgetting: memoryx/lifecycle/, graphs/consolidate.py
     search_staged: bool = Field(True, description="Search sees memories no consolidation pass has seen yet (status staged) as well as active ones.")
     search_record_access: bool = Field(True, description="Each search counts the memories it returns as accessed (access count and last access, read by ranking, the forgetting curve and layer promotion); false for read-only evaluation (bench_consolidate --locomo measures before and after a pass with it off).")
-    consolidate_interval_s: float = Field(0.0, ge=0, description="Seconds between consolidation passes of every scope inside `memoryx serve`; 0: no scheduled passes (run `memoryx consolidate` or POST /v1/consolidate).")
+    consolidate_interval_s: float = Field(21600.0, ge=0, description="Seconds between consolidation cycles inside `memoryx serve` (default 6 h): every owner's scope gets a pass (merge, compress, forget, layers). 0: no scheduled passes (run `memoryx consolidate`, POST /v1/consolidate, or Memory.consolidate from your own scheduler).")
+    consolidate_batch_size: int = Field(100, ge=1, description="Scopes consolidated per batch of a scheduled cycle; the cycle yields to the server between batches and logs each batch's totals.")
+    consolidate_retries: int = Field(2, ge=0, le=10, description="Retries of a scheduled pass of one scope that failed (a model or store error), with doubling waits from consolidate_retry_backoff_s; then the scope waits for the next cycle.")
+    consolidate_retry_backoff_s: float = Field(5.0, ge=0, description="First wait before retrying a failed scheduled pass; doubled after each further failure.")
     consolidate_merge_threshold: float = Field(0.95, ge=0, le=1, description="Cosine similarity at or above which two memories are the same fact by rule (the older id survives).")
     consolidate_judge_threshold: float = Field(0.85, ge=0, le=1, description="Cosine similarity from which a pair below the merge threshold goes to the judge model (one batched call per pass); also the pairwise similarity of a compression cluster.")
     consolidate_cluster_min: int = Field(3, ge=2, description="Memories in a cluster (pairwise similarity above the judge threshold) before they get one summary memory.")

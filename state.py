@@ -23,6 +23,9 @@ class Fact(TypedDict):
     categories: NotRequired[list[str]]  # custom categories, stored as metadata.categories
     speaker: NotRequired[str]  # group chats: who stated it (a message's name or user_id)
     source_index: NotRequired[int]  # the message it came from (dated from that message's timestamp)
+    certainty: NotRequired[float]  # how definite the statement is, as the extraction model judged it (0..1)
+    importance_factors: NotRequired[dict]  # scarcity, impact, recency, certainty (memoryx.knowledge.importance)
+    confidence: NotRequired[float]  # certainty x source reliability (conflict resolution)
 
 
 class Operation(TypedDict):

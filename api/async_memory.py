@@ -199,6 +199,10 @@ class AsyncMemory(MemoryFront):
         """`Memory.on`: subscribers are plain callables, called in the writing thread."""
         return self._core.on(event, fn)
 
+    async def explain(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                      run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.explain, memory_id, optional_scope(user_id, agent_id, run_id, group_id))
+
     async def history(self, memory_id: str) -> list[dict]:
         return await asyncio.to_thread(self._core.history, memory_id)
 

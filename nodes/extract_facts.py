@@ -89,6 +89,9 @@ def parse_facts(raw: str) -> list[Fact]:
         owner = "agent" if str(item.get("owner") or "user").strip().lower() in ("agent", "assistant") else "user"
         fact = Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
                     memory_type=memory_type, owner=owner)
+        sure = item.get("certainty")
+        if isinstance(sure, (int, float)) and not isinstance(sure, bool) and math.isfinite(float(sure)):
+            fact["certainty"] = float(sure)  # else the rule of memoryx.knowledge.importance decides
         cats = item.get("categories")
         if isinstance(cats, list) and cats:  # custom categories; checked against the given names later
             fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]

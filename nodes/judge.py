@@ -32,6 +32,7 @@ from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.core.text import fact_key
 from memoryx.ingest.add_options import effective_instructions, guard_immutable, immutable_ids
 from memoryx.ingest.instructions import exclusion_notes
+from memoryx.knowledge.importance import guard_confidence
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     RetriesExhausted,
@@ -249,6 +250,9 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
                   else immutable_ids(services.sql, candidates))
         ops, frozen_notes = guard_immutable(ops, frozen)
         notes += frozen_notes
+        # newer wins, unless it is much less confident than what it would replace
+        ops, unsure_notes = guard_confidence(ops, facts, candidates)
+        notes += unsure_notes
 
     record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)
     if ctx.review:  # the run pauses for a human: the record must be visible now

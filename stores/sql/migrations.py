@@ -77,6 +77,16 @@ def _v6_event_time(conn: Connection) -> None:
     MemoryLinkRow.__table__.create(conn, checkfirst=True)
 
 
+def _v7_importance(conn: Connection) -> None:
+    """Reasoned importance: memories.importance_factors (JSON) and memories.confidence."""
+    have = {c["name"] for c in sa.inspect(conn).get_columns("memories")}
+    kind = "JSONB" if conn.dialect.name == "postgresql" else "JSON"
+    if "importance_factors" not in have:
+        conn.execute(sa.text(f"ALTER TABLE memories ADD COLUMN importance_factors {kind}"))
+    if "confidence" not in have:
+        conn.execute(sa.text("ALTER TABLE memories ADD COLUMN confidence FLOAT"))
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_baseline),
     (2, _v2_memory_status),
@@ -84,6 +94,7 @@ MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (4, _v4_group_chats),
     (5, _v5_profiles),
     (6, _v6_event_time),  # invalid_at, history / relation event times, memory_links
+    (7, _v7_importance),  # importance_factors, confidence
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations
