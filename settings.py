@@ -196,6 +196,9 @@ class Settings(BaseSettings):
     promote_importance: float = Field(0.8, ge=0, le=1, description="Importance from which a consolidation pass promotes a short-term memory to long-term.")
     working_keep_importance: float = Field(0.5, ge=0, le=1, description="When a run ends, its working memories of at least this importance (or recalled at least once) stay as short-term; the others are archived (restorable).")
     working_memory_ttl_hours: float = Field(0.0, ge=0, description="A consolidation pass ends a run whose working memories were all last used this many hours ago (as Memory.end_run does); 0: runs end only through end_run.")
+    short_term_window_days: float = Field(7.0, ge=0, description="Short-term memory holds what was used (written or recalled) within this many days; a consolidation pass promotes what qualifies and folds the rest into a long-term note before archiving it (restorable). 0: no window.")
+    short_term_cap: int = Field(500, ge=0, description="Most short-term memories per owner; beyond it a pass folds the least important into a long-term note and archives them. 0: no cap.")
+    long_term_cap: int = Field(100, ge=0, description="Most long-term memories per owner (summaries and immutable memories not counted); beyond it a pass moves the least important (importance, recalls, last use) back to short-term. 0: no cap.")
     context_layer_items: int = Field(5, ge=0, le=50, description="get_context lists at most this many long-term memories and this many working memories of the run, each section within a sixth of the budget.")
 
     def resolved_sql_url(self) -> str:

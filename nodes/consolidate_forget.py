@@ -2,7 +2,7 @@
 `now` is below settings.forget_threshold is archived: out of search unless include_archived, restorable,
 never deleted. Immutable memories and summaries are never archived; neither is a memory merged this pass.
 
-Before fading short-term memories are archived they are folded into one long-term note per batch
+Before fading short-term memories are archived, consolidate_layers folds them into a long-term note
 (settings.forget_fold; memoryx.lifecycle.folding): the note keeps their facts where search finds them and the
 archived memories point to it, so forgetting shortens what is kept but never drops the only copy of a fact."""
 
@@ -13,7 +13,6 @@ import time
 from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms
-from memoryx.lifecycle.folding import fold_fading
 from memoryx.lifecycle.forgetting import DAY_S, forgettable, last_used, retention, strength
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.runtime.context import Context, services_of
@@ -21,8 +20,7 @@ from memoryx.runtime.context import Context, services_of
 
 def consolidate_forget(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
-    services = services_of(runtime)
-    threshold = services.settings.forget_threshold
+    threshold = services_of(runtime).settings.forget_threshold
     now = state["now_ts"]
     merged = {m["merged"] for m in state.get("merges") or []}
     archives = []
@@ -39,8 +37,4 @@ def consolidate_forget(state: ConsolidateState, runtime: Runtime[Context]) -> di
                              "reason": f"R = exp(-{idle:.0f}/{strength_days:.0f}) = {r:.3f} < {threshold} "
                                        f"({m.get('memory_type')}, importance {m.get('importance')}, "
                                        f"{m.get('access_count') or 0} accesses)"})
-    out: dict = {"archives": archives, "timings": {"forget": elapsed_ms(start)}}
-    if archives and services.settings.forget_fold:
-        out.update(fold_fading(services, state, archives))
-        out["timings"] = {"forget": elapsed_ms(start)}
-    return out
+    return {"archives": archives, "timings": {"forget": elapsed_ms(start)}}
