@@ -87,5 +87,6 @@ class AddState(AddInput, total=False):
     stale_retries: int  # times execute_ops sent the run back to retrieval (a concurrent add changed the scope)
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
+    extraction_decision: dict  # {"decision": remember | skip, "by": rule | model, "reason"} (extract_facts)
     excluded_facts: list[dict]  # facts the exclude rule dropped, with topic and keyword (instructions.py)
     episodes: list[dict]  # episode memories this run wrote (nodes/episodes.py)

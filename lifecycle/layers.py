@@ -116,4 +116,14 @@ def layer_caps(memories: list[dict], now: float, *, promoted: set[str], skip: se
 
 
 __all__ = ["LAYERS", "WORKING", "SHORT_TERM", "LONG_TERM", "layer_of", "promotions", "close_run", "idle_runs",
-           "layer_caps"]
+           "layer_caps", "layer_counts"]
+
+
+def layer_counts(memories) -> dict[str, int]:
+    """{layer: live memories in it} (merged and archived ones left out): the layer gauges a metrics
+    endpoint can export, per owner or over any listing of memory rows."""
+    counts = dict.fromkeys(LAYERS, 0)
+    for m in memories:
+        if (m.get("status") or "active") not in _SKIP:
+            counts[layer_of(m)] += 1
+    return counts

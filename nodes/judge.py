@@ -244,6 +244,9 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         notes = [f"judgment answer {n}" for n in unusable_notes(raw)] + notes
     notes = [f"extraction answer {n}" for n in unusable_notes(state.get("extraction_response"))] + notes
     notes += exclusion_notes(state.get("excluded_facts") or [])  # the project's excludes (extract_facts)
+    decided = state.get("extraction_decision")
+    if decided:  # why the conversation was worth remembering at all
+        notes.insert(0, f"extraction decision: {decided['decision']} ({decided['by']}): {decided['reason']}")
     if candidates:  # mem0's immutable option, enforced in code whatever the model answered
         # retrieve_similar read the flag with the rows; a run checkpointed before it did reads it here
         frozen = ({c["id"] for c in candidates if c["immutable"]} if all("immutable" in c for c in candidates)
