@@ -189,7 +189,7 @@ class Settings(BaseSettings):
     # --- graph upkeep and memory layers: lifecycle/graph_upkeep.py, lifecycle/layers.py
     consolidate_entity_merge_threshold: float = Field(0.95, ge=0, le=1, description="Name-embedding cosine at or above which a consolidation pass merges two entities of one scope by rule (the older survives; relations re-pointed).")
     consolidate_entity_judge_threshold: float = Field(0.85, ge=0, le=1, description="Name-embedding cosine from which two entities merge when they also have the same entity_type and at least one shared neighbour.")
-    consolidate_links: bool = Field(True, description="A consolidation pass links memories about the same entity (same_entity) and consecutive memories of a run or session (sequence); graph search follows the links one hop.")
+    consolidate_links: bool = Field(True, description="A consolidation pass links memories about the same entity (same_topic), consecutive memories of a run or session (follows) and a cause and its consequence (causes); graph search follows the links one hop.")
     link_max_group: int = Field(10, ge=2, le=100, description="An entity touching more memories than this links none of them (a hub such as the user would link everything).")
     link_follow_score: float = Field(0.5, ge=0, le=1, description="Graph-path score of a memory reached over a memory link, relative to the hit it was reached from.")
     promote_access: int = Field(3, ge=1, description="Recalls after which a consolidation pass promotes a short-term memory to long-term.")
