@@ -199,6 +199,7 @@ class Settings(BaseSettings):
     short_term_window_days: float = Field(7.0, ge=0, description="Short-term memory holds what was used (written or recalled) within this many days; a consolidation pass promotes what qualifies and folds the rest into a long-term note before archiving it (restorable). 0: no window.")
     short_term_cap: int = Field(500, ge=0, description="Most short-term memories per owner; beyond it a pass folds the least important into a long-term note and archives them. 0: no cap.")
     long_term_cap: int = Field(100, ge=0, description="Most long-term memories per owner (summaries and immutable memories not counted); beyond it a pass moves the least important (importance, recalls, last use) back to short-term. 0: no cap.")
+    cold_start: bool = Field(True, description="get_context for a user with no memories yet adds their group's and the agent's own memories (at most context_layer_items) and a few profile questions a chatbot may ask, in the query's language; the answer's `cold_start` lists them.")
     context_layer_items: int = Field(5, ge=0, le=50, description="get_context lists at most this many long-term memories and this many working memories of the run, each section within a sixth of the budget.")
 
     def resolved_sql_url(self) -> str:

@@ -143,7 +143,7 @@ class AsyncMemory(MemoryFront):
         found = await self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit,
                                   group_id=group_id)
         return await asyncio.to_thread(self._core.get_context, query, user_id, agent_id, run_id, max_tokens,
-                                       limit, found)
+                                       limit, found, group_id)
 
     async def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                           include_history: bool = False) -> dict:

@@ -163,7 +163,7 @@ class Memory(MemoryFront):
                     group_id: str | None = None) -> dict:
         """A prompt-ready block of the memories relevant to `query`, within `max_tokens`."""
         found = self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, group_id=group_id)
-        return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found)
+        return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found, group_id)
 
     def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                     include_history: bool = False) -> dict:
