@@ -30,13 +30,35 @@ if TYPE_CHECKING:
     from memoryx.runtime.services import Services
 
 
+_ID_KEYS = ("id", "survivor", "merged", "source_id", "target_id")
+
+
+def _pass_reasons(decisions: dict, memory_id: str) -> str | None:
+    """The reasons of a consolidation pass's decisions that name this memory ("archives: R = ...")."""
+    out = []
+    for kind, items in decisions.items():
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            named = any(item.get(k) == memory_id for k in _ID_KEYS) or memory_id in (item.get("sources") or [])
+            if named and item.get("reason"):
+                out.append(f"{kind}: {item['reason']}")
+    return "; ".join(out) or None
+
+
 def _judgment_entry(services: "Services", memory_id: str, trace_id: str) -> dict:
     entry: dict[str, Any] = {"trace_id": trace_id}
     try:
         record = services.sql.get_judgment(trace_id)
     except NotFoundError:
         record = None
-    if record is not None:
+    if record is not None and not isinstance(record.get("parsed_operations") or [], list):
+        # a consolidation pass: its decisions are lists of merges, summaries, archives, promotions, links
+        entry.update(event=record.get("operation_type"), reason=_pass_reasons(record["parsed_operations"], memory_id)
+                     or record.get("reasoning"), fact=None, model_name=record.get("model_name"),
+                     status=record.get("status"), judged_at=record.get("created_at"))
+        source_index = None
+    elif record is not None:
         parsed = record.get("parsed_operations") or []
         mine = [e for e in record.get("executed_operations") or [] if e.get("id") == memory_id]
         done = mine[-1] if mine else {}

@@ -29,6 +29,9 @@ def test_fading_short_term_memories_are_folded_into_a_long_term_note(tmp_path):
         assert m.services.sql.get_memory(kept)["status"] == "active"
         found = m.search("where is Ann's cousin from", user_id="ann")["results"]
         assert found and found[0]["id"] == note["id"]
+        why = m.explain(ids[0])["judgments"][-1]
+        assert why["event"] == "CONSOLIDATE" and "folded into a long-term note" in why["reason"]
+        assert "R = exp" in why["reason"]  # and the forgetting curve's reading
         assert m.restore(ids[0])["status"] == "active"  # archived, never deleted
 
 
