@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     consolidate_cluster_min: int = Field(3, ge=2, description="Memories in a cluster (pairwise similarity above the judge threshold) before they get one summary memory.")
     consolidate_neighbours: int = Field(8, ge=1, le=100, description="Nearest neighbours looked up per staged memory when looking for duplicates and clusters.")
     forget_threshold: float = Field(0.05, ge=0, le=1, description="Retention R = exp(-days/S) below which a consolidation pass archives a memory (restorable; search sees it only with include_archived).")
-    forget_fold: bool = Field(True, description="Before a pass archives fading short-term memories that no summary stands for, fold them (up to 20 per note, one model call per pass) into a long-term note that keeps every fact; the archived memories point to it. Off: they are archived alone (restorable either way).")
+    forget_fold: bool = Field(True, description="Before a pass archives fading short-term memories that no summary stands for, fold them (up to 10 per note, grouped by category and type; one model call per pass) into a long-term note that keeps every fact; the archived memories point to it. Off: they are archived alone (restorable either way).")
     summarized_demotion: float = Field(0.85, ge=0, le=1, description="Search score multiplier of a memory a summary stands for (status summarized).")
 
     # --- events and webhooks: memoryx/events.py, memoryx/webhooks.py ----------------------

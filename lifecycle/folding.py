@@ -2,7 +2,7 @@
 
 A consolidation pass archives what the forgetting curve has let fade. A short-term memory that fades has
 never been promoted, and a summary may not stand for it yet: archiving it alone would leave its fact only in
-the archive. So the fading short-term memories of a pass that no summary stands for are grouped (in order,
+the archive. So the fading short-term memories of a pass that no summary stands for are grouped (by category and type,
 FOLD_GROUP at most per note) and the model writes one compact note per group that keeps every fact (the
 offline model joins them). Each note is a summary memory in the long-term layer (metadata abstraction
 "summary", layer "long_term", sources = the folded ids); the folded memories are archived as planned, now
@@ -20,7 +20,7 @@ from memoryx.lifecycle.layers import LONG_TERM, SHORT_TERM, layer_of
 from memoryx.models.llm_io import RetriesExhausted
 from memoryx.models.step_calls import ask_or_fall_back
 
-FOLD_GROUP = 20  # memories per note: a note a search can still return whole
+FOLD_GROUP = 10  # memories per note: a note a search can still match and return whole
 
 
 def foldable(memory: dict) -> bool:
@@ -34,6 +34,9 @@ def fold_fading(services: Any, state: dict, archives: list[dict]) -> dict:
     mems = {m["id"]: m for m in state.get("memories") or []}
     already = {i for x in state.get("summaries") or [] for i in x["sources"]}
     fading = [a["id"] for a in archives if a["id"] in mems and a["id"] not in already and foldable(mems[a["id"]])]
+    # a note of one kind reads (and embeds) better than a mix: group by category and type, oldest first
+    fading.sort(key=lambda i: (str(mems[i].get("category") or ""), str(mems[i].get("memory_type") or ""),
+                               str(mems[i].get("created_at") or "")))
     groups = [fading[i:i + FOLD_GROUP] for i in range(0, len(fading), FOLD_GROUP)]
     groups = [g for g in groups if len(g) >= 2]
     if not groups:

@@ -400,7 +400,7 @@ function explainSection(x) {
   return h("div", { id: "explain" }, h("h4", {}, "Why remembered"),
     h("p", {}, `importance ${num(x.importance.score)} · confidence ${num(x.confidence)} · layer ${x.layer} · `
       + `retention ${x.retention} (strength ${x.strength_days} days)`), factors,
-    h("ul", { class: "reasons" }, x.judgments.map((j) => h("li", {}, h("span", { class: `badge ev-${j.event || "NONE"}` }, j.event || "–"), " ",
+    h("ul", { class: "reasons" }, x.judgments.map((j) => h("li", {}, h("strong", { class: "why-event" }, j.event || "–"), " ",
       j.reason || "", " ", h("a", { href: `#/judgments/${encodeURIComponent(j.trace_id)}` }, j.trace_id),
       ...(j.source_messages || []).map((msg) => h("div", { class: "muted" }, `${msg.name || msg.role || ""}: ${msg.content}`))))),
     x.links.length ? h("ul", { class: "links" }, x.links.map((l) => h("li", {}, `${l.relation} ${l.direction === "out" ? "→" : "←"} ${l.other_memory || l.other_id}`))) : null);
