@@ -155,12 +155,16 @@ class Settings(BaseSettings):
     # --- consolidation: staging, merge, compression, forgetting: memoryx/lifecycle/, graphs/consolidate.py
     search_staged: bool = Field(True, description="Search sees memories no consolidation pass has seen yet (status staged) as well as active ones.")
     search_record_access: bool = Field(True, description="Each search counts the memories it returns as accessed (access count and last access, read by ranking, the forgetting curve and layer promotion); false for read-only evaluation (bench_consolidate --locomo measures before and after a pass with it off).")
-    consolidate_interval_s: float = Field(0.0, ge=0, description="Seconds between consolidation passes of every scope inside `memoryx serve`; 0: no scheduled passes (run `memoryx consolidate` or POST /v1/consolidate).")
+    consolidate_interval_s: float = Field(21600.0, ge=0, description="Seconds between consolidation cycles inside `memoryx serve` (default 6 h): every owner's scope gets a pass (merge, compress, forget, layers). 0: no scheduled passes (run `memoryx consolidate`, POST /v1/consolidate, or Memory.consolidate from your own scheduler).")
+    consolidate_batch_size: int = Field(100, ge=1, description="Scopes consolidated per batch of a scheduled cycle; the cycle yields to the server between batches and logs each batch's totals.")
+    consolidate_retries: int = Field(2, ge=0, le=10, description="Retries of a scheduled pass of one scope that failed (a model or store error), with doubling waits from consolidate_retry_backoff_s; then the scope waits for the next cycle.")
+    consolidate_retry_backoff_s: float = Field(5.0, ge=0, description="First wait before retrying a failed scheduled pass; doubled after each further failure.")
     consolidate_merge_threshold: float = Field(0.95, ge=0, le=1, description="Cosine similarity at or above which two memories are the same fact by rule (the older id survives).")
     consolidate_judge_threshold: float = Field(0.85, ge=0, le=1, description="Cosine similarity from which a pair below the merge threshold goes to the judge model (one batched call per pass); also the pairwise similarity of a compression cluster.")
     consolidate_cluster_min: int = Field(3, ge=2, description="Memories in a cluster (pairwise similarity above the judge threshold) before they get one summary memory.")
     consolidate_neighbours: int = Field(8, ge=1, le=100, description="Nearest neighbours looked up per staged memory when looking for duplicates and clusters.")
     forget_threshold: float = Field(0.05, ge=0, le=1, description="Retention R = exp(-days/S) below which a consolidation pass archives a memory (restorable; search sees it only with include_archived).")
+    forget_fold: bool = Field(True, description="Before a pass archives fading short-term memories that no summary stands for, fold them (up to 10 per note, grouped by category and type; one model call per pass) into a long-term note that keeps every fact; the archived memories point to it. Off: they are archived alone (restorable either way).")
     summarized_demotion: float = Field(0.85, ge=0, le=1, description="Search score multiplier of a memory a summary stands for (status summarized).")
 
     # --- events and webhooks: memoryx/events.py, memoryx/webhooks.py ----------------------
@@ -185,13 +189,17 @@ class Settings(BaseSettings):
     # --- graph upkeep and memory layers: lifecycle/graph_upkeep.py, lifecycle/layers.py
     consolidate_entity_merge_threshold: float = Field(0.95, ge=0, le=1, description="Name-embedding cosine at or above which a consolidation pass merges two entities of one scope by rule (the older survives; relations re-pointed).")
     consolidate_entity_judge_threshold: float = Field(0.85, ge=0, le=1, description="Name-embedding cosine from which two entities merge when they also have the same entity_type and at least one shared neighbour.")
-    consolidate_links: bool = Field(True, description="A consolidation pass links memories about the same entity (same_entity) and consecutive memories of a run or session (sequence); graph search follows the links one hop.")
+    consolidate_links: bool = Field(True, description="A consolidation pass links memories about the same entity (same_topic), consecutive memories of a run or session (follows) and a cause and its consequence (causes); graph search follows the links one hop.")
     link_max_group: int = Field(10, ge=2, le=100, description="An entity touching more memories than this links none of them (a hub such as the user would link everything).")
     link_follow_score: float = Field(0.5, ge=0, le=1, description="Graph-path score of a memory reached over a memory link, relative to the hit it was reached from.")
     promote_access: int = Field(3, ge=1, description="Recalls after which a consolidation pass promotes a short-term memory to long-term.")
     promote_importance: float = Field(0.8, ge=0, le=1, description="Importance from which a consolidation pass promotes a short-term memory to long-term.")
     working_keep_importance: float = Field(0.5, ge=0, le=1, description="When a run ends, its working memories of at least this importance (or recalled at least once) stay as short-term; the others are archived (restorable).")
     working_memory_ttl_hours: float = Field(0.0, ge=0, description="A consolidation pass ends a run whose working memories were all last used this many hours ago (as Memory.end_run does); 0: runs end only through end_run.")
+    short_term_window_days: float = Field(7.0, ge=0, description="Short-term memory holds what was used (written or recalled) within this many days; a consolidation pass promotes what qualifies and folds the rest into a long-term note before archiving it (restorable). 0: no window.")
+    short_term_cap: int = Field(500, ge=0, description="Most short-term memories per owner; beyond it a pass folds the least important into a long-term note and archives them. 0: no cap.")
+    long_term_cap: int = Field(100, ge=0, description="Most long-term memories per owner (summaries and immutable memories not counted); beyond it a pass moves the least important (importance, recalls, last use) back to short-term. 0: no cap.")
+    cold_start: bool = Field(True, description="get_context for a user with no memories yet adds their group's and the agent's own memories (at most context_layer_items) and a few profile questions a chatbot may ask, in the query's language; the answer's `cold_start` lists them.")
     context_layer_items: int = Field(5, ge=0, le=50, description="get_context lists at most this many long-term memories and this many working memories of the run, each section within a sixth of the budget.")
 
     def resolved_sql_url(self) -> str:

@@ -23,6 +23,9 @@ class Fact(TypedDict):
     categories: NotRequired[list[str]]  # custom categories, stored as metadata.categories
     speaker: NotRequired[str]  # group chats: who stated it (a message's name or user_id)
     source_index: NotRequired[int]  # the message it came from (dated from that message's timestamp)
+    certainty: NotRequired[float]  # how definite the statement is, as the extraction model judged it (0..1)
+    importance_factors: NotRequired[dict]  # scarcity, impact, recency, certainty (memoryx.knowledge.importance)
+    confidence: NotRequired[float]  # certainty x source reliability (conflict resolution)
 
 
 class Operation(TypedDict):
@@ -84,5 +87,6 @@ class AddState(AddInput, total=False):
     stale_retries: int  # times execute_ops sent the run back to retrieval (a concurrent add changed the scope)
     stale: bool
     model_calls: Annotated[dict, _add_counts]  # {"extract_facts": n, "judge": n, ...}
+    extraction_decision: dict  # {"decision": remember | skip, "by": rule | model, "reason"} (extract_facts)
     excluded_facts: list[dict]  # facts the exclude rule dropped, with topic and keyword (instructions.py)
     episodes: list[dict]  # episode memories this run wrote (nodes/episodes.py)

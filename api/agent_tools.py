@@ -4,7 +4,8 @@
   (no extraction model, no judge): "我 / 事件 / 吃饭 / 白米饭 / {时间: 今天}" becomes "用户吃饭白米饭（时间：今天
   （2025-11-05））" with memory_type episodic, metadata {kind, subject, topic, object, attributes, event_time,
   time_expression} and valid_at = that day.
-- link_memories(source_id, target_id, relation): a memory ↔ memory link (因为, 导致, led to, refers to ...).
+- link_memories(source_id, target_id, relation): a typed memory ↔ memory link (causes, follows, part_of,
+  contradicts, supports, same_topic; words such as 因为 or "led to" name a type).
 - update_importance(memory_id, importance).
 - search_memories(query, memory_types, time_range, max_results, expand_depth): hybrid search filtered by kind
   and event time; `expand_depth` walks the entity graph and the memory links that many hops.
@@ -168,8 +169,9 @@ def structured_tools(memory: Any, scope_of: Callable[[RunnableConfig | None], di
     def link_memories(source_id: str, target_id: str, relation: str, importance: float = 0.6,
                       config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
         """Link two existing memories (ids from create_memory or search_memories), e.g. a cause and its
-        effect. relation: 因为 / 所以 / 导致 / 引用 / 基于 / 相关, or because, so, led to, refers to, based on,
-        related."""
+        effect. relation: one of causes, follows, part_of, contradicts, supports, same_topic (or a word for
+        one: 因为 / 导致 / because / led to -> causes, 然后 / then -> follows, 基于 / based on -> supports,
+        相关 / related -> same_topic)."""
         return do_link(source_id, target_id, relation, importance, scope_of(config))
 
     def update_importance(memory_id: str, importance: float,

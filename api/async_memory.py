@@ -143,7 +143,7 @@ class AsyncMemory(MemoryFront):
         found = await self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit,
                                   group_id=group_id)
         return await asyncio.to_thread(self._core.get_context, query, user_id, agent_id, run_id, max_tokens,
-                                       limit, found)
+                                       limit, found, group_id)
 
     async def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                           include_history: bool = False) -> dict:
@@ -198,6 +198,10 @@ class AsyncMemory(MemoryFront):
     def on(self, event: str, fn):
         """`Memory.on`: subscribers are plain callables, called in the writing thread."""
         return self._core.on(event, fn)
+
+    async def explain(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                      run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.explain, memory_id, optional_scope(user_id, agent_id, run_id, group_id))
 
     async def history(self, memory_id: str) -> list[dict]:
         return await asyncio.to_thread(self._core.history, memory_id)

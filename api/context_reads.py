@@ -7,6 +7,7 @@ from __future__ import annotations
 from memoryx.api.inputs import optional_scope
 from memoryx.core.scope import Scope
 from memoryx.errors import ScopeError
+from memoryx.knowledge.cold_start import cold_start
 from memoryx.knowledge.profiles import (
     GROUP_PROFILE_MEMORIES,
     build_profile,
@@ -19,11 +20,14 @@ from memoryx.lifecycle.layers import WORKING, layer_of
 from memoryx.search.context_block import build_context
 
 RECENT_EPISODES = 3  # episodes get_context shows
+COLD_START_LINE = "New user, nothing remembered yet. Questions you may ask:"
 
 
 class ContextReads:
-    def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict) -> dict:
-        """Profile + recent episodes + the most relevant memories, within `max_tokens`."""
+    def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict,
+                    group_id=None) -> dict:
+        """Profile + recent episodes + the most relevant memories, within `max_tokens`. A user with no
+        memories yet gets the group's and the agent's own memories and profile questions (cold start)."""
         lines, episodes = [], []
         if user_id and self.settings.profiles:
             lines = profile_lines(self.get_profile(user_id))
@@ -31,8 +35,18 @@ class ContextReads:
         if scope is not None and self.settings.episodes:
             episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
         working, core_items = self._layer_context(scope)
-        return build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
-                             long_term=core_items, working=working)
+        fresh = cold_start(self.services.sql, user_id=user_id, agent_id=agent_id, group_id=group_id, query=query,
+                           limit=self.settings.context_layer_items) if self.settings.cold_start else None
+        if fresh is not None:
+            lines = lines + [f"{COLD_START_LINE} {' / '.join(fresh['questions'])}"]
+            core_items = core_items + [m for m in fresh["memories"] if m["id"] not in {c["id"] for c in core_items}]
+        out = build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
+                            long_term=core_items, working=working)
+        if fresh is not None:
+            out["cold_start"] = {"memories": [{"id": m["id"], "memory": m["memory"], "from": m["borrowed_from"]}
+                                              for m in fresh["memories"]],
+                                 "questions": fresh["questions"]}
+        return out
 
     def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
         """Memory layers: the run's working memories (newest first) and the scope's

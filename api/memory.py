@@ -163,7 +163,7 @@ class Memory(MemoryFront):
                     group_id: str | None = None) -> dict:
         """A prompt-ready block of the memories relevant to `query`, within `max_tokens`."""
         found = self.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, group_id=group_id)
-        return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found)
+        return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found, group_id)
 
     def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
                     include_history: bool = False) -> dict:
@@ -231,6 +231,13 @@ class Memory(MemoryFront):
         "memory.deleted", "memory.archived", "memory.merged", "memory.rolled_back", or "*"). Returns a
         handle: call it to unsubscribe. A subscriber that raises is logged, never breaks the write."""
         return self._core.on(event, fn)
+
+    def explain(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                run_id: str | None = None, group_id: str | None = None) -> dict:
+        """Why this memory is remembered (memoryx.lifecycle.explain): its source messages, each judgment that
+        touched it (trace id, event, reason), importance with its four factors, confidence, layer, strength
+        and retention, links and history. With a scope, a memory outside it is reported as not found."""
+        return self._core.explain(memory_id, optional_scope(user_id, agent_id, run_id, group_id))
 
     def history(self, memory_id: str) -> list[dict]:
         """Events of one memory, oldest first: {"event", "old_memory", "new_memory", "trace_id", "created_at", ...}."""

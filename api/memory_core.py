@@ -30,6 +30,7 @@ from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
 from memoryx.ingest.messages import check_metadata_size
 from memoryx.knowledge import memory_graph
 from memoryx.lifecycle import feedback as fb
+from memoryx.lifecycle.explain import explain as explain_memory
 from memoryx.lifecycle.purge import purge_scope
 from memoryx.lifecycle.retention import prune
 from memoryx.lifecycle.rollback import rollback_trace
@@ -317,6 +318,9 @@ class MemoryCore(ContextReads, JudgmentReads):
 
     def on(self, event: str, fn):
         return self.services.sql.events.on(event, fn)
+
+    def explain(self, memory_id, scope: Scope | None = None) -> dict:
+        return explain_memory(self.services, check_id(memory_id), scope=scope)
 
     def history(self, memory_id, scope: Scope | None = None) -> list[dict]:
         memory_id = check_id(memory_id)

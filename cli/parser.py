@@ -20,6 +20,7 @@ from memoryx.cli.commands import (
 )
 from memoryx.cli.consolidate import cmd_consolidate, cmd_end_run, cmd_restore
 from memoryx.cli.demo import cmd_demo
+from memoryx.cli.explain import cmd_explain
 from memoryx.cli.export import cmd_export
 from memoryx.cli.importer import cmd_import
 from memoryx.cli.inputs import EXIT_USAGE
@@ -90,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
     p = cmd("history", cmd_history, "the events of a memory, oldest first")
+    p.add_argument("memory_id")
+
+    p = cmd("explain", cmd_explain, "why a memory is remembered: its sources, judgments, importance and its "
+                                    "factors, confidence, layer, retention, links")
     p.add_argument("memory_id")
 
     p = cmd("judgments", cmd_judgments, "inspect and verify the model's ADD/UPDATE/DELETE judgments", parents=())

@@ -131,6 +131,9 @@ class RemoteMemory:
     def history(self, memory_id: str) -> list[dict]:
         return self._call("GET", f"/v1/memories/{memory_id}/history")
 
+    def explain(self, memory_id: str, **_scope_ids) -> dict:
+        return self._call("GET", f"/v1/memories/{memory_id}/explain")
+
     def resume_add(self, trace_id: str, operations: list[dict] | None = None) -> dict:
         return self._call("POST", f"/v1/reviews/{trace_id}", json={"operations": operations})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_chitchat"]
+__all__ = ["is_chitchat", "is_empty_question", "rule_decision"]
 
 _CLAUSE_BREAK = re.compile(r"[.!?;。！？；\n,，、]+")
 _QUOTES_AND_SPACE = " \t\"'“”‘’"
@@ -29,3 +29,25 @@ def is_chitchat(text: str) -> bool:
         if not (_CHITCHAT_EN.match(c) or _CHITCHAT_ZH.match(c) or _CHITCHAT_JA.match(c)):
             return False
     return True
+
+
+# A question that tells nothing about the asker: no first-person word, nothing but the question.
+_QUESTION_END = re.compile(r"(?:[?？]|(?:ですか|ますか|でしょうか|か)[。.]?|吗[。.]?|呢[。.]?)\s*$")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|our|us)\b|我|咱|私|僕|俺|わたし|うち", re.I)
+
+
+def is_empty_question(text: str) -> bool:
+    """A question without content about the speaker ("what's the weather like?", "今天几号？")."""
+    text = (text or "").strip()
+    return bool(text) and bool(_QUESTION_END.search(text)) and not _FIRST_PERSON.search(text) \
+        and len(_CLAUSE_BREAK.split(text.rstrip("?？。. "))) == 1
+
+
+def rule_decision(texts: list[str]) -> tuple[str, str] | None:
+    """The extraction decider's rules, before any model: ("skip", why) when no turn can hold a fact, None
+    when the model must decide."""
+    if not texts or all(is_chitchat(t) for t in texts):
+        return "skip", "greetings, thanks and acknowledgements only"
+    if all(is_chitchat(t) or is_empty_question(t) for t in texts):
+        return "skip", "questions without content about the speaker"
+    return None

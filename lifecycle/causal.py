@@ -1,4 +1,4 @@
-"""Causal memory links by rule (memory <-> memory "cause" links), written by a consolidation
+"""Causal memory links by rule (memory <-> memory "causes" links), written by a consolidation
 pass beside same_entity and sequence links; agents write any other link with link_memories.
 
 Conservative on purpose: a link is written only where a memory's own words say so.
@@ -23,7 +23,7 @@ import re
 
 from memoryx.core.text import tokenize
 
-CAUSE = "cause"
+CAUSE = "causes"  # memoryx.core.link_types
 MIN_SHARED = 2  # content tokens a clause must share with the memory it restates (or all of a shorter one's)
 MIN_COVER = 0.6  # ... and the share of that memory's content tokens
 CLAUSE_COVER = 0.5  # ... and of the clause's

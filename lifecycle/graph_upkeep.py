@@ -8,10 +8,10 @@ Entity merge in two tiers over name-embedding cosine:
 The older entity (created_at, then id) survives, as for memories. Every pair above the lower threshold gets
 a decision with its reason, kept or merged, for the judgment record.
 
-Memory links (kind = the link's relation): `same_entity` between memories whose relations touch the same
+Memory links (kind = the link's type, memoryx.core.link_types): `same_topic` between memories whose relations touch the same
 entity (a hub entity such as the user, touching more than `max_group` memories, links nothing: it would
-link everything), `sequence` between consecutive memories of one run or session (metadata session_id),
-`cause` where a memory's own words state the cause and another memory of the owner, sharing an entity with
+link everything), `follows` between consecutive memories of one run or session (metadata session_id),
+`causes` where a memory's own words state the cause and another memory of the owner, sharing an entity with
 it or next to it in time, restates that cause (memoryx.lifecycle.causal).
 """
 
@@ -25,7 +25,7 @@ from memoryx.lifecycle.causal import CAUSE, causal_links
 from memoryx.lifecycle.similarity import pair_key, survivors
 
 _NUMBER = re.compile(r"\d+")
-SAME_ENTITY, SEQUENCE = "same_entity", "sequence"
+SAME_ENTITY, SEQUENCE = "same_topic", "follows"  # link types of memoryx.core.link_types
 
 
 def scope_of_row(row: dict) -> tuple:

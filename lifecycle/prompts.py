@@ -37,6 +37,13 @@ places, how often), in the memories' language. level: "summary" when the sentenc
 events, "pattern" when it states a habit or trait behind them.
 Answer JSON only: {{"summaries": [{{"cluster": 1, "text": "...", "level": "summary"}}]}}"""
 
+DIGEST_TASK = "consolidate_digest"
+DIGEST_SYSTEM = f"""[memoryx-task: {DIGEST_TASK}]
+You maintain a user's long-term memory. Each numbered group holds short-term memories that are fading and
+will be archived. Write ONE compact long-term note per group that keeps EVERY fact of its memories (names,
+places, dates, numbers), shortened but never dropped, in the memories' language.
+Answer JSON only: {{"summaries": [{{"cluster": 1, "text": "...", "level": "summary"}}]}}"""
+
 RETRY = "Your answer could not be used: {error}. Answer again with the JSON object only."
 
 
@@ -68,6 +75,11 @@ def merge_messages(pairs: list[dict], texts: dict[str, str]) -> list:
 def summary_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
     items = [{"cluster": i + 1, "memories": [texts[m] for m in g]} for i, g in enumerate(groups)]
     return [SystemMessage(SUMMARY_SYSTEM), HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
+
+
+def digest_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
+    items = [{"cluster": i + 1, "memories": [texts[m] for m in g]} for i, g in enumerate(groups)]
+    return [SystemMessage(DIGEST_SYSTEM), HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
 
 
 def parse_merge(message) -> MergeVerdicts:
@@ -132,3 +144,12 @@ def _common_text(texts: list[str]) -> str:
     middles = [m for m in middles if m]
     varying = ", ".join(middles[:-1]) + " and " + middles[-1] if len(middles) > 1 else "".join(middles)
     return " ".join(x for x in (" ".join(words[0][:pre]), varying, " ".join(words[0][len(words[0]) - post:] if post else [])) if x)
+
+
+@answers_task(DIGEST_TASK)
+def offline_digest(human: str) -> str:
+    """Every memory of the group kept, joined in order: shorter, never lossy."""
+    out = [{"cluster": item["cluster"], "level": "summary",
+            "text": "; ".join(t.rstrip(".。") for t in item["memories"])}
+           for item in _payload(human, "CLUSTERS_JSON:")]
+    return json.dumps({"summaries": out}, ensure_ascii=False)

@@ -3,10 +3,11 @@
 - `replay_loop`: replays the projection outbox every MEMORYX_OUTBOX_REPLAY_INTERVAL_S seconds, so a
   projection that failed (a store briefly down) converges without a restart; with MEMORYX_EPISODES on, the
   same tick closes episodes whose conversation has been quiet longer than MEMORYX_EPISODE_GAP_S.
-- `consolidate_loop`: consolidation (settings.consolidate_interval_s; 0: off). Every interval, one pass per
-  owner of memories (SQLStore.memory_owner_scopes: each user, in and outside each group chat,
-agents' and runs' own memories, groups' own), each in a worker thread; the pass takes the owner's scope lock
-itself, so it queues behind (never runs beside) an add of the same owner."""
+- `consolidate_loop`: consolidation (settings.consolidate_interval_s, default every 6 h; 0: off). Every
+  interval, one pass per owner of memories (SQLStore.memory_owner_scopes: each user, in and outside each
+  group chat, agents' and runs' own memories, groups' own) in batches of settings.consolidate_batch_size,
+  each in a worker thread and retried settings.consolidate_retries times; the pass takes the owner's scope
+  lock itself, so it queues behind (never runs beside) an add of the same owner."""
 
 from __future__ import annotations
 
@@ -27,21 +28,51 @@ log = logging.getLogger(__name__)
 REPLAY_MIN_AGE_S = 10.0
 
 
+async def consolidate_scope(memory: Any, scope: Any, *, retries: int, backoff_s: float) -> dict | None:
+    """One scheduled pass over `scope`, retried `retries` times with doubling waits; None when every try failed."""
+    wait = backoff_s
+    for attempt in range(retries + 1):
+        try:
+            return await asyncio.to_thread(functools.partial(memory.consolidate, **scope.as_dict()))
+        except Exception as exc:  # noqa: BLE001 - one scope's failure must not stop the others
+            if attempt == retries:
+                log.warning("scheduled consolidation of %s failed %d times, left for the next cycle: %s",
+                            scope.key(), attempt + 1, exc)
+                return None
+            log.info("scheduled consolidation of %s failed (retry %d in %g s): %s", scope.key(), attempt + 1, wait, exc)
+            await asyncio.sleep(wait)
+            wait *= 2
+    return None
+
+
+async def consolidate_cycle(memory: Any) -> dict:
+    """One cycle: every owner's scope, in batches of settings.consolidate_batch_size. Returns the totals."""
+    s = memory.settings
+    scopes = await asyncio.to_thread(memory.services.sql.memory_owner_scopes)
+    totals = {"scopes": len(scopes), "failed": 0, "merged": 0, "compressed": 0, "archived": 0}
+    for start in range(0, len(scopes), s.consolidate_batch_size):
+        for scope in scopes[start:start + s.consolidate_batch_size]:
+            report = await consolidate_scope(memory, scope, retries=s.consolidate_retries,
+                                             backoff_s=s.consolidate_retry_backoff_s)
+            if report is None:
+                totals["failed"] += 1
+                continue
+            for key in ("merged", "compressed", "archived"):
+                totals[key] += len(report[key]) if isinstance(report.get(key), list) else int(report.get(key) or 0)
+        log.info("consolidated scopes %d-%d of %d", start + 1, min(start + s.consolidate_batch_size, len(scopes)),
+                 len(scopes))
+        await asyncio.sleep(0)  # the server's requests run between batches
+    return totals
+
+
 async def consolidate_loop(memory: Any, interval_s: float) -> None:
     while True:
         await asyncio.sleep(interval_s)
         try:
-            scopes = await asyncio.to_thread(memory.services.sql.memory_owner_scopes)
+            totals = await consolidate_cycle(memory)
+            log.info("consolidation cycle: %s", totals)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("scheduled consolidation could not list scopes (retried in %g s): %s", interval_s, exc)
-            continue
-        for scope in scopes:
-            try:
-                report = await asyncio.to_thread(functools.partial(memory.consolidate, **scope.as_dict()))
-                log.info("consolidated %s: merged %s, compressed %s, archived %s", scope.key(),
-                         report["merged"], report["compressed"], report["archived"])
-            except Exception as exc:  # noqa: BLE001 - one scope's failure must not stop the others
-                log.warning("scheduled consolidation of %s failed: %s", scope.key(), exc)
 
 
 def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":

@@ -42,7 +42,7 @@ class ConsolidateState(ConsolidateInput, total=False):
     archives: list[dict]  # {"id", "text", "retention", "strength_days", "idle_days", "reason"}
     entity_merges: list[dict]  # {"survivor", "merged", "similarity", "reason", "names"}
     entity_decisions: list[dict]  # every entity pair above the lower threshold, merged or kept, and why
-    links: list[dict]  # {"source_id", "target_id", "relation": same_entity | sequence | cause, "reason"}
+    links: list[dict]  # {"source_id", "target_id", "relation": same_topic | follows | causes, "reason"}
     promotions: list[dict]  # {"id", "layer", "reason"}: layer changes
     model_calls: Annotated[int, operator.add]
     model_raw: Annotated[dict, operator.or_]  # step -> the model's raw answer

@@ -50,7 +50,8 @@ FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
 # (memoryx.ingest.procedural), consolidation (memoryx.lifecycle.prompts), episodes (memoryx.knowledge.episodes)
 # and profiles (memoryx.knowledge.profiles). Each module registers its answer with `answers_task` when it is
 # imported, which is before it can send its prompt; the model layer never imports the domain.
-RULE_TASKS = {"procedural_memory", "consolidate_merge", "consolidate_summarize", "summarize_episode", "profile_update"}
+RULE_TASKS = {"procedural_memory", "consolidate_merge", "consolidate_summarize", "consolidate_digest", "summarize_episode",
+              "profile_update"}
 _RULE_ANSWERS: dict[str, Callable[[str], str]] = {}
 
 

@@ -1,6 +1,10 @@
 """consolidate_forget: the forgetting curve (memoryx.lifecycle.forgetting). A memory whose retention at
 `now` is below settings.forget_threshold is archived: out of search unless include_archived, restorable,
-never deleted. Immutable memories and summaries are never archived; neither is a memory merged this pass."""
+never deleted. Immutable memories and summaries are never archived; neither is a memory merged this pass.
+
+Before fading short-term memories are archived, consolidate_layers folds them into a long-term note
+(settings.forget_fold; memoryx.lifecycle.folding): the note keeps their facts where search finds them and the
+archived memories point to it, so forgetting shortens what is kept but never drops the only copy of a fact."""
 
 from __future__ import annotations
 

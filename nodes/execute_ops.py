@@ -104,7 +104,8 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
                 **(fact.get("time_metadata") or {})}  # event_time / time_expression (memoryx.core.timeparse)
         written[memory_id] = sql.insert_memory(scope=scope, text=text, category=fact.get("category"), importance=float(fact.get("importance", 0.5)),
                           memory_type=fact.get("memory_type") or "fact", metadata=meta, trace_id=trace_id, memory_id=memory_id,
-                          valid_at=fact.get("valid_at"))  # when the event happened (extract_facts.date_facts)
+                          valid_at=fact.get("valid_at"),  # when the event happened (extract_facts.date_facts)
+                          importance_factors=fact.get("importance_factors"), confidence=fact.get("confidence"))
         results.append({"id": memory_id, "memory": text, "event": "ADD"})
         executed.append({"event": "ADD", "id": memory_id, "memory": text, "op": i})
         vec = fact_vec.get(fact_key(text))
@@ -133,7 +134,8 @@ def apply_operations(services, state: dict, ops: list[dict], facts: list[dict],
             try:
                 row = written[op["id"]] = sql.update_memory(op["id"], text=op["text"], trace_id=trace_id, category=fact.get("category"),
                                         importance=fact.get("importance"), memory_type=fact.get("memory_type"),
-                                        valid_at=fact.get("valid_at"))  # the new version holds from the event time
+                                        valid_at=fact.get("valid_at"),  # the new version holds from the event time
+                                        importance_factors=fact.get("importance_factors"), confidence=fact.get("confidence"))
             except NotFoundError:  # deleted meanwhile (by another run or by hand): the new fact is never lost
                 executed.append({"event": "UPDATE->ADD", "id": op["id"], "op": i,
                                  "reason": "the memory was deleted meanwhile; the new fact is added instead"})

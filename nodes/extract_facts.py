@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memoryx.core.chitchat import is_chitchat
+from memoryx.core.chitchat import rule_decision
 from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.core.text import fact_key, tokenize
 from memoryx.core.timeparse import annotate, base_time, first_date
@@ -89,6 +89,9 @@ def parse_facts(raw: str) -> list[Fact]:
         owner = "agent" if str(item.get("owner") or "user").strip().lower() in ("agent", "assistant") else "user"
         fact = Fact(text=text.strip(), category=category, importance=_importance(item.get("importance")),
                     memory_type=memory_type, owner=owner)
+        sure = item.get("certainty")
+        if isinstance(sure, (int, float)) and not isinstance(sure, bool) and math.isfinite(float(sure)):
+            fact["certainty"] = float(sure)  # else the rule of memoryx.knowledge.importance decides
         cats = item.get("categories")
         if isinstance(cats, list) and cats:  # custom categories; checked against the given names later
             fact["categories"] = [str(c).strip() for c in cats if isinstance(c, str) and c.strip()]
@@ -168,13 +171,27 @@ def fail_run(services, state: dict, step: str, error: str, raw: str | None, mode
         f"same trace id once the model works (or use a stronger model).", trace_id=trace_id)
 
 
+def record_skip(services, state: dict, turns: list[dict], decision: dict, *, raw: str, model_name: str,
+                latency_ms: float) -> None:
+    """The judgment record of a run that keeps nothing: the extraction decision and its reason."""
+    services.sql.save_judgment(
+        state.get("trace_id"), scope=scope_of(state), operation_type="MEMORY_UPDATE",
+        input_content=format_conversation(turns), extracted_facts=[], existing_memories=[], llm_response=raw,
+        parsed_operations=[], executed_operations=[], execution_success=True, error_message=None,
+        reasoning=f"[memoryx] extraction decision: {decision['decision']} ({decision['by']}): {decision['reason']}",
+        model_name=model_name, latency_ms=latency_ms, status="done")
+
+
 def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     services = services_of(runtime)
     turns = [m for m in state.get("normalized_messages") or [] if m["role"] in ("user", "assistant")]
-    if not turns or all(is_chitchat(m["content"]) for m in turns):
-        return {"facts": [], "agent_facts": [], "timings": {"extract_facts": elapsed_ms(start)},
-                "model_calls": {"extract_facts": 0}}
+    ruled = rule_decision([m["content"] for m in turns])
+    if ruled is not None:  # the decider's rules: no model call for what cannot hold a fact
+        decision = {"decision": ruled[0], "by": "rule", "reason": ruled[1]}
+        record_skip(services, state, turns, decision, raw="", model_name="rule:extraction-decider", latency_ms=0.0)
+        return {"facts": [], "agent_facts": [], "extraction_decision": decision,
+                "timings": {"extract_facts": elapsed_ms(start)}, "model_calls": {"extract_facts": 0}}
 
     agent_apart = keeps_agent_facts(state)
     ins = effective_instructions(services.settings, state.get("instructions"))
@@ -216,6 +233,13 @@ def extract_facts(state: AddState, runtime: Runtime[Context]) -> dict:
             llm_response=reply.raw, parsed_operations=[], executed_operations=[],
             reasoning="\n".join(f"[memoryx] {n}" for n in exclusion_notes(dropped)), execution_success=True,
             error_message=None, model_name=model_name, latency_ms=reply.latency_ms, status="done")
+    kept = len(user_facts) + len(agent_facts)
+    decision = ({"decision": "remember", "by": "model", "reason": f"the extraction model found {kept} facts worth keeping"}
+                if kept else {"decision": "skip", "by": "model",
+                              "reason": "the extraction model found nothing worth remembering"})
+    if not kept and not dropped:  # the run ends here: its record says that, and why
+        record_skip(services, state, turns, decision, raw=reply.raw, model_name=model_name, latency_ms=reply.latency_ms)
     return {"facts": user_facts, "agent_facts": agent_facts, "extraction_response": reply.raw, "excluded_facts": dropped,
+            "extraction_decision": decision,
             "timings": {"extract_facts": elapsed_ms(start), "extract_facts_llm": reply.latency_ms},
             "model_calls": {"extract_facts": reply.calls}}

@@ -63,7 +63,7 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 
 def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:
-    """Memory links one hop from the hits (same_entity / sequence links of consolidation, the
+    """Memory links one hop from the hits (same_topic / follows / causes links of consolidation, the
     agents' link_memories): a linked memory scores link_follow_score x the hit's score, never above a
     direct hit."""
     factor = services.settings.link_follow_score

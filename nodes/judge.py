@@ -32,6 +32,7 @@ from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
 from memoryx.core.text import fact_key
 from memoryx.ingest.add_options import effective_instructions, guard_immutable, immutable_ids
 from memoryx.ingest.instructions import exclusion_notes
+from memoryx.knowledge.importance import guard_confidence
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import (
     RetriesExhausted,
@@ -243,12 +244,18 @@ def judge(state: AddState, runtime: Runtime[Context]) -> dict:
         notes = [f"judgment answer {n}" for n in unusable_notes(raw)] + notes
     notes = [f"extraction answer {n}" for n in unusable_notes(state.get("extraction_response"))] + notes
     notes += exclusion_notes(state.get("excluded_facts") or [])  # the project's excludes (extract_facts)
+    decided = state.get("extraction_decision")
+    if decided:  # why the conversation was worth remembering at all
+        notes.insert(0, f"extraction decision: {decided['decision']} ({decided['by']}): {decided['reason']}")
     if candidates:  # mem0's immutable option, enforced in code whatever the model answered
         # retrieve_similar read the flag with the rows; a run checkpointed before it did reads it here
         frozen = ({c["id"] for c in candidates if c["immutable"]} if all("immutable" in c for c in candidates)
                   else immutable_ids(services.sql, candidates))
         ops, frozen_notes = guard_immutable(ops, frozen)
         notes += frozen_notes
+        # newer wins, unless it is much less confident than what it would replace
+        ops, unsure_notes = guard_confidence(ops, facts, candidates)
+        notes += unsure_notes
 
     record = judgment_record(state, facts, candidates, ops, notes, raw=raw, model_name=model_name, latency_ms=latency)
     if ctx.review:  # the run pauses for a human: the record must be visible now

@@ -30,7 +30,9 @@ from memoryx.core.runs import (
     scope_for_owner,
 )
 from memoryx.core.text import tokenize
+from memoryx.core.timeparse import base_time
 from memoryx.ingest.add_options import is_immutable
+from memoryx.knowledge.importance import confidence, evaluate, source_of
 from memoryx.lifecycle.state import visible_filter
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
@@ -72,8 +74,10 @@ def _admissible(record: dict, scope, owner: str, agent_apart: bool) -> bool:
 
 
 def search_similar(services, state: dict, facts: list[dict], vectors: list[list[float]], *, top_k: int,
-                   threshold: float) -> list[tuple[str, str, float]]:
+                   threshold: float, nearest: dict[int, float] | None = None) -> list[tuple[str, str, float]]:
     """[(memory id, owner, score)] for every fact, in the scope (and tenancy) of the fact's owner.
+    `nearest`, when given, receives {fact index: the highest similarity to any admissible memory of its
+    owner}, threshold or not (the scarcity of the fact: memoryx.knowledge.importance).
 
     Two paths: dense top-k above the similarity threshold, and the best KEYWORD_TOP_K keyword (BM25) hits
     sharing a content word with the fact. Embeddings alone miss most single-valued updates ("User lives in
@@ -94,8 +98,9 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
     for owner, idx in by_owner.items():
         scope = scope_for_owner(state, owner)
         flt = _candidate_filter(scope, owner, agent_apart)
+        # no threshold in the store: the best hit below it still measures how new the fact is
         found = services.vectors.search_memories_batch([vectors[i] for i in idx], scope, limit=top_k,
-                                                       threshold=threshold, filters=flt)
+                                                       threshold=None, filters=flt)
         dense.update(zip(idx, found))
         asked = [i for i in idx if words_of[i]]
         if asked:
@@ -108,12 +113,31 @@ def search_similar(services, state: dict, facts: list[dict], vectors: list[list[
         scope = scope_for_owner(state, owner)
         for hit in dense.get(i, []):
             if _admissible(hit.payload or {}, scope, owner, agent_apart):
-                hits.append((str(hit.id), owner, float(hit.score)))
+                if nearest is not None:
+                    nearest[i] = max(nearest.get(i, 0.0), float(hit.score))
+                if threshold is None or float(hit.score) >= threshold:
+                    hits.append((str(hit.id), owner, float(hit.score)))
         for hit in keyword.get(i, []):
             payload = hit.payload or {}
             if _admissible(payload, scope, owner, agent_apart) and _content_tokens(str(payload.get("text") or "")) & words_of[i]:
                 hits.append((str(hit.id), owner, 0.0))
     return hits
+
+
+def weigh_facts(state: dict, facts: list[dict], nearest: dict[int, float]) -> tuple[list[dict], list[dict]]:
+    """The facts with their reasoned importance, its four factors and their confidence (user facts, agent
+    facts). The event time is the fact's own date, else the time of the last message, else now."""
+    stamps = [m["timestamp"] for m in state.get("normalized_messages") or [] if m.get("timestamp")]
+    said_at = base_time(stamps[-1]) if stamps else None
+    weighed = []
+    for i, fact in enumerate(facts):
+        event = base_time(fact["valid_at"]) if fact.get("valid_at") else said_at
+        importance, factors = evaluate(fact["text"], fact.get("memory_type"), max_similarity=nearest.get(i),
+                                       event_time=event, judged_certainty=fact.get("certainty"))
+        weighed.append({**fact, "importance": importance, "importance_factors": factors,
+                        "confidence": confidence(factors["certainty"], source_of(fact))})
+    split = len(state.get("facts") or [])
+    return weighed[:split], weighed[split:]
 
 
 def retrieve_similar(state: AddState, runtime: Runtime[Context]) -> dict:
@@ -132,7 +156,10 @@ def _retrieve(state: AddState, runtime: Runtime[Context], services, start: float
         vectors = [list(map(float, v)) for v in services.embeddings.embed_documents([f["text"] for f in facts])]
     t_embed = elapsed_ms(start)
 
-    hits = search_similar(services, state, facts, vectors, top_k=ctx.similar_top_k, threshold=ctx.similarity_threshold)
+    nearest: dict[int, float] = {}
+    hits = search_similar(services, state, facts, vectors, top_k=ctx.similar_top_k, threshold=ctx.similarity_threshold,
+                          nearest=nearest)
+    user_facts, agent_facts = weigh_facts(state, facts, nearest)
     best: dict[str, tuple[str, float]] = {}
     for memory_id, owner, score in hits:
         if memory_id not in best or score > best[memory_id][1]:
@@ -150,6 +177,8 @@ def _retrieve(state: AddState, runtime: Runtime[Context], services, start: float
             continue  # the system of record decides: another tenant's text never reaches the judge
         # immutable (mem0's option) read here with the row: the judge's guard needs no second read
         candidates.append({"ref": str(len(candidates)), "id": memory_id, "memory": row["memory"], "owner": owner,
-                           "score": round(score, 4), "immutable": is_immutable(row)})
+                           "score": round(score, 4), "immutable": is_immutable(row),
+                           "confidence": row.get("confidence")})
     return {"fact_vectors": vectors, "candidates": candidates, "stale": False, "change_marker": marker,
+            "facts": user_facts, "agent_facts": agent_facts,
             "timings": {"retrieve_similar": elapsed_ms(start), "embed_facts": t_embed}}

@@ -40,6 +40,8 @@ Rules:
    - "importance": a number from 0 to 1 (0.9 identity and health, 0.7 stable facts and preferences,
      0.4 passing details)
    - "memory_type": one of episodic (an event at a time), semantic (a stable fact), preference, fact
+   - "certainty": how definite the statement is, 0 to 1 (0.9 said plainly, 0.5 hedged: "maybe", "I think",
+     "可能", "かもしれない"; 0.3 a guess)
    - "owner": "user" (about the user) or "agent" (about the assistant itself)
 9. If nothing is worth remembering, return {{"facts": []}}.
 

@@ -1,5 +1,5 @@
 """The core REST routes over one memory, in the Python API's shapes: add, search, context, list and delete
-a scope under /v1/memories; get, update, delete and the history of one memory; and resuming an add run that
+a scope under /v1/memories; get, update, delete, the history and the explanation of one memory; and resuming an add run that
 paused for review (POST /v1/reviews/{trace_id}).
 
 Scoped routes take the ids they act for from the key's Principal (server/auth.py); by-id routes check the
@@ -129,6 +129,17 @@ def memory_router(served: Served) -> APIRouter:
         except NotFoundError:
             raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
         return m.history(memory_id)
+
+    @router.get("/v1/memories/{memory_id}/explain")
+    def memory_explain(memory_id: str, principal: Principal = auth):
+        """Why the memory is remembered: source messages, judgments (trace id, event, reason), importance
+        and its four factors, confidence, layer, strength and retention, links, history."""
+        m = mem()
+        try:
+            served.owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
+        except NotFoundError:
+            raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
+        return m.explain(memory_id)
 
     @router.post("/v1/reviews/{trace_id}")
     def resume_review(trace_id: str, body: ResumeRequest, principal: Principal = auth):

@@ -388,6 +388,24 @@ async function renderStats() {
 
 // ---- memories and graph ---------------------------------------------------------------------------------
 
+// Why a memory is remembered (GET /v1/memories/{id}/explain): importance and its four factors, confidence,
+// layer, retention, and the judge's reason of each run that touched it.
+function explainSection(x) {
+  const num = (v) => (v === null || v === undefined ? "–" : Number(v).toFixed(3));
+  const f = x.importance.factors || {};
+  const factors = x.importance.weights
+    ? h("table", { class: "factors" }, h("tbody", {}, Object.entries(x.importance.weights).map(([k, w]) =>
+        h("tr", { "data-factor": k }, h("td", {}, k), h("td", {}, num(f[k])), h("td", { class: "muted" }, `× ${w}`)))))
+    : h("p", { class: "muted" }, "importance as written (no factors)");
+  return h("div", { id: "explain" }, h("h4", {}, "Why remembered"),
+    h("p", {}, `importance ${num(x.importance.score)} · confidence ${num(x.confidence)} · layer ${x.layer} · `
+      + `retention ${x.retention} (strength ${x.strength_days} days)`), factors,
+    h("ul", { class: "reasons" }, x.judgments.map((j) => h("li", {}, h("strong", { class: "why-event" }, j.event || "–"), " ",
+      j.reason || "", " ", h("a", { href: `#/judgments/${encodeURIComponent(j.trace_id)}` }, j.trace_id),
+      ...(j.source_messages || []).map((msg) => h("div", { class: "muted" }, `${msg.name || msg.role || ""}: ${msg.content}`))))),
+    x.links.length ? h("ul", { class: "links" }, x.links.map((l) => h("li", {}, `${l.relation} ${l.direction === "out" ? "→" : "←"} ${l.other_memory || l.other_id}`))) : null);
+}
+
 async function renderMemories() {
   if (!S.user) return show(needUser("memories"));
   const data = await api("/v1/memories", { params: { user_id: S.user, limit: 1000 } });
@@ -395,8 +413,9 @@ async function renderMemories() {
   const open = async (m, tr) => {
     document.querySelectorAll("#memory-table tr.selected").forEach((x) => x.classList.remove("selected"));
     tr.classList.add("selected");
-    const events = await api(`/v1/memories/${encodeURIComponent(m.id)}/history`);
-    pane.replaceChildren(h("h3", {}, "History of ", h("q", {}, m.memory)), h("ol", { class: "history" }, events.map((e) => h("li", {},
+    const [events, why] = await Promise.all([api(`/v1/memories/${encodeURIComponent(m.id)}/history`),
+      api(`/v1/memories/${encodeURIComponent(m.id)}/explain`)]);
+    pane.replaceChildren(h("h3", {}, "History of ", h("q", {}, m.memory)), explainSection(why), h("ol", { class: "history" }, events.map((e) => h("li", {},
       h("span", { class: `badge ev-${e.event}` }, e.event), " ", fmtTime(e.created_at), " ", h("span", { class: "muted" }, e.actor || ""),
       e.old_memory ? h("div", { class: "muted" }, `before: ${e.old_memory}`) : null, e.new_memory ? h("div", {}, `after: ${e.new_memory}`) : null,
       e.trace_id ? h("div", {}, h("a", { href: `#/judgments/${encodeURIComponent(e.trace_id)}` }, `judgment ${e.trace_id}`)) : null))));

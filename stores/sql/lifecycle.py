@@ -115,7 +115,8 @@ class MemoryLifecycle(SQLStoreBase):
                 text = clean_text(summ["text"])
                 sid = new_id()
                 meta = check_metadata({"abstraction": summ.get("level") or "summary",
-                                       "sources": [r.id for r in sources]})
+                                       "sources": [r.id for r in sources],
+                                       **({"layer": summ["layer"]} if summ.get("layer") else {})})
                 s.add(MemoryRow(id=sid, text=text, hash=memory_hash(text), **scope.as_dict(),
                                 category=sources[0].category, importance=float(summ.get("importance") or 0.5),
                                 memory_type=summ.get("memory_type") or sources[0].memory_type, meta=meta,

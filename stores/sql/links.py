@@ -1,6 +1,6 @@
-"""Links between memories (link_memories): "I was tired" -led to-> "I skipped work". A link joins
-two live memories of the same scope; the relation is data (any short text: 因为, led to, refers to), never a
-query keyword. Deleting a memory leaves its links as history; `memory_links` skips the deleted ends."""
+"""Links between memories (link_memories): "I was tired" -causes-> "I skipped work". A link joins
+two live memories of the same scope; its relation is one of the closed set of memoryx.core.link_types (a word
+for one, such as 因为 or "led to", is stored as its type), never a query keyword. Deleting a memory leaves its links as history; `memory_links` skips the deleted ends."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from memoryx.core.link_types import link_type
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.stores.sql.base import SQLStoreBase
@@ -49,6 +50,7 @@ class MemoryLinks(SQLStoreBase):
         relation = clean_text(relation, "relation")
         if len(relation) > MAX_RELATION_CHARS:
             raise InvalidInputError(f"relation is longer than {MAX_RELATION_CHARS} characters")
+        relation = link_type(relation)  # the closed set: a word for a type is stored as the type
         if source_id == target_id:
             raise InvalidInputError("a memory cannot be linked to itself")
         importance = check_importance(importance)

@@ -75,8 +75,10 @@ class MemoryRecords(SQLStoreBase):
     def insert_memory(self, *, scope: Scope, text: str, category: str | None = None, importance: float = 0.5,
                       memory_type: str = "fact", metadata: dict | None = None, trace_id: str | None = None,
                       memory_id: str | None = None, created_at: datetime | None = None,
-                      actor: str = "memoryx", valid_at: datetime | None = None) -> dict:
-        """`valid_at`: when the remembered event happened (a replayed message's time), if not the write time."""
+                      actor: str = "memoryx", valid_at: datetime | None = None,
+                      importance_factors: dict | None = None, confidence: float | None = None) -> dict:
+        """`valid_at`: when the remembered event happened (a replayed message's time), if not the write time.
+        `importance_factors` / `confidence`: what the importance was reasoned from, how sure the statement is."""
         scope = require_scope(scope)
         text = clean_text(text)
         meta = check_metadata(metadata)
@@ -91,7 +93,8 @@ class MemoryRecords(SQLStoreBase):
                     id=memory_id, text=text, hash=memory_hash(text), **scope.as_dict(), category=category,
                     importance=importance, memory_type=memory_type or "fact", meta=meta, created_at=created,
                     updated_at=created, deleted_at=None, access_count=0, trace_id=trace_id,
-                    valid_at=as_utc(valid_at, "valid_at"),
+                    valid_at=as_utc(valid_at, "valid_at"), importance_factors=importance_factors or None,
+                    confidence=None if confidence is None else check_importance(confidence),
                 ))
                 insert_row(s, HistoryRow(id=new_id(), memory_id=memory_id, event="ADD", old_memory=None,
                                          new_memory=text, actor=actor, trace_id=trace_id, created_at=created))
@@ -116,7 +119,8 @@ class MemoryRecords(SQLStoreBase):
 
     def update_memory(self, memory_id: str, *, text: str, metadata: dict | None = None, trace_id: str | None = None,
                       actor: str = "memoryx", category: str | None = None, importance: float | None = None,
-                      memory_type: str | None = None, valid_at: datetime | str | None = None) -> dict:
+                      memory_type: str | None = None, valid_at: datetime | str | None = None,
+                      importance_factors: dict | None = None, confidence: float | None = None) -> dict:
         """A new text closes the old version: its history row keeps when it held (valid_at ..
         invalid_at = `valid_at`, else now); with `valid_at` the memory holds from then (a replayed message's
         time), without it its event time is left as it was (None: created_at)."""
@@ -129,7 +133,8 @@ class MemoryRecords(SQLStoreBase):
             if row is None or row.deleted_at is not None:
                 raise NotFoundError(f"Memory {memory_id} does not exist or was deleted; nothing to update.")
             changes = {"text": text, "meta": meta, "category": category, "importance": importance,
-                       "memory_type": memory_type}
+                       "memory_type": memory_type, "importance_factors": importance_factors or None,
+                       "confidence": None if confidence is None else check_importance(confidence)}
             changes = {k: v for k, v in changes.items() if v is not None and v != getattr(row, k)}
             if not changes:
                 return memory_dict(row)  # unchanged: no write, no history

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
-from memoryx.errors import StoreUnavailableError
+from memoryx.core.link_types import LINK_TYPES, link_type
+from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.stores.sql.schema import Base, FeedbackRow, MemoryLinkRow, ProfileValueRow, SchemaVersion
 from memoryx.stores.sql.values import utc_now
 
@@ -77,6 +78,39 @@ def _v6_event_time(conn: Connection) -> None:
     MemoryLinkRow.__table__.create(conn, checkfirst=True)
 
 
+def _v7_importance(conn: Connection) -> None:
+    """Reasoned importance: memories.importance_factors (JSON) and memories.confidence; typed memory links."""
+    have = {c["name"] for c in sa.inspect(conn).get_columns("memories")}
+    kind = "JSONB" if conn.dialect.name == "postgresql" else "JSON"
+    if "importance_factors" not in have:
+        conn.execute(sa.text(f"ALTER TABLE memories ADD COLUMN importance_factors {kind}"))
+    if "confidence" not in have:
+        conn.execute(sa.text("ALTER TABLE memories ADD COLUMN confidence FLOAT"))
+    _typed_links(conn)
+
+
+def _typed_links(conn: Connection) -> None:
+    """Memory links get a type of the closed set (memoryx.core.link_types): a known word becomes its type, any
+    other text same_topic; a link that would repeat one of the same pair and type is dropped."""
+    if "memory_links" not in sa.inspect(conn).get_table_names():
+        return
+    table = MemoryLinkRow.__table__
+    rows = conn.execute(select(table.c.id, table.c.source_id, table.c.target_id, table.c.relation)).all()
+    taken = {(r.source_id, r.target_id, r.relation) for r in rows if r.relation in LINK_TYPES}
+    for r in rows:
+        if r.relation in LINK_TYPES:
+            continue
+        try:
+            kind = link_type(r.relation)
+        except InvalidInputError:
+            kind = "same_topic"
+        if (r.source_id, r.target_id, kind) in taken:
+            conn.execute(sa.delete(table).where(table.c.id == r.id))
+        else:
+            taken.add((r.source_id, r.target_id, kind))
+            conn.execute(sa.update(table).where(table.c.id == r.id).values(relation=kind))
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_baseline),
     (2, _v2_memory_status),
@@ -84,6 +118,7 @@ MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (4, _v4_group_chats),
     (5, _v5_profiles),
     (6, _v6_event_time),  # invalid_at, history / relation event times, memory_links
+    (7, _v7_importance),  # importance_factors, confidence; memory links typed
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations

@@ -90,6 +90,10 @@ class MemoryRow(ScopeColumns, Base):
     valid_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     # when it stopped holding: set by a DELETE (superseded or retracted); None = still holds
     invalid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # what `importance` was reasoned from (scarcity, impact, recency, certainty: memoryx.knowledge.importance)
+    # and how sure the statement and its source are (conflict resolution); None for memories written without
+    importance_factors: Mapped[dict | None] = mapped_column(JSONType, nullable=True)
+    confidence: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
 
 
 class HistoryRow(Base):
@@ -259,7 +263,8 @@ def memory_dict(row: MemoryRow) -> dict:
         "access_count": row.access_count or 0, "last_accessed_at": iso(row.last_accessed_at),
         "deleted_at": iso(row.deleted_at), "trace_id": row.trace_id,
         "status": row.status or "active", "merged_into": row.merged_into, "valid_at": iso(row.valid_at),
-        "invalid_at": iso(row.invalid_at),
+        "invalid_at": iso(row.invalid_at), "importance_factors": dict(row.importance_factors or {}) or None,
+        "confidence": row.confidence,
     }
 
 

@@ -70,7 +70,7 @@ def test_create_link_rate_and_search(mem):
 
     # an event search finds 摔东西 and, one hop away through the link, the mood that caused it
     found = tools["search_memories"].invoke({"query": "摔东西", "memory_types": ["事件"], "expand_depth": 1})
-    assert f"[{broke}]" in found and f"link: [{sad}] -导致-> [{broke}]" in found and "不开心" in found
+    assert f"[{broke}]" in found and f"link: [{sad}] -causes-> [{broke}]" in found and "不开心" in found
     # only facts: the events stay out
     facts = tools["search_memories"].invoke({"query": "情绪 不开心", "memory_types": ["fact"], "expand_depth": 0})
     assert f"[{sad}]" in facts and f"[{broke}]" not in facts and "link:" not in facts

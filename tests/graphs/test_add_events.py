@@ -179,7 +179,9 @@ def test_metadata_and_fact_fields_are_stored(offline):
     r = run_add(graph, services, "I like sushi", metadata={"source": "chat", "session": 3})
     m = services.sql.get_memory(r["results"][0]["id"])
     assert m["metadata"] == {"source": "chat", "session": 3}
-    assert (m["category"], m["memory_type"], m["importance"]) == ("preference", "preference", 0.6)
+    assert (m["category"], m["memory_type"]) == ("preference", "preference")
+    # reasoned importance: first of its kind (scarcity 1), a preference (impact 0.9), said now, said plainly
+    assert m["importance"] == 0.945 and m["importance_factors"]["certainty_by"] == "rule"
     assert m["trace_id"] == r["trace_id"]
 
 

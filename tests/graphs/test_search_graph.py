@@ -128,7 +128,7 @@ def test_link_reads_are_the_stores_one_hop_links(svc):
     svc.sql.delete_memory(d)
     got = svc.sql.memory_links([a, c], depth=1, limit=200)
     assert {(x["source_id"], x["target_id"], x["relation"]) for x in got} == \
-        {(a, b, "same_entity"), (c, b, "sequence"), (e, c, "led to")}
+        {(a, b, "same_topic"), (c, b, "follows"), (e, c, "causes")}  # each word stored as its link type
     assert all(scope.contains(x) for x in got) and svc.sql.memory_links([], limit=200) == []
 
 

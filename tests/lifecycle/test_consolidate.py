@@ -141,7 +141,8 @@ def test_facts_about_different_people_keep_their_own_answers(tmp_path):
     assert may_share_summary({"memory": "I love hiking in the mountains", "memory_type": "preference"},
                              {"memory": "I really love hiking in the mountains", "memory_type": "preference"})
     people = ("Leo261", "Mia205", "Noah17", "Sam249")  # MiniLM: pairwise cosine 0.88-0.93
-    with make_memory(tmp_path) as m:
+    # clusters only: the short-term window would fold the older facts on the second pass (tests/lifecycle/test_layers.py)
+    with make_memory(tmp_path, short_term_window_days=0) as m:
         facts = [put(m, f"My cousin {n} works as a teacher in Madrid", days=i) for i, n in enumerate(people)]
         report = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
         assert report["pairs"] == 6, report  # similar enough to cluster, and none merged (names differ)
@@ -210,7 +211,8 @@ def test_pass_waits_for_the_scope_lock_of_a_concurrent_add(tmp_path):
 
 
 def test_report_counts_and_second_pass_is_quiet(tmp_path):
-    with make_memory(tmp_path) as m:
+    # the forgetting curve's archive alone: no short-term window (tests/lifecycle/test_layers.py)
+    with make_memory(tmp_path, short_term_window_days=0) as m:
         put(m, "I have a golden retriever named Max", days=0)
         put(m, "I have a golden retriever named Max.", days=1)
         put(m, "I went to a jazz concert downtown", days=0, memory_type="episodic", importance=0.3)

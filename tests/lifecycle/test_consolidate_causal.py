@@ -48,7 +48,7 @@ def test_links_only_where_the_cause_is_restated_by_a_related_memory():
     near = {"b": {"a"}, "d": {"c"}, "a": {"b"}, "c": {"d"}}
     links = causal_links(mems, near, predecessor={"f": "e"})
     assert {(x["source_id"], x["target_id"]) for x in links} == {("a", "b"), ("e", "f")}
-    assert all(x["relation"] == "cause" and x["reason"] for x in links)
+    assert all(x["relation"] == "causes" and x["reason"] for x in links)
     assert causal_links(mems, {}, {}) == []  # unrelated memories: no link even when the words match
     assert restates("I was tired", "I was tired of waiting for the bus") is None  # the clause says much more
     assert opens_with_consequence("所以我请了假") == "所以" and opens_with_consequence("Sophie called") is None
@@ -67,10 +67,10 @@ def test_a_pass_writes_cause_links_and_its_rollback_removes_them(tmp_path):
             m.services.projector.sync_memories([row["id"]])
             ids.append(row["id"])
         report = m.consolidate(user_id="alice", now=T0 + timedelta(days=1))
-        links = [x for x in m.services.sql.memory_links([ids[0]]) if x["relation"] == "cause"]
+        links = [x for x in m.services.sql.memory_links([ids[0]]) if x["relation"] == "causes"]
         assert [(x["source_id"], x["target_id"]) for x in links] == [(ids[0], ids[1])], links
         assert report["links_found"] >= 1
-        why = [x for x in m.judgments(report["trace_id"])["parsed_operations"]["links"] if x["relation"] == "cause"]
+        why = [x for x in m.judgments(report["trace_id"])["parsed_operations"]["links"] if x["relation"] == "causes"]
         assert "because" in why[0]["reason"]
         undone = m.rollback(report["trace_id"])
-        assert not [x for x in m.services.sql.memory_links([ids[0]]) if x["relation"] == "cause"] and undone
+        assert not [x for x in m.services.sql.memory_links([ids[0]]) if x["relation"] == "causes"] and undone

@@ -67,9 +67,9 @@ def test_memory_links_skip_hub_entities_and_chain_runs():
     rels.append({"source_id": "y2", "source": "Y", "target_id": "w", "target": "W", "memory_id": "m2", "valid": True})
     links = memory_links(mems, rels, {"y2": "y"}, max_group=3)  # y2 merged into y: m1 and m2 share it
     kinds = {(l["source_id"], l["target_id"], l["relation"]) for l in links}
-    assert ("m1", "m2", "same_entity") in kinds
-    assert not any(k[2] == "same_entity" and k != ("m1", "m2", "same_entity") for k in kinds)  # u, x: hubs
-    assert {k for k in kinds if k[2] == "sequence"} == {("m4", "m5", "sequence"), ("m5", "m6", "sequence")}
+    assert ("m1", "m2", "same_topic") in kinds
+    assert not any(k[2] == "same_topic" and k != ("m1", "m2", "same_topic") for k in kinds)  # u, x: hubs
+    assert {k for k in kinds if k[2] == "follows"} == {("m4", "m5", "follows"), ("m5", "m6", "follows")}
 
 
 def test_pass_merges_entities_repoints_relations_and_links_memories(tmp_path):
@@ -103,7 +103,7 @@ def test_pass_merges_entities_repoints_relations_and_links_memories(tmp_path):
         assert all(d["reason"] for d in ops["entity_decisions"])
         assert report["links_found"] >= 1
         links = sql.memory_links([m1], depth=1)
-        assert any({l["source_id"], l["target_id"]} == {m1, m2} and l["relation"] == "same_entity" for l in links)
+        assert any({l["source_id"], l["target_id"]} == {m1, m2} and l["relation"] == "same_topic" for l in links)
         again = m.consolidate(user_id="alice", now=T0 + timedelta(days=5))
         assert again["entities_merged"] == 0 and again["links_found"] == 0  # nothing left to do
 
@@ -111,8 +111,8 @@ def test_pass_merges_entities_repoints_relations_and_links_memories(tmp_path):
 def test_graph_recall_follows_links_one_hop_below_the_hit(tmp_path):
     with make_memory(tmp_path) as m:
         a, b, c = (put(m, t, days=i) for i, t in enumerate(["I adopted a cat", "The cat is named Luna", "Luna is grey"]))
-        m.services.sql.link_memories(ALICE, a, b, "same_entity")
-        m.services.sql.link_memories(ALICE, b, c, "sequence")
+        m.services.sql.link_memories(ALICE, a, b, "same_topic")
+        m.services.sql.link_memories(ALICE, b, c, "follows")
         services = SimpleNamespace(sql=m.services.sql, settings=m.services.settings)
         out = _follow_links(services, ALICE, {a: 1.0})
         assert out[a] == 1.0 and 0 < out[b] < 1.0 and c not in out  # one hop only

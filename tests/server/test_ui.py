@@ -178,6 +178,10 @@ def test_verify_a_judgment_and_approve_a_review(site, page):
     rex.click()
     page.wait_for_selector("#history .history li")
     assert "ADD" in page.inner_text("#history")
+    # and why it is remembered: the four importance factors and the judge's reason with its trace
+    for factor in ("scarcity", "impact", "recency", "certainty"):
+        assert page.locator(f"#explain tr[data-factor={factor}]").count() == 1
+    assert site["pending"] in page.inner_text("#explain .reasons")
 
     # stats: verdicts, latency, the event mix per day
     page.select_option("#user-pick", "")
