@@ -135,7 +135,7 @@ class AsyncMemory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
         out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
+        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
@@ -234,6 +234,29 @@ class AsyncMemory(MemoryFront):
     async def judgment_stats(self, *, user_id: str | None = None, agent_id: str | None = None,
                              run_id: str | None = None) -> dict:
         return await asyncio.to_thread(self._core.judgment_stats, user_id, agent_id, run_id)
+
+    async def audit(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                    since: Any = None, kinds: list[str] | str | None = None, store: bool = True,
+                    group_id: str | None = None) -> dict:
+        """See Memory.audit."""
+        return await asyncio.to_thread(self._core.audit, user_id, agent_id, run_id, since, kinds, store, group_id)
+
+    async def findings(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       kinds: list[str] | str | None = None, since: Any = None, dismissed: bool | None = False,
+                       limit: int = 100, offset: int = 0, group_id: str | None = None) -> list[dict]:
+        return await asyncio.to_thread(self._core.findings, user_id, agent_id, run_id, kinds, since, dismissed,
+                                       limit, offset, group_id)
+
+    async def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
+                             verification_trace_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.settle_finding, finding_id, dismiss, reason, verification_trace_id)
+
+    async def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.verify_many, trace_ids, result, notes)
+
+    async def judgment_report(self, *, days: int = 30, user_id: str | None = None, agent_id: str | None = None,
+                              run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.daily_report, user_id, agent_id, run_id, days, group_id)
 
     async def reindex(self, scope: Scope | dict | None = None, *, user_id: str | None = None,
                       agent_id: str | None = None, run_id: str | None = None) -> dict:

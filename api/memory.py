@@ -156,7 +156,7 @@ class Memory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
         out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
+        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                     run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
@@ -299,6 +299,37 @@ class Memory(MemoryFront):
     def judgment_stats(self, *, user_id: str | None = None, agent_id: str | None = None,
                        run_id: str | None = None) -> dict:
         return self._core.judgment_stats(user_id, agent_id, run_id)
+
+    def audit(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+              since: Any = None, kinds: list[str] | str | None = None, store: bool = True,
+              group_id: str | None = None) -> dict:
+        """Scan the judgment log for what a human should look at (memoryx.lifecycle.audit): `kinds` any of
+        add_then_delete, churn, parsed_vs_executed, slow, failed, unverified (default all); `since` an ISO time
+        or a span ("24h", "7d"; default MEMORYX_AUDIT_LOOKBACK_HOURS). Returns {"findings": [{"id", "kind",
+        "severity", "trace_ids", "memory_id", "detail", "event_at", "found_at", "new"}], "stored", "scanned"};
+        with `store` (default) new findings are kept, each once (list them with `findings`)."""
+        return self._core.audit(user_id, agent_id, run_id, since, kinds, store, group_id)
+
+    def findings(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 kinds: list[str] | str | None = None, since: Any = None, dismissed: bool | None = False,
+                 limit: int = 100, offset: int = 0, group_id: str | None = None) -> list[dict]:
+        """Stored findings, newest first (`dismissed`: False open ones, True dismissed ones, None both)."""
+        return self._core.findings(user_id, agent_id, run_id, kinds, since, dismissed, limit, offset, group_id)
+
+    def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
+                       verification_trace_id: str | None = None) -> dict:
+        """Dismiss a finding (with a reason) and/or link it to the verified run that settles it."""
+        return self._core.settle_finding(finding_id, dismiss, reason, verification_trace_id)
+
+    def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None) -> dict:
+        """Verify several runs with one verdict, each on its own: {"results": [{"trace_id", "status":
+        "verified" | "not_found"}], "verified": n}."""
+        return self._core.verify_many(trace_ids, result, notes)
+
+    def judgment_report(self, *, days: int = 30, user_id: str | None = None, agent_id: str | None = None,
+                        run_id: str | None = None, group_id: str | None = None) -> dict:
+        """The daily accuracy report of the last `days` UTC days (memoryx.lifecycle.daily), oldest first."""
+        return self._core.daily_report(user_id, agent_id, run_id, days, group_id)
 
     def reindex(self, scope: Scope | dict | None = None, *, user_id: str | None = None,
                 agent_id: str | None = None, run_id: str | None = None) -> dict:

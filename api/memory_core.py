@@ -21,6 +21,7 @@ from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.run_recovery import recover_add_runs
+from memoryx.core.events import MEMORY_ACCESSED, SESSION_END
 from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
@@ -203,11 +204,30 @@ class MemoryCore(ContextReads, JudgmentReads):
             snapshot = snapshot_fn()
             pending = self._pending(interrupts, snapshot)
             if pending is not None:
-                return {"results": [], "relations": {"added_entities": [], "deleted_entities": []},
-                        "trace_id": trace_id, "status": "awaiting_review", "pending_operations": pending}
+                paused = {"results": [], "relations": {"added_entities": [], "deleted_entities": []},
+                          "trace_id": trace_id, "status": "awaiting_review", "pending_operations": pending}
+                self._ended(trace_id, paused)
+                return paused
         result = dict((out or {}).get("result") or {})
         result.setdefault("results", [])
         result.setdefault("trace_id", trace_id)
+        self._ended(trace_id, result)
+        return result
+
+    def _ended(self, trace_id: str, result: dict) -> None:
+        """session.end: the run is over (no text in the payload, the judgment record has it)."""
+        events: dict[str, int] = {}
+        for item in result.get("results") or []:
+            events[str(item.get("event"))] = events.get(str(item.get("event")), 0) + 1
+        self.services.sql.events.publish(SESSION_END, {"trace_id": trace_id, "status": result.get("status", "done"),
+                                                       "events": events})
+
+    def searched(self, inp: dict, result: dict) -> dict:
+        """memory.accessed: one event per search with hits, carrying every hit's id (batched, not one per hit)."""
+        ids = [r["id"] for r in result.get("results") or [] if isinstance(r, dict) and r.get("id")]
+        if ids:
+            self.services.sql.events.publish(MEMORY_ACCESSED, {"memory_ids": ids, **{
+                k: inp.get(k) for k in ("user_id", "agent_id", "run_id", "group_id") if inp.get(k)}})
         return result
 
     @staticmethod
