@@ -247,6 +247,9 @@ class AsyncMemory(MemoryFront):
         return await asyncio.to_thread(self._core.findings, user_id, agent_id, run_id, kinds, since, dismissed,
                                        limit, offset, group_id)
 
+    async def finding(self, finding_id: str) -> dict:
+        return await asyncio.to_thread(self._core.finding, finding_id)
+
     async def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
                              verification_trace_id: str | None = None) -> dict:
         return await asyncio.to_thread(self._core.settle_finding, finding_id, dismiss, reason, verification_trace_id)

@@ -316,15 +316,20 @@ class Memory(MemoryFront):
         """Stored findings, newest first (`dismissed`: False open ones, True dismissed ones, None both)."""
         return self._core.findings(user_id, agent_id, run_id, kinds, since, dismissed, limit, offset, group_id)
 
+    def finding(self, finding_id: str) -> dict:
+        """One stored finding by id."""
+        return self._core.finding(finding_id)
+
     def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
                        verification_trace_id: str | None = None) -> dict:
         """Dismiss a finding (with a reason) and/or link it to the verified run that settles it."""
         return self._core.settle_finding(finding_id, dismiss, reason, verification_trace_id)
 
-    def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None) -> dict:
+    def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None, *, allowed=None) -> dict:
         """Verify several runs with one verdict, each on its own: {"results": [{"trace_id", "status":
-        "verified" | "not_found"}], "verified": n}."""
-        return self._core.verify_many(trace_ids, result, notes)
+        "verified" | "not_found" | "not_yours"}], "verified": n}. `allowed(record) -> bool` limits it to the
+        records a caller may touch (the server passes its key's check)."""
+        return self._core.verify_many(trace_ids, result, notes, allowed)
 
     def judgment_report(self, *, days: int = 30, user_id: str | None = None, agent_id: str | None = None,
                         run_id: str | None = None, group_id: str | None = None) -> dict:
