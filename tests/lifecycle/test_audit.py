@@ -98,6 +98,7 @@ def test_each_kind_and_stored_once(services):
         scan(services, me, kinds=["nope"])
     with pytest.raises(InvalidInputError):
         scan(services, me, since=now + timedelta(days=1), now=now)
+    assert scan(services, other, since="3d", kinds="add_then_delete", now=now)["stored"] == 1
     assert store.purge_scope(me)["counts"]["findings"] == len(out["findings"])  # details quote memories: purged
     assert store.list_findings(me) == [] and store.list_findings(other, dismissed=None)
 
