@@ -16,7 +16,6 @@ from langgraph.types import Command
 from memoryx.api.consolidation import consolidate, end_run, restore
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg
-from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
@@ -134,7 +133,7 @@ class AsyncMemory(MemoryFront):
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
-        out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
+        out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
         return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,

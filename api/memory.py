@@ -28,7 +28,6 @@ from memoryx.api.export_import import export_jsonl, import_records, parse
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
 from memoryx.api.mem0_config import settings_from_config
-from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
@@ -155,7 +154,7 @@ class Memory(MemoryFront):
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
-        out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
+        out = core.search_graph().invoke(inp, core.search_config(), context=core.context())
         return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,

@@ -38,6 +38,7 @@ from memoryx.models.factory import make_chat_model
 from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.runtime.context import Context
 from memoryx.runtime.services import build_services
+from memoryx.runtime.tracing import tracing_callbacks
 from memoryx.search.access import flush_access
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.recipes import RECIPES
@@ -73,6 +74,7 @@ class MemoryCore(ContextReads, JudgmentReads):
         else:
             self._owns_services = False
         self.services = services
+        self.callbacks = tracing_callbacks(self.settings)  # OpenTelemetry spans when configured, else none
         self._lock = threading.Lock()
         self._add_graph = None
         self._checkpointer = None
@@ -164,8 +166,12 @@ class MemoryCore(ContextReads, JudgmentReads):
                                     "set it to auto, sqlite, postgres or memory.")
 
     def run_config(self, trace_id: str, name: str, user_id=None, agent_id=None, run_id=None) -> dict:
-        return add_run_config(trace_id, user_id=user_id, agent_id=agent_id, run_id=run_id, services=self.services,
-                              run_name=name)
+        config = add_run_config(trace_id, user_id=user_id, agent_id=agent_id, run_id=run_id, services=self.services,
+                                run_name=name)
+        return {**config, "callbacks": self.callbacks} if self.callbacks else config
+
+    def search_config(self) -> dict:
+        return {"run_name": SEARCH_RUN_NAME, **({"callbacks": self.callbacks} if self.callbacks else {})}
 
     def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
         """`extra` carries the optional inputs, group_id and speaker among them."""
