@@ -94,9 +94,9 @@ def _timelines(rows: list[dict]) -> dict[str, list[tuple[datetime, str, dict, di
     return out
 
 
-def add_then_delete(rows: list[dict], window: timedelta) -> list[dict]:
+def add_then_delete(rows: list[dict], window: timedelta, timelines: dict | None = None) -> list[dict]:
     found = []
-    for memory_id, events in _timelines(rows).items():
+    for memory_id, events in (timelines if timelines is not None else _timelines(rows)).items():
         adds = [e for e in events if e[1] == "ADD"]
         for at, _, add_op, add_row in adds:
             for later_at, event, op, row in events:
@@ -114,9 +114,9 @@ def add_then_delete(rows: list[dict], window: timedelta) -> list[dict]:
     return found
 
 
-def churn(rows: list[dict], changes: int, window: timedelta) -> list[dict]:
+def churn(rows: list[dict], changes: int, window: timedelta, timelines: dict | None = None) -> list[dict]:
     found = []
-    for memory_id, events in _timelines(rows).items():
+    for memory_id, events in (timelines if timelines is not None else _timelines(rows)).items():
         times = [e for e in events if e[1] in _CHANGES]
         for start in range(0, len(times) - changes + 1):
             burst = [e for e in times[start:] if e[0] - times[start][0] <= window]
@@ -182,10 +182,11 @@ def unverified(rows: list[dict], older_than: datetime, sample: int) -> list[dict
 def detect(rows: list[dict], settings: "Settings", kinds: list[str], now: datetime) -> list[dict]:
     """Every finding of the asked kinds in `rows` (the audit columns of a slice of the log, oldest first)."""
     out: list[dict] = []
+    timelines = _timelines(rows) if {"add_then_delete", "churn"} & set(kinds) else {}
     if "add_then_delete" in kinds:
-        out += add_then_delete(rows, timedelta(hours=settings.audit_undo_window_hours))
+        out += add_then_delete(rows, timedelta(hours=settings.audit_undo_window_hours), timelines)
     if "churn" in kinds:
-        out += churn(rows, settings.audit_churn_changes, timedelta(hours=settings.audit_churn_window_hours))
+        out += churn(rows, settings.audit_churn_changes, timedelta(hours=settings.audit_churn_window_hours), timelines)
     if "parsed_vs_executed" in kinds:
         out += parsed_vs_executed(rows)
     if "slow" in kinds:

@@ -48,13 +48,22 @@ class JudgmentAudits(SQLStoreBase):
             for chunk in id_chunks(sorted(by_id)):
                 have.update(s.scalars(select(FindingRow.id).where(FindingRow.id.in_(chunk))))
         fresh = [f for i, f in by_id.items() if i not in have]
+        rows = [{**{k: f.get(k) for k in FINDING_FIELDS}, **{k: f.get(k) for k in SCOPE_FIELDS},
+                 "found_at": f.get("found_at_dt") or utc_now()} for f in fresh]
+        if not rows:
+            return []
+        try:
+            with self._tx(write=True) as s:  # one transaction for the lot: a day's scan stores thousands
+                s.execute(FindingRow.__table__.insert(), rows)
+            return [r["id"] for r in rows]
+        except IntegrityError:
+            pass  # a concurrent scan stored some of them first: store the rest one by one
         stored = []
-        for f in fresh:  # one transaction each: a concurrent scan storing the same finding loses only that row
+        for row in rows:
             try:
                 with self._tx(write=True) as s:
-                    s.add(FindingRow(**{k: f.get(k) for k in FINDING_FIELDS}, **{k: f.get(k) for k in SCOPE_FIELDS},
-                                     found_at=f.get("found_at_dt") or utc_now()))
-                stored.append(f["id"])
+                    s.execute(FindingRow.__table__.insert(), [row])
+                stored.append(row["id"])
             except IntegrityError:
                 continue
         return stored
