@@ -11,11 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from memoryx import AsyncMemory
+from memoryx import AsyncMemory, Memory
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
 from memoryx.lifecycle.audit import scan
 from memoryx.lifecycle.daily import daily_report
+from memoryx.lifecycle.schedule import start_daily_loop, stop_background_task
 from memoryx.settings import Settings
 from memoryx.stores.sql import SQLStore
 from memoryx.stores.sql.schema import JudgmentRow
@@ -145,3 +146,27 @@ def test_async_memory_audit(tmp_path):
     assert [f["id"] for f in listed] == [found["findings"][0]["id"]]
     assert verified["verified"] == 2
     assert report["days"][0]["accuracy"] == 1.0
+
+
+def test_daily_loop_of_serve_runs_the_job(tmp_path):
+    with Memory(data_dir=tmp_path / "daily", daily_job_interval_s=0.2, consolidate_on_daily_job=True) as m:
+        m.add("I like jazz.", user_id="dana")
+        m.add("I don't like jazz anymore.", user_id="dana")
+        seen: list[dict] = []
+        m.on("schedule.daily", seen.append)
+
+        async def go():
+            task = start_daily_loop(m)
+            for _ in range(300):
+                if seen:
+                    break
+                await asyncio.sleep(0.1)
+            await stop_background_task(task)
+
+        asyncio.run(go())
+        assert seen and seen[0]["new_findings"] >= 1 and seen[0]["consolidated_scopes"] >= 1
+        assert [f["kind"] for f in m.findings(user_id="dana", kinds=["add_then_delete"])] == ["add_then_delete"]
+    with Memory(data_dir=tmp_path / "off", daily_job_interval_s=0) as m:
+        async def off():
+            return start_daily_loop(m)
+        assert asyncio.run(off()) is None
