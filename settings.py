@@ -202,6 +202,21 @@ class Settings(BaseSettings):
     cold_start: bool = Field(True, description="get_context for a user with no memories yet adds their group's and the agent's own memories (at most context_layer_items) and a few profile questions a chatbot may ask, in the query's language; the answer's `cold_start` lists them.")
     context_layer_items: int = Field(5, ge=0, le=50, description="get_context lists at most this many long-term memories and this many working memories of the run, each section within a sixth of the budget.")
 
+    # --- the judgment log's audits, daily report, metrics and tracing: lifecycle/audit.py, lifecycle/daily.py
+    audit_undo_window_hours: float = Field(24.0, gt=0, description="add_then_delete: an ADD deleted (or contradicted by an UPDATE) within this many hours is a finding.")
+    audit_churn_changes: int = Field(3, ge=2, description="churn: a memory changed (UPDATE or DELETE) at least this many times within audit_churn_window_hours is a finding.")
+    audit_churn_window_hours: float = Field(24.0, gt=0, description="The window in which audit_churn_changes changes of one memory count as churn.")
+    audit_slow_ms: int = Field(10_000, ge=1, description="slow: an add run whose judgment took longer than this many milliseconds is a finding (also the JudgmentLatencyHigh alert's threshold).")
+    audit_unverified_age_hours: float = Field(24.0, ge=0, description="unverified: records older than this many hours and never verified are sampled for review.")
+    audit_unverified_sample: int = Field(20, ge=0, le=1000, description="unverified: at most this many records per scan (a deterministic sample: the same records come back until reviewed).")
+    audit_lookback_hours: float = Field(48.0, gt=0, description="How far back the scheduled scan reads the log (should cover the undo and churn windows; findings are stored once, so overlap is free).")
+    daily_job_interval_s: float = Field(86_400.0, ge=0, description="Seconds between runs of the daily job inside `memoryx serve`: the audit scan, the daily accuracy report, a consolidation pass where consolidate_on_daily_job is set, and the schedule.daily event. 0: off.")
+    consolidate_on_daily_job: bool = Field(False, description="The daily job also runs a consolidation pass of every scope.")
+    report_latency_alert_ms: int = Field(5_000, ge=1, description="The daily report flags a day whose judgment latency p95 exceeds this many milliseconds.")
+    metrics_refresh_s: float = Field(60.0, ge=0, description="/metrics recomputes store size, compression and retention at most this often (each is a scan of the memories table).")
+    otel_endpoint: str | None = Field(None, description="OTLP endpoint for OpenTelemetry traces (spans per graph run and node, model calls, searches). Unset: OTEL_EXPORTER_OTLP_ENDPOINT; neither: tracing off and opentelemetry never imported. Needs the 'otel' extra.")
+    otel_content: bool = Field(False, description="Put tenant text (user ids, queries, memories) in span attributes; off: only ids-free counts, names and timings.")
+
     def resolved_sql_url(self) -> str:
         if self.sql_url:
             return self.sql_url

@@ -16,7 +16,6 @@ from langgraph.types import Command
 from memoryx.api.consolidation import consolidate, end_run, restore
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg
-from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
@@ -134,8 +133,8 @@ class AsyncMemory(MemoryFront):
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
-        out = await core.search_graph().ainvoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
+        out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
+        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
@@ -238,6 +237,32 @@ class AsyncMemory(MemoryFront):
     async def judgment_stats(self, *, user_id: str | None = None, agent_id: str | None = None,
                              run_id: str | None = None) -> dict:
         return await asyncio.to_thread(self._core.judgment_stats, user_id, agent_id, run_id)
+
+    async def audit(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                    since: Any = None, kinds: list[str] | str | None = None, store: bool = True,
+                    group_id: str | None = None) -> dict:
+        """See Memory.audit."""
+        return await asyncio.to_thread(self._core.audit, user_id, agent_id, run_id, since, kinds, store, group_id)
+
+    async def findings(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       kinds: list[str] | str | None = None, since: Any = None, dismissed: bool | None = False,
+                       limit: int = 100, offset: int = 0, group_id: str | None = None) -> list[dict]:
+        return await asyncio.to_thread(self._core.findings, user_id, agent_id, run_id, kinds, since, dismissed,
+                                       limit, offset, group_id)
+
+    async def finding(self, finding_id: str) -> dict:
+        return await asyncio.to_thread(self._core.finding, finding_id)
+
+    async def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
+                             verification_trace_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.settle_finding, finding_id, dismiss, reason, verification_trace_id)
+
+    async def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.verify_many, trace_ids, result, notes)
+
+    async def judgment_report(self, *, days: int = 30, user_id: str | None = None, agent_id: str | None = None,
+                              run_id: str | None = None, group_id: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.daily_report, user_id, agent_id, run_id, days, group_id)
 
     async def reindex(self, scope: Scope | dict | None = None, *, user_id: str | None = None,
                       agent_id: str | None = None, run_id: str | None = None) -> dict:

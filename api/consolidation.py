@@ -62,7 +62,8 @@ def consolidate(core: "MemoryCore", user_id=None, agent_id=None, run_id=None, no
     """One consolidation pass over a scope; returns its report (memoryx.graphs.consolidate)."""
     inp, trace_id = consolidation_input(user_id, agent_id, run_id, now, dry_run, group_id=group_id)
     graph = consolidate_graph(core)
-    out = graph.invoke(inp, run_config(trace_id, user_id, agent_id, run_id), context=core.context())
+    config = {**run_config(trace_id, user_id, agent_id, run_id), **({"callbacks": core.callbacks} if core.callbacks else {})}
+    out = graph.invoke(inp, config, context=core.context())
     if graph.checkpointer is not None and (dry_run or not core.settings.keep_finished_checkpoints):
         delete_threads(graph.checkpointer, [trace_id])
     return dict(out["report"])

@@ -28,7 +28,6 @@ from memoryx.api.export_import import export_jsonl, import_records, parse
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
 from memoryx.api.mem0_config import settings_from_config
-from memoryx.api.memory_core import SEARCH_RUN_NAME
 from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
@@ -155,8 +154,8 @@ class Memory(MemoryFront):
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter})
-        out = core.search_graph().invoke(inp, {"run_name": SEARCH_RUN_NAME}, context=core.context())
-        return dict(out.get("result") or {"results": [], "relations": []})  # feedback penalty: in the graph
+        out = core.search_graph().invoke(inp, core.search_config(), context=core.context())
+        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                     run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,
@@ -306,6 +305,42 @@ class Memory(MemoryFront):
     def judgment_stats(self, *, user_id: str | None = None, agent_id: str | None = None,
                        run_id: str | None = None) -> dict:
         return self._core.judgment_stats(user_id, agent_id, run_id)
+
+    def audit(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+              since: Any = None, kinds: list[str] | str | None = None, store: bool = True,
+              group_id: str | None = None) -> dict:
+        """Scan the judgment log for what a human should look at (memoryx.lifecycle.audit): `kinds` any of
+        add_then_delete, churn, parsed_vs_executed, slow, failed, unverified (default all); `since` an ISO time
+        or a span ("24h", "7d"; default MEMORYX_AUDIT_LOOKBACK_HOURS). Returns {"findings": [{"id", "kind",
+        "severity", "trace_ids", "memory_id", "detail", "event_at", "found_at", "new"}], "stored", "scanned"};
+        with `store` (default) new findings are kept, each once (list them with `findings`)."""
+        return self._core.audit(user_id, agent_id, run_id, since, kinds, store, group_id)
+
+    def findings(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 kinds: list[str] | str | None = None, since: Any = None, dismissed: bool | None = False,
+                 limit: int = 100, offset: int = 0, group_id: str | None = None) -> list[dict]:
+        """Stored findings, newest first (`dismissed`: False open ones, True dismissed ones, None both)."""
+        return self._core.findings(user_id, agent_id, run_id, kinds, since, dismissed, limit, offset, group_id)
+
+    def finding(self, finding_id: str) -> dict:
+        """One stored finding by id."""
+        return self._core.finding(finding_id)
+
+    def settle_finding(self, finding_id: str, *, dismiss: bool = False, reason: str | None = None,
+                       verification_trace_id: str | None = None) -> dict:
+        """Dismiss a finding (with a reason) and/or link it to the verified run that settles it."""
+        return self._core.settle_finding(finding_id, dismiss, reason, verification_trace_id)
+
+    def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None, *, allowed=None) -> dict:
+        """Verify several runs with one verdict, each on its own: {"results": [{"trace_id", "status":
+        "verified" | "not_found" | "not_yours"}], "verified": n}. `allowed(record) -> bool` limits it to the
+        records a caller may touch (the server passes its key's check)."""
+        return self._core.verify_many(trace_ids, result, notes, allowed)
+
+    def judgment_report(self, *, days: int = 30, user_id: str | None = None, agent_id: str | None = None,
+                        run_id: str | None = None, group_id: str | None = None) -> dict:
+        """The daily accuracy report of the last `days` UTC days (memoryx.lifecycle.daily), oldest first."""
+        return self._core.daily_report(user_id, agent_id, run_id, days, group_id)
 
     def reindex(self, scope: Scope | dict | None = None, *, user_id: str | None = None,
                 agent_id: str | None = None, run_id: str | None = None) -> dict:

@@ -21,6 +21,7 @@ from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.run_recovery import recover_add_runs
+from memoryx.core.events import MEMORY_ACCESSED, SESSION_END
 from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
@@ -38,6 +39,7 @@ from memoryx.models.factory import make_chat_model
 from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
 from memoryx.runtime.context import Context
 from memoryx.runtime.services import build_services
+from memoryx.runtime.tracing import tracing_callbacks
 from memoryx.search.access import flush_access
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.recipes import RECIPES
@@ -73,6 +75,7 @@ class MemoryCore(ContextReads, JudgmentReads):
         else:
             self._owns_services = False
         self.services = services
+        self.callbacks = tracing_callbacks(self.settings)  # OpenTelemetry spans when configured, else none
         self._lock = threading.Lock()
         self._add_graph = None
         self._checkpointer = None
@@ -164,8 +167,12 @@ class MemoryCore(ContextReads, JudgmentReads):
                                     "set it to auto, sqlite, postgres or memory.")
 
     def run_config(self, trace_id: str, name: str, user_id=None, agent_id=None, run_id=None) -> dict:
-        return add_run_config(trace_id, user_id=user_id, agent_id=agent_id, run_id=run_id, services=self.services,
-                              run_name=name)
+        config = add_run_config(trace_id, user_id=user_id, agent_id=agent_id, run_id=run_id, services=self.services,
+                                run_name=name)
+        return {**config, "callbacks": self.callbacks} if self.callbacks else config
+
+    def search_config(self) -> dict:
+        return {"run_name": SEARCH_RUN_NAME, **({"callbacks": self.callbacks} if self.callbacks else {})}
 
     def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
         """`extra` carries the optional inputs, group_id and speaker among them."""
@@ -204,11 +211,30 @@ class MemoryCore(ContextReads, JudgmentReads):
             snapshot = snapshot_fn()
             pending = self._pending(interrupts, snapshot)
             if pending is not None:
-                return {"results": [], "relations": {"added_entities": [], "deleted_entities": []},
-                        "trace_id": trace_id, "status": "awaiting_review", "pending_operations": pending}
+                paused = {"results": [], "relations": {"added_entities": [], "deleted_entities": []},
+                          "trace_id": trace_id, "status": "awaiting_review", "pending_operations": pending}
+                self._ended(trace_id, paused)
+                return paused
         result = dict((out or {}).get("result") or {})
         result.setdefault("results", [])
         result.setdefault("trace_id", trace_id)
+        self._ended(trace_id, result)
+        return result
+
+    def _ended(self, trace_id: str, result: dict) -> None:
+        """session.end: the run is over (no text in the payload, the judgment record has it)."""
+        events: dict[str, int] = {}
+        for item in result.get("results") or []:
+            events[str(item.get("event"))] = events.get(str(item.get("event")), 0) + 1
+        self.services.sql.events.publish(SESSION_END, {"trace_id": trace_id, "status": result.get("status", "done"),
+                                                       "events": events})
+
+    def searched(self, inp: dict, result: dict) -> dict:
+        """memory.accessed: one event per search with hits, carrying every hit's id (batched, not one per hit)."""
+        ids = [r["id"] for r in result.get("results") or [] if isinstance(r, dict) and r.get("id")]
+        if ids:
+            self.services.sql.events.publish(MEMORY_ACCESSED, {"memory_ids": ids, **{
+                k: inp.get(k) for k in ("user_id", "agent_id", "run_id", "group_id") if inp.get(k)}})
         return result
 
     @staticmethod

@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     if args.command == "judgments" and not getattr(args, "action", None):
-        print("memoryx judgments: choose an action: list, show TRACE_ID, verify TRACE_ID RESULT, stats", file=sys.stderr)
+        print("memoryx judgments: choose an action: list, show TRACE_ID, verify TRACE_ID… --result R, stats, report", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "data_dir", None):
         os.environ["MEMORYX_DATA_DIR"] = args.data_dir

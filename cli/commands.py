@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from memoryx.cli.audit import cmd_report, cmd_verify
 from memoryx.cli.inputs import EXIT_OK, UsageError, json_arg, load_json, load_messages_file, require_scope, scope_kwargs
 from memoryx.cli.render import print_json, print_record, print_table
 
@@ -158,8 +159,9 @@ def cmd_judgments(args, m) -> int:
         row = m.judgments(args.trace_id)
         print_json(row) if args.json else print_record(row)
     elif action == "verify":
-        row = m.verify(args.trace_id, args.result, args.notes)
-        print_json(row) if args.json else print(f"Judgment {args.trace_id} marked {row.get('verification_result', args.result.upper())}.")
+        return cmd_verify(args, m)
+    elif action == "report":
+        return cmd_report(args, m)
     elif action == "stats":
         stats = m.judgment_stats(**scope_kwargs(args))
         if args.json:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memoryx.cli.audit import cmd_audit
 from memoryx.cli.commands import (
     cmd_add,
     cmd_delete,
@@ -103,11 +104,24 @@ def build_parser() -> argparse.ArgumentParser:
     jl.add_argument("--limit", type=int, default=20)
     js = jsub.add_parser("show", help="one judgment by trace id", parents=[common])
     js.add_argument("trace_id")
-    jv = jsub.add_parser("verify", help="record a human verdict", parents=[common])
-    jv.add_argument("trace_id")
-    jv.add_argument("result", type=str.upper, choices=["CORRECT", "INCORRECT", "PARTIAL"])
+    jv = jsub.add_parser("verify", help="record a human verdict on one or more runs: verify T1 T2 … --result CORRECT",
+                         parents=[common])
+    jv.add_argument("trace_ids", nargs="+", metavar="TRACE_ID", help="the runs (memoryx judgments list)")
+    jv.add_argument("--result", type=str.upper, choices=["CORRECT", "INCORRECT", "PARTIAL"],
+                    help="the verdict (the older form `verify TRACE_ID RESULT` works too)")
     jv.add_argument("--notes")
     jsub.add_parser("stats", help="accuracy of verified judgments, latency percentiles", parents=[common])
+    jr = jsub.add_parser("report", help="the daily accuracy report: verdicts, accuracy, latency per day",
+                         parents=[common])
+    jr.add_argument("--days", type=int, default=30, help="days back, today included (1-366)")
+
+    p = cmd("audit", cmd_audit, "scan the judgment log once for what a human should look at and print the findings")
+    p.add_argument("--since", help="an ISO time or a span back from now (24h, 7d); default MEMORYX_AUDIT_LOOKBACK_HOURS")
+    p.add_argument("--kind", action="append", help="only this kind (repeatable): add_then_delete, churn, "
+                                                   "parsed_vs_executed, slow, failed, unverified; default all")
+    p.add_argument("--dry-run", action="store_true", help="print the findings without storing them")
+    p.add_argument("--list", action="store_true", help="list the stored open findings instead of scanning")
+    p.add_argument("--limit", type=int, default=100, help="with --list: at most this many")
 
     p = cmd("resume", cmd_resume, "approve, edit or reject an add run paused for review (trace id from `memoryx add`)")
     p.add_argument("trace_id")

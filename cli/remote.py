@@ -152,6 +152,23 @@ class RemoteMemory:
     def judgment_stats(self, *, user_id=None, agent_id=None, run_id=None) -> dict:
         return self._call("GET", "/v1/judgments/stats", params=_scope(user_id, agent_id, run_id))
 
+    def verify_many(self, trace_ids: list[str], result: str, notes: str | None = None) -> dict:
+        return self._call("POST", "/v1/judgments/verify", json={"trace_ids": trace_ids, "result": result, "notes": notes})
+
+    def audit(self, *, user_id=None, agent_id=None, run_id=None, since=None, kinds=None, store=True, group_id=None) -> dict:
+        if not store or group_id is not None:
+            raise InvalidInputError("--dry-run and --group-id audits run where the stores are (without MEMORYX_URL).")
+        return self._call("POST", "/v1/judgments/audit",
+                          json={**_scope(user_id, agent_id, run_id), "since": since, "kinds": kinds})
+
+    def findings(self, *, user_id=None, agent_id=None, run_id=None, kinds=None, since=None, limit=100, **_: Any) -> list[dict]:
+        params = {**_scope(user_id, agent_id, run_id), "limit": limit, **({"since": since} if since else {}),
+                  **({"kind": kinds} if kinds else {})}
+        return self._call("GET", "/v1/judgments/findings", params=params)["results"]
+
+    def judgment_report(self, *, days=30, user_id=None, agent_id=None, run_id=None, group_id=None) -> dict:
+        return self._call("GET", "/v1/judgments/report", params={**_scope(user_id, agent_id, run_id), "days": days})
+
     # --- what the server does not expose ---------------------------------------------------------------
 
     def reindex(self, **scope: Any) -> dict:

@@ -1,4 +1,6 @@
-"""The in-process event bus: `memory.added / updated / deleted / archived / merged / rolled_back`.
+"""The in-process event bus: `memory.added / updated / deleted / archived / merged / rolled_back`, and
+`session.end` (an add run ended), `memory.accessed` (a search's hits, one event per search) and
+`schedule.daily` (the daily job ran).
 
 The SQL store publishes one event per history row it writes, right after the row's transaction commits
 (stores/sql/memories.py `_publish`), so every path that changes a memory — the add graph, infer=False adds,
@@ -28,7 +30,12 @@ MEMORY_DELETED = "memory.deleted"
 MEMORY_ARCHIVED = "memory.archived"
 MEMORY_MERGED = "memory.merged"
 MEMORY_ROLLED_BACK = "memory.rolled_back"
-EVENTS = (MEMORY_ADDED, MEMORY_UPDATED, MEMORY_DELETED, MEMORY_ARCHIVED, MEMORY_MERGED, MEMORY_ROLLED_BACK)
+# not about one memory: published with `publish` and their own payload
+SESSION_END = "session.end"  # an add run ended (done, failed or paused for review): trace id, status, latency
+MEMORY_ACCESSED = "memory.accessed"  # one per search with hits: the ids recalled, batched
+SCHEDULE_DAILY = "schedule.daily"  # the daily job ran: what it found and did
+EVENTS = (MEMORY_ADDED, MEMORY_UPDATED, MEMORY_DELETED, MEMORY_ARCHIVED, MEMORY_MERGED, MEMORY_ROLLED_BACK,
+          SESSION_END, MEMORY_ACCESSED, SCHEDULE_DAILY)
 ANY = "*"
 
 # history row event -> bus event. Consolidation's events (memoryx.stores.sql.lifecycle) map onto the six:
@@ -80,13 +87,21 @@ class EventBus:
             "user_id": memory.get("user_id"), "agent_id": memory.get("agent_id"), "run_id": memory.get("run_id"),
             "status": memory.get("status"), "deleted": bool(memory.get("deleted_at")), "at": time.time(),
         }
+        return self._deliver(event, payload)
+
+    def publish(self, event: str, payload: dict) -> dict:
+        """Deliver an event that is not about one memory (session.end, memory.accessed, schedule.daily)."""
+        payload = {"event": event, **payload, "at": time.time()}
+        return self._deliver(event, payload)
+
+    def _deliver(self, event: str, payload: dict) -> dict:
         with self._lock:
             subs = list(self._subs.get(event) or ()) + list(self._subs.get(ANY) or ())
         for fn in subs:
             try:
                 fn(dict(payload))  # a copy each: one subscriber cannot change what the next one sees
             except Exception:  # noqa: BLE001 - a subscriber never breaks the write it follows
-                log.exception("event subscriber %r failed on %s for memory %s", fn, event, payload["memory_id"])
+                log.exception("event subscriber %r failed on %s", fn, event)
         return payload
 
     def subscriber_count(self) -> int:

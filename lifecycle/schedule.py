@@ -7,7 +7,9 @@
   interval, one pass per owner of memories (SQLStore.memory_owner_scopes: each user, in and outside each
   group chat, agents' and runs' own memories, groups' own) in batches of settings.consolidate_batch_size,
   each in a worker thread and retried settings.consolidate_retries times; the pass takes the owner's scope
-  lock itself, so it queues behind (never runs beside) an add of the same owner."""
+  lock itself, so it queues behind (never runs beside) an add of the same owner.
+- `daily_loop`: the daily job (lifecycle/daily.py: audit scan, daily report, consolidation where enabled, the
+  schedule.daily event) every settings.daily_job_interval_s."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from memoryx.knowledge.episode_memories import close_idle_episodes
+from memoryx.lifecycle.daily import run_daily_job
 from memoryx.runtime.recovery import replay_outbox
 
 if TYPE_CHECKING:
@@ -80,6 +83,24 @@ def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":
     if interval <= 0:
         return None
     return asyncio.get_running_loop().create_task(consolidate_loop(memory, interval), name="memoryx-consolidate")
+
+
+async def daily_loop(memory: Any, interval_s: float) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            done = await asyncio.to_thread(functools.partial(run_daily_job, memory))
+            log.info("daily job: %d findings (%d new) over %d records", done["findings"], done["new_findings"],
+                     done["scanned"])
+        except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
+            log.warning("daily job failed (retried in %g s): %s", interval_s, exc)
+
+
+def start_daily_loop(memory: Any) -> "asyncio.Task | None":
+    interval = memory.settings.daily_job_interval_s
+    if interval <= 0:
+        return None
+    return asyncio.get_running_loop().create_task(daily_loop(memory, interval), name="memoryx-daily")
 
 
 async def replay_loop(services: "Services", interval_s: float, *, min_age_s: float = REPLAY_MIN_AGE_S) -> None:

@@ -24,9 +24,15 @@ from fastapi import FastAPI
 
 from memoryx.api.memory import Memory
 from memoryx.lifecycle.retention import start_retention_loop
-from memoryx.lifecycle.schedule import start_consolidate_loop, start_replay_loop, stop_background_task
+from memoryx.lifecycle.schedule import (
+    start_consolidate_loop,
+    start_daily_loop,
+    start_replay_loop,
+    stop_background_task,
+)
 from memoryx.runtime.webhooks import attach_server_events
 from memoryx.server import guard
+from memoryx.server.audit_routes import audit_router
 from memoryx.server.auth import HEADER
 from memoryx.server.bulk_routes import bulk_router
 from memoryx.server.consolidate_routes import consolidate_router
@@ -66,6 +72,7 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health_router(served))
     app.include_router(memory_router(served))
+    app.include_router(audit_router(served))  # findings, batch verify, report: before /v1/judgments/{trace_id}
     app.include_router(judgment_router(served))
     app.include_router(mem0_router(served))  # mem0's client: its routes, trailing slashes included
     app.include_router(purge_router(served))  # POST /v1/purge: every trace of a scope
@@ -99,9 +106,11 @@ def _lifespan(served: Served):
         # memory events -> Prometheus counters and, when configured, webhooks
         detach_events = attach_server_events(memory.services.sql.events, served.settings, served.metrics.count_event)
         consolidating = start_consolidate_loop(memory)  # every MEMORYX_CONSOLIDATE_INTERVAL_S, when set
+        daily = start_daily_loop(memory)  # audit scan, daily report, schedule.daily: MEMORYX_DAILY_JOB_INTERVAL_S
         try:
             yield
         finally:
+            await stop_background_task(daily)
             await stop_background_task(consolidating)
             detach_events()
             await stop_background_task(replay)

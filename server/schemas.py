@@ -77,3 +77,24 @@ class VerifyRequest(_Body):
 
 class ResumeRequest(_Body):
     operations: list[dict[str, Any]] | None = Field(None, description="Approved (possibly edited) operations; null approves the pending ones, [] rejects them.")
+
+
+class BatchVerifyRequest(_Body):
+    trace_ids: list[str] = Field(min_length=1, max_length=1000, description="The runs to verify, each on its own.")
+    result: Literal["CORRECT", "INCORRECT", "PARTIAL"]
+    notes: str | None = Field(None, max_length=4000)
+
+
+class AuditRequest(_Body):
+    user_id: str | None = Field(None, min_length=1, max_length=256)
+    agent_id: str | None = Field(None, min_length=1, max_length=256)
+    run_id: str | None = Field(None, min_length=1, max_length=256)
+    since: str | None = Field(None, max_length=64, description="An ISO time or a span back from now (24h, 7d).")
+    kinds: list[str] | None = Field(None, description="add_then_delete, churn, parsed_vs_executed, slow, failed, unverified.")
+
+
+class SettleFindingRequest(_Body):
+    dismiss: bool = Field(False, description="Dismiss the finding.")
+    reason: str | None = Field(None, max_length=4000)
+    verification_trace_id: str | None = Field(None, min_length=1, max_length=64,
+                                              description="A verified run that settles the finding.")

@@ -27,7 +27,8 @@ class Served:
         self.memory = memory
         self.keys = KeyRing(settings.api_keys)
         self.auth = Depends(self.keys)  # a route's `principal` parameter: 401 for a missing or unknown key
-        self.metrics = Metrics(count_memories=lambda: self.mem().services.sql.count_memories())
+        self.metrics = Metrics(count_memories=lambda: self.mem().services.sql.count_memories(),
+                               sql=lambda: self.mem().services.sql, refresh_s=settings.metrics_refresh_s)
 
     def mem(self) -> Any:
         if self.memory is None:

@@ -130,15 +130,16 @@ async function renderJudgments() {
     status: f["f-status"], since: f["f-since"], until: f["f-until"], limit: 200 } });
   const rows = data.results.map((j) => h("tr", { class: "clickable", "data-trace": j.trace_id,
       onclick: () => { location.hash = `#/judgments/${encodeURIComponent(j.trace_id)}`; } },
-    h("td", {}, fmtTime(j.created_at)), h("td", {}, j.user_id || h("i", {}, j.agent_id || "–")),
+    selectCell(j.trace_id), h("td", {}, fmtTime(j.created_at)), h("td", {}, j.user_id || h("i", {}, j.agent_id || "–")),
     h("td", {}, kindBadge(j.operation_type), eventBadges(j.events), eventBadges(j.consolidation),
       j.rolled_back_by ? h("span", { class: "badge rolled-back", title: `rolled back by ${j.rolled_back_by}` }, "rolled back") : null),
     h("td", { class: `st st-${j.status}` }, j.status), h("td", {}, verdictBadge(j)),
     h("td", {}, fmtMs(j.latency_ms)), h("td", { class: "muted" }, j.model_name || "–"), h("td", {}, j.input_preview)));
   show(filterForm(), h("div", { class: "card" },
     h("h2", {}, `Judgments (${data.results.length}${data.results.length === 200 ? "+" : ""})`),
+    rows.length ? batchBar(renderJudgments) : null,
     rows.length ? h("table", { id: "judgment-table" },
-      h("thead", {}, h("tr", {}, ...["When (UTC)", "User", "Operations", "Status", "Verified", "Latency", "Model", "Input"].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, selectAllCell(data.results.map((j) => j.trace_id)), ...["When (UTC)", "User", "Operations", "Status", "Verified", "Latency", "Model", "Input"].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows)) : h("p", { class: "empty" }, "No judgment matches these filters.")));
 }
 
@@ -463,7 +464,7 @@ async function drawRoute() {
   const [, tab = "judgments", arg] = location.hash.split("/");
   document.querySelectorAll("#tabs a").forEach((a) => a.classList.toggle("active", a.dataset.tab === tab));
   const views = { judgments: () => (arg ? renderDetail(decodeURIComponent(arg)) : renderJudgments()), reviews: renderReviews,
-    stats: renderStats, memories: renderMemories, graph: renderGraph };
+    stats: renderStats, memories: renderMemories, graph: renderGraph, findings: renderFindings, report: renderReport };
   try {
     await (views[tab] || renderJudgments)();
   } catch (e) {

@@ -106,6 +106,44 @@ function scatterChart(points, { id, height = 220, refs = [], unit = "" } = {}) {
   return svg;
 }
 
+// Lines per day: rows [{day, ...}], series [{key, color, label}] read with get(row, key); a gap where a value is
+// null (a day nobody verified has no accuracy). Optional fixed max (1 for a ratio) and threshold refs [{v, label}].
+function lineChart(rows, series, { id, height = 220, max, fmt, get = (r, k) => r[k], refs = [] } = {}) {
+  const width = Math.max(480, Math.min(1180, 36 * rows.length + 90));
+  const svg = svgRoot(width, height, id);
+  const x0 = 64, y0 = height - 34, y1 = 14;
+  const values = rows.flatMap((r) => series.map((s) => get(r, s.key))).filter((v) => v !== null && v !== undefined);
+  const top = max || niceMax(Math.max(0, ...values, ...refs.map((r) => r.v || 0)));
+  yAxis(svg, x0, y0, y1, top, width, fmt);
+  const step = rows.length > 1 ? (width - x0 - 24) / (rows.length - 1) : 0;
+  const xAt = (i) => (rows.length > 1 ? x0 + 8 + i * step : (x0 + width) / 2);
+  const yAt = (v) => y0 - (v / top) * (y0 - y1);
+  for (const s of series) {
+    let d = "", pen = false;
+    const dots = [];
+    rows.forEach((r, i) => {
+      const v = get(r, s.key);
+      if (v === null || v === undefined) { pen = false; return; }
+      d += `${pen ? "L" : "M"}${xAt(i).toFixed(1)},${yAt(v).toFixed(1)} `;
+      pen = true;
+      const dot = svgEl("circle", { cx: xAt(i), cy: yAt(v), r: 3, fill: s.color, "data-series": s.key, "data-day": r.day });
+      dot.appendChild(svgEl("title", {}, `${r.day} ${s.label || s.key}: ${fmt ? fmt(v) : v}`));
+      dots.push(dot);
+    });
+    if (d) svg.appendChild(svgEl("path", { d: d.trim(), fill: "none", stroke: s.color, "stroke-width": 2 }));
+    dots.forEach((dot) => svg.appendChild(dot));
+  }
+  for (const r of refs) {
+    svg.appendChild(svgEl("line", { x1: x0, x2: width - 8, y1: yAt(r.v), y2: yAt(r.v), stroke: "#c8423b", "stroke-dasharray": "4 3" }));
+    svg.appendChild(svgEl("text", { x: width - 10, y: yAt(r.v) - 3, "text-anchor": "end", fill: "#c8423b" }, r.label));
+  }
+  rows.forEach((r, i) => {
+    if (rows.length <= 16 || i % Math.ceil(rows.length / 16) === 0)
+      svg.appendChild(svgEl("text", { x: xAt(i), y: y0 + 16, "text-anchor": "middle" }, r.day.slice(5)));
+  });
+  return svg;
+}
+
 // Entities and relations: nodes on a circle, then a few hundred deterministic force steps (repulsion,
 // springs on edges, a pull to the centre). Small graphs (a user's) settle well within a frame.
 function layoutGraph(nodes, edges, width, height) {
@@ -175,4 +213,4 @@ function graphSvg(entities, relations, { width = 900, height = 560 } = {}) {
   return svg;
 }
 
-window.MXCharts = { barChart, stackedBars, scatterChart, graphSvg };
+window.MXCharts = { barChart, stackedBars, scatterChart, lineChart, graphSvg };

@@ -9,16 +9,19 @@ Modules: base.py (engine, transactions, locks, projection intents) with statisti
 schema.py (the tables and their dict shapes), migrations.py, core_rows.py (rows through SQLAlchemy Core),
 values.py (ids, times, scope conditions); one module per concept: memories.py, judgments.py, graph_truth.py
 (entities.py + relations.py over graph_rows.py), outbox.py, purge.py, lifecycle.py and lifecycle_undo.py,
-feedback.py, transfer.py, profiles.py, links.py.
+feedback.py, transfer.py, profiles.py, links.py, findings.py (the judgment log's audit findings and daily
+reports), measures.py (what the server's metrics read).
 """
 
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.feedback import FEEDBACK_VALUES, MemoryFeedback
+from memoryx.stores.sql.findings import JudgmentAudits  # audit findings and daily reports
 from memoryx.stores.sql.graph_truth import GraphTruth
 from memoryx.stores.sql.judgments import JUDGMENT_STATUSES, VERIFICATION_RESULTS, JudgmentLog
 from memoryx.stores.sql.lifecycle import MemoryLifecycle
 from memoryx.stores.sql.lifecycle_undo import ConsolidationUndo
 from memoryx.stores.sql.links import MemoryLinks  # memory <-> memory links (agent tools)
+from memoryx.stores.sql.measures import StoreMeasures  # what the server's metrics read
 from memoryx.stores.sql.memories import MemoryRecords
 from memoryx.stores.sql.migrations import MIGRATIONS, SCHEMA_VERSION
 from memoryx.stores.sql.outbox import PROJECTION_KINDS, ProjectionOutbox
@@ -40,7 +43,8 @@ from memoryx.stores.sql.transfer import HistoryTransfer  # a memory's history re
 
 
 class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, ConsolidationUndo,
-               MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks):
+               MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks, JudgmentAudits,
+               StoreMeasures):
     """System of record. Thread-safe: each method is one short transaction on its own session."""
 
 

@@ -17,7 +17,15 @@ from sqlalchemy.engine import Connection, Engine
 
 from memoryx.core.link_types import LINK_TYPES, link_type
 from memoryx.errors import InvalidInputError, StoreUnavailableError
-from memoryx.stores.sql.schema import Base, FeedbackRow, MemoryLinkRow, ProfileValueRow, SchemaVersion
+from memoryx.stores.sql.schema import (
+    Base,
+    DailyReportRow,
+    FeedbackRow,
+    FindingRow,
+    MemoryLinkRow,
+    ProfileValueRow,
+    SchemaVersion,
+)
 from memoryx.stores.sql.values import utc_now
 
 
@@ -111,6 +119,12 @@ def _typed_links(conn: Connection) -> None:
             conn.execute(sa.update(table).where(table.c.id == r.id).values(relation=kind))
 
 
+def _v8_judgment_audits(conn: Connection) -> None:
+    """The judgment log's audit: the judgment_findings and judgment_daily_reports tables."""
+    FindingRow.__table__.create(conn, checkfirst=True)
+    DailyReportRow.__table__.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_baseline),
     (2, _v2_memory_status),
@@ -119,6 +133,7 @@ MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (5, _v5_profiles),
     (6, _v6_event_time),  # invalid_at, history / relation event times, memory_links
     (7, _v7_importance),  # importance_factors, confidence; memory links typed
+    (8, _v8_judgment_audits),  # judgment_findings, judgment_daily_reports
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations

@@ -23,6 +23,7 @@ from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
     FeedbackRow,
+    FindingRow,
     HistoryRow,
     JudgmentRow,
     MemoryLinkRow,
@@ -184,6 +185,8 @@ class ScopePurge(SQLStoreBase):
             counts["memories"] = s.execute(sa.delete(MemoryRow).where(*scope_where(MemoryRow, scope))).rowcount or 0
             counts["judgments"] = s.execute(sa.delete(JudgmentRow).where(*scope_where(JudgmentRow, scope))).rowcount or 0
             counts["raw_inputs"] = s.execute(sa.delete(RawInputRow).where(*scope_where(RawInputRow, scope))).rowcount or 0
+            counts["findings"] = s.execute(sa.delete(FindingRow).where(  # their details quote the memories
+                *scope_where(FindingRow, scope))).rowcount or 0
         return {"counts": counts, "memory_ids": mem_ids, "entity_ids": ent_ids, "relation_ids": sorted(rel_ids)}
 
     @staticmethod

@@ -253,6 +253,34 @@ class MemoryLinkRow(ScopeColumns, Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class FindingRow(ScopeColumns, Base):
+    """A finding of the judgment log's audit (lifecycle/audit.py). The id is derived from what was found (kind,
+    runs, memory), so a scan that sees the same anomaly again stores nothing new."""
+    __tablename__ = "judgment_findings"
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(32), index=True)
+    severity: Mapped[str] = mapped_column(sa.String(16))
+    trace_ids: Mapped[list] = mapped_column(JSONType)
+    memory_id: Mapped[str | None] = mapped_column(sa.String(64), index=True)
+    detail: Mapped[str] = mapped_column(sa.Text)
+    event_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # when the anomaly happened
+    found_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    dismissed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    dismissed_reason: Mapped[str | None] = mapped_column(sa.Text)
+    verification_trace_id: Mapped[str | None] = mapped_column(sa.String(64))  # the verified run it was settled by
+
+
+class DailyReportRow(Base):
+    """The judgment log's report of one UTC day for one scope ("*": every scope), kept once computed."""
+    __tablename__ = "judgment_daily_reports"
+    __table_args__ = (sa.UniqueConstraint("day", "scope_key", name="uq_daily_report_day_scope"),)
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    day: Mapped[str] = mapped_column(sa.String(10), index=True)
+    scope_key: Mapped[str] = mapped_column(sa.String(1100))
+    report: Mapped[dict] = mapped_column(JSONType)
+    computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 # ---- row -> dict -----------------------------------------------------------------------------------------
 
 def memory_dict(row: MemoryRow) -> dict:
@@ -308,4 +336,13 @@ def outbox_dict(row: OutboxRow) -> dict:
     return {
         "id": row.id, "kind": row.kind, "target_id": row.target_id, "error": row.error,
         "attempts": row.attempts, "created_at": iso(row.created_at), "updated_at": iso(row.updated_at),
+    }
+
+
+def finding_dict(row: FindingRow) -> dict:
+    return {
+        "id": row.id, "kind": row.kind, "severity": row.severity, "trace_ids": list(row.trace_ids or []),
+        "memory_id": row.memory_id, "detail": row.detail, **scope_dict(row), "event_at": iso(row.event_at),
+        "found_at": iso(row.found_at), "dismissed": row.dismissed_at is not None, "dismissed_at": iso(row.dismissed_at),
+        "dismissed_reason": row.dismissed_reason, "verification_trace_id": row.verification_trace_id,
     }

@@ -41,6 +41,8 @@ LAZY_THIRD_PARTY = (
     "fcntl",
     # the server stack and the CLI's extras
     "langserve", "uvicorn", "tqdm", "httpx",
+    # tracing: the `otel` extra, imported only once it is configured
+    "opentelemetry",
 )
 # Where a `memoryx` import may sit inside a function: the CLI loads the API only once a command runs, so
 # `memoryx --help` answers at once; the facade loads Memory on first use, so `import memoryx` stays cheap.

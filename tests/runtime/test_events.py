@@ -98,7 +98,7 @@ def test_subscriber_failure_never_breaks_an_add(mem, caplog):
 def test_webhook_signed_retried_and_verified(mem):
     rx = _Receiver(fail_first=1)  # the first delivery fails: retried with backoff
     hook = WebhookDispatcher(rx.url, secret=SECRET, max_attempts=3, backoff_s=0.05)
-    off = mem.on("*", hook.subscriber)
+    off = mem.on("memory.added", hook.subscriber)  # not the run's session.end
     try:
         mem.add("I speak Finnish", user_id="frank", infer=False)
         assert hook.drain(10)

@@ -205,7 +205,8 @@ def test_verify_a_judgment_and_approve_a_review(site, page):
 @needs_browser
 def test_a_user_key_sees_only_its_user(site, page):
     _sign_in(page, site["url"], "key-bob")
-    users = page.eval_on_selector_all("#judgment-table tbody tr td:nth-child(2)", "els => els.map(e => e.textContent)")
+    # the user column, after the row's select box
+    users = page.eval_on_selector_all("#judgment-table tbody tr td:nth-child(3)", "els => els.map(e => e.textContent)")
     assert users and set(users) == {"bob"}
     assert page.eval_on_selector_all("#user-pick option", "els => els.map(e => e.value)") == ["bob"]
     # what the page would get if it asked for alice: refused by the API
