@@ -20,8 +20,8 @@ from typing import Any
 from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
+from memoryx.api.records import list_records
 from memoryx.api.run_recovery import recover_add_runs
-from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.graphs.add import add_run_config, compile_add_graph
@@ -230,23 +230,8 @@ class MemoryCore(ContextReads, JudgmentReads):
         return self.services.sql.get_memory(check_id(memory_id), scope=scope)
 
     def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
-        scope = scope_of_ids(user_id, agent_id, run_id, group_id)
-        limit = check_limit(limit) or 100
-
-        if filters is not None and not isinstance(filters, dict):
-            raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
-        node = parse_filters(with_alive(filters))  # expired memories stay out of lists (get by id keeps them)
-        out: list[dict] = []
-        offset = 0
-        while len(out) < limit:
-            page = self.services.sql.list_memories(scope, limit=_PAGE, offset=offset)
-            # merged and archived memories are listed only on request, as search does
-            out.extend(m for m in page if matches(node, m)
-                       and (include_archived or m.get("status") not in ("merged", "archived")))
-            if len(page) < _PAGE:
-                break
-            offset += _PAGE
-        return {"results": out[:limit]}
+        return list_records(self.services.sql, scope_of_ids(user_id, agent_id, run_id, group_id), limit, filters,
+                            include_archived)
 
     def update(self, memory_id, text, metadata, scope: Scope | None = None, actor: str = "api") -> dict:
         memory_id = check_id(memory_id)

@@ -52,9 +52,18 @@ def _unavailable_message(exc: Exception) -> str:
     return msg + server_hint(settings)
 
 
+# commands that only read the system of record: embedded, they open SQL alone (memoryx.api.records)
+_RECORD_READS = {"list", "get", "history"}
+_JUDGMENT_READS = {"list", "show", "stats"}
+
+
+def _reads_records_only(args) -> bool:
+    return args.command in _RECORD_READS or (args.command == "judgments" and args.action in _JUDGMENT_READS)
+
+
 def _open_memory(args):
     """The memory a command works on: the server at MEMORYX_URL when set (not for `serve`, which is the
-    server), else the embedded stores."""
+    server), else the embedded stores: the SQL store alone for a read, every store for the rest."""
     from memoryx.settings import get_settings
 
     settings = get_settings()
@@ -62,6 +71,10 @@ def _open_memory(args):
         from memoryx.cli.remote import RemoteMemory
 
         return RemoteMemory(settings.url, settings.api_key)
+    if _reads_records_only(args):
+        from memoryx.api.records import RecordReader
+
+        return RecordReader(settings)
     from memoryx.api.memory import Memory
 
     return Memory()

@@ -127,8 +127,9 @@ def test_exit_codes(data_dir, tmp_path):
 
 
 def test_serve_holds_the_data_dir(tmp_path):
-    """`memoryx serve` runs the HTTP server; while it holds the data directory the CLI exits 3 and says
-    which process holds it and what to do (the embedded vector store admits one process per data dir)."""
+    """`memoryx serve` runs the HTTP server; while it holds the data directory a CLI command that needs the
+    vector store exits 3 and says which process holds it and what to do (the embedded vector store admits one
+    process per data dir); list, get, history and judgments read SQL alone and still answer."""
     import signal
     import socket
     import time
@@ -157,9 +158,12 @@ def test_serve_holds_the_data_dir(tmp_path):
             time.sleep(0.5)
         added = httpx.post(f"{url}/v1/memories", json={"messages": "I live in Bern.", "user_id": "srv"}, timeout=120)
         assert added.status_code == 200 and added.json()["results"]
-        held = run(data, "list", "--user-id", "srv", check=3)
+        held = run(data, "search", "where do I live?", "--user-id", "srv", check=3)
         assert "one process per data dir" in held.stderr and "memoryx serve" in held.stderr
         assert url in held.stderr
+        # reads of the system of record open SQL alone, so they work beside the server
+        while_served = json.loads(run(data, "list", "--user-id", "srv", "--json").stdout)
+        assert [r["memory"] for r in while_served["results"]] == [added.json()["results"][0]["memory"]]
     finally:
         server.send_signal(signal.SIGINT)
         out, _ = server.communicate(timeout=60)
