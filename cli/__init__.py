@@ -1,5 +1,6 @@
 """`memoryx` command line.
 
+    memoryx setup                                 # prepare the local encoder once (progress bar)
     memoryx demo                                  # scripted English + Chinese conversation, offline
     memoryx add "I moved to Berlin" --user-id alice
     memoryx search "where do I live?" --user-id alice --json
@@ -115,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         precheck(args)  # usage errors before the (slow) stores open
         _check_remote_options(args)
+        if args.command == "setup":  # prepares the models; opens no store
+            return args.func(args, None)
         if args.command == "mcp":  # opens the memory on its first tool call
             return args.func(args, lambda: _open_memory(args))
         m = _open_memory(args)
