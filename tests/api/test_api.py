@@ -36,7 +36,8 @@ def test_add_returns_mem0_shape(mem):
     for item in out["results"]:
         assert set(item) >= {"id", "memory", "event"}
         assert item["event"] == "ADD"
-    uuid.UUID(out["trace_id"])
+        assert uuid.UUID(item["id"]).version == 5  # derived from the trace id and the operation (docs/contracts.md)
+    assert uuid.UUID(out["trace_id"]).version == 4
     assert isinstance(out.get("relations", {}), dict)
     # the same statement again changes nothing
     again = mem.add("Hi, I live in Berlin and I love sushi.", user_id=user)
@@ -246,6 +247,18 @@ def test_get_context_and_reindex(mem):
     report = mem.reindex(user_id=user)
     assert isinstance(report, dict)
     assert mem.search("peanuts", user_id=user)["results"]
+
+
+def test_get_context_dates_a_fact_by_when_it_happened(mem):
+    """A fact about an earlier day is shown with that day, not with the day it was stored."""
+    user = _uid("ctx-date")
+    mem.add([{"role": "user", "content": "I went to Paris yesterday.", "timestamp": "2026-05-08T10:00:00Z"}], user_id=user)
+    mem.add("I live in Rome.", user_id=user)  # no date of its own: dated by when it was said (today)
+    block = mem.get_context("where did I travel?", user_id=user, max_tokens=300)["context"]
+    paris = next(line for line in block.splitlines() if "Paris" in line)
+    assert paris.startswith("- [2026-05-07]"), block
+    rome = next(line for line in block.splitlines() if "Rome" in line)
+    assert not rome.startswith("- [2026-05-0"), block
 
 
 def test_from_config_mem0_style(tmp_path):

@@ -170,3 +170,11 @@ def test_serve_holds_the_data_dir(tmp_path):
     assert "LOCAL DEVELOPMENT MODE" in out
     listed = json.loads(run(data, "list", "--user-id", "srv", "--json").stdout)  # free again, data persisted
     assert [r["memory"] for r in listed["results"]] == [added.json()["results"][0]["memory"]]
+
+
+def test_a_bad_setting_names_the_variable(tmp_path):
+    out = run(tmp_path, "list", "--user-id", "x", check=1, env={"MEMORYX_GRAPH_BACKEND": "bogus"})
+    assert "MEMORYX_GRAPH_BACKEND='bogus'" in out.stderr and "falkordb" in out.stderr, out.stderr
+    assert "Unexpected error" not in out.stderr and "ValidationError" not in out.stderr
+    out = run(tmp_path, "add", "I like tea", "--user-id", "x", check=1, env={"MEMORYX_SIMILAR_TOP_K": "many"})
+    assert "MEMORYX_SIMILAR_TOP_K='many'" in out.stderr, out.stderr
