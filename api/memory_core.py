@@ -28,6 +28,7 @@ from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.graphs.search import graph
 from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
 from memoryx.ingest.messages import check_metadata_size
+from memoryx.ingest.speakers import with_participants
 from memoryx.knowledge import memory_graph
 from memoryx.lifecycle import feedback as fb
 from memoryx.lifecycle.purge import purge_scope
@@ -108,8 +109,10 @@ class MemoryCore(ContextReads, JudgmentReads):
 
     def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id, *,
                   expiration_date=None, immutable: bool = False, agent_memory: str | None = None,
-                  instructions: dict | None = None, group_id: str | None = None) -> tuple[dict, dict]:
+                  instructions: dict | None = None, group_id: str | None = None,
+                  participants: dict | None = None) -> tuple[dict, dict]:
         scope_of_ids(user_id, agent_id, run_id, group_id)  # fail fast with a ScopeError naming the fields
+        messages = with_participants(messages, participants, group_id)
         if messages is None:
             raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
         if isinstance(messages, dict) or (hasattr(messages, "content") and hasattr(messages, "type")):

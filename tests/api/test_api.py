@@ -359,3 +359,21 @@ def test_update_extracts_relations_again(mem):
     assert (user, "lives_in", "Lisbon") not in triples
     assert {"source": user, "relationship": "lives_in", "destination": "Lisbon"} in updated["relations"]["deleted_entities"]
     assert all(r["memory_id"] == mid for r in mem.services.sql.relations_for_memory(mid))
+
+
+def test_participants_link_each_speakers_facts_to_their_user(mem):
+    """participants= maps speaker names to user ids: a speaker's "I" facts belong to that user within the group,
+    so a chatbot asks about each participant by their user id (search and list with user_id + group_id)."""
+    group, caro, mel = _uid("club"), _uid("u-caro"), _uid("u-mel")
+    chat = [{"role": "user", "name": "Caroline", "content": "I moved to Boston."},
+            {"role": "user", "name": "melanie", "content": "I like painting."}]
+    mem.add(chat, group_id=group, participants={"Caroline": caro, "Melanie": mel})
+    found = mem.search("where do I live?", user_id=caro, group_id=group)["results"]
+    assert found and "Boston" in found[0]["memory"], found
+    assert not any("painting" in r["memory"] for r in found)
+    assert any("painting" in r["memory"] for r in mem.get_all(user_id=mel, group_id=group)["results"])
+    assert not mem.get_all(user_id="Caroline", group_id=group)["results"]  # the name is not the participant id
+    with pytest.raises(InvalidInputError, match="group_id"):
+        mem.add(chat, user_id=caro, participants={"Caroline": caro})
+    with pytest.raises(InvalidInputError, match="speaker names to user ids"):
+        mem.add(chat, group_id=group, participants={"Caroline": 17})
