@@ -61,5 +61,5 @@ def cmd_setup(args, _memory) -> int:
                     "cache_dir": str(emb.cache_dir), "seconds": round(took, 2)})
     else:
         print(f"Encoder ready: {emb.runtime} runtime, {len(vector)} dimensions, cached in {emb.cache_dir} "
-              f"({took:.1f} s).\nNext: `memoryx demo`, or `memoryx add \"I live in Berlin\" --user-id alice`.")
+              f"({took:.1f} s).")
     return EXIT_OK
