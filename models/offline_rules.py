@@ -5,22 +5,29 @@ set of statements and nothing else. This module is that set. Each statement is p
 (attribute, value, polarity, language); `fact_text` renders the canonical memory text for it, and the same
 parser reads those canonical texts back, so existing memories can be compared with new facts.
 
-Covered statements (first person, and the canonical third-person form the offline model stores):
+Covered statements (first person, and the canonical third-person form the offline model stores). Each rule
+is a sentence shape, not a list of sentences: a short lead-in before it ("Big news: ...", "So ...",
+"好消息：...", "実は、...") is skipped, and a like of several things ("I like A, B and C", "我喜欢A和B",
+"私はAとBが好きです") is one statement per thing (`parse_clause`).
 
 =========== =============================== ======================== ============================
 attribute   English                         Chinese                  Japanese
 =========== =============================== ======================== ============================
-name        My name is X / I am called X /  我叫X / 我的名字是X /    私の名前はXです /
-            Call me X                       我名叫X                  私はXと申します
-home        I live in X / I'm living in X   我住在X / 我现在住在X    私はXに住んでいます
-move        I moved to X / I just moved     我搬到了X / 我搬到X /    私はXに引っ越しました
-            to X / I have moved to X        我搬去了X
-work        I work at X / I work for X /    我在X工作 / 我在X上班    私はXで働いています
-            I'm working at X
-like        I like X / I love X / I enjoy X 我喜欢X / 我很喜欢X      私はXが好きです
-retraction  I don't like X anymore /        我不再喜欢X /            私はもうXが好きではありません /
-            I no longer like X /            我不喜欢X了              Xが好きではなくなりました
-            I don't like X
+name        My name is X / Call me X /      我叫X / 我的名字是X /    私の名前はXです /
+            I'm X (capitalised, 1-2 words)  (greeting)我是X          私はXと申します / はじめまして、Xです
+home        I/we live in X / I'm based in X 我(们)住在X              私はXに住んでいます
+move        I/we (have) moved to X /        我(们)搬(家)到X          Xに/へ引っ越しました /
+            my wife and I relocated to X                             Xに引っ越してきました
+work        I work at/for X / I joined X /  我在X工作 / 我在X上班 /  私はXで働いています /
+            I started working at X /        我加入了X / 我入职了X    Xに入社しました / Xに勤めています
+            I got a job at X
+leaving     I quit/left/resigned from X     我从X辞职了 / 我离开了X  Xを辞めました / Xを退職しました /
+            (X capitalised: an employer)    我不在X工作了            もうXで働いていません
+like        I like/love/enjoy/adore X /     我喜欢X / 我爱X          私はXが好きです /
+            I'm into X / I'm a fan of X                              Xにハマっています
+retraction  I don't like X anymore /        我不再喜欢X /            もうXが好きではありません /
+            I stopped liking X / I've gone  我不喜欢X了 /            Xが好きじゃなくなりました /
+            off X / I'm not into X anymore  我对X没兴趣了            Xに飽きました
 =========== =============================== ======================== ============================
 
 Canonical fact texts: "User's name is X", "User lives in X", "User now lives in X" (a move), "User works
@@ -30,7 +37,8 @@ at X", "User likes X", "User no longer likes X" / "用户叫X", "用户住在X",
 home ("now lives in"), so it shares words with the old home memory and retrieval finds the memory to update.
 
 Single-valued attributes are name, home (a move sets home) and work: a new value UPDATEs the old memory.
-A retraction DELETEs the matching like (and is itself kept as a fact). Anything else is not understood by
+A retraction DELETEs the matching like, and leaving a job the matching work memory ("User no longer works
+at X", "用户不再在X工作", "ユーザーはもうXで働いていない"); the retraction itself is kept as a fact. Anything else is not understood by
 these rules.
 """
 
@@ -147,7 +155,8 @@ _ZH_GREETING = r"(?:你好|您好|大家好|嗨|哈喽|hi|hello)[，,！!\s]*"
 _ZH_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:不再|不)(?:喜欢|爱){_ZH_VALUE}{_ZH_END}")),
     ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}对{_ZH_VALUE}(?:没|不感)兴趣{_ZH_END}")),
-    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:从)?{_ZH_VALUE}辞职{_ZH_END}")),
+    # "我(上个月)从腾讯辞职了": a short time before 从 is not the employer
+    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:[^从，。]{{0,6}}从)?{_ZH_VALUE}辞职{_ZH_END}")),
     ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:离开了|离职了|辞掉了|辞去了){_ZH_VALUE}(?:的工作)?{_ZH_END}")),
     ("work", "", False, re.compile(r"^(?:我|用户)" + _ZH_ADV + r"(?:不再|不)在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
     ("name", "", True, re.compile(rf"^(?:你好|您好)?[，,！!]?(?:我|用户)(?:的名字是|名叫|叫做|叫){_ZH_VALUE}{_ZH_END}")),
@@ -160,7 +169,7 @@ _ZH_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
 ]
 
 _JA_VALUE = r"(?P<v>[^、。！？，,.!?\s]+?)"
-_JA_TOPIC = r"(?:私は|僕は|俺は|ユーザーは)?(?:もう|今は|最近)?"
+_JA_TOPIC = r"(?:私は|僕は|俺は|ユーザーは)?(?:もう|今は|最近は?)?"
 _JA_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("like", "", False, re.compile(rf"^(?:私は|ユーザーは)?もう{_JA_VALUE}が好きでは(?:ありません|ない)$")),
     ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きでは(?:なくなりました|なくなった)$")),
@@ -254,6 +263,10 @@ def parse_clause(clause: str) -> list[Statement]:
         return []
     if st.attribute != "like":
         return [st]
+    value = st.value
+    if st.lang == "en" and "," in value and not re.search(r",[^,]+\s(?:and|or)\s", value):
+        value = value.split(",", 1)[0]  # "tango, to be honest": a remark after the thing, not a list
+        st = replace(st, value=value.strip())
     splitter = {"en": _EN_AND, "zh": _ZH_AND, "ja": _JA_AND}[st.lang]
     parts = [p.strip() for p in splitter.split(st.value) if p and p.strip()]
     if len(parts) < 2:
