@@ -11,11 +11,13 @@
 Tables for people, `--json` for scripts. Exit codes: 0 ok, 1 usage or input error, 2 not found,
 3 a store is unavailable (e.g. the data directory is held by `memoryx serve`).
 
-Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `serve`,
+Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `setup`, `serve`,
 `inputs` (exit codes, usage errors, option parsing), `render` (tables and JSON), `progress`, `remote` (the
 REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
-`memoryx --help` and usage errors answer at once.
+`memoryx --help` and usage errors answer at once. The reads (list, get, history, judgments list/show/stats)
+open the SQL store alone (memoryx.api.records), without the vector shard, the graph server, the encoder or
+LangGraph; `setup` opens no store.
 
 May import: server, api and everything below them (the top layer; nothing imports the CLI).
 """

@@ -178,3 +178,23 @@ def test_a_bad_setting_names_the_variable(tmp_path):
     assert "Unexpected error" not in out.stderr and "ValidationError" not in out.stderr
     out = run(tmp_path, "add", "I like tea", "--user-id", "x", check=1, env={"MEMORYX_SIMILAR_TOP_K": "many"})
     assert "MEMORYX_SIMILAR_TOP_K='many'" in out.stderr, out.stderr
+
+
+def test_reads_open_sql_alone(data_dir):
+    """list, get, history and judgments start no vector shard, graph server, encoder or LangGraph: what keeps
+    an embedded read near a second. Checked from the modules the command's process loaded."""
+    user = f"cli-{uuid.uuid4().hex[:6]}"
+    added = json.loads(run(data_dir, "add", "I live in Graz.", "--user-id", user, "--json").stdout)
+    memory_id = added["results"][0]["id"]
+    probe = ("import json, sys\nfrom memoryx.cli import main\ncode = main(sys.argv[1:])\n"
+             "heavy = [m for m in ('langgraph', 'langchain_core', 'onnxruntime', 'torch', 'qdrant_edge', 'falkordb',"
+             " 'memoryx.graphs', 'memoryx.stores.graph', 'memoryx.stores.vectors') if m in sys.modules]\n"
+             "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
+    for args in (["list", "--user-id", user], ["get", memory_id], ["history", memory_id], ["judgments", "list"],
+                 ["judgments", "stats"]):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "MEMORYX_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1",
+                                   "MEMORYX_ENV_FILE": str(data_dir / "none.env")})
+        report = json.loads(proc.stderr.strip().splitlines()[-1])
+        assert report == {"code": 0, "heavy": []}, (args, report, proc.stderr[-2000:])
+    assert "Graz" in run(data_dir, "list", "--user-id", user).stdout
