@@ -8,7 +8,12 @@ BASE=${PYTHON:-python3}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 if [ ! -x .venv/bin/python ]; then
   echo "Creating the virtual environment .venv ..."
-  "$BASE" -m venv --system-site-packages .venv
+  if ! "$BASE" -m venv --system-site-packages .venv; then
+    rm -rf .venv
+    echo "error: $BASE could not create a virtual environment. On Debian/Ubuntu: apt-get install python3-venv;" \
+         "or name another Python 3.11+ with PYTHON=/path/to/python3 bash scripts/setup.sh" >&2
+    exit 1
+  fi
 fi
 PY=.venv/bin/python
 # Installed again only when the dependencies changed (the stamp is a digest of pyproject.toml and constraints.txt).
