@@ -241,16 +241,21 @@ def warn_unknown_env(environ: dict[str, str] | None = None) -> None:
         log.warning("environment variable %s is not a MemoryX setting and is ignored%s", name, hint)
 
 
-def setting_error(exc: ValidationError) -> InvalidInputError:
-    """A ValidationError of Settings restated per MEMORYX_* variable: which one, its value, what it accepts."""
+def setting_error(exc: ValidationError, arguments: dict | None = None) -> InvalidInputError:
+    """A ValidationError of Settings restated per setting: its MEMORYX_* variable (or the keyword argument
+    given in `arguments`), the value, what it accepts and where to fix it."""
     lines = []
     for err in exc.errors():
-        name = ENV_PREFIX + "_".join(str(part) for part in err.get("loc", ()) if isinstance(part, str)).upper()
-        value = os.environ.get(name, err.get("input"))
-        lines.append(f"{name}={value!r}: {err.get('msg', 'invalid')}")
-    return InvalidInputError("Invalid setting: " + "; ".join(lines)
-                             + ". Fix or unset the variable (in the environment or the .env file); "
-                               "docs/configuration.md lists every setting.")
+        field = "_".join(str(part) for part in err.get("loc", ()) if isinstance(part, str))
+        name = ENV_PREFIX + field.upper()
+        if arguments and field in arguments:
+            lines.append(f"{field}={arguments[field]!r} (the setting {name}): {err.get('msg', 'invalid')}")
+        else:
+            lines.append(f"{name}={os.environ.get(name, err.get('input'))!r}: {err.get('msg', 'invalid')}")
+    where = ("Fix the argument, or the variable in the environment or the .env file"
+             if arguments else "Fix or unset the variable (in the environment or the .env file)")
+    return InvalidInputError("Invalid setting: " + "; ".join(lines) + f". {where}; docs/configuration.md lists "
+                             "every setting.")
 
 
 def settings_table() -> str:

@@ -377,3 +377,8 @@ def test_participants_link_each_speakers_facts_to_their_user(mem):
         mem.add(chat, user_id=caro, participants={"Caroline": caro})
     with pytest.raises(InvalidInputError, match="speaker names to user ids"):
         mem.add(chat, group_id=group, participants={"Caroline": 17})
+
+
+def test_a_bad_setting_argument_names_the_setting(tmp_path):
+    with pytest.raises(InvalidInputError, match=r"graph_backend='bogus' \(the setting MEMORYX_GRAPH_BACKEND\)"):
+        Memory(data_dir=tmp_path, graph_backend="bogus")
