@@ -16,8 +16,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memoryx.errors import InvalidInputError
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +72,7 @@ class Settings(BaseSettings):
     embedding_dims: int | None = Field(None, description="Embedding dimensions; required for remote models unless the model's default is known.")
     embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
     embedding_runtime: Literal["auto", "onnx", "torch"] = Field("auto", description="Engine of a local embedding model: 'onnx' (ONNX Runtime over a graph built once from the same weights, cached in embedding_cache_dir; no torch import once cached), 'torch' (sentence-transformers), or 'auto' (ONNX, falling back to torch with a logged warning). Same vectors within float32 rounding.")
-    embedding_cache_dir: Path | None = Field(None, description="Where the ONNX encoder built from a local model is cached; default <data_dir>/models. Several data directories (or a test suite) can share one.")
+    embedding_cache_dir: Path | None = Field(None, description="Where the ONNX encoder built from a local model is cached (`memoryx setup` builds it); default $XDG_CACHE_HOME/memoryx/models (~/.cache/memoryx/models), shared by every data directory so a new one starts without a rebuild.")
 
     # --- add pipeline --------------------------------------------------------------------------
     similarity_threshold: float = Field(0.7, description="Minimum cosine similarity for an existing memory to be shown to the judge.")
@@ -222,6 +224,13 @@ class Settings(BaseSettings):
             return self.sql_url
         return f"sqlite:///{(self.data_dir / 'memoryx.db').resolve()}"
 
+    def resolved_embedding_cache_dir(self) -> Path:
+        """Where the local encoder's ONNX graph is cached: the setting, else the user's cache directory."""
+        if self.embedding_cache_dir is not None:
+            return self.embedding_cache_dir
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "memoryx" / "models"
+
     def model_for(self, role: Literal["extraction", "judgment", "graph"]) -> str:
         return getattr(self, f"{role}_llm") or self.llm
 
@@ -255,8 +264,40 @@ def warn_unknown_env(environ: dict[str, str] | None = None) -> None:
         log.warning("environment variable %s is not a MemoryX setting and is ignored%s", name, hint)
 
 
+def setting_error(exc: ValidationError, arguments: dict | None = None) -> InvalidInputError:
+    """A ValidationError of Settings restated per setting: its MEMORYX_* variable (or the keyword argument
+    given in `arguments`), the value, what it accepts and where to fix it."""
+    lines = []
+    for err in exc.errors():
+        field = "_".join(str(part) for part in err.get("loc", ()) if isinstance(part, str))
+        name = ENV_PREFIX + field.upper()
+        if arguments and field in arguments:
+            lines.append(f"{field}={arguments[field]!r} (the setting {name}): {err.get('msg', 'invalid')}")
+        else:
+            lines.append(f"{name}={os.environ.get(name, err.get('input'))!r}: {err.get('msg', 'invalid')}")
+    where = ("Fix the argument, or the variable in the environment or the .env file"
+             if arguments else "Fix or unset the variable (in the environment or the .env file)")
+    return InvalidInputError("Invalid setting: " + "; ".join(lines) + f". {where}; docs/configuration.md lists "
+                             "every setting.")
+
+
+def settings_table() -> str:
+    """docs/configuration.md's table: each setting's variable, default and description (from the fields)."""
+    rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
+    for name, field in Settings.model_fields.items():
+        default = field.default_factory() if field.default_factory is not None else field.default
+        shown = "unset" if default is None else "`" + (str(default) or '""') + "`"
+        meaning = (field.description or "").replace("|", "\\|")
+        rows.append(f"| `{ENV_PREFIX}{name.upper()}` | {shown} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """Process-wide settings read from the environment (cached; call `get_settings.cache_clear()` in tests)."""
+    """Process-wide settings read from the environment (cached; call `get_settings.cache_clear()` in tests).
+    A bad value raises InvalidInputError naming the MEMORYX_* variable to fix."""
     warn_unknown_env()
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise setting_error(exc) from None

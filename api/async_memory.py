@@ -67,7 +67,8 @@ class AsyncMemory(MemoryFront):
                   immutable: bool = False, agent_memory: str | None = None, memory_type: str | None = None,
                   prompt: str | None = None, update_prompt: str | None = None, includes: str | None = None,
                   excludes: str | None = None, custom_instructions: str | None = None,
-                  custom_categories: dict | list | None = None, group_id: str | None = None) -> dict:
+                  custom_categories: dict | list | None = None, group_id: str | None = None,
+                  participants: dict[str, str] | None = None) -> dict:
         core = self._core
         # image descriptions and a procedural summary are model calls: off the event loop
         messages, metadata, infer, instructions, warnings = await asyncio.to_thread(
@@ -76,7 +77,8 @@ class AsyncMemory(MemoryFront):
             custom_instructions=custom_instructions, categories=custom_categories)
         inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id,
                                      expiration_date=expiration_date, immutable=immutable,
-                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id)
+                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id,
+                                     participants=participants)
         graph = await self._add_graph()
         core.check_review(graph, review)
         out = await graph.ainvoke(inp, config, context=core.context(review=review))

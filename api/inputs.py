@@ -5,17 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from memoryx.api.mem0_config import settings_from_config
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, ScopeError
-from memoryx.settings import Settings, get_settings
+from memoryx.settings import Settings, get_settings, setting_error
 
 
 def resolve_settings(settings: Settings | dict | None, overrides: dict) -> Settings:
     if isinstance(settings, dict):
         settings = settings_from_config(settings)
     if settings is None:
-        settings = Settings(**overrides) if overrides else get_settings()
+        try:
+            settings = Settings(**overrides) if overrides else get_settings()
+        except ValidationError as exc:  # a bad keyword argument (or MEMORYX_* variable), named
+            raise setting_error(exc, overrides) from None
     elif overrides:
         settings = settings.model_copy(update=overrides)
     return settings

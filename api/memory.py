@@ -56,12 +56,15 @@ class Memory(MemoryFront):
             agent_memory: str | None = None, memory_type: str | None = None, prompt: str | None = None,
             update_prompt: str | None = None, includes: str | None = None, excludes: str | None = None,
             custom_instructions: str | None = None, custom_categories: dict | list | None = None,
-            group_id: str | None = None) -> dict:
+            group_id: str | None = None, participants: dict[str, str] | None = None) -> dict:
         """Remember what matters in `messages` (a string or a list of {"role", "content"} dicts).
 
         Group chats: `group_id` names the group; each message may carry `name` (the speaker) and
         `user_id` (the participant's id). Facts go to the participant who stated them (scope user_id =
         the message's user_id, else the speaker's name, within the group; metadata.speaker = the name).
+        `participants` {speaker name: user id} writes each speaker's user id in, so a chatbot asks about a
+        participant by their own user id: add(chat, group_id="book-club", participants={"Caroline": "u-17"}),
+        then search("where do I live?", user_id="u-17", group_id="book-club").
 
         mem0's options: `expiration_date` "YYYY-MM-DD" (UTC, inclusive; search and get_all stop returning the
         memories after it, get still does) and `immutable=True` (the judge never updates or deletes them).
@@ -88,7 +91,8 @@ class Memory(MemoryFront):
             custom_instructions=custom_instructions, categories=custom_categories)
         inp, config = core.add_input(messages, user_id, agent_id, run_id, metadata, infer, trace_id,
                                      expiration_date=expiration_date, immutable=immutable,
-                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id)
+                                     agent_memory=agent_memory, instructions=instructions, group_id=group_id,
+                                     participants=participants)
         graph = core.add_graph()
         core.check_review(graph, review)
         out = graph.invoke(inp, config, context=core.context(review=review))

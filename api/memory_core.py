@@ -20,15 +20,16 @@ from typing import Any
 from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
+from memoryx.api.records import list_records
 from memoryx.api.run_recovery import recover_add_runs
 from memoryx.core.events import MEMORY_ACCESSED, SESSION_END
-from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.graphs.search import graph
 from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
 from memoryx.ingest.messages import check_metadata_size
+from memoryx.ingest.speakers import with_participants
 from memoryx.knowledge import memory_graph
 from memoryx.lifecycle import feedback as fb
 from memoryx.lifecycle.explain import explain as explain_memory
@@ -112,8 +113,10 @@ class MemoryCore(ContextReads, JudgmentReads):
 
     def add_input(self, messages, user_id, agent_id, run_id, metadata, infer, trace_id, *,
                   expiration_date=None, immutable: bool = False, agent_memory: str | None = None,
-                  instructions: dict | None = None, group_id: str | None = None) -> tuple[dict, dict]:
+                  instructions: dict | None = None, group_id: str | None = None,
+                  participants: dict | None = None) -> tuple[dict, dict]:
         scope_of_ids(user_id, agent_id, run_id, group_id)  # fail fast with a ScopeError naming the fields
+        messages = with_participants(messages, participants, group_id)
         if messages is None:
             raise InvalidInputError("messages is missing; pass a string or a list of {'role', 'content'} dicts.")
         if isinstance(messages, dict) or (hasattr(messages, "content") and hasattr(messages, "type")):
@@ -257,23 +260,8 @@ class MemoryCore(ContextReads, JudgmentReads):
         return self.services.sql.get_memory(check_id(memory_id), scope=scope)
 
     def get_all(self, user_id, agent_id, run_id, limit, filters, group_id=None, include_archived=False) -> dict:
-        scope = scope_of_ids(user_id, agent_id, run_id, group_id)
-        limit = check_limit(limit) or 100
-
-        if filters is not None and not isinstance(filters, dict):
-            raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
-        node = parse_filters(with_alive(filters))  # expired memories stay out of lists (get by id keeps them)
-        out: list[dict] = []
-        offset = 0
-        while len(out) < limit:
-            page = self.services.sql.list_memories(scope, limit=_PAGE, offset=offset)
-            # merged and archived memories are listed only on request, as search does
-            out.extend(m for m in page if matches(node, m)
-                       and (include_archived or m.get("status") not in ("merged", "archived")))
-            if len(page) < _PAGE:
-                break
-            offset += _PAGE
-        return {"results": out[:limit]}
+        return list_records(self.services.sql, scope_of_ids(user_id, agent_id, run_id, group_id), limit, filters,
+                            include_archived)
 
     def update(self, memory_id, text, metadata, scope: Scope | None = None, actor: str = "api") -> dict:
         memory_id = check_id(memory_id)

@@ -1,5 +1,6 @@
 """`memoryx` command line.
 
+    memoryx setup                                 # prepare the local encoder once (progress bar)
     memoryx demo                                  # scripted English + Chinese conversation, offline
     memoryx add "I moved to Berlin" --user-id alice
     memoryx search "where do I live?" --user-id alice --json
@@ -10,11 +11,13 @@
 Tables for people, `--json` for scripts. Exit codes: 0 ok, 1 usage or input error, 2 not found,
 3 a store is unavailable (e.g. the data directory is held by `memoryx serve`).
 
-Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `serve`,
+Modules: `parser` (commands and options), `commands` (the memory commands), `importer`, `demo`, `setup`, `serve`,
 `inputs` (exit codes, usage errors, option parsing), `render` (tables and JSON), `progress`, `remote` (the
 REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
-`memoryx --help` and usage errors answer at once.
+`memoryx --help` and usage errors answer at once. The reads (list, get, history, judgments list/show/stats)
+open the SQL store alone (memoryx.api.records), without the vector shard, the graph server, the encoder or
+LangGraph; `setup` opens no store.
 
 May import: server, api and everything below them (the top layer; nothing imports the CLI).
 """
@@ -52,9 +55,18 @@ def _unavailable_message(exc: Exception) -> str:
     return msg + server_hint(settings)
 
 
+# commands that only read the system of record: embedded, they open SQL alone (memoryx.api.records)
+_RECORD_READS = {"list", "get", "history"}
+_JUDGMENT_READS = {"list", "show", "stats"}
+
+
+def _reads_records_only(args) -> bool:
+    return args.command in _RECORD_READS or (args.command == "judgments" and args.action in _JUDGMENT_READS)
+
+
 def _open_memory(args):
     """The memory a command works on: the server at MEMORYX_URL when set (not for `serve`, which is the
-    server), else the embedded stores."""
+    server), else the embedded stores: the SQL store alone for a read, every store for the rest."""
     from memoryx.settings import get_settings
 
     settings = get_settings()
@@ -62,6 +74,10 @@ def _open_memory(args):
         from memoryx.cli.remote import RemoteMemory
 
         return RemoteMemory(settings.url, settings.api_key)
+    if _reads_records_only(args):
+        from memoryx.api.records import RecordReader
+
+        return RecordReader(settings)
     from memoryx.api.memory import Memory
 
     return Memory()
@@ -102,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         precheck(args)  # usage errors before the (slow) stores open
         _check_remote_options(args)
+        if args.command == "setup":  # prepares the models; opens no store
+            return args.func(args, None)
         if args.command == "mcp":  # opens the memory on its first tool call
             return args.func(args, lambda: _open_memory(args))
         m = _open_memory(args)

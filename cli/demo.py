@@ -3,6 +3,9 @@ a group chat with two speakers, and the profile the conversation built."""
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 from memoryx.cli.inputs import EXIT_OK
@@ -50,6 +53,24 @@ def cmd_demo(args, m) -> int:
         say(f"Using the chat model {s.llm!r}.")
     say(f"Data directory: {Path(s.data_dir).resolve()}  (user_id={DEMO_USER!r}; earlier demo memories are cleared)\n")
     return _run_demo(args, m, out, say)
+
+
+def memoryx_command() -> str:
+    """This same `memoryx` as the user's shell reaches it: `memoryx` when PATH finds this one, else its path
+    (e.g. .venv/bin/memoryx), so a suggested command runs the same code."""
+    exe = Path(sys.argv[0])
+    if exe.name == "memoryx":
+        found = shutil.which("memoryx")
+        if found and Path(found).resolve() == exe.resolve():
+            command = "memoryx"
+        else:
+            try:
+                command = str(exe.absolute().relative_to(Path.cwd()))
+            except ValueError:
+                command = str(exe)
+    else:
+        command = f"{Path(sys.executable).name} -m memoryx.cli"
+    return command
 
 
 def _say_add(say, label: str, result: dict) -> None:
@@ -104,8 +125,12 @@ def _run_demo(args, m, out: dict, say) -> int:
             say(f"    {field:<12} " + ", ".join(v["value"] for v in profile[field]))
     total = len(m.get_all(user_id=DEMO_USER)["results"])
     out["memories"] = total
-    say(f"\n{total} memories stored for {DEMO_USER}. Next: `memoryx list --user-id {DEMO_USER}`, "
-        f"`memoryx history <id>`, `memoryx serve`, or `langgraph dev` to open the graphs in Studio.")
+    mx = memoryx_command()
+    # the data directory the demo was given, so the suggested command reads what the demo wrote
+    where = f" --data-dir {shlex.quote(args.data_dir)}" if getattr(args, "data_dir", None) else ""
+    out["next"] = f"{mx} list --user-id {DEMO_USER}{where}"
+    say(f"\n{total} memories stored for {DEMO_USER}. Next: `{out['next']}`, `{mx} history <id>`, `{mx} serve`, "
+        "or `langgraph dev` to open the graphs in Studio.")
     if args.json:
         print_json(out)
     return EXIT_OK

@@ -30,6 +30,7 @@ from memoryx.cli.profile import cmd_profile
 from memoryx.cli.purge import cmd_purge
 from memoryx.cli.rollback import cmd_rollback
 from memoryx.cli.serve import cmd_serve
+from memoryx.cli.setup import cmd_setup
 
 
 class _Parser(argparse.ArgumentParser):
@@ -155,6 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
                                                         "MEMORYX_MCP_USER_ID); the model can act only for them")
     p.add_argument("--data-dir", help="data directory of the embedded stores (default: MEMORYX_DATA_DIR or .memoryx)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
+
+    p = cmd("setup", cmd_setup, "prepare the local encoder once per machine (a progress bar; later commands then "
+                                "start without building anything)", parents=())
+    p.add_argument("--json", action="store_true", help="print what was prepared as JSON")
+    p.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug logs")
 
     cmd("demo", cmd_demo, "a short scripted conversation (English and Chinese) through add and search")
 

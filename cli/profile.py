@@ -16,6 +16,8 @@ def cmd_profile(args, m) -> int:
     if args.json:
         print_json(profile)
         return EXIT_OK
+    from memoryx.knowledge.profiles import profile_lines  # lazily: it loads the models
+
     lines = profile_lines(profile)
     print(f"Profile of {args.user_id}" + ("" if lines else ": nothing known yet"))
     for line in lines:

@@ -26,11 +26,15 @@ The translators to Qdrant filter objects live beside each backend in ``memoryx.s
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from memoryx.errors import InvalidInputError
+
+# metadata key of a memory's expiry (epoch seconds), written by add's expiration_date option
+EXPIRES_TS_KEY = "expires_ts"
 
 __all__ = ["FilterNode", "Cond", "And", "Or", "Not", "parse_filters", "matches", "OPERATORS",
            "RESERVED_FIELDS", "TIME_FIELDS", "payload_key", "to_epoch", "event_time_range",
@@ -346,3 +350,12 @@ def walk(node: FilterNode | None) -> Iterable[Cond]:
     else:
         for c in node.children:  # type: ignore[attr-defined]
             yield from walk(c)
+
+
+def alive_filter(now: float | None = None) -> dict:
+    """The filter of memories not expired at `now` (epoch seconds)."""
+    return {"NOT": [{f"metadata.{EXPIRES_TS_KEY}": {"lte": time.time() if now is None else now}}]}
+
+
+def with_alive(filters: dict | None, now: float | None = None) -> dict:
+    return {"AND": [filters, alive_filter(now)]} if filters else alive_filter(now)

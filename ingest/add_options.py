@@ -12,17 +12,16 @@ metadata, and the history keeps them with every change.
 
 from __future__ import annotations
 
-import time
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+from memoryx.core.filters import EXPIRES_TS_KEY, alive_filter, with_alive  # noqa: F401 - part of this module's API
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.ingest.messages import normalize_messages
 from memoryx.ingest.multimodal import read_images
 from memoryx.ingest.procedural import PROCEDURAL, summarize_run
 
 EXPIRATION_KEY = "expiration_date"
-EXPIRES_TS_KEY = "expires_ts"
 IMMUTABLE_KEY = "immutable"
 
 
@@ -55,15 +54,6 @@ def option_metadata(metadata: dict | None, expiration_date: Any = None, immutabl
     if immutable:
         meta[IMMUTABLE_KEY] = True
     return meta
-
-
-def alive_filter(now: float | None = None) -> dict:
-    """The filter of memories not expired at `now` (epoch seconds)."""
-    return {"NOT": [{f"metadata.{EXPIRES_TS_KEY}": {"lte": time.time() if now is None else now}}]}
-
-
-def with_alive(filters: dict | None, now: float | None = None) -> dict:
-    return {"AND": [filters, alive_filter(now)]} if filters else alive_filter(now)
 
 
 def is_immutable(memory: dict | None) -> bool:

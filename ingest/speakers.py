@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryx.core.scope import Scope
+from memoryx.errors import InvalidInputError
 
 
 def speaker_of(message: dict) -> str | None:
@@ -38,6 +39,33 @@ def participant_scope(scope: Scope, message: dict | None) -> Scope:
         return scope
     who = participant_of(message)
     return replace(scope, user_id=who) if who else scope
+
+
+def with_participants(messages: Any, participants: Any, group_id: str | None) -> Any:
+    """`messages` with each speaker's user id written in from `participants` ({speaker name: user id}, names
+    matched case-insensitively), so the facts a speaker states about themself ("I moved to Boston") belong to
+    that user within the group: `search(user_id=...)` and `get_profile(user_id=...)` find them. A message that
+    already carries a user_id keeps it; a speaker the map does not name keeps their name as participant id."""
+    if participants is None:
+        return messages
+    if not isinstance(participants, dict) or not all(
+            isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip() for k, v in participants.items()):
+        raise InvalidInputError("participants must map speaker names to user ids, e.g. "
+                                "{\"Caroline\": \"user-17\", \"Melanie\": \"user-42\"}.")
+    if group_id is None:
+        raise InvalidInputError("participants= places each speaker's facts in a group chat: pass group_id= too "
+                                "(e.g. group_id=\"book-club\").")
+    if not isinstance(messages, list):
+        raise InvalidInputError("participants= needs messages as a list of {\"role\", \"name\", \"content\"} "
+                                "dicts: a plain string names no speaker.")
+    by_name = {name.strip().casefold(): uid.strip() for name, uid in participants.items()}
+    out = []
+    for message in messages:
+        speaker = speaker_of(message) if isinstance(message, dict) else None
+        if speaker and speaker.casefold() in by_name and not participant_of({"user_id": message.get("user_id")}):
+            message = {**message, "user_id": by_name[speaker.casefold()]}
+        out.append(message)
+    return out
 
 
 def speaker_meta(message: dict) -> dict[str, str]:

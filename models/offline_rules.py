@@ -5,22 +5,29 @@ set of statements and nothing else. This module is that set. Each statement is p
 (attribute, value, polarity, language); `fact_text` renders the canonical memory text for it, and the same
 parser reads those canonical texts back, so existing memories can be compared with new facts.
 
-Covered statements (first person, and the canonical third-person form the offline model stores):
+Covered statements (first person, and the canonical third-person form the offline model stores). Each rule
+is a sentence shape, not a list of sentences: a short lead-in before it ("Big news: ...", "So ...",
+"好消息：...", "実は、...") is skipped, and a like of several things ("I like A, B and C", "我喜欢A和B",
+"私はAとBが好きです") is one statement per thing (`parse_clause`).
 
 =========== =============================== ======================== ============================
 attribute   English                         Chinese                  Japanese
 =========== =============================== ======================== ============================
-name        My name is X / I am called X /  我叫X / 我的名字是X /    私の名前はXです /
-            Call me X                       我名叫X                  私はXと申します
-home        I live in X / I'm living in X   我住在X / 我现在住在X    私はXに住んでいます
-move        I moved to X / I just moved     我搬到了X / 我搬到X /    私はXに引っ越しました
-            to X / I have moved to X        我搬去了X
-work        I work at X / I work for X /    我在X工作 / 我在X上班    私はXで働いています
-            I'm working at X
-like        I like X / I love X / I enjoy X 我喜欢X / 我很喜欢X      私はXが好きです
-retraction  I don't like X anymore /        我不再喜欢X /            私はもうXが好きではありません /
-            I no longer like X /            我不喜欢X了              Xが好きではなくなりました
-            I don't like X
+name        My name is X / Call me X /      我叫X / 我的名字是X /    私の名前はXです /
+            I'm X (capitalised, 1-2 words)  (greeting)我是X          私はXと申します / はじめまして、Xです
+home        I/we live in X / I'm based in X 我(们)住在X              私はXに住んでいます
+move        I/we (have) moved to X /        我(们)搬(家)到X          Xに/へ引っ越しました /
+            my wife and I relocated to X                             Xに引っ越してきました
+work        I work at/for X / I joined X /  我在X工作 / 我在X上班 /  私はXで働いています /
+            I started working at X /        我加入了X / 我入职了X    Xに入社しました / Xに勤めています
+            I got a job at X
+leaving     I quit/left/resigned from X     我从X辞职了 / 我离开了X  Xを辞めました / Xを退職しました /
+            (X capitalised: an employer)    我不在X工作了            もうXで働いていません
+like        I like/love/enjoy/adore X /     我喜欢X / 我爱X          私はXが好きです /
+            I'm into X / I'm a fan of X                              Xにハマっています
+retraction  I don't like X anymore /        我不再喜欢X /            もうXが好きではありません /
+            I stopped liking X / I've gone  我不喜欢X了 /            Xが好きじゃなくなりました /
+            off X / I'm not into X anymore  我对X没兴趣了            Xに飽きました
 =========== =============================== ======================== ============================
 
 Canonical fact texts: "User's name is X", "User lives in X", "User now lives in X" (a move), "User works
@@ -30,7 +37,8 @@ at X", "User likes X", "User no longer likes X" / "用户叫X", "用户住在X",
 home ("now lives in"), so it shares words with the old home memory and retrieval finds the memory to update.
 
 Single-valued attributes are name, home (a move sets home) and work: a new value UPDATEs the old memory.
-A retraction DELETEs the matching like (and is itself kept as a fact). Anything else is not understood by
+A retraction DELETEs the matching like, and leaving a job the matching work memory ("User no longer works
+at X", "用户不再在X工作", "ユーザーはもうXで働いていない"); the retraction itself is kept as a fact. Anything else is not understood by
 these rules.
 """
 
@@ -38,7 +46,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 SINGLE_VALUED = frozenset({"name", "home", "work"})
 
@@ -104,47 +112,80 @@ def normalize_value(value: str) -> str:
 # ------------------------------------------------------------------------------------------- patterns
 
 _EN_VALUE = r"(?P<v>[^,.;!?]+?)"
+_EN_VALUES = r"(?P<v>[^.;!?]+?)"  # liked things may be a list: "sushi, ramen and tea"
+# a time after a state ("I left Google last month"): the date is the message's business, not the value's
+_EN_TAIL_TIME = re.compile(r"\s+(?:(?:last|this|next)\s+\w+|yesterday|today|recently|\w+\s+\w+\s+ago|\w+\s+ago)$", re.I)
 _EN_END = r"(?:\s+(?:anymore|any more|now|too|either|very much|a lot|these days|nowadays))*\s*$"
 _ADV = r"(?:(?:really|also|just|recently|currently|now|still|actually)\s+)*"
 
+_WE = r"(?:i|we|my\s+\w+\s+and\s+i)"  # the user, alone or with their household ("my wife and I moved")
+_EN_UNLIKE = (r"(?:(?:don't|do not|dont|don’t|no longer)\s+{a}(?:like|love|enjoy|care for)|(?:have\s+|'ve\s+)?"
+              r"(?:stopped|quit)\s+(?:liking|loving|enjoying)|(?:'m|am)\s+{a}(?:not|no longer)\s+(?:into|a fan of)|"
+              r"(?:have\s+|'ve\s+)?(?:gone|went)\s+off|(?:got|grew|am|'m)\s+(?:tired|bored|sick)\s+of)").format(a=_ADV)
+_EN_LIKE = r"(?:like|love|enjoy|adore|(?:'m|am)\s+{a}(?:into|fond of|a\s+(?:big\s+|huge\s+)?fan of))".format(a=_ADV)
+_EN_WORK = (r"(?:(?:work|(?:'m|am)\s+{a}working|(?:have|'ve)\s+been\s+working|(?:started|began)\s+(?:working|a\s+(?:new\s+)?job)|"
+            r"got\s+a\s+(?:new\s+)?job|(?:'m|am)\s+employed)\s+(?:at|for|with|by)|joined)").format(a=_ADV)
+_EN_LEFT = (r"(?:quit|left|resigned\s+from|(?:'m|am)\s+leaving|(?:have|'ve)\s+left|(?:no longer|don't|do not)\s+work\s+"
+            r"(?:at|for)|(?:stopped|quit)\s+working\s+(?:at|for))\s+(?:my\s+job\s+(?:at|with)\s+)?")
+
 _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     # (attribute, verb, polarity, pattern) -- retractions first, they contain the like verbs
-    ("like", "", False, re.compile(rf"^(?:but\s+|and\s+)?i\s+{_ADV}(?:don't|do not|dont|no longer|don’t)\s+{_ADV}(?:like|love|enjoy)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("like", "", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_UNLIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
     ("like", "", False, re.compile(rf"^(?:user|the user)\s+(?:no longer|doesn't|does not)\s+(?:likes?|loves?|enjoys?)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "leave", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LEFT}{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "", False, re.compile(rf"^(?:user|the user)\s+no longer works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("name", "", True, re.compile(rf"^(?:hi|hello|hey)?[\s,!]*(?:my name is|my name's|i am called|i'm called|call me)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
+    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?i\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i\s+{_ADV}live|i'm\s+{_ADV}living|i am\s+{_ADV}living)\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i\s+{_ADV}work|i'm\s+{_ADV}working|i am\s+{_ADV}working)\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i\s+{_ADV}(?:like|love|enjoy)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:user|the user)\s+(?:likes|loves|enjoys)\s+{_EN_VALUE}{_EN_END}", re.I)),
 ]
 
 _ZH_VALUE = r"(?P<v>[^，。！？；,.!?;\s]+?)"
 _ZH_ADV = r"(?:现在|目前|最近|刚|刚刚|已经|也|还|很|非常|特别|真的)*"
 _ZH_END = r"(?:了|啦|呢|啊|的)?$"
+_ZH_GREETING = r"(?:你好|您好|大家好|嗨|哈喽|hi|hello)[，,！!\s]*"
 _ZH_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
-    ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:不再|不)喜欢{_ZH_VALUE}{_ZH_END}")),
+    ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:不再|不)(?:喜欢|爱){_ZH_VALUE}{_ZH_END}")),
+    ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}对{_ZH_VALUE}(?:没|不感)兴趣{_ZH_END}")),
+    # "我(上个月)从腾讯辞职了": a short time before 从 is not the employer
+    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:[^从，。]{{0,6}}从)?{_ZH_VALUE}辞职{_ZH_END}")),
+    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:离开了|离职了|辞掉了|辞去了){_ZH_VALUE}(?:的工作)?{_ZH_END}")),
+    ("work", "", False, re.compile(r"^(?:我|用户)" + _ZH_ADV + r"(?:不再|不)在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
     ("name", "", True, re.compile(rf"^(?:你好|您好)?[，,！!]?(?:我|用户)(?:的名字是|名叫|叫做|叫){_ZH_VALUE}{_ZH_END}")),
-    ("home", "move", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}搬(?:到了|到|去了|去){_ZH_VALUE}{_ZH_END}")),
-    ("home", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}住在{_ZH_VALUE}{_ZH_END}")),
+    ("name", "intro", True, re.compile(rf"^{_ZH_GREETING}我是{_ZH_VALUE}{_ZH_END}", re.I)),  # only after a greeting
+    ("home", "move", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|我们|用户){_ZH_ADV}搬(?:家)?(?:到了|到|去了|去){_ZH_VALUE}{_ZH_END}")),
+    ("home", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|我们|用户){_ZH_ADV}住在{_ZH_VALUE}{_ZH_END}")),
     ("work", "", True, re.compile(r"^(?:但是|可是|不过)?(?:我|用户)" + _ZH_ADV + r"在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
-    ("like", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}喜欢{_ZH_VALUE}{_ZH_END}")),
+    ("work", "", True, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:加入了|入职了|加入|入职){_ZH_VALUE}{_ZH_END}")),
+    ("like", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:喜欢|爱|热爱){_ZH_VALUE}{_ZH_END}")),
 ]
 
 _JA_VALUE = r"(?P<v>[^、。！？，,.!?\s]+?)"
+_JA_TOPIC = r"(?:私は|僕は|俺は|ユーザーは)?(?:もう|今は|最近は?)?"
 _JA_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("like", "", False, re.compile(rf"^(?:私は|ユーザーは)?もう{_JA_VALUE}が好きでは(?:ありません|ない)$")),
-    ("like", "", False, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}が好きでは(?:なくなりました|なくなった)$")),
+    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きでは(?:なくなりました|なくなった)$")),
+    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きじゃ(?:ない|ありません|なくなりました|なくなった)(?:です)?$")),
+    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に飽き(?:ました|た|てしまいました)$")),
+    ("work", "leave", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}を(?:辞め|退職し|やめ)(?:ました|た)$")),
+    ("work", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}で(?:は)?(?:もう)?働いてい(?:ません|ない)$")),
     ("name", "", True, re.compile(rf"^(?:私|ユーザー)の名前は{_JA_VALUE}(?:です)?$")),
     ("name", "", True, re.compile(rf"^私は{_JA_VALUE}(?:と申します|といいます|と言います)$")),
-    ("home", "move", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}に引っ越し(?:ました|た)$")),
+    ("name", "intro", True, re.compile(rf"^(?:はじめまして|初めまして|こんにちは)[、,！!\s]*(?:私は)?{_JA_VALUE}です$")),
+    ("home", "move", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:に|へ)引っ越(?:し(?:ました|た)|して(?:きました|きた))$")),
     ("home", "", True, re.compile(rf"^(?:私は|ユーザーは)?(?:今|現在)?{_JA_VALUE}に住んでい(?:ます|る)$")),
     ("work", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}で働いてい(?:ます|る)$")),
+    ("work", "", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に(?:入社し(?:ました|た)|勤めてい(?:ます|る))$")),
     ("like", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}が(?:大)?好き(?:です)?$")),
+    ("like", "", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}にハマってい(?:ます|る)$")),
 ]
 
 _PATTERNS = {"en": _EN_PATTERNS, "zh": _ZH_PATTERNS, "ja": _JA_PATTERNS}
@@ -154,17 +195,30 @@ _THIRD_PERSON = re.compile(r"^(?:the\s+)?user\b|^name is|^用户|^ユーザー",
 _SPLIT = re.compile(r"[.!?;。！？；\n]+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]", re.I)
 
 
+_GREETING_ONLY = re.compile(r"^(?:hi|hello|hey|hi there|你好|您好|大家好|嗨|哈喽|はじめまして|初めまして|こんにちは)$", re.I)
+# a lead-in before the statement: "Big news: I moved to Lisbon", "So I quit Acme", "好消息：我搬到了上海",
+# "实は、東京に引っ越しました"; the statement is read from the first-person word (or separator) on
+_LEAD_IN_EN = re.compile(r"^(?:[^:;—]{1,40}?[:—]\s*|(?:\w+[\s,]+){1,4}?(?=(?:i|we|my)\b))", re.I)
+_LEAD_IN_CJK = re.compile(r"^[^：:、，]{1,12}?[：:、，]\s*|^[^我私]{1,6}?(?=我|私は)")
+_ZH_AND = re.compile(r"(?:和|跟|与|以及|还有|、)")
+_JA_AND = re.compile(r"(?:と|や|、)")
+_EN_AND = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|as well as|or)\s+", re.I)
+
+
 def split_clauses(text: str) -> list[str]:
-    """Sentences and first-person clauses of a message, stripped, empty ones dropped."""
-    return [c.strip(" \t\"'“”‘’") for c in _SPLIT.split(text or "") if c and c.strip(" \t\"'“”‘’")]
+    """Sentences and first-person clauses of a message, stripped, empty ones dropped; a greeting alone
+    ("Hi!", "你好", "はじめまして") stays with the clause after it ("Hi, I'm Sam")."""
+    clauses = [c.strip(" \t\"'“”‘’") for c in _SPLIT.split(text or "") if c and c.strip(" \t\"'“”‘’")]
+    out: list[str] = []
+    for clause in clauses:
+        if out and _GREETING_ONLY.match(out[-1]):
+            out[-1] = f"{out[-1]}, {clause}"
+        else:
+            out.append(clause)
+    return out
 
 
-def parse_statement(clause: str) -> Statement | None:
-    """Parse one clause ("I live in Berlin", "用户住在北京") into a Statement, or None if not covered."""
-    clause = unicodedata.normalize("NFKC", clause or "").strip().rstrip(".!?。！？")
-    if not clause:
-        return None
-    lang = detect_language(clause)
+def _match(clause: str, lang: str) -> Statement | None:
     for attribute, verb, polarity, pattern in _PATTERNS[lang]:
         m = pattern.match(clause)
         if not m:
@@ -172,21 +226,59 @@ def parse_statement(clause: str) -> Statement | None:
         value = m.group("v").strip().strip("\"'“”")
         if lang == "en":
             value = re.sub(r"^(?:to|at|in)\s+", "", value) if attribute != "like" else value
+            value = _EN_TAIL_TIME.sub("", value)
+            # "I quit smoking" / "I left the party" are not jobs: an employer left is named (capitalised)
+            if verb == "leave" and not value[:1].isupper():
+                continue
+            if verb == "intro" and re.search(r"(?:ese|ish)$", value):  # "I'm Japanese": not a name
+                continue
         if not value or len(value) > 80:
             continue
         person = "third" if _THIRD_PERSON.match(clause) else "first"
-        return Statement(attribute=attribute, value=value, polarity=polarity, lang=lang, verb=verb, person=person)
+        return Statement(attribute=attribute, value=value, polarity=polarity, lang=lang,
+                         verb="move" if verb == "move" else "", person=person)
     return None
+
+
+def parse_statement(clause: str) -> Statement | None:
+    """Parse one clause ("I live in Berlin", "用户住在北京") into a Statement, or None if not covered. A short
+    lead-in before the statement ("Big news: ...", "So ...", "好消息：...", "実は、...") is skipped."""
+    clause = unicodedata.normalize("NFKC", clause or "").replace("’", "'").strip().rstrip(".!?。！？")
+    if not clause:
+        return None
+    lang = detect_language(clause)
+    st = _match(clause, lang)
+    if st is None:
+        lead = (_LEAD_IN_EN if lang == "en" else _LEAD_IN_CJK).match(clause)
+        if lead and lead.end() < len(clause):
+            st = _match(clause[lead.end():].strip(), lang)
+    return st
+
+
+def parse_clause(clause: str) -> list[Statement]:
+    """The statements of one clause: a like (or its retraction) of several things is one statement per thing
+    ("I like jazz and hiking", "我喜欢喝咖啡和茶", "私は寿司とラーメンが好きです")."""
+    st = parse_statement(clause)
+    if st is None:
+        return []
+    if st.attribute != "like":
+        return [st]
+    value = st.value
+    if st.lang == "en" and "," in value and not re.search(r",[^,]+\s(?:and|or)\s", value):
+        value = value.split(",", 1)[0]  # "tango, to be honest": a remark after the thing, not a list
+        st = replace(st, value=value.strip())
+    splitter = {"en": _EN_AND, "zh": _ZH_AND, "ja": _JA_AND}[st.lang]
+    parts = [p.strip() for p in splitter.split(st.value) if p and p.strip()]
+    if len(parts) < 2:
+        return [st]
+    if st.lang == "zh" and parts[0][0] in "喝吃玩看听打弹":  # "喝咖啡和茶": the verb goes with each thing
+        parts = [parts[0]] + [p if p[0] == parts[0][0] else parts[0][0] + p for p in parts[1:]]
+    return [replace(st, value=p) for p in parts]
 
 
 def parse_statements(text: str) -> list[Statement]:
     """All covered statements in a message, in order."""
-    out = []
-    for clause in split_clauses(text):
-        st = parse_statement(clause)
-        if st is not None:
-            out.append(st)
-    return out
+    return [st for clause in split_clauses(text) for st in parse_clause(clause)]
 
 
 def fact_text(st: Statement) -> str:
@@ -198,7 +290,7 @@ def fact_text(st: Statement) -> str:
         if st.attribute == "home":
             return f"用户现在住在{v}" if st.verb == "move" else f"用户住在{v}"
         if st.attribute == "work":
-            return f"用户在{v}工作"
+            return f"用户在{v}工作" if st.polarity else f"用户不再在{v}工作"
         return f"用户喜欢{v}" if st.polarity else f"用户不再喜欢{v}"
     if st.lang == "ja":
         if st.attribute == "name":
@@ -206,14 +298,14 @@ def fact_text(st: Statement) -> str:
         if st.attribute == "home":
             return f"ユーザーは今{v}に住んでいる" if st.verb == "move" else f"ユーザーは{v}に住んでいる"
         if st.attribute == "work":
-            return f"ユーザーは{v}で働いている"
+            return f"ユーザーは{v}で働いている" if st.polarity else f"ユーザーはもう{v}で働いていない"
         return f"ユーザーは{v}が好き" if st.polarity else f"ユーザーはもう{v}が好きではない"
     if st.attribute == "name":
         return f"User's name is {v}"
     if st.attribute == "home":
         return f"User now lives in {v}" if st.verb == "move" else f"User lives in {v}"
     if st.attribute == "work":
-        return f"User works at {v}"
+        return f"User works at {v}" if st.polarity else f"User no longer works at {v}"
     return f"User likes {v}" if st.polarity else f"User no longer likes {v}"
 
 

@@ -11,6 +11,7 @@ each history row (memoryx.core.events). A dry run decides and reports but writes
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
 
 from langgraph.runtime import Runtime
 
@@ -19,6 +20,13 @@ from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.consolidate_load import scope_of
 from memoryx.runtime.context import Context, services_of
+
+
+def iso_time(ts) -> str:
+    """A pass's clock (epoch seconds) as the UTC time people read on the review page."""
+    if ts is None:
+        return "now"
+    return datetime.fromtimestamp(float(ts), timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 OPERATION_TYPE = "CONSOLIDATE"
 
@@ -81,7 +89,7 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
         services.sql.save_judgment(
             trace_id, scope=scope, operation_type=OPERATION_TYPE,
             input_content=f"consolidation pass over {len(mems)} memories ({report['staged_seen']} staged), "
-                          f"now={state.get('now_ts')}",
+                          f"as of {iso_time(state.get('now_ts'))}",
             llm_response="\n\n".join(f"[{step}]\n{text}" for step, text in raw.items()) or None,
             parsed_operations={"merges": merges, "summaries": summaries, "archives": archives,
                                "entity_merges": entity_merges, "entity_decisions": state.get("entity_decisions") or [],

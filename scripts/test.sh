@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up MemoryX and runs the whole test suite against real engines (SQLite, PostgreSQL on
+# Sets up MemoryX (scripts/setup.sh: .venv inside the checkout) and runs the whole test suite against real engines (SQLite, PostgreSQL on
 # 127.0.0.1:5432, embedded Qdrant, embedded FalkorDB). Extra arguments go to pytest, e.g. `-m unit` for the
 # tests that need no engine (seconds; tests/conftest.py says how a test is classified).
 set -euo pipefail
@@ -13,4 +13,5 @@ if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; the
   fi
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-exec python3 -m pytest -q "$@"
+export PATH="$PWD/.venv/bin:$PATH"  # the tests run the `memoryx` command of this checkout
+exec .venv/bin/python -m pytest -q "$@"

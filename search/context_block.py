@@ -4,7 +4,8 @@
     block = build_context(m.search("what should I cook?", user_id="alice"), max_tokens=300)
     system_prompt = "You are a helpful assistant.\\n\\n" + block["context"]
 
-The block lists the memories best first, each with its date, then the knowledge-graph relations found, and
+The block lists the memories best first, each with the date it is about (when the event happened: valid_at;
+else when it was stored), then the knowledge-graph relations found, and
 stops before `max_tokens` (estimated without a tokenizer: one token per Chinese/Japanese/Korean character,
 about four characters per token elsewhere - close to what GPT-style tokenizers give, and on the safe side).
 """
@@ -37,7 +38,7 @@ def _date(value: Any) -> str:
 
 def _episode_line(episode: dict) -> str:
     text = " ".join(str(episode.get("memory") or "").split())
-    return "- " + (text if text.startswith("[") else f"[{_date(episode.get('created_at'))}] {text}")
+    return "- " + (text if text.startswith("[") else f"[{_date(episode.get('valid_at') or episode.get('created_at'))}] {text}")
 
 
 def _clip(text: str, budget: int) -> str:
@@ -134,7 +135,7 @@ def build_context(results: Any, relations: Iterable[dict] | None = None, max_tok
             text = str(r.get("memory") or "").strip()
             if not text:
                 continue
-            date = _date(r.get("created_at"))
+            date = _date(r.get("valid_at") or r.get("created_at"))  # when it happened, else when it was said
             prefix = f"- [{date}] " if date else "- "
             line = prefix + text
             if not fits(line):

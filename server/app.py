@@ -71,10 +71,11 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
     count_requests(app, served.metrics)
 
     app.include_router(health_router(served))
-    app.include_router(memory_router(served))
+    rest = memory_router(served)
+    app.include_router(rest)
     app.include_router(audit_router(served))  # findings, batch verify, report: before /v1/judgments/{trace_id}
     app.include_router(judgment_router(served))
-    app.include_router(mem0_router(served))  # mem0's client: its routes, trailing slashes included
+    app.include_router(mem0_router(served, beside=rest))  # mem0's routes, with and without their trailing slash
     app.include_router(purge_router(served))  # POST /v1/purge: every trace of a scope
     app.include_router(consolidate_router(served))  # POST /v1/consolidate, /v1/runs/{run_id}/end, restore
     app.include_router(rollback_router(served))  # POST /v1/judgments/{trace_id}/rollback

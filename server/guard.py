@@ -1,7 +1,9 @@
 """The request guard of the HTTP server, in front of every route (a pure ASGI middleware):
 
 - **a key on every route** when keys are configured: REST, LangServe (schemas and playground included),
-  /metrics, /docs, /openapi.json; only the `OPEN_PATHS` (/healthz) answer without one. The routes still
+  /metrics; only the `OPEN_PATHS` answer without one: /healthz, the API's documentation (/docs, /redoc and the
+  /openapi.json they load, which describe routes and hold no data; a browser cannot send a key with them)
+  and /favicon.ico (browsers ask for it on every page, with no key). The routes still
   check the key's scopes themselves; this is the floor for routes that have no scope (schemas, metrics).
 - **body size**: more than MEMORYX_MAX_REQUEST_BYTES (by Content-Length or as the body streams) is a 413
   before any route parses it.
@@ -20,7 +22,7 @@ from starlette.responses import JSONResponse
 
 from memoryx.server.auth import KeyRing, request_key
 
-OPEN_PATHS = frozenset({"/healthz"})
+OPEN_PATHS = frozenset({"/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json", "/favicon.ico"})
 
 
 def _reply(status: int, type_: str, message: str, headers: dict | None = None) -> JSONResponse:

@@ -1,13 +1,17 @@
 """`GET /healthz` (open, for load balancers: each store probed, 503 while starting or degraded) and
-`GET /metrics` (Prometheus, behind the key like every other route)."""
+`GET /metrics` (Prometheus, behind the key like every other route) and `GET /favicon.ico` (open: browsers
+ask for it, without a key, on every page: /docs and the review page)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 
 from memoryx.server.served import Served
 
+FAVICON = Path(__file__).with_name("ui") / "favicon.svg"
 API_VERSION = "0.1.0"  # the REST API's version: in /healthz and the OpenAPI document
 
 
@@ -38,5 +42,9 @@ def health_router(served: Served) -> APIRouter:
     @router.get("/metrics")
     def prometheus_metrics():
         return Response(served.metrics.render(), media_type=served.metrics.content_type)
+
+    @router.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return FileResponse(FAVICON, media_type="image/svg+xml")
 
     return router

@@ -98,12 +98,12 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         "and merged with what is already known (new facts added, changed ones updated, contradicted ones "
         "removed). Pass the recent turns, not the whole history. Returns each change with its memory id."))
     async def memory_add(
-        messages: Annotated[list[ChatMessage], Field(min_length=1, description="The conversation turns to remember, oldest first.")],
+        messages: Annotated[str | list[ChatMessage], Field(min_length=1, description="What to remember: a plain text said by the user (e.g. \"I moved to Berlin\"), or the conversation turns, oldest first.")],
         ctx: Context,
         user_id: UserId = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Optional labels stored with the memories, e.g. {\"source\": \"chat\"}.")] = None,
     ) -> dict[str, Any]:
-        msgs = [m.model_dump() for m in messages]
+        msgs = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
         return await call("add", msgs, **scope_for(ctx, user_id), metadata=metadata)
 
     @server.tool(name="memory_search", description=(

@@ -256,8 +256,25 @@ def _messages(messages: str | list[dict]) -> str | list[dict]:
 # --------------------------------------------------------------------------------------------------------
 
 
-def mem0_router(served: Served) -> APIRouter:
-    """mem0's routes over the app's memory, key ring and owner checks (the same ones the REST routes use)."""
+def _add_slashless_aliases(router: APIRouter, beside: APIRouter | None) -> None:
+    """mem0's paths end in '/'; FastAPI answers the bare path with a 307, which curl and many clients do not
+    follow for a POST. Each mem0 route that the REST routes (`beside`) do not already serve without the slash
+    (e.g. POST /v2/memories/search) gets the bare path too, outside the OpenAPI document."""
+    taken = {(route.path, method) for route in (beside.routes if beside is not None else [])
+             if isinstance(route, APIRoute) for method in route.methods}
+    for route in list(router.routes):
+        if not isinstance(route, APIRoute) or not route.path.endswith("/") or route.path == "/":
+            continue
+        bare = route.path.rstrip("/")
+        methods = sorted(m for m in route.methods if (bare, m) not in taken)
+        if methods:
+            router.add_api_route(bare, route.endpoint, methods=methods, include_in_schema=False,
+                                 status_code=route.status_code, response_model=route.response_model)
+
+
+def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
+    """mem0's routes over the app's memory, key ring and owner checks (the same ones the REST routes use);
+    each also answers without its trailing slash where the REST routes `beside` do not take that path."""
     router = APIRouter(route_class=Mem0Route, tags=["mem0"])
     auth, mem, metrics, get_owned = served.auth, served.mem, served.metrics, served.get_owned
 
@@ -380,6 +397,7 @@ def mem0_router(served: Served) -> APIRouter:
         return {"memories": [{k: m.get(k) for k in ("id", "memory", "user_id", "agent_id", "run_id", "metadata",
                                                       "categories", "created_at", "updated_at")} for m in rows]}
 
+    _add_slashless_aliases(router, beside)
     return router
 
 

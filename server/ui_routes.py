@@ -95,7 +95,7 @@ def summary(judgment: dict) -> dict:
     """One row of the judgment list: the fields to scan, not the whole record."""
     text = judgment.get("input_content") or ""
     return {
-        **{k: judgment.get(k) for k in ("trace_id", "user_id", "agent_id", "run_id", "status", "model_name",
+        **{k: judgment.get(k) for k in ("trace_id", "user_id", "agent_id", "run_id", "group_id", "status", "model_name",
                                         "latency_ms", "created_at", "is_verified", "verification_result",
                                         "execution_success")},
         "operation_type": judgment.get("operation_type") or "MEMORY_UPDATE",

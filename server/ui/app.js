@@ -57,6 +57,10 @@ const verdictBadge = (j) => j.is_verified
   ? h("span", { class: `badge v-${j.verification_result}`, "data-verified": j.verification_result }, j.verification_result)
   : h("span", { class: "badge v-no" }, "unverified");
 const kindBadge = (kind) => (kind && kind !== "MEMORY_UPDATE" ? h("span", { class: `badge kind kind-${kind}` }, kind) : null);
+// who a judgment belongs to: the user (in a group chat, with the group), else the group, else the agent
+const ownerCell = (j) => (j.user_id
+  ? (j.group_id ? [j.user_id, h("span", { class: "muted" }, ` in ${j.group_id}`)] : j.user_id)
+  : j.group_id ? h("i", {}, `group ${j.group_id}`) : h("i", {}, j.agent_id || j.run_id || "–"));
 const traceLink = (t, label) => h("a", { href: `#/judgments/${encodeURIComponent(t)}`, "data-trace": t }, label || t);
 const userParam = () => ({ user_id: S.user });
 const needUser = (what) => h("p", { class: "empty" }, `Pick a user at the top right to see ${what}.`);
@@ -130,7 +134,7 @@ async function renderJudgments() {
     status: f["f-status"], since: f["f-since"], until: f["f-until"], limit: 200 } });
   const rows = data.results.map((j) => h("tr", { class: "clickable", "data-trace": j.trace_id,
       onclick: () => { location.hash = `#/judgments/${encodeURIComponent(j.trace_id)}`; } },
-    selectCell(j.trace_id), h("td", {}, fmtTime(j.created_at)), h("td", {}, j.user_id || h("i", {}, j.agent_id || "–")),
+    selectCell(j.trace_id), h("td", {}, fmtTime(j.created_at)), h("td", {}, ownerCell(j)),
     h("td", {}, kindBadge(j.operation_type), eventBadges(j.events), eventBadges(j.consolidation),
       j.rolled_back_by ? h("span", { class: "badge rolled-back", title: `rolled back by ${j.rolled_back_by}` }, "rolled back") : null),
     h("td", { class: `st st-${j.status}` }, j.status), h("td", {}, verdictBadge(j)),
@@ -149,6 +153,16 @@ function opsTable(ops, id) {
     h("tbody", {}, ops.map((op) => h("tr", {}, h("td", {}, h("span", { class: `badge ev-${op.event}` }, op.event)),
       h("td", {}, op.text || op.memory || ""), h("td", { class: "muted" }, op.old_memory || op.previous_memory || ""),
       h("td", { class: "muted" }, op.id || ""), h("td", {}, op.reason || "")))));
+}
+
+// An executed operation keeps what was written; its reason is the decision's (same memory and event, else
+// the same fact's), so the Executed table says why as the decided one does.
+function withReasons(executed, decided) {
+  const ops = Array.isArray(decided) ? decided : [];
+  const find = (op) => ops.find((d) => d.id && d.id === op.id && d.event === op.event)
+    || ops.find((d) => d.fact !== undefined && d.fact === op.fact && d.event === op.event)
+    || ops.find((d) => (d.text || "") === (op.text || op.memory || "") && d.event === op.event);
+  return (Array.isArray(executed) ? executed : []).map((op) => (op.reason ? op : { ...op, reason: (find(op) || {}).reason || "" }));
 }
 
 async function renderDetail(traceId, done) {
@@ -179,7 +193,7 @@ async function renderDetail(traceId, done) {
     h("p", {}, h("a", { href: "#/judgments" }, "← all judgments")),
     h("div", { class: "card" }, h("h2", {}, "Judgment ", h("span", { id: "verified-badge" }, verdictBadge(j))),
       h("dl", { class: "meta" },
-        ...[["Trace id", j.trace_id], ["Kind", kind], ["Scope", ["user_id", "agent_id", "run_id"].filter((k) => j[k]).map((k) => `${k}=${j[k]}`).join("  ")],
+        ...[["Trace id", j.trace_id], ["Kind", kind], ["Scope", ["user_id", "agent_id", "run_id", "group_id"].filter((k) => j[k]).map((k) => `${k}=${j[k]}`).join("  ")],
           ["Status", j.status], ["When (UTC)", `${fmtTime(j.created_at)} (updated ${fmtTime(j.updated_at)})`],
           ["Judge model", j.model_name || "–"], ["Judge latency", fmtMs(j.latency_ms)],
           ["Executed", j.execution_success === null ? "not yet" : j.execution_success ? "yes" : "no"],
@@ -200,7 +214,7 @@ async function renderDetail(traceId, done) {
     section("Model's raw answer", h("pre", { id: "d-raw" }, j.llm_response || "(no model call: decided by rule)")),
     ...(kind === "CONSOLIDATE" ? consolidationSections(j, section) : [
       section("Operations decided, with reasons", opsTable(j.parsed_operations, "d-ops")),
-      section("Executed", opsTable(j.executed_operations, "d-executed"))]),
+      section("Executed", opsTable(withReasons(j.executed_operations, j.parsed_operations), "d-executed"))]),
     section("Reasoning and notes", h("pre", {}, j.reasoning || "")),
     section("Verify this judgment", verify));
 }

@@ -36,7 +36,8 @@ def test_add_returns_mem0_shape(mem):
     for item in out["results"]:
         assert set(item) >= {"id", "memory", "event"}
         assert item["event"] == "ADD"
-    uuid.UUID(out["trace_id"])
+        assert uuid.UUID(item["id"]).version == 5  # derived from the trace id and the operation (docs/contracts.md)
+    assert uuid.UUID(out["trace_id"]).version == 4
     assert isinstance(out.get("relations", {}), dict)
     # the same statement again changes nothing
     again = mem.add("Hi, I live in Berlin and I love sushi.", user_id=user)
@@ -248,6 +249,18 @@ def test_get_context_and_reindex(mem):
     assert mem.search("peanuts", user_id=user)["results"]
 
 
+def test_get_context_dates_a_fact_by_when_it_happened(mem):
+    """A fact about an earlier day is shown with that day, not with the day it was stored."""
+    user = _uid("ctx-date")
+    mem.add([{"role": "user", "content": "I went to Paris yesterday.", "timestamp": "2026-05-08T10:00:00Z"}], user_id=user)
+    mem.add("I live in Rome.", user_id=user)  # no date of its own: dated by when it was said (today)
+    block = mem.get_context("where did I travel?", user_id=user, max_tokens=300)["context"]
+    paris = next(line for line in block.splitlines() if "Paris" in line)
+    assert paris.startswith("- [2026-05-07]"), block
+    rome = next(line for line in block.splitlines() if "Rome" in line)
+    assert not rome.startswith("- [2026-05-0"), block
+
+
 def test_from_config_mem0_style(tmp_path):
     s = settings_from_config({
         "llm": {"provider": "openai", "config": {"model": "gpt-4o-mini", "temperature": 0.2}},
@@ -346,3 +359,26 @@ def test_update_extracts_relations_again(mem):
     assert (user, "lives_in", "Lisbon") not in triples
     assert {"source": user, "relationship": "lives_in", "destination": "Lisbon"} in updated["relations"]["deleted_entities"]
     assert all(r["memory_id"] == mid for r in mem.services.sql.relations_for_memory(mid))
+
+
+def test_participants_link_each_speakers_facts_to_their_user(mem):
+    """participants= maps speaker names to user ids: a speaker's "I" facts belong to that user within the group,
+    so a chatbot asks about each participant by their user id (search and list with user_id + group_id)."""
+    group, caro, mel = _uid("club"), _uid("u-caro"), _uid("u-mel")
+    chat = [{"role": "user", "name": "Caroline", "content": "I moved to Boston."},
+            {"role": "user", "name": "melanie", "content": "I like painting."}]
+    mem.add(chat, group_id=group, participants={"Caroline": caro, "Melanie": mel})
+    found = mem.search("where do I live?", user_id=caro, group_id=group)["results"]
+    assert found and "Boston" in found[0]["memory"], found
+    assert not any("painting" in r["memory"] for r in found)
+    assert any("painting" in r["memory"] for r in mem.get_all(user_id=mel, group_id=group)["results"])
+    assert not mem.get_all(user_id="Caroline", group_id=group)["results"]  # the name is not the participant id
+    with pytest.raises(InvalidInputError, match="group_id"):
+        mem.add(chat, user_id=caro, participants={"Caroline": caro})
+    with pytest.raises(InvalidInputError, match="speaker names to user ids"):
+        mem.add(chat, group_id=group, participants={"Caroline": 17})
+
+
+def test_a_bad_setting_argument_names_the_setting(tmp_path):
+    with pytest.raises(InvalidInputError, match=r"graph_backend='bogus' \(the setting MEMORYX_GRAPH_BACKEND\)"):
+        Memory(data_dir=tmp_path, graph_backend="bogus")

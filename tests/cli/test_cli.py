@@ -127,8 +127,9 @@ def test_exit_codes(data_dir, tmp_path):
 
 
 def test_serve_holds_the_data_dir(tmp_path):
-    """`memoryx serve` runs the HTTP server; while it holds the data directory the CLI exits 3 and says
-    which process holds it and what to do (the embedded vector store admits one process per data dir)."""
+    """`memoryx serve` runs the HTTP server; while it holds the data directory a CLI command that needs the
+    vector store exits 3 and says which process holds it and what to do (the embedded vector store admits one
+    process per data dir); list, get, history and judgments read SQL alone and still answer."""
     import signal
     import socket
     import time
@@ -157,12 +158,43 @@ def test_serve_holds_the_data_dir(tmp_path):
             time.sleep(0.5)
         added = httpx.post(f"{url}/v1/memories", json={"messages": "I live in Bern.", "user_id": "srv"}, timeout=120)
         assert added.status_code == 200 and added.json()["results"]
-        held = run(data, "list", "--user-id", "srv", check=3)
+        held = run(data, "search", "where do I live?", "--user-id", "srv", check=3)
         assert "one process per data dir" in held.stderr and "memoryx serve" in held.stderr
         assert url in held.stderr
+        # reads of the system of record open SQL alone, so they work beside the server
+        while_served = json.loads(run(data, "list", "--user-id", "srv", "--json").stdout)
+        assert [r["memory"] for r in while_served["results"]] == [added.json()["results"][0]["memory"]]
     finally:
         server.send_signal(signal.SIGINT)
         out, _ = server.communicate(timeout=60)
     assert "LOCAL DEVELOPMENT MODE" in out
     listed = json.loads(run(data, "list", "--user-id", "srv", "--json").stdout)  # free again, data persisted
     assert [r["memory"] for r in listed["results"]] == [added.json()["results"][0]["memory"]]
+
+
+def test_a_bad_setting_names_the_variable(tmp_path):
+    out = run(tmp_path, "list", "--user-id", "x", check=1, env={"MEMORYX_GRAPH_BACKEND": "bogus"})
+    assert "MEMORYX_GRAPH_BACKEND='bogus'" in out.stderr and "falkordb" in out.stderr, out.stderr
+    assert "Unexpected error" not in out.stderr and "ValidationError" not in out.stderr
+    out = run(tmp_path, "add", "I like tea", "--user-id", "x", check=1, env={"MEMORYX_SIMILAR_TOP_K": "many"})
+    assert "MEMORYX_SIMILAR_TOP_K='many'" in out.stderr, out.stderr
+
+
+def test_reads_open_sql_alone(data_dir):
+    """list, get, history and judgments start no vector shard, graph server, encoder or LangGraph: what keeps
+    an embedded read near a second. Checked from the modules the command's process loaded."""
+    user = f"cli-{uuid.uuid4().hex[:6]}"
+    added = json.loads(run(data_dir, "add", "I live in Graz.", "--user-id", user, "--json").stdout)
+    memory_id = added["results"][0]["id"]
+    probe = ("import json, sys\nfrom memoryx.cli import main\ncode = main(sys.argv[1:])\n"
+             "heavy = [m for m in ('langgraph', 'langchain_core', 'onnxruntime', 'torch', 'qdrant_edge', 'falkordb',"
+             " 'memoryx.graphs', 'memoryx.stores.graph', 'memoryx.stores.vectors') if m in sys.modules]\n"
+             "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
+    for args in (["list", "--user-id", user], ["get", memory_id], ["history", memory_id], ["judgments", "list"],
+                 ["judgments", "stats"]):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "MEMORYX_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1",
+                                   "MEMORYX_ENV_FILE": str(data_dir / "none.env")})
+        report = json.loads(proc.stderr.strip().splitlines()[-1])
+        assert report == {"code": 0, "heavy": []}, (args, report, proc.stderr[-2000:])
+    assert "Graz" in run(data_dir, "list", "--user-id", user).stdout

@@ -125,7 +125,9 @@ def test_runtime_setting_picks_the_engine(monkeypatch, rebuilt_cache):
     assert emb.runtime == "onnx" and emb.cache_dir == cache
     monkeypatch.delenv("MEMORYX_EMBEDDING_CACHE_DIR")
     monkeypatch.setenv("MEMORYX_DATA_DIR", "/srv/memx")
-    assert make_embeddings(Settings()).cache_dir.as_posix() == "/srv/memx/models"  # default: in the data dir
+    monkeypatch.setenv("XDG_CACHE_HOME", "/srv/cache")
+    # default: the user's cache, shared by every data directory (a new one does not rebuild the encoder)
+    assert make_embeddings(Settings()).cache_dir.as_posix() == "/srv/cache/memoryx/models"
 
 
 def test_auto_falls_back_to_torch_and_onnx_says_what_to_do(monkeypatch, tmp_path, caplog):

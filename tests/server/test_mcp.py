@@ -72,6 +72,18 @@ async def test_http_tools_add_search_forget(server):
         await _add_search_forget(client)  # the key's one user, no user_id needed
 
 
+async def test_http_memory_add_takes_a_plain_string(server):
+    """An agent's most natural call: memory_add with the text itself, not a list of turns."""
+    async with _http(server, "key-alice") as client:
+        added = await client.call_tool("memory_add", {"messages": "I work at Siemens."})
+        assert not added.is_error, _text(added)
+        assert any("Siemens" in r["memory"] for r in added.structured_content["results"])
+        found = await client.call_tool("memory_search", {"query": "Where do I work?"})
+        assert any("Siemens" in r["memory"] for r in found.structured_content["results"])
+        empty = await client.call_tool("memory_add", {"messages": ""})
+        assert empty.is_error
+
+
 async def test_http_key_may_not_touch_other_user(server):
     async with _http(server, "key-alice") as client:
         refused = await client.call_tool("memory_search", {"query": "anything", "user_id": "bob"})

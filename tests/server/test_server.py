@@ -307,3 +307,29 @@ def test_put_extracts_relations_again(client, memory):
     upd = client.put(f"/v1/memories/{mid}", json={"text": "I moved to Bruges"}, headers=headers)
     assert upd.status_code == 200, upd.text
     assert (user, "lives_in", "Bruges") in valid() and (user, "lives_in", "Ghent") not in valid()
+
+
+def test_docs_and_favicon_answer_without_a_key(client):
+    """With keys set, the API's documentation and the icon browsers ask for load (they hold no data; a browser
+    cannot send a key with them), while metrics and data still need a key."""
+    for path in ("/docs", "/redoc", "/openapi.json"):
+        assert client.get(path).status_code == 200, path
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml") and b"<svg" in icon.content
+    _assert_error(client.get("/metrics"), 401, "unauthorized")
+    _assert_error(client.get("/v1/memories?user_id=alice"), 401, "unauthorized")
+
+
+def test_mem0_routes_answer_without_their_trailing_slash(client):
+    """mem0's routes end in '/'; the bare path answers too, never a 307 (curl does not follow one for a POST)."""
+    _add(client, A, "I live in Lisbon.")
+    for path in ("/v2/memories/search/", "/v2/memories/search"):
+        resp = client.post(path, json={"query": "where do I live?", "filters": {"user_id": "alice"}}, headers=A)
+        assert resp.status_code == 200, (path, resp.status_code, resp.text)
+        hits = resp.json() if isinstance(resp.json(), list) else resp.json().get("results", [])
+        assert any("Lisbon" in h["memory"] for h in hits), resp.text
+    for path in ("/v1/ping", "/v1/ping/"):
+        assert client.get(path, headers=A).status_code == 200
+    assert client.post("/v2/memories", json={"filters": {"user_id": "alice"}}, headers=A).status_code == 200
+    spec = client.get("/openapi.json").json()
+    assert "/v2/memories/search/" in spec["paths"] and "/v2/memories/search" not in spec["paths"]

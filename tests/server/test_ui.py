@@ -6,6 +6,7 @@ Memory with the offline model and the embedded FalkorDB."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
@@ -322,3 +323,49 @@ def test_the_newest_view_is_drawn_when_an_older_one_answers_last(site, page):
     assert page.is_visible("#memory-table")
     assert "green tea" in page.inner_text("#memory-table")
     assert page.locator("#d-input").count() == 0
+
+
+@needs_browser
+def test_what_a_reviewer_sees_first(site, page):
+    """Before sign-in nothing but the form; a group chat's row names the group; executed operations say why;
+    a consolidation row reads as a date; every history event has a visible badge."""
+    m = site["memory"]
+    group = m.add([{"role": "user", "name": "Caroline", "content": "I moved to Boston."},
+                   {"role": "user", "name": "Melanie", "content": "I like painting."}], group_id="book-club")
+    page.goto(f"{site['url']}/ui/")
+    page.wait_for_selector("#sign-in-form")
+    for hidden in ("#who", "#sign-out", "#user-pick", "#tabs"):
+        assert not page.is_visible(hidden), hidden
+    _sign_in(page, site["url"], "key-admin")
+    assert page.is_visible("#sign-out") and page.is_visible("#user-pick")
+
+    row = page.locator(f"#judgment-table tr[data-trace='{group['trace_id']}']")
+    row.wait_for()
+    assert "group book-club" in row.locator("td").nth(1).inner_text()
+    for text in page.locator("#judgment-table tbody tr td:nth-child(2)").all_inner_texts():
+        assert text.strip() not in ("", "–")
+
+    first = m.list_judgments(user_id="alice", limit=50)[-1]["trace_id"]  # "I live in Oslo and I work at Acme."
+    page.goto(f"{site['url']}/ui/#/judgments/{first}")
+    page.wait_for_selector("#d-executed tbody tr")
+    reasons = page.locator("#d-executed tbody tr td:nth-child(5)").all_inner_texts()
+    assert reasons and all(r.strip() for r in reasons), reasons
+
+    dave = Scope(user_id="erin")
+    t0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
+    ids = [m.services.sql.insert_memory(scope=dave, text=t, memory_type="semantic", created_at=t0)["id"]
+           for t in ("I live in Rome", "I live in Rome.")]
+    m.services.projector.sync_memories(ids)
+    report = m.consolidate(user_id="erin", now=t0 + timedelta(days=30))
+    page.goto(f"{site['url']}/ui/#/judgments")
+    row = page.locator(f"#judgment-table tr[data-trace='{report['trace_id']}']")
+    row.wait_for()
+    preview = row.locator("td").last.inner_text()
+    assert "as of 2025-03-31" in preview and not re.search(r"\d{9,}", preview), preview
+
+    colours = page.evaluate("""(events) => events.map((e) => {
+        const b = document.createElement('span'); b.className = `badge ev-${e}`; b.textContent = e;
+        document.body.append(b); const c = getComputedStyle(b).backgroundColor; b.remove(); return c; })""",
+                            ["PROMOTE", "ARCHIVE", "MERGE", "MERGED", "SUMMARY", "SUMMARIZED", "RESTORE", "ROLLBACK",
+                             "ADD", "UPDATE", "DELETE", "NONE", "SOMETHING_NEW"])
+    assert all(c not in ("rgba(0, 0, 0, 0)", "transparent", "rgb(255, 255, 255)") for c in colours), colours

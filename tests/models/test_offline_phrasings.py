@@ -1,0 +1,90 @@
+"""The offline model reads the ways people actually say the covered things: a lead-in before the statement,
+a self-introduction, leaving a job, stopping liking something, several likes at once, a household moving; in
+English, Chinese and Japanese. The sentences are paraphrases written for this test (not the issue's own
+wording), and the near misses beside them must stay unparsed, so the rules cannot pass as a keyword list."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from memoryx import Memory
+from memoryx.models.offline import judge
+from memoryx.models.offline_rules import fact_text, parse_statements
+
+
+@pytest.mark.parametrize("text, facts", [
+    # a lead-in before the statement
+    ("Huge update: we relocated to Porto!", ["User now lives in Porto"]),
+    ("Guess what, I moved over to Leeds.", ["User now lives in Leeds"]),
+    ("So anyway I live in Austin now", ["User lives in Austin"]),
+    ("重大消息：我们搬家到成都了", ["用户现在住在成都"]),
+    ("告诉你，我搬到了厦门", ["用户现在住在厦门"]),
+    ("ところで、札幌へ引っ越してきました", ["ユーザーは今札幌に住んでいる"]),
+    # introductions
+    ("Hey there. I'm Priya.", ["User's name is Priya"]),
+    ("Hello, I am Tom Baker", ["User's name is Tom Baker"]),
+    ("嗨，我是阿强", ["用户叫阿强"]),
+    ("初めまして、ケンです", ["ユーザーの名前はケン"]),
+    # leaving a job
+    ("I resigned from Initech last week", ["User no longer works at Initech"]),
+    ("Honestly I've left Umbrella Corp", ["User no longer works at Umbrella Corp"]),
+    ("I quit my job at Hooli", ["User no longer works at Hooli"]),
+    ("我上个月从腾讯辞职了", ["用户不再在腾讯工作"]),  # the date before 从 is not the employer
+    ("我离开了字节跳动", ["用户不再在字节跳动工作"]),
+    ("ソニーを退職しました", ["ユーザーはもうソニーで働いていない"]),
+    # stopping liking
+    ("I've gone off coffee", ["User no longer likes coffee"]),
+    ("I got bored of chess", ["User no longer likes chess"]),
+    ("我现在对篮球没兴趣了", ["用户不再喜欢篮球"]),
+    ("最近は納豆が好きじゃなくなりました", ["ユーザーはもう納豆が好きではない"]),
+    ("将棋に飽きました", ["ユーザーはもう将棋が好きではない"]),
+    # several likes at once, and other ways to like
+    ("I adore cats and dogs", ["User likes cats", "User likes dogs"]),
+    ("I'm really into salsa, tango and swing", ["User likes salsa", "User likes tango", "User likes swing"]),
+    ("我爱吃饺子和包子", ["用户喜欢吃饺子", "用户喜欢吃包子"]),
+    ("私は猫や犬が好きです", ["ユーザーは猫が好き", "ユーザーは犬が好き"]),
+    ("最近キャンプにハマっています", ["ユーザーはキャンプが好き"]),
+    # joining an employer
+    ("I started working at Pied Piper", ["User works at Pied Piper"]),
+    ("我入职了美团", ["用户在美团工作"]),
+    ("任天堂に入社しました", ["ユーザーは任天堂で働いている"]),
+])
+def test_paraphrases_are_read(text, facts):
+    assert [fact_text(st) for st in parse_statements(text)] == facts
+
+
+@pytest.mark.parametrize("text", [
+    "I'm tired", "I'm Japanese", "I quit smoking", "I left the party early", "I'm moving to Rome next year?",
+    "我是学生", "我喜欢", "私は学生です", "Big news: nothing happened",
+])
+def test_near_misses_stay_unread(text):
+    assert parse_statements(text) == []
+
+
+def test_leaving_a_job_deletes_the_job_and_keeps_why():
+    memories = [{"id": "0", "text": "User works at Initech"}, {"id": "1", "text": "User lives in Oslo"}]
+    ops = judge(memories, [{"fact": 0, "text": "User no longer works at Initech"}])
+    assert [(o["event"], o["id"]) for o in ops] == [("DELETE", "0"), ("ADD", None)]
+
+
+def test_a_chat_in_three_languages_is_remembered(tmp_path):
+    """Paraphrased turns through the real add and search graphs on the offline model: each question's answer
+    comes first."""
+    user = f"chat-{uuid.uuid4().hex[:6]}"
+    turns = ["Hi! I'm Dana.", "I work at Globex and I live in Leeds.", "Huge update: we relocated to Porto!",
+             "I'm really into salsa and tango.", "I've gone off tango, to be honest.", "I resigned from Globex.",
+             "我爱吃饺子和包子", "私は猫や犬が好きです"]
+    with Memory(data_dir=tmp_path) as m:
+        for turn in turns:
+            m.add(turn, user_id=user)
+        texts = [r["memory"] for r in m.get_all(user_id=user)["results"]]
+        assert "User's name is Dana" in texts and "User likes salsa" in texts and "用户喜欢吃包子" in texts
+        assert "User likes tango" not in texts and "User works at Globex" not in texts
+        assert "User no longer works at Globex" in texts and "User lives in Leeds" not in texts
+        top = m.search("where does the user live now?", user_id=user)["results"][0]["memory"]
+        assert "Porto" in top, top
+        top = [r["memory"] for r in m.search("她喜欢吃什么？", user_id=user, limit=2)["results"]]
+        assert any("饺子" in t or "包子" in t for t in top), top
+        assert m.search("which pets does the user like?", user_id=user)["results"]
