@@ -21,10 +21,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route, Router
 
+from memoryx.core.authorization import Action, Principal
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, grant
 
 UI_DIR = Path(__file__).with_name("ui")
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -138,15 +138,16 @@ def _router(served: Served) -> APIRouter:
     auth, mem, keys = served.auth, served.mem, served.keys
 
     def scopes(principal: Principal, user_id: str | None) -> list[Scope | None]:
-        """The scopes a listing reads: the user asked for (checked), else everything (admin) or each of the
-        key's users. A key bound to agents only sees the records `Principal.visible` lets through."""
-        if user_id is not None or (not principal.admin and len(principal.users) == 1):
-            return [Scope(user_id=principal.scope_user(user_id))]
-        if principal.admin:
-            return [None]
-        if not principal.users:
-            return [Scope(agent_id=a) for a in sorted(principal.agents)]
-        return [Scope(user_id=u) for u in sorted(principal.users)]
+        """The scopes a listing reads, each granted by `authorize`: the user asked for, else everything (admin)
+        or each of the key's users (agents, groups) in turn."""
+        if user_id is None and not principal.all_access:
+            for field, held in (("user_id", principal.users), ("agent_id", principal.agents),
+                                ("group_id", principal.groups)):
+                if len(held) > 1:
+                    return [grant(principal, Action.JUDGMENTS, **{field: v}) for v in sorted(held)]
+                if held:
+                    break
+        return [grant(principal, Action.JUDGMENTS, user_id=user_id)]
 
     def judgments(principal: Principal, user_id: str | None, since: str | None = None) -> Iterator[dict]:
         """Visible judgments, newest first, read page by page and merged across the key's scopes."""
@@ -165,13 +166,13 @@ def _router(served: Served) -> APIRouter:
     @router.get("/me")
     def whoami(principal: Principal = auth):
         """Who the key is: the page shows only what this allows (the API enforces it either way)."""
-        return {"name": principal.name, "admin": principal.admin, "users": sorted(principal.users),
+        return {"name": principal.name, "admin": principal.all_access, "users": sorted(principal.users),
                 "agents": sorted(principal.agents), "dev_mode": keys.dev_mode}
 
     @router.get("/users")
     def users(principal: Principal = auth):
         """User ids for the page's user picker: the key's own, or (admin) those of recent judgments."""
-        if not principal.admin:
+        if not principal.all_access:
             return {"users": sorted(principal.users)}
         found = {r.get("user_id") for r, _ in zip(judgments(principal, None), range(2000)) if r.get("user_id")}
         return {"users": sorted(found)}
@@ -259,12 +260,11 @@ def _router(served: Served) -> APIRouter:
     def user_graph(user_id: str | None = Query(None, min_length=1), include_invalid: bool = False,
                    principal: Principal = auth):
         """A user's entities and relations (from the SQL truth the graph database projects)."""
-        uid = principal.scope_user(user_id)
-        if uid is None:
+        scope = grant(principal, Action.LIST, user_id=user_id)
+        if scope is None or scope.user_id is None:
             raise InvalidInputError("user_id is required: pick the user whose graph to draw.")
         sql = mem().services.sql
-        scope = Scope(user_id=uid)
-        return {"user_id": uid, "entities": principal.visible(sql.list_entities(scope)),
+        return {"user_id": scope.user_id, "entities": principal.visible(sql.list_entities(scope)),
                 "relations": principal.visible(sql.list_relations(scope, include_invalid=include_invalid))}
 
     return router
