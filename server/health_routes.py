@@ -1,12 +1,13 @@
 """`GET /healthz` (open, for load balancers: each store probed, 503 while starting or degraded) and
-`GET /metrics` (Prometheus, behind the key like every other route)."""
+`GET /metrics` (Prometheus: every tenant's figures, so an admin key's only, as `authorize` decides)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from memoryx.server.served import Served
+from memoryx.core.authorization import Action, Principal
+from memoryx.server.served import Served, grant
 
 API_VERSION = "0.1.0"  # the REST API's version: in /healthz and the OpenAPI document
 
@@ -36,7 +37,8 @@ def health_router(served: Served) -> APIRouter:
                              "auth": "dev" if served.keys.dev_mode else "api_keys"}, status_code=200 if ok else 503)
 
     @router.get("/metrics")
-    def prometheus_metrics():
+    def prometheus_metrics(principal: Principal = served.auth):
+        grant(principal, Action.METRICS)
         return Response(served.metrics.render(), media_type=served.metrics.content_type)
 
     return router
