@@ -22,7 +22,7 @@ def judgment_router(served: Served) -> APIRouter:
     @router.get("/v1/judgments")
     def list_judgments(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                        run_id: str | None = Query(None, min_length=1), limit: int = Query(50, ge=1, le=1000),
-                       offset: int = Query(0, ge=0), principal: Principal = auth):
+                       offset: int = Query(0, ge=0, le=1_000_000_000), principal: Principal = auth):
         scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
         ids = {} if scope is None else {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
         found = mem().list_judgments(**ids, limit=limit, offset=offset)

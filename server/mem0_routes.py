@@ -293,7 +293,7 @@ def mem0_router(served: Served) -> APIRouter:
         return [mem0_memory(m) for m in out]
 
     @router.post("/v2/memories/")
-    def list_memories(body: ListBody, principal: Principal = auth, page: int | None = Query(None, ge=1),
+    def list_memories(body: ListBody, principal: Principal = auth, page: int | None = Query(None, ge=1, le=1_000_000),
                       page_size: int | None = Query(None, ge=1, le=1000)):
         if page is None or page_size is None:
             return {"results": _collect(principal, body, body.top_k or body.limit or 100)}

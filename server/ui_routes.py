@@ -184,7 +184,7 @@ def _router(served: Served) -> APIRouter:
                       status: Literal["running", "done", "failed", "awaiting_review"] | None = None,
                       since: str | None = Query(None, description="First day (YYYY-MM-DD, UTC), inclusive."),
                       until: str | None = Query(None, description="Last day (YYYY-MM-DD, UTC), inclusive."),
-                      limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0),
+                      limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=1_000_000_000),
                       principal: Principal = auth):
         """Judgment summaries, newest first, filtered (the newest SCAN_CAP judgments are searched)."""
         since, until = _iso_day("since", since), _iso_day("until", until)
