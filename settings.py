@@ -37,6 +37,7 @@ class Settings(BaseSettings):
 
     # --- where things live -------------------------------------------------------------------
     data_dir: Path = Field(Path(".memoryx"), description="Directory for the embedded stores (SQLite, Qdrant shard, FalkorDB files, checkpoints).")
+    private_files: bool = Field(True, description="Keep the data directory private to its owner: directories 0700, files 0600 whatever the umask (opening the stores adds 077 to the process umask).")
 
     # --- system of record ----------------------------------------------------------------------
     sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
