@@ -80,8 +80,9 @@ def langserve_problem(path: str, method: str, body: Any) -> str | None:
     elif path.endswith(("/invoke", "/stream")):
         if not isinstance(body, dict) or "input" not in body:
             return 'the body is {"input": {...}}.'
-    if isinstance(body, dict) and body.get("config") is not None and not isinstance(body["config"], dict):
-        return "config must be an object."
+    configs = (dict, list) if path.endswith("/batch") else dict
+    if isinstance(body, dict) and body.get("config") is not None and not isinstance(body["config"], configs):
+        return "config must be an object (or, for /batch, a list of them)."
     if isinstance(body, dict) and body.get("kwargs") is not None and not isinstance(body["kwargs"], dict):
         return "kwargs must be an object."
     return None
