@@ -26,6 +26,10 @@ class NotFoundError(MemoryXError, KeyError):
     __str__ = MemoryXError.__str__  # KeyError would otherwise repr() the message
 
 
+class AccessDeniedError(MemoryXError, PermissionError):
+    """The caller's principal may not take this action on this scope (an id it does not hold)."""
+
+
 class InvalidInputError(MemoryXError, ValueError):
     """Empty, oversized or malformed input, or an unknown filter operator."""
 

@@ -39,6 +39,7 @@ class Settings(BaseSettings):
 
     # --- where things live -------------------------------------------------------------------
     data_dir: Path = Field(Path(".memoryx"), description="Directory for the embedded stores (SQLite, Qdrant shard, FalkorDB files, checkpoints).")
+    private_files: bool = Field(True, description="Keep the data directory private to its owner: directories 0700, files 0600 whatever the umask (opening the stores adds 077 to the process umask).")
 
     # --- system of record ----------------------------------------------------------------------
     sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
@@ -110,6 +111,10 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(8000, description="Longest search query.")
     max_request_bytes: int = Field(1_048_576, description="Largest HTTP request body the server accepts (413 above).")
     max_batch_inputs: int = Field(32, description="Most inputs in one LangServe batch request.")
+    allowed_hosts: list[str] = Field(default_factory=list, description=(
+        "Host header values the HTTP server answers (a DNS-rebinding guard), e.g. [\"memory.example.org\"]. "
+        "Empty: localhost names and the address `memoryx serve` is bound to, checked in local development "
+        "mode (no API keys); when set, checked always. [\"*\"] answers any host."))
 
     # --- model call bounds: output caps, request timeouts, a time budget per add run ---
     extraction_max_tokens: int = Field(1024, ge=16, description="Output-token cap of the fact-extraction model (also the search query rewrite, which runs on it).")

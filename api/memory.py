@@ -32,7 +32,7 @@ from memoryx.api.run_recovery import RESUME_RUN_NAME
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.ingest import bulk
-from memoryx.lifecycle.retention import forget_finished_run
+from memoryx.lifecycle.retention import abandon_run, forget_finished_run
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
 
@@ -95,7 +95,12 @@ class Memory(MemoryFront):
                                      participants=participants)
         graph = core.add_graph()
         core.check_review(graph, review)
-        out = graph.invoke(inp, config, context=core.context(review=review))
+        try:
+            out = graph.invoke(inp, config, context=core.context(review=review))
+        except BaseException:
+            # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
+            abandon_run(core.services, graph.checkpointer, inp["trace_id"])
+            raise
         result = core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
         forget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
         return {**result, "warnings": warnings} if warnings else result

@@ -1,14 +1,16 @@
 """Add runs left unfinished by an earlier process, resumed when a Memory opens its stores
 (MEMORYX_RECOVER_RUNS most recent runs of the checkpointer): an add run cut short (no final state) is resumed
 from its last checkpoint to the same end state; a run paused at the review interrupt is left waiting for its
-human and only reported (resuming it would need the approval it waits for); a resume that fails is reported
-and left as it was."""
+human and only reported (resuming it would need the approval it waits for); a resume that fails is reported,
+its judgment marked failed and its checkpoints dropped (one try, never one at every start). A run whose
+caller was told it failed never gets here: Memory.add drops its checkpoints when it raises."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from memoryx.lifecycle.retention import abandon_run
 from memoryx.runtime.checkpointing import recent_threads
 
 log = logging.getLogger(__name__)
@@ -45,7 +47,10 @@ def recover_add_runs(core: Any, limit: int | None = None) -> dict:
         try:
             out = graph.invoke(None, run_config, context=core.context())
         except Exception as exc:  # noqa: BLE001 - one broken run must not keep the others (or the store) down
-            log.warning("could not resume add run %s: %s", trace_id, exc)
+            # tried once: marked failed (shown in judgments) and its checkpoints dropped, never retried at
+            # every start
+            log.warning("could not resume add run %s (marked failed): %s", trace_id, exc)
+            abandon_run(core.services, graph.checkpointer, trace_id, f"resuming after a restart failed: {exc!r}")
             report["failed"][trace_id] = repr(exc)
             continue
         if isinstance(out, dict) and out.get("__interrupt__"):

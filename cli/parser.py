@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("serve", cmd_serve, "run the HTTP server (REST /v1, LangServe /graphs, /healthz, /metrics)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--allowed-hosts", help="comma-separated Host names the server answers (DNS-rebinding guard; "
+                                           "default: localhost names and --host; '*' for any)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 
     p = cmd("mcp", cmd_mcp, "run the MCP server on stdio (tools memory_add, memory_search, ...) for MCP clients",

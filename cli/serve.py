@@ -39,7 +39,9 @@ def cmd_serve(args, m) -> int:
 
     logging.basicConfig(level=getattr(logging, args.log_level.upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = create_app(memory=m)
+    if getattr(args, "allowed_hosts", None):
+        m.settings.allowed_hosts = [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
+    app = create_app(memory=m, bound_host=args.host)
     info_path = Path(m.settings.data_dir) / SERVER_INFO
     url = f"http://{args.host}:{args.port}"
     try:

@@ -5,6 +5,9 @@ run). group_id is not: an unset group_id matches only rows outside any group, so
 and the memories of a group chat the user takes part in never mix unless the caller names both
 (`Scope(user_id='caroline', group_id='g1')`: Caroline's memories in g1). `Scope(group_id='g1')` alone is the
 whole group, every participant.
+
+`no_user=True` makes an unset user_id exact as well: `Scope(agent_id='bot', no_user=True)` is the agent's global
+memories only (rows without a user), the scope an agent-only API key is granted (core/authorization.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ class Scope:
     agent_id: str | None = None
     run_id: str | None = None
     group_id: str | None = None
+    no_user: bool = False  # an unset user_id matches only rows without a user (not every user's)
 
     def __post_init__(self) -> None:
         for name in SCOPE_FIELDS:
@@ -31,6 +35,8 @@ class Scope:
         if not any(getattr(self, name) for name in SCOPE_FIELDS):
             raise ScopeError("At least one of user_id, agent_id, run_id or group_id is required; "
                              "pass e.g. user_id='alice'.")
+        if self.no_user and self.user_id is not None:
+            raise ScopeError("no_user=True is a scope without a user; drop user_id or no_user.")
 
     @classmethod
     def of(cls, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
@@ -46,12 +52,14 @@ class Scope:
         scope names no group, so group memories stay out of user/agent scopes."""
         out: dict[str, str | None] = dict(self.as_dict())
         out.setdefault("group_id", None)
+        if self.no_user:
+            out["user_id"] = None
         return out
 
     def key(self) -> str:
         """Stable string for locks and logs: 'user_id=alice|agent_id=-|run_id=-' (+ '|group_id=g' in a group)."""
         fields = SCOPE_FIELDS if self.group_id else SCOPE_FIELDS[:3]  # keys of non-group scopes unchanged
-        return "|".join(f"{k}={getattr(self, k) or '-'}" for k in fields)
+        return "|".join(f"{k}={getattr(self, k) or '-'}" for k in fields) + ("|no_user" if self.no_user else "")
 
     def contains(self, record: dict) -> bool:
         """True when a record (dict with scope fields) lies inside this scope."""

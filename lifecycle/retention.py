@@ -76,6 +76,21 @@ def forget_finished_run(services: "Services", saver: Any, trace_id: str, result:
     return True
 
 
+def abandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed") -> None:
+    """An add run whose caller was told it failed: its checkpoints go, so no later start resumes (applies)
+    it, and a judgment record it left running is marked failed (listed in judgments and on /ui)."""
+    if saver is not None:
+        try:
+            saver.delete_thread(trace_id)
+        except Exception as exc:  # noqa: BLE001 - the caller's own error is the one to raise
+            log.warning("could not drop the checkpoints of failed add run %s: %s", trace_id, exc)
+    try:
+        if services.sql.trace_statuses([trace_id]).get(trace_id) == "running":
+            services.sql.save_judgment(trace_id, status="failed", execution_success=False, error_message=reason[:2000])
+    except Exception as exc:  # noqa: BLE001
+        log.warning("could not mark add run %s failed: %s", trace_id, exc)
+
+
 async def aforget_finished_run(services: "Services", saver: Any, trace_id: str, result: dict) -> bool:
     """`forget_finished_run` for an async saver (AsyncMemory). The status lookup is one indexed read."""
     if saver is None or not is_finished(services, trace_id, result):

@@ -73,15 +73,17 @@ def profile_rows_of(services, state: dict, sources: dict[str, dict] | None = Non
         if src is None or src["deleted"] or is_agent_memory(src) or not src.get("user_id"):
             continue  # gone meanwhile, or an assistant's own memory: it says nothing about the user
         row = {**src, "id": mid, "memory": text}
-        subject = user_subject(row["user_id"])
-        rules = found.get(mid) or []
-        changes.setdefault(subject, []).extend(c.as_row(mid) for c in rules)
-        if not rules:
-            uncovered.append(row)
         if row.get("group_id"):
+            # a group's memory says who takes part in the group; the participant's own profile is private
+            # (written from their own conversations only), so whoever may write to the group cannot change it
             member = (row.get("metadata") or {}).get("name") or row["user_id"]
             changes.setdefault(group_subject(row["group_id"]), []).append(
                 ProfileChange("add", "member", member).as_row(mid))
+            continue
+        rules = found.get(mid) or []
+        changes.setdefault(user_subject(row["user_id"]), []).extend(c.as_row(mid) for c in rules)
+        if not rules:
+            uncovered.append(row)
     calls = 0
     if uncovered and services.settings.profile_model:
         calls = 1
@@ -90,7 +92,7 @@ def profile_rows_of(services, state: dict, sources: dict[str, dict] | None = Non
     forgotten: dict[str, list[str]] = {}
     for mid in deleted:
         src = sources.get(mid)
-        if src is not None and src.get("user_id"):
+        if src is not None and src.get("user_id") and not src.get("group_id"):
             forgotten.setdefault(user_subject(src["user_id"]), []).append(mid)
     return changes, forgotten, calls
 

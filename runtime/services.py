@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryx.models.embeddings import embedding_dims, make_embeddings
 from memoryx.models.factory import make_chat_model
+from memoryx.runtime.private_files import make_private, tighten_umask
 from memoryx.runtime.recovery import recover_projections
 from memoryx.settings import Settings, get_settings
 from memoryx.stores.graph import make_graph_store
@@ -85,7 +86,11 @@ def build_services(
     the settings; a model may also be given as a "provider:model" string."""
 
     settings = settings or get_settings()
+    if settings.private_files:
+        tighten_umask()  # before any store creates a file: native engines use the process umask
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if settings.private_files:
+        make_private(settings.data_dir)
 
     def model(role: str, given: Any) -> "BaseChatModel":
         chosen = given if given is not None else llm

@@ -56,9 +56,10 @@ log = logging.getLogger("memoryx.server")
 __all__ = ["API_VERSION", "create_app"]
 
 
-def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
+def create_app(memory: Any = None, settings: Settings | None = None, *, bound_host: str | None = None) -> FastAPI:
     """The FastAPI app. `memory`: a `memoryx.Memory` to serve (not closed on shutdown); None builds one from
-    `settings` (default: MEMORYX_* environment) at startup and closes it at shutdown."""
+    `settings` (default: MEMORYX_* environment) at startup and closes it at shutdown. `bound_host`: the
+    address `memoryx serve` listens on, an allowed Host besides the localhost names (settings.allowed_hosts)."""
     settings = settings or (memory.settings if memory is not None else get_settings())
     served = Served(settings, memory)
     app = FastAPI(title="MemoryX", version=API_VERSION, lifespan=_lifespan(served),
@@ -67,7 +68,10 @@ def create_app(memory: Any = None, settings: Settings | None = None) -> FastAPI:
     app.state.served = served
     install_error_handlers(app)
     # a key on every route but /healthz (docs, schemas, metrics too), body size cap, strict JSON
-    guard.install(app, keys=served.keys, max_body_bytes=settings.max_request_bytes)
+    # in local development mode (no keys) also the Host header (DNS rebinding) and JSON-only writes
+    guard.install(app, keys=served.keys, max_body_bytes=settings.max_request_bytes,
+                  hosts=guard.allowed_hosts(settings.allowed_hosts, bound_host),
+                  check_hosts=served.keys.dev_mode or bool(settings.allowed_hosts))
     count_requests(app, served.metrics)
 
     app.include_router(health_router(served))

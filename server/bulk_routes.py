@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.errors import InvalidInputError
+from memoryx.core.authorization import Action, Principal
+from memoryx.errors import AccessDeniedError, InvalidInputError, MemoryXError, ScopeError
 from memoryx.ingest import bulk
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, call_args, grant
 
 
 class BatchItem(BaseModel):
@@ -35,10 +35,10 @@ class BatchRequest(BaseModel):
     infer: bool = Field(True, description="Extract facts with the model (True) or store the messages verbatim (False, batched).")
 
 
-def _denied(exc: HTTPException) -> dict:
-    detail = exc.detail if isinstance(exc.detail, dict) else {"type": "forbidden", "message": str(exc.detail)}
+def _denied(exc: MemoryXError) -> dict:
+    type_ = {AccessDeniedError: "forbidden", ScopeError: "scope_error"}.get(type(exc), "invalid_input")
     return {"results": [], "relations": {"added_entities": [], "deleted_entities": []}, "trace_id": None,
-            "error": {"type": detail.get("type", "forbidden"), "message": detail.get("message", "forbidden")}}
+            "error": {"type": type_, "message": str(exc.args[0]) if exc.args else type_}}
 
 
 def bulk_router(served: Served) -> APIRouter:
@@ -57,12 +57,12 @@ def bulk_router(served: Served) -> APIRouter:
         for index, item in enumerate(body.items):
             args = item.model_dump()
             try:
-                args["user_id"], args["agent_id"], args["group_id"] = principal.group_scope_ids(
-                    args["user_id"], args["agent_id"], args["group_id"])
-            except HTTPException as exc:
+                scope = grant(principal, Action.WRITE, user_id=args["user_id"], agent_id=args["agent_id"],
+                              run_id=args["run_id"], group_id=args["group_id"])
+            except (AccessDeniedError, ScopeError, InvalidInputError) as exc:
                 results[index] = _denied(exc)
                 continue
-            allowed.append((index, args))
+            allowed.append((index, {**args, "group_id": None, **call_args(scope)}))
         with metrics.track("add"):
             done = memory.add_many([args for _, args in allowed], infer=body.infer)
         for (index, _), result in zip(allowed, done):

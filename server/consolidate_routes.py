@@ -7,8 +7,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.core.authorization import Action, Principal
+from memoryx.errors import AccessDeniedError
+from memoryx.server.served import Served, grant
 
 
 class ConsolidateRequest(BaseModel):
@@ -37,17 +38,23 @@ def consolidate_router(served: Served) -> APIRouter:
     @router.post("/v1/consolidate", summary="Merge duplicates, summarise clusters, archive faded memories")
     def consolidate(body: ConsolidateRequest, principal: Principal = auth) -> dict:
         # a key's own users / agents / groups only
-        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
-        return mem().consolidate(user_id=user_id, agent_id=agent_id, run_id=body.run_id, now=body.now,
-                                 dry_run=body.dry_run, group_id=group_id)
+        scope = grant(principal, Action.WRITE, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id,
+                      group_id=body.group_id)
+        # an agent key's scope: a pass over an agent takes its rows without a user only (core/owners.py)
+        return mem().consolidate(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id, now=body.now,
+                                 dry_run=body.dry_run, group_id=scope.group_id)
 
     @router.post("/v1/runs/{run_id}/end", summary="Close a run: keep its working memories that mattered")
     def end_run(run_id: str, body: EndRunRequest | None = None, principal: Principal = auth) -> dict:
         """The run's working memories of importance >= MEMORYX_WORKING_KEEP_IMPORTANCE (or recalled) stay as
         short-term, the rest are archived (restorable); a judgment END_RUN that rollback undoes."""
         body = body or EndRunRequest()
-        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
-        return mem().end_run(run_id, user_id=user_id, agent_id=agent_id, group_id=group_id)
+        scope = grant(principal, Action.END_RUN, user_id=body.user_id, agent_id=body.agent_id, run_id=run_id,
+                      group_id=body.group_id)
+        if scope.no_user:  # end_run takes every row of the run; an agent key owns no user's run
+            raise AccessDeniedError("Ending a run needs a key bound to the run's user (or group); an agent key "
+                                    "reaches its agents' global memories only.")
+        return mem().end_run(run_id, user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id)
 
     @router.post("/v1/memories/{memory_id}/restore", summary="Bring an archived or merged memory back")
     def restore(memory_id: str, principal: Principal = auth) -> dict:

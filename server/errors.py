@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryx.errors import (
+    AccessDeniedError,
     ConcurrencyError,
     InvalidInputError,
     MemoryXError,
@@ -25,6 +26,7 @@ log = logging.getLogger("memoryx.server")
 
 
 _STATUS: list[tuple[type, int, str]] = [
+    (AccessDeniedError, 403, "forbidden"),
     (ScopeError, 400, "scope_error"),
     (InvalidInputError, 422, "invalid_input"),
     (NotFoundError, 404, "not_found"),

@@ -1,6 +1,6 @@
 """`GET /healthz` (open, for load balancers: each store probed, 503 while starting or degraded) and
-`GET /metrics` (Prometheus, behind the key like every other route) and `GET /favicon.ico` (open: browsers
-ask for it, without a key, on every page: /docs and the review page)."""
+`GET /metrics` (Prometheus: every tenant's figures, so an admin key's only, as `authorize` decides) and
+`GET /favicon.ico` (open: browsers ask for it, without a key, on every page: /docs and the review page)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, JSONResponse, Response
 
-from memoryx.server.served import Served
+from memoryx.core.authorization import Action, Principal
+from memoryx.server.served import Served, grant
 
 FAVICON = Path(__file__).with_name("ui") / "favicon.svg"
 API_VERSION = "0.1.0"  # the REST API's version: in /healthz and the OpenAPI document
@@ -40,7 +41,8 @@ def health_router(served: Served) -> APIRouter:
                              "auth": "dev" if served.keys.dev_mode else "api_keys"}, status_code=200 if ok else 503)
 
     @router.get("/metrics")
-    def prometheus_metrics():
+    def prometheus_metrics(principal: Principal = served.auth):
+        grant(principal, Action.METRICS)
         return Response(served.metrics.render(), media_type=served.metrics.content_type)
 
     @router.get("/favicon.ico", include_in_schema=False)

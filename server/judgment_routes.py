@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
+from memoryx.core.authorization import Action, Principal
 from memoryx.errors import ScopeError
-from memoryx.server.auth import Principal
 from memoryx.server.schemas import VerifyRequest
-from memoryx.server.served import Served, agent_only
+from memoryx.server.served import Served, grant
 
 
 def judgment_router(served: Served) -> APIRouter:
@@ -22,18 +22,21 @@ def judgment_router(served: Served) -> APIRouter:
     @router.get("/v1/judgments")
     def list_judgments(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                        run_id: str | None = Query(None, min_length=1), limit: int = Query(50, ge=1, le=1000),
-                       offset: int = Query(0, ge=0), principal: Principal = auth):
-        user_id, agent_id = principal.scope_ids(user_id, agent_id)
-        found = mem().list_judgments(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, offset=offset)
+                       offset: int = Query(0, ge=0, le=1_000_000_000), principal: Principal = auth):
+        scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        ids = {} if scope is None else {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+        found = mem().list_judgments(**ids, limit=limit, offset=offset)
         return {"results": principal.visible(found)}
 
     @router.get("/v1/judgments/stats")
     def judgment_stats(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                        run_id: str | None = Query(None, min_length=1), principal: Principal = auth):
-        user_id, agent_id = principal.scope_ids(user_id, agent_id)
-        if agent_only(principal, user_id):  # the statistics cannot be filtered per record
+        scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        if scope is None:
+            return mem().judgment_stats()
+        if not principal.all_access and (scope.no_user or scope.group_id):  # cannot be filtered per record
             raise ScopeError("Judgment statistics need a user_id for a non-admin key.")
-        return mem().judgment_stats(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return mem().judgment_stats(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id)
 
     @router.get("/v1/judgments/{trace_id}")
     def get_judgment(trace_id: str, principal: Principal = auth):

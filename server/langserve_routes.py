@@ -23,16 +23,36 @@ from fastapi import FastAPI, HTTPException, Request
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.errors import InvalidInputError, NotFoundError
+from memoryx.core.authorization import Action, Principal, Requested, authorize
+from memoryx.errors import AccessDeniedError, InvalidInputError, MemoryXError, NotFoundError, ScopeError
 from memoryx.graphs.add import graph as add_graph
 from memoryx.graphs.search import graph as search_graph
 from memoryx.server import guard
-from memoryx.server.auth import Principal, id_value, request_key
+from memoryx.server.auth import request_key
 from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, server_trace_id, with_principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, call_args, grant
 
 _GRAPH_ENDPOINTS = ["invoke", "batch", "stream", "input_schema", "output_schema", "config_schema"]
 _REVIEW_ENDPOINTS = ["invoke", "batch", "input_schema", "output_schema", "config_schema"]
+
+
+_HTTP_STATUS = ((AccessDeniedError, 403, "forbidden"), (ScopeError, 400, "scope_error"),
+                (InvalidInputError, 422, "validation_error"))
+
+
+def as_http(call) -> Any:
+    """Run an authorize() call where LangServe expects HTTP errors (its config modifier)."""
+    try:
+        return call()
+    except MemoryXError as exc:
+        for cls, status, type_ in _HTTP_STATUS:
+            if isinstance(exc, cls):
+                raise HTTPException(status, detail={"type": type_, "message": str(exc.args[0])}) from None
+        raise
+
+
+def action_of(request: Request) -> Action:
+    return Action.SEARCH if request.url.path.startswith("/graphs/search") else Action.WRITE
 
 
 def add_graph_routes(app: FastAPI, served: Served) -> None:
@@ -41,7 +61,7 @@ def add_graph_routes(app: FastAPI, served: Served) -> None:
 
     settings, max_batch = served.settings, served.settings.max_batch_inputs
 
-    async def authorize(config: dict, request: Request) -> dict:
+    async def principal_config(config: dict, request: Request) -> dict:
         """Per request: the key (401), the batch size (413), and every input's scope allowed for it
         (403; ids that are not strings: 422). The Runnable checks each input again (runnables.py)."""
         principal = served.keys.authenticate(request_key(request))
@@ -54,10 +74,7 @@ def add_graph_routes(app: FastAPI, served: Served) -> None:
             raise HTTPException(413, detail={"type": "request_too_large", "message": f"{len(inputs)} inputs in one batch; the limit is {max_batch} (MEMORYX_MAX_BATCH_INPUTS)."})
         for item in inputs if isinstance(inputs, list) else []:
             if isinstance(item, dict):
-                for name in ("user_id", "agent_id", "run_id", "group_id"):
-                    id_value(name, item.get(name))
-                if not principal.admin:
-                    principal.group_scope_ids(item.get("user_id"), item.get("agent_id"), item.get("group_id"))
+                as_http(lambda item=item: authorize(principal, action_of(request), Requested.of(item)))
         return with_principal(config, principal)
 
     def search_limits(inp: dict) -> dict:
@@ -73,10 +90,10 @@ def add_graph_routes(app: FastAPI, served: Served) -> None:
         return served.mem()._core.context(review=False)
 
     add_routes(app, ServiceBoundGraph(add_graph, add_context, name="memoryx_add", prepare=server_trace_id),
-               path="/graphs/add", per_req_config_modifier=authorize, enabled_endpoints=_GRAPH_ENDPOINTS)
+               path="/graphs/add", per_req_config_modifier=principal_config, enabled_endpoints=_GRAPH_ENDPOINTS)
     add_routes(app, ServiceBoundGraph(search_graph, context, name="memoryx_search", prepare=search_limits,
-                                      agent_scope_ok=False),
-               path="/graphs/search", per_req_config_modifier=authorize, enabled_endpoints=_GRAPH_ENDPOINTS)
+                                      agent_scope_ok=False, action=Action.SEARCH),
+               path="/graphs/search", per_req_config_modifier=principal_config, enabled_endpoints=_GRAPH_ENDPOINTS)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -132,14 +149,14 @@ def add_review_routes(app: FastAPI, served: Served) -> None:
 
     mem = served.mem
 
-    async def authorize(config: dict, request: Request) -> dict:
+    async def principal_config(config: dict, request: Request) -> dict:
         return with_principal(config, served.keys.authenticate(request_key(request)))
 
     def add_for_review(inp: Any, config: RunnableConfig) -> dict:
         body = _fields(inp)
-        user_id, agent_id = _principal(config).scope_ids(body.get("user_id"), body.get("agent_id"))
-        return mem().add(body["messages"], user_id=user_id, agent_id=agent_id, run_id=body.get("run_id"),
-                         metadata=body.get("metadata"), review=True)
+        scope = grant(_principal(config), Action.WRITE, user_id=body.get("user_id"), agent_id=body.get("agent_id"),
+                      run_id=body.get("run_id"))
+        return mem().add(body["messages"], **call_args(scope), metadata=body.get("metadata"), review=True)
 
     def resume(inp: Any, config: RunnableConfig) -> dict:
         body = _fields(inp)
@@ -153,8 +170,8 @@ def add_review_routes(app: FastAPI, served: Served) -> None:
         return mem().resume_add(trace_id, body.get("operations"))
 
     add_routes(app, RunnableLambda(add_for_review, name="memoryx_add_review"), path="/graphs/add_review",
-               input_type=AddForReview, output_type=dict, per_req_config_modifier=authorize,
+               input_type=AddForReview, output_type=dict, per_req_config_modifier=principal_config,
                enabled_endpoints=_REVIEW_ENDPOINTS)
     add_routes(app, RunnableLambda(resume, name="memoryx_add_resume"), path="/graphs/resume",
-               input_type=Resume, output_type=dict, per_req_config_modifier=authorize,
+               input_type=Resume, output_type=dict, per_req_config_modifier=principal_config,
                enabled_endpoints=_REVIEW_ENDPOINTS)

@@ -8,7 +8,8 @@ Tools: memory_add, memory_search, memory_get_context, memory_update, memory_forg
 model APIs behind them validate names against ^[a-zA-Z0-9_-]{1,64}$ and refuse `memory.add`; underscores
 work everywhere.
 
-Scope: who may be touched comes from the transport, never from the model. Over HTTP the API key of the
+Scope: who may be touched comes from the transport, never from the model; `authorize`
+(memoryx.core.authorization) grants each call's scope, as for every other door. Over HTTP the API key of the
 request (X-API-Key or `Authorization: Bearer <key>`, as for REST) is checked before the MCP layer sees the request and
 its `Principal` travels in the ASGI scope; over stdio it is the user ids the server was started with. A
 tool's optional `user_id` only picks one of those users.
@@ -29,8 +30,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from memoryx.core.authorization import Action, Principal, Requested, authorize, stdio_principal
+from memoryx.core.scope import Scope
 from memoryx.errors import MemoryXError, NotFoundError
-from memoryx.server.auth import KeyRing, Principal, request_key
+from memoryx.server.auth import KeyRing, request_key
+from memoryx.server.served import call_args, context_in, search_in
 
 PRINCIPAL_SCOPE_KEY = "memoryx.principal"
 MCP_PATH = "/mcp"
@@ -65,32 +69,32 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
     `principal_of(ctx)`: who is calling, from the transport."""
     server = MCPServer("memoryx", instructions=INSTRUCTIONS)
 
-    def scope_for(ctx: Context, user_id: str | None) -> dict[str, str | None]:
-        """{user_id, agent_id} the call acts for: within the caller's grant, whatever the model asked."""
+    def scope_for(ctx: Context, user_id: str | None, action: Action) -> Scope:
+        """The scope the call acts on: granted by `authorize` for the transport's principal, whatever the model
+        asked (its user_id only narrows the grant)."""
         principal = principal_of(ctx)
-        if principal.admin and user_id is None:
+        if principal.all_access and user_id is None:
             raise ToolError("user_id is required: this access covers every user; name the one to act for.")
         try:
-            user, agent = principal.scope_ids(user_id, None)
-        except HTTPException as exc:
-            raise ToolError(_message(exc)) from None
-        return {"user_id": user, "agent_id": agent}
-
-    async def call(method: str, *args: Any, **kwargs: Any) -> Any:
-        try:  # the memory is synchronous (and may open on first use): keep the event loop free
-            return await anyio.to_thread.run_sync(lambda: getattr(memory(), method)(*args, **kwargs))
+            return authorize(principal, action, Requested(user_id=user_id))
         except MemoryXError as exc:
             raise ToolError(_message(exc)) from None
 
-    async def owned(ctx: Context, memory_id: str, user_id: str | None) -> None:
-        """A memory outside the caller's users is reported as not found (its existence is not revealed)."""
-        scope = scope_for(ctx, user_id)
+    async def run(fn: Callable[[], Any]) -> Any:
+        try:  # the memory is synchronous (and may open on first use): keep the event loop free
+            return await anyio.to_thread.run_sync(fn)
+        except MemoryXError as exc:
+            raise ToolError(_message(exc)) from None
+
+    async def owned(ctx: Context, memory_id: str, user_id: str | None, action: Action) -> None:
+        """A memory outside the granted scope is reported as not found (its existence is not revealed)."""
+        scope = scope_for(ctx, user_id, action)
         missing = ToolError(f"No memory with id {memory_id!r}; find ids with memory_search.")
         try:
             record = await anyio.to_thread.run_sync(lambda: memory().get(memory_id))
         except NotFoundError:
             raise missing from None
-        if not principal_of(ctx).can_record(record) or record.get("user_id") != scope["user_id"]:
+        if not principal_of(ctx).can_record(record) or not scope.contains(record):
             raise missing
 
     @server.tool(name="memory_add", description=(
@@ -104,7 +108,8 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         metadata: Annotated[dict[str, Any] | None, Field(description="Optional labels stored with the memories, e.g. {\"source\": \"chat\"}.")] = None,
     ) -> dict[str, Any]:
         msgs = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
-        return await call("add", msgs, **scope_for(ctx, user_id), metadata=metadata)
+        scope = scope_for(ctx, user_id, Action.WRITE)
+        return await run(lambda: memory().add(msgs, **call_args(scope), metadata=metadata))
 
     @server.tool(name="memory_search", description=(
         "Find the memories relevant to a question or topic, best first, with their ids and scores (and "
@@ -116,7 +121,8 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=100, description="How many memories to return at most.")] = 10,
     ) -> dict[str, Any]:
-        return await call("search", query, **scope_for(ctx, user_id), limit=limit)
+        scope = scope_for(ctx, user_id, Action.SEARCH)
+        return await run(lambda: search_in(memory(), principal_of(ctx), scope, query, limit=limit))
 
     @server.tool(name="memory_get_context", description=(
         "A ready-to-use text block of what is known about the user that is relevant to a query, within a "
@@ -127,7 +133,8 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         user_id: UserId = None,
         max_tokens: Annotated[int, Field(ge=16, le=100000, description="Budget of the block, in tokens.")] = 1000,
     ) -> dict[str, Any]:
-        return await call("get_context", query, **scope_for(ctx, user_id), max_tokens=max_tokens)
+        scope = scope_for(ctx, user_id, Action.SEARCH)
+        return await run(lambda: context_in(memory(), principal_of(ctx), scope, query, max_tokens, 20))
 
     @server.tool(name="memory_update", description=(
         "Correct one memory: replace its text when the user says it is wrong or has changed. Take the id "
@@ -138,8 +145,8 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         ctx: Context,
         user_id: UserId = None,
     ) -> dict[str, Any]:
-        await owned(ctx, memory_id, user_id)
-        return await call("update", memory_id, text)
+        await owned(ctx, memory_id, user_id, Action.WRITE)
+        return await run(lambda: memory().update(memory_id, text))
 
     @server.tool(name="memory_forget", description=(
         "Forget one memory for good, when the user asks you to. Take the id from memory_search."))
@@ -148,8 +155,8 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         ctx: Context,
         user_id: UserId = None,
     ) -> dict[str, Any]:
-        await owned(ctx, memory_id, user_id)
-        return await call("delete", memory_id)
+        await owned(ctx, memory_id, user_id, Action.DELETE)
+        return await run(lambda: memory().delete(memory_id))
 
     return server
 
@@ -163,7 +170,7 @@ def run_stdio(memory: Callable[[], Any], user_ids: list[str]) -> None:
     """Serve `memory()` over stdio for the given users (the only ones the model may touch)."""
     if not user_ids:
         raise ValueError("memoryx mcp needs the user(s) it serves: --user-id alice (or MEMORYX_MCP_USER_ID=alice).")
-    principal = Principal(name="stdio", users=frozenset(user_ids))
+    principal = stdio_principal(user_ids)
     build_mcp_server(memory, lambda ctx: principal).run("stdio")
 
 

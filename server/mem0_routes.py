@@ -10,9 +10,9 @@ routes and never shadow them): /v1/ping/, POST /v1/memories/ (add), POST /v2/mem
 GET /v1/memories/{id}/history/, PUT|DELETE /v1/batch/, POST /v1/feedback/, POST /v1/exports/ and
 /v1/exports/get/.
 
-Tenancy is the REST routes' own: the key's Principal (server/auth.py) checks every user_id a request names
-(top level or anywhere in `filters`); by-id routes use the app's owner checks (server/served.py: 404 for
-another's memory).
+Tenancy is the REST routes' own: every user, agent and run id a request names (top level or anywhere in
+`filters`) is granted by `authorize` (memoryx.core.authorization) for the key's Principal; by-id routes use
+the app's owner checks (server/served.py: 404 for another's memory).
 Errors are the app's JSON errors plus mem0's `detail` field, which its client reports as the message.
 """
 
@@ -27,10 +27,11 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
+from memoryx.core.authorization import Action, Principal
+from memoryx.core.scope import Scope
 from memoryx.errors import ScopeError
 from memoryx.ingest.multimodal import is_image_part
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, call_args, delete_in, grant, list_in, search_in
 
 _SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 _BATCH_MAX = 1000  # mem0's own limit per batch call
@@ -198,23 +199,24 @@ def _named(filters: Any, field: str) -> set[str]:
     return found
 
 
-def request_scopes(principal: Principal, body: ListBody) -> list[dict[str, str | None]]:
-    """The scopes a list/search reaches: one per user id named (each checked against the key), else the
-    key's only user; an admin may also address agents or runs alone. The full filter still applies."""
-    users = _named(body.filters, "user_id") | ({body.user_id} if body.user_id else set())
-    rest = {k: getattr(body, k) for k in ("agent_id", "run_id") if getattr(body, k)}
-    if users:
-        return [{"user_id": principal.scope_user(u), **rest} for u in sorted(users)]
-    user = principal.scope_user(None)
-    if user is not None:
-        return [{"user_id": user, **rest}]
-    if rest:
-        return [rest]
-    for field in ("agent_id", "run_id"):
-        named = _named(body.filters, field)
-        if named:
-            return [{field: v} for v in sorted(named)]
-    raise ScopeError("filters must name a user_id, agent_id or run_id, e.g. {'user_id': 'alice'}.")
+def _one_or_each(body_value: str | None, named: set[str]) -> list[str | None]:
+    return [body_value] if body_value else (sorted(named) or [None])
+
+
+def request_scopes(principal: Principal, body: ListBody, action: Action = Action.LIST) -> list[Scope]:
+    """The scopes a list/search/export reaches: each combination of the user, agent and run ids the body or
+    its filters name, each granted by `authorize` (403 for an id the key does not hold; an agent key's scope
+    holds its agents' global memories only). The full filter still applies within them."""
+    users = _one_or_each(body.user_id, _named(body.filters, "user_id"))
+    agents = _one_or_each(body.agent_id, _named(body.filters, "agent_id"))
+    runs = _one_or_each(body.run_id, _named(body.filters, "run_id"))
+    scopes = []
+    for user, agent, run in ((u, a, r) for u in users for a in agents for r in runs):
+        scope = grant(principal, action, user_id=user, agent_id=agent, run_id=run)
+        if scope is None:
+            raise ScopeError("filters must name a user_id, agent_id or run_id, e.g. {'user_id': 'alice'}.")
+        scopes.append(scope)
+    return scopes
 
 
 def mem0_memory(m: dict) -> dict:
@@ -287,10 +289,9 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
 
     @router.post("/v1/memories/")
     def add(body: AddBody, principal: Principal = auth):
-        user_id = principal.scope_user(body.user_id)
+        scope = grant(principal, Action.WRITE, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id)
         with metrics.track("add"):
-            result = mem().add(_messages(body.messages), user_id=user_id, agent_id=body.agent_id,
-                               run_id=body.run_id, metadata=body.metadata, infer=body.infer,
+            result = mem().add(_messages(body.messages), **call_args(scope), metadata=body.metadata, infer=body.infer,
                                expiration_date=body.expiration_date, immutable=body.immutable,
                                includes=body.includes, excludes=body.excludes,
                                custom_instructions=body.custom_instructions, custom_categories=body.custom_categories,
@@ -300,16 +301,16 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
             r.setdefault("data", {"memory": r.get("memory")})  # mem0's v1 event shape
         return result
 
-    def _collect(principal: Principal, body: ListBody, limit: int) -> list[dict]:
+    def _collect(principal: Principal, body: ListBody, limit: int, action: Action = Action.LIST) -> list[dict]:
         filters = translate_filters(body.filters) or None
         out: list[dict] = []
-        for scope in request_scopes(principal, body):
-            out.extend(mem().get_all(**scope, limit=limit, filters=filters)["results"])
+        for scope in request_scopes(principal, body, action):
+            out.extend(list_in(mem(), principal, scope, limit=limit, filters=filters)["results"])
         out.sort(key=lambda m: m.get("created_at") or "", reverse=True)
         return [mem0_memory(m) for m in out]
 
     @router.post("/v2/memories/")
-    def list_memories(body: ListBody, principal: Principal = auth, page: int | None = Query(None, ge=1),
+    def list_memories(body: ListBody, principal: Principal = auth, page: int | None = Query(None, ge=1, le=1_000_000),
                       page_size: int | None = Query(None, ge=1, le=1000)):
         if page is None or page_size is None:
             return {"results": _collect(principal, body, body.top_k or body.limit or 100)}
@@ -325,8 +326,9 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
         found: list[dict] = []
         relations: list = []
         with metrics.track("search"):
-            for scope in request_scopes(principal, body):
-                res = mem().search(body.query, **scope, limit=limit, filters=filters, threshold=body.threshold)
+            for scope in request_scopes(principal, body, Action.SEARCH):
+                res = search_in(mem(), principal, scope, body.query, limit=limit, filters=filters,
+                                threshold=body.threshold)
                 found.extend(res.get("results") or [])
                 relations.extend(res.get("relations") or [])
         found.sort(key=lambda m: m.get("score") or 0.0, reverse=True)
@@ -350,8 +352,8 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
     @router.delete("/v1/memories/")
     def delete_all(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                    run_id: str | None = Query(None, min_length=1), principal: Principal = auth):
-        user_id = principal.scope_user(user_id)
-        return mem().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return delete_in(mem(), principal, grant(principal, Action.DELETE, user_id=user_id, agent_id=agent_id,
+                                                  run_id=run_id))
 
     @router.get("/v1/memories/{memory_id}/history/")
     def history(memory_id: str, principal: Principal = auth):
@@ -387,13 +389,13 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
     # they are, computed when fetched (so creating one only checks the scope), and the schema is not applied
     @router.post("/v1/exports/")
     def create_export(body: ExportBody, principal: Principal = auth):
-        request_scopes(principal, body)
+        request_scopes(principal, body, Action.EXPORT)
         export_id = str(uuid.uuid4())
         return {"message": "Memory export request received. The export is ready.", "id": export_id}
 
     @router.post("/v1/exports/get/")
     def get_export(body: ExportBody, principal: Principal = auth):
-        rows = _collect(principal, body, 10000)
+        rows = _collect(principal, body, 10000, Action.EXPORT)
         return {"memories": [{k: m.get(k) for k in ("id", "memory", "user_id", "agent_id", "run_id", "metadata",
                                                       "categories", "created_at", "updated_at")} for m in rows]}
 

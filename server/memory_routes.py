@@ -2,46 +2,18 @@
 a scope under /v1/memories; get, update, delete, the history and the explanation of one memory; and resuming an add run that
 paused for review (POST /v1/reviews/{trace_id}).
 
-Scoped routes take the ids they act for from the key's Principal (server/auth.py); by-id routes check the
-record's owner (Served.get_owned: 404 for another tenant's id). In an agent-global scope (an agent id
-without a user) a non-admin key reads only records without a user, each checked against the key.
+Scoped routes act on the scope `authorize()` grants the key's Principal (memoryx.core.authorization); by-id
+routes check the record's owner (Served.get_owned: 404 for another tenant's id).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Query
 
-from memoryx.errors import NotFoundError
-from memoryx.server.auth import Principal
+from memoryx.core.authorization import Action, Principal
+from memoryx.errors import AccessDeniedError, NotFoundError, ScopeError
 from memoryx.server.schemas import AddRequest, ContextRequest, ResumeRequest, SearchRequest, UpdateRequest
-from memoryx.server.served import Served, agent_only
-
-_NO_USER = {"user_id": None}  # the filter of agent-global records (no user)
-
-
-def _search(memory: Any, principal: Principal, query: str, user_id, agent_id, run_id, **kwargs) -> dict:
-    if not agent_only(principal, user_id, kwargs.get("group_id")):
-        return memory.search(query, user_id=user_id, agent_id=agent_id, run_id=run_id, **kwargs)
-    filters = kwargs.pop("filters", None)
-    filters = {"AND": [filters, _NO_USER]} if filters else _NO_USER
-    found = memory.search(query, user_id=None, agent_id=agent_id, run_id=run_id, filters=filters, **kwargs)
-    # graph relations carry no per-record owner to check: an agent-global search returns none
-    return {**found, "results": principal.visible(found.get("results") or []), "relations": []}
-
-
-def _delete_agent_global(memory: Any, principal: Principal, agent_id, run_id) -> dict:
-    deleted = 0
-    while True:
-        page = principal.visible(memory.get_all(user_id=None, agent_id=agent_id, run_id=run_id, limit=500,
-                                                filters=_NO_USER)["results"])
-        if not page:
-            break
-        for row in page:
-            memory.delete(row["id"])
-            deleted += 1
-    return {"message": "Memories deleted successfully!", "deleted": deleted}
+from memoryx.server.served import Served, call_args, context_in, delete_in, grant, list_in, search_in
 
 
 def memory_router(served: Served) -> APIRouter:
@@ -50,62 +22,55 @@ def memory_router(served: Served) -> APIRouter:
 
     @router.post("/v1/memories")
     def add_memories(body: AddRequest, principal: Principal = auth):
-        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
+        scope = grant(principal, Action.WRITE, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id,
+                      group_id=body.group_id)
         if body.agent_memory == "global":
-            principal.check_global_agent(agent_id)
+            if scope.agent_id is None:
+                raise ScopeError('agent_memory="global" needs an agent_id.')
+            if not principal.can(None, scope.agent_id):
+                raise AccessDeniedError(
+                    f'agent_memory="global" writes memories every user of agent {scope.agent_id!r} shares; it needs '
+                    f'an agent key ({{"agents": [{scope.agent_id!r}]}}, no users) or an admin key.')
         messages = body.messages if isinstance(body.messages, str) else [
             m.model_dump(exclude_none=True) for m in body.messages]
         with metrics.track("add"):
-            result = mem().add(messages, user_id=user_id, agent_id=agent_id, run_id=body.run_id,
-                               metadata=body.metadata, infer=body.infer, agent_memory=body.agent_memory,
-                               **({"group_id": group_id} if group_id else {}))
+            result = mem().add(messages, **call_args(scope), metadata=body.metadata, infer=body.infer,
+                               agent_memory=body.agent_memory)
         metrics.record_add_result(result)
         return result
 
     @router.post("/v1/memories/search")
     def search_memories(body: SearchRequest, principal: Principal = auth):
-        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
-        groups = {k: v for k, v in (("group_id", group_id), ("speaker", body.speaker)) if v is not None}
+        scope = grant(principal, Action.SEARCH, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id,
+                      group_id=body.group_id)
+        speaker = {"speaker": body.speaker} if body.speaker is not None else {}
         with metrics.track("search"):
-            return _search(mem(), principal, body.query, user_id, agent_id, body.run_id, limit=body.limit, **groups,
-                           filters=body.filters, threshold=body.threshold, mode=body.mode,
-                           query_time_filter=body.query_time_filter,
-                           time_range=(body.start, body.end) if body.start is not None or body.end is not None else None)
+            return search_in(mem(), principal, scope, body.query, limit=body.limit, **speaker,
+                             filters=body.filters, threshold=body.threshold, mode=body.mode,
+                             query_time_filter=body.query_time_filter,
+                             time_range=(body.start, body.end) if body.start is not None or body.end is not None else None)
 
     @router.post("/v1/memories/context")
     def memory_context(body: ContextRequest, principal: Principal = auth):
-        user_id, agent_id, group_id = principal.group_scope_ids(body.user_id, body.agent_id, body.group_id)
-        if group_id is not None:
-            return mem().get_context(body.query, user_id=user_id, agent_id=agent_id, run_id=body.run_id,
-                                     max_tokens=body.max_tokens, limit=body.limit, group_id=group_id)
-        if agent_only(principal, user_id):
-            found = _search(mem(), principal, body.query, user_id, agent_id, body.run_id, limit=body.limit)
-            return mem()._core.get_context(body.query, user_id, agent_id, body.run_id, body.max_tokens, body.limit, found)
-        return mem().get_context(body.query, user_id=user_id, agent_id=agent_id, run_id=body.run_id,
-                                 max_tokens=body.max_tokens, limit=body.limit)
+        scope = grant(principal, Action.SEARCH, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id,
+                      group_id=body.group_id)
+        return context_in(mem(), principal, scope, body.query, body.max_tokens, body.limit)
 
     @router.get("/v1/memories")
     def list_memories(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                       run_id: str | None = Query(None, min_length=1), limit: int = Query(100, ge=1, le=10000),
                       group_id: str | None = Query(None, min_length=1), principal: Principal = auth):
-        user_id, agent_id, group_id = principal.group_scope_ids(user_id, agent_id, group_id)
-        if group_id is not None:
-            return mem().get_all(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, group_id=group_id)
-        if agent_only(principal, user_id):
-            found = mem().get_all(user_id=None, agent_id=agent_id, run_id=run_id, limit=limit, filters=_NO_USER)
-            return {**found, "results": principal.visible(found["results"])}
-        return mem().get_all(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+        scope = grant(principal, Action.LIST, user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
+        if scope is None:
+            raise ScopeError("Name a user_id, agent_id, run_id or group_id to list, e.g. ?user_id=alice.")
+        return list_in(mem(), principal, scope, limit=limit)
 
     @router.delete("/v1/memories")
     def delete_all_memories(user_id: str | None = Query(None, min_length=1), agent_id: str | None = Query(None, min_length=1),
                             run_id: str | None = Query(None, min_length=1),
                             group_id: str | None = Query(None, min_length=1), principal: Principal = auth):
-        user_id, agent_id, group_id = principal.group_scope_ids(user_id, agent_id, group_id)
-        if group_id is not None:
-            return mem().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
-        if agent_only(principal, user_id):
-            return _delete_agent_global(mem(), principal, agent_id, run_id)
-        return mem().delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        scope = grant(principal, Action.DELETE, user_id=user_id, agent_id=agent_id, run_id=run_id, group_id=group_id)
+        return delete_in(mem(), principal, scope)
 
     @router.get("/v1/memories/{memory_id}")
     def get_memory(memory_id: str, principal: Principal = auth):

@@ -1,16 +1,16 @@
 """`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (memoryx.knowledge.profiles).
 
 Tenancy: a key sees the profile of a user it may touch (Principal.can); another user's profile answers 404 like
-a missing one. A group profile names several users, so only an admin key reads it.
+a missing one. A group profile is read with a key bound to the group (or an admin key).
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from memoryx.errors import NotFoundError
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.core.authorization import Action, Principal
+from memoryx.errors import AccessDeniedError, NotFoundError
+from memoryx.server.served import Served, grant
 
 
 def profile_router(served: Served) -> APIRouter:
@@ -22,15 +22,19 @@ def profile_router(served: Served) -> APIRouter:
                      principal: Principal = auth):
         """Name, aliases, home, work, relationships, preferences, dislikes and goals, each value with the
         memory ids it came from and when it changed."""
-        if not principal.can(user_id):
-            raise NotFoundError(f"No profile for user_id {user_id!r} under this key.")
+        try:
+            grant(principal, Action.PROFILE, user_id=user_id)
+        except AccessDeniedError:
+            raise NotFoundError(f"No profile for user_id {user_id!r} under this key.") from None
         return mem().get_profile(user_id=user_id, include_history=include_history)
 
-    @router.get("/v1/groups/{group_id}/profile", summary="A group's profile (admin keys)")
+    @router.get("/v1/groups/{group_id}/profile", summary="A group's profile (group and admin keys)")
     def group_profile(group_id: str, include_history: bool = Query(False), principal: Principal = auth):
         """Members (and, when known, roles and recurring topics) of a group chat."""
-        if not principal.admin:
-            raise NotFoundError(f"No profile for group_id {group_id!r} under this key.")
+        try:
+            grant(principal, Action.PROFILE, group_id=group_id)
+        except AccessDeniedError:
+            raise NotFoundError(f"No profile for group_id {group_id!r} under this key.") from None
         return mem().get_profile(group_id=group_id, include_history=include_history)
 
     return router

@@ -7,11 +7,11 @@ every user, so only an admin key may purge it. No keys configured (local develop
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.core.authorization import Action, Principal
+from memoryx.server.served import Served, grant
 
 
 class PurgeRequest(BaseModel):
@@ -30,14 +30,8 @@ def purge_router(served: Served) -> APIRouter:
     def purge(body: PurgeRequest, principal: Principal = auth) -> dict:
         """Memories, history, raw inputs, judgments, entities, relations, vectors, graph and the add runs'
         checkpoints of every row whose scope lies within the given one; returns the counts per store."""
-        if principal.admin:
-            user_id, agent_id = body.user_id, body.agent_id
-        else:
-            user_id, agent_id = principal.scope_ids(body.user_id, body.agent_id)
-            if user_id is None:
-                raise HTTPException(403, detail={"type": "forbidden", "message": (
-                    "Purging an agent's scope without a user_id removes that agent's rows of every user: "
-                    "it needs an admin key. Pass your user_id to purge your own rows.")})
-        return mem().purge(user_id=user_id, agent_id=agent_id, run_id=body.run_id, compact=body.compact)
+        scope = grant(principal, Action.PURGE, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id)
+        return mem().purge(user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id, compact=body.compact,
+                           group_id=scope.group_id)
 
     return router

@@ -9,10 +9,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from memoryx.core.scope import Scope
+from memoryx.core.authorization import Action, Principal
 from memoryx.errors import RollbackConflictError
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, grant
 
 
 def rollback_router(served: Served) -> APIRouter:
@@ -25,10 +24,10 @@ def rollback_router(served: Served) -> APIRouter:
         """Old texts back, deleted memories back, added ones removed, relations re-validated or invalidated;
         recorded as a new trace (the result's trace_id) with ROLLBACK history events."""
         scope = None
-        if not principal.admin:
+        if not principal.all_access:
             record = served.judgment_owned(principal, trace_id)
-            scope = Scope(user_id=record.get("user_id"), agent_id=record.get("agent_id"), run_id=record.get("run_id"),
-                          group_id=record.get("group_id"))
+            scope = grant(principal, Action.ROLLBACK, user_id=record.get("user_id"), agent_id=record.get("agent_id"),
+                          run_id=record.get("run_id"), group_id=record.get("group_id"))
         try:
             return mem()._core.rollback(trace_id, force, scope=scope, actor=f"api:{principal.name}")
         except RollbackConflictError as exc:

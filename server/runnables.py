@@ -3,7 +3,8 @@
 LangServe calls `invoke/ainvoke/batch/stream/astream` with only (input, config). The MemoryX graphs need
 their stores through `context=Context(services=...)`, so `ServiceBoundGraph` forwards every call to the
 compiled graph with that context, and applies the caller's tenancy (the `Principal` that the server's
-per-request config modifier puts into `config["configurable"]`) to the input's user_id and agent_id.
+per-request config modifier puts into `config["configurable"]`): each input's ids are granted by
+`authorize` (memoryx.core.authorization) and replaced by the granted scope's.
 The add route's trace ids are the server's (`server_trace_id`).
 """
 
@@ -16,6 +17,7 @@ from fastapi import HTTPException
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
+from memoryx.core.authorization import Action, Requested, authorize
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.server.auth import id_value
 
@@ -45,28 +47,34 @@ def _checked(call: Callable[[], Any]) -> Any:
         raise InvalidInputError(message) from None
 
 
-def _apply_principal(input: Any, config: RunnableConfig | None, *, agent_scope_ok: bool = True) -> Any:
+def _apply_principal(input: Any, config: RunnableConfig | None, *, action: Action = Action.WRITE,
+                     agent_scope_ok: bool = True) -> Any:
     if not isinstance(input, dict):
         return input
     principal = (config or {}).get("configurable", {}).get(PRINCIPAL_KEY)
-    for name in ("user_id", "agent_id", "run_id", "group_id"):  # a list as user_id is a 422, never a 500
-        _checked(lambda name=name: id_value(name, input.get(name)))
-    if principal is None:
+    if principal is None:  # in-process use without a caller: the ids are still checked (a list is a 422)
+        for name in ("user_id", "agent_id", "run_id", "group_id"):
+            _checked(lambda name=name: id_value(name, input.get(name)))
         return input
+    scope = authorize(principal, action, Requested.of(input))
     if input.get("agent_memory") == "global":
-        _checked(lambda: principal.check_global_agent(input.get("agent_id")))
-    if principal.admin:
+        agent = input.get("agent_id") if scope is None else scope.agent_id
+        if agent is None:
+            raise ScopeError('agent_memory="global" needs an agent_id.')
+        if not principal.can(None, agent):
+            raise TenancyError(f'agent_memory="global" writes memories every user of agent {agent!r} shares; it '
+                               "needs an agent key (no users) or an admin key.")
+    if principal.all_access or scope is None:
         return input
-    user_id, agent_id, group_id = _checked(lambda: principal.group_scope_ids(
-        input.get("user_id"), input.get("agent_id"), input.get("group_id")))
-    if group_id is not None:  # a group chat: the group scope holds every participant's records
-        return {**input, "user_id": user_id, "agent_id": agent_id, "group_id": group_id}
-    if user_id is None and not agent_scope_ok:
-        # a scope without a user matches every user's records in the stores; the graph's streamed state
-        # is not filtered per record, so these routes serve user scopes only (REST filters agent scopes)
+    if scope.no_user and not agent_scope_ok:
+        # a scope without a user matches every user's records in the graph's reads, and its streamed state
+        # is not filtered per record, so these routes serve user and group scopes only
         raise TenancyError("This route needs a user_id for a non-admin key; the agent's global memories are "
                            "listed and searched through the REST routes (/v1/memories...).")
-    return {**input, "user_id": user_id, "agent_id": agent_id}
+    out = {**input, "user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+    if scope.group_id is not None:
+        out["group_id"] = scope.group_id
+    return out
 
 
 def server_trace_id(input: dict) -> dict:
@@ -87,11 +95,13 @@ class ServiceBoundGraph(Runnable[dict, dict]):
     """A compiled graph that always runs with `context=make_context()`."""
 
     def __init__(self, graph: Any, make_context: Callable[[], Any], *, name: str | None = None,
-                 prepare: Callable[[dict], dict] | None = None, agent_scope_ok: bool = True):
+                 prepare: Callable[[dict], dict] | None = None, agent_scope_ok: bool = True,
+                 action: Action = Action.WRITE):
         self.graph = graph
         self.make_context = make_context
         self.prepare = prepare
         self.agent_scope_ok = agent_scope_ok  # False: non-admin keys must name a user (see _apply_principal)
+        self.action = action  # what authorize() is asked for each input
         self.name = name or getattr(graph, "name", None) or "memoryx-graph"
 
     # --- schemas: those of the graph ------------------------------------------------------------------
@@ -113,7 +123,7 @@ class ServiceBoundGraph(Runnable[dict, dict]):
     # --- execution ------------------------------------------------------------------------------------
 
     def _prepare(self, input: Any, config: RunnableConfig | None) -> tuple[Any, RunnableConfig]:
-        input = _apply_principal(input, config, agent_scope_ok=self.agent_scope_ok)
+        input = _apply_principal(input, config, action=self.action, agent_scope_ok=self.agent_scope_ok)
         if self.prepare is not None and isinstance(input, dict):
             input = self.prepare(input)
         return input, _clean_config(config)

@@ -2,8 +2,10 @@
 metrics, and the owner checks of by-id routes.
 
 By-id routes answer 404 for a record outside the key's scope, with the same words as for a missing one, so
-that a key never learns that another tenant's id exists. The key's scopes themselves are the Principal's
-(server/auth.py); the helpers here only apply them to a record.
+that a key never learns that another tenant's id exists. Which scope a request may act on is decided by
+`memoryx.core.authorization.authorize` alone; the helpers here apply a granted Scope to the memory (an
+agent key's scope holds rows without a user only: the stores filter them, and every answer is checked
+record by record again).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from typing import Any
 
 from fastapi import Depends
 
+from memoryx.core.authorization import Action, Principal, Requested, authorize
+from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError, StoreUnavailableError
-from memoryx.server.auth import KeyRing, Principal
+from memoryx.server.auth import KeyRing
 from memoryx.server.metrics import Metrics
 from memoryx.settings import Settings
 
@@ -57,7 +61,63 @@ class Served:
             raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with GET /v1/judgments.") from None
 
 
-def agent_only(principal: Principal, user_id: str | None, group_id: str | None = None) -> bool:
-    """An agent-global scope for a non-admin key: an agent id without a user matches every user's records in
-    the stores, so what such a request reads is filtered record by record (Principal.visible)."""
-    return user_id is None and group_id is None and not principal.admin
+NO_USER = {"user_id": None}  # the filter of rows without a user
+
+
+def call_args(scope: Scope | None) -> dict[str, Any]:
+    """A granted scope as the keyword arguments of the memory's methods."""
+    if scope is None:
+        return {}
+    out: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+    if scope.group_id:
+        out["group_id"] = scope.group_id
+    return out
+
+
+def with_scope_filter(scope: Scope | None, filters: Any) -> Any:
+    """The request's filters, plus "no user" for an agent key's scope (the memory's methods take ids,
+    where an unset user_id means every user)."""
+    if scope is None or not scope.no_user:
+        return filters
+    return {"AND": [filters, NO_USER]} if filters else NO_USER
+
+
+def grant(principal: Principal, action: Action, **requested: Any) -> Scope | None:
+    """`authorize` with the ids as keywords (what the routes read from a body or a query)."""
+    return authorize(principal, action, Requested.of(requested))
+
+
+def search_in(memory: Any, principal: Principal, scope: Scope, query: str, **kwargs: Any) -> dict:
+    kwargs["filters"] = with_scope_filter(scope, kwargs.get("filters"))
+    found = memory.search(query, **call_args(scope), **kwargs)
+    out = {**found, "results": principal.visible(found.get("results") or [])}
+    if scope.no_user:  # graph relations carry no per-record owner to check
+        out["relations"] = []
+    return out
+
+
+def list_in(memory: Any, principal: Principal, scope: Scope, **kwargs: Any) -> dict:
+    kwargs["filters"] = with_scope_filter(scope, kwargs.get("filters"))
+    found = memory.get_all(**call_args(scope), **kwargs)
+    return {**found, "results": principal.visible(found.get("results") or [])}
+
+
+def context_in(memory: Any, principal: Principal, scope: Scope, query: str, max_tokens: int, limit: int) -> dict:
+    if not scope.no_user:
+        return memory.get_context(query, **call_args(scope), max_tokens=max_tokens, limit=limit)
+    found = search_in(memory, principal, scope, query, limit=limit)
+    return memory._core.get_context(query, None, scope.agent_id, scope.run_id, max_tokens, limit, found)
+
+
+def delete_in(memory: Any, principal: Principal, scope: Scope) -> dict:
+    if not scope.no_user:
+        return memory.delete_all(**call_args(scope))
+    deleted = 0
+    while True:
+        page = list_in(memory, principal, scope, limit=500)["results"]
+        if not page:
+            break
+        for row in page:
+            memory.delete(row["id"])
+            deleted += 1
+    return {"message": "Memories deleted successfully!", "deleted": deleted}

@@ -21,10 +21,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount, Route, Router
 
+from memoryx.core.authorization import Action, Principal
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError
-from memoryx.server.auth import Principal
-from memoryx.server.served import Served
+from memoryx.server.served import Served, grant
 
 UI_DIR = Path(__file__).with_name("ui")
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -52,6 +52,7 @@ class PageFiles:
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if (path == "/ui" or path.startswith("/ui/")) and scope.get("method") in ("GET", "HEAD"):
+            send = _with_page_headers(send)
             try:
                 return await self.files(scope, receive, send)
             except HTTPException as exc:  # outside the app: its error handlers are not there to answer
@@ -59,6 +60,30 @@ class PageFiles:
                                                 "message": f"No page file at {path}."}}, status_code=exc.status_code)
                 return await reply(scope, receive, send)
         return await self.app(scope, receive, send)
+
+
+# The page loads only its own files and talks only to its own origin: no inline script or style, no frame
+# around it (clickjacking a "Roll back this run" button), no sniffing of a JSON answer as HTML, no URL (a
+# trace id) sent to another site as a referrer.
+PAGE_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+                               "frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+def _with_page_headers(send):
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            present = {k.lower() for k, _ in message.get("headers", [])}
+            extra = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items() if k.encode() not in present]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -138,15 +163,16 @@ def _router(served: Served) -> APIRouter:
     auth, mem, keys = served.auth, served.mem, served.keys
 
     def scopes(principal: Principal, user_id: str | None) -> list[Scope | None]:
-        """The scopes a listing reads: the user asked for (checked), else everything (admin) or each of the
-        key's users. A key bound to agents only sees the records `Principal.visible` lets through."""
-        if user_id is not None or (not principal.admin and len(principal.users) == 1):
-            return [Scope(user_id=principal.scope_user(user_id))]
-        if principal.admin:
-            return [None]
-        if not principal.users:
-            return [Scope(agent_id=a) for a in sorted(principal.agents)]
-        return [Scope(user_id=u) for u in sorted(principal.users)]
+        """The scopes a listing reads, each granted by `authorize`: the user asked for, else everything (admin)
+        or each of the key's users (agents, groups) in turn."""
+        if user_id is None and not principal.all_access:
+            for field, held in (("user_id", principal.users), ("agent_id", principal.agents),
+                                ("group_id", principal.groups)):
+                if len(held) > 1:
+                    return [grant(principal, Action.JUDGMENTS, **{field: v}) for v in sorted(held)]
+                if held:
+                    break
+        return [grant(principal, Action.JUDGMENTS, user_id=user_id)]
 
     def judgments(principal: Principal, user_id: str | None, since: str | None = None) -> Iterator[dict]:
         """Visible judgments, newest first, read page by page and merged across the key's scopes."""
@@ -165,13 +191,13 @@ def _router(served: Served) -> APIRouter:
     @router.get("/me")
     def whoami(principal: Principal = auth):
         """Who the key is: the page shows only what this allows (the API enforces it either way)."""
-        return {"name": principal.name, "admin": principal.admin, "users": sorted(principal.users),
+        return {"name": principal.name, "admin": principal.all_access, "users": sorted(principal.users),
                 "agents": sorted(principal.agents), "dev_mode": keys.dev_mode}
 
     @router.get("/users")
     def users(principal: Principal = auth):
         """User ids for the page's user picker: the key's own, or (admin) those of recent judgments."""
-        if not principal.admin:
+        if not principal.all_access:
             return {"users": sorted(principal.users)}
         found = {r.get("user_id") for r, _ in zip(judgments(principal, None), range(2000)) if r.get("user_id")}
         return {"users": sorted(found)}
@@ -183,7 +209,7 @@ def _router(served: Served) -> APIRouter:
                       status: Literal["running", "done", "failed", "awaiting_review"] | None = None,
                       since: str | None = Query(None, description="First day (YYYY-MM-DD, UTC), inclusive."),
                       until: str | None = Query(None, description="Last day (YYYY-MM-DD, UTC), inclusive."),
-                      limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0),
+                      limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=1_000_000_000),
                       principal: Principal = auth):
         """Judgment summaries, newest first, filtered (the newest SCAN_CAP judgments are searched)."""
         since, until = _iso_day("since", since), _iso_day("until", until)
@@ -259,12 +285,11 @@ def _router(served: Served) -> APIRouter:
     def user_graph(user_id: str | None = Query(None, min_length=1), include_invalid: bool = False,
                    principal: Principal = auth):
         """A user's entities and relations (from the SQL truth the graph database projects)."""
-        uid = principal.scope_user(user_id)
-        if uid is None:
+        scope = grant(principal, Action.LIST, user_id=user_id)
+        if scope is None or scope.user_id is None:
             raise InvalidInputError("user_id is required: pick the user whose graph to draw.")
         sql = mem().services.sql
-        scope = Scope(user_id=uid)
-        return {"user_id": uid, "entities": principal.visible(sql.list_entities(scope)),
+        return {"user_id": scope.user_id, "entities": principal.visible(sql.list_entities(scope)),
                 "relations": principal.visible(sql.list_relations(scope, include_invalid=include_invalid))}
 
     return router

@@ -103,7 +103,7 @@ def file_lock(lock_dir: Path, scope: Scope, timeout: float) -> Iterator[None]:
     try:
         lock_dir.mkdir(parents=True, exist_ok=True)
         # A new open file description per call: flock then excludes other threads of this process too.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise StoreUnavailableError(
             f"Cannot create the scope lock file {path}: {exc}. The locks live next to the SQLite file of "

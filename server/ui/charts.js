@@ -6,7 +6,10 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 
 function svgEl(tag, attrs, text) {
   const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "style") el.style.cssText = v;  // through the CSSOM: the page's CSP allows no inline style attribute
+    else el.setAttribute(k, v);
+  }
   if (text !== undefined) el.textContent = text;
   return el;
 }

@@ -89,7 +89,8 @@ def test_no_route_answers_without_a_key(client, path):
 
 def test_health_stays_open_and_keys_open_the_rest(client):
     assert client.get("/healthz").status_code == 200
-    assert client.get("/metrics", headers=A).status_code == 200
+    assert client.get("/metrics", headers=A).status_code == 403  # every tenant's figures: admin keys only
+    assert client.get("/metrics", headers={"X-API-Key": "k-admin"}).status_code == 200
     assert client.get("/openapi.json", headers=A).status_code == 200
     assert client.get("/graphs/add/input_schema", headers=A).status_code == 200
 

@@ -66,8 +66,9 @@ def test_health_metrics_openapi(client):
     assert r.json()["status"] == "ok"
     assert r.json()["stores"]["sql"] == "ok" and r.json()["stores"]["vectors"] == "ok"
     assert r.json()["auth"] == "api_keys"
-    r = client.get("/metrics", headers=A)  # with keys configured, metrics and the schema need one too
+    r = client.get("/metrics", headers=ADMIN)  # with keys configured, metrics (admin keys) and the schema need one
     assert r.status_code == 200 and "memoryx_memories" in r.text
+    assert client.get("/metrics", headers=A).status_code == 403  # every tenant's figures: not a user key's
     spec = client.get("/openapi.json", headers=A).json()
     for path in ("/v1/memories", "/v1/memories/search", "/v1/memories/{memory_id}", "/v1/memories/{memory_id}/history",
                  "/v1/judgments/{trace_id}", "/v1/judgments/{trace_id}/verify", "/v1/judgments/stats",
@@ -186,7 +187,7 @@ def test_metrics_count_outcomes(client):
     _add(client, A, "I love tennis.")
     client.post("/v1/memories/search", json={"query": "sport"}, headers=A)
     client.post("/v1/memories/search", json={"query": "x", "filters": {"k": {"regex": "a"}}}, headers=A)
-    text = client.get("/metrics", headers=A).text
+    text = client.get("/metrics", headers=ADMIN).text
     assert 'memoryx_adds_total{outcome="ok"}' in text
     assert 'memoryx_searches_total{outcome="ok"}' in text
     assert 'memoryx_searches_total{outcome="invalid"}' in text
