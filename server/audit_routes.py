@@ -1,9 +1,10 @@
 """The judgment log's audit routes: findings (listed, a scan run now, dismissed or linked to a verification),
 batch verification, and the daily accuracy report.
 
-Tenancy, one place per route: listings ask `principal.scope_ids` for the scope the key acts for and keep only
-`principal.visible` records; by-id and per-trace checks use `principal.can_record`; the report and a scan
-cannot be filtered record by record, so a non-admin key names a user (as the statistics route does).
+Tenancy, one place per route: listings, the report and a scan ask `authorize` (Action.JUDGMENTS) for the
+scope and keep only `principal.visible` records; by-id and per-trace checks use `principal.can_record`
+(another tenant's finding or run reads as missing); the report and a scan cannot be filtered record by
+record, so a non-admin key names a user (as the statistics route does).
 These routes are included before the judgment routes: /v1/judgments/{trace_id} would shadow them.
 """
 
@@ -11,10 +12,23 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
+from memoryx.core.authorization import Action, Principal
+from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError, ScopeError
-from memoryx.server.auth import Principal
 from memoryx.server.schemas import AuditRequest, BatchVerifyRequest, SettleFindingRequest
-from memoryx.server.served import Served, agent_only
+from memoryx.server.served import Served, grant
+
+
+def scope_ids(scope: Scope | None) -> dict:
+    """A granted scope as the user/agent/run ids of the audit methods (None: the whole store)."""
+    return {} if scope is None else {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+
+
+def per_user(principal: Principal, scope: Scope | None, what: str) -> dict:
+    """The ids of a request whose answer cannot be filtered record by record: a non-admin key names a user."""
+    if scope is not None and not principal.all_access and (scope.no_user or scope.group_id or not scope.user_id):
+        raise ScopeError(f"{what} needs a user_id for a non-admin key.")
+    return scope_ids(scope)
 
 
 def audit_router(served: Served) -> APIRouter:
@@ -35,17 +49,15 @@ def audit_router(served: Served) -> APIRouter:
                       dismissed: bool | None = Query(False, description="false: open ones; true: dismissed ones."),
                       limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
                       principal: Principal = auth):
-        user_id, agent_id = principal.scope_ids(user_id, agent_id)
-        found = mem().findings(user_id=user_id, agent_id=agent_id, run_id=run_id, kinds=kind, since=since,
-                               dismissed=dismissed, limit=limit, offset=offset)
+        scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        found = mem().findings(**scope_ids(scope), kinds=kind, since=since, dismissed=dismissed, limit=limit,
+                               offset=offset)
         return {"results": principal.visible(found)}
 
     @router.post("/v1/judgments/audit")
     def run_audit(body: AuditRequest, principal: Principal = auth):
-        user_id, agent_id = principal.scope_ids(body.user_id, body.agent_id)
-        if agent_only(principal, user_id):  # a scan reads every user's records of the agent
-            raise ScopeError("An audit needs a user_id for a non-admin key.")
-        result = mem().audit(user_id=user_id, agent_id=agent_id, run_id=body.run_id, since=body.since, kinds=body.kinds)
+        scope = grant(principal, Action.JUDGMENTS, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id)
+        result = mem().audit(**per_user(principal, scope, "An audit"), since=body.since, kinds=body.kinds)
         return {**result, "findings": principal.visible(result["findings"])}
 
     @router.get("/v1/judgments/findings/{finding_id}")
@@ -73,9 +85,7 @@ def audit_router(served: Served) -> APIRouter:
     def daily_report(days: int = Query(30, ge=1, le=366), user_id: str | None = Query(None, min_length=1),
                      agent_id: str | None = Query(None, min_length=1), run_id: str | None = Query(None, min_length=1),
                      principal: Principal = auth):
-        user_id, agent_id = principal.scope_ids(user_id, agent_id)
-        if agent_only(principal, user_id):  # the report cannot be filtered per record
-            raise ScopeError("The judgment report needs a user_id for a non-admin key.")
-        return mem().judgment_report(days=days, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return mem().judgment_report(days=days, **per_user(principal, scope, "The judgment report"))
 
     return router
