@@ -91,10 +91,12 @@ ANY_BELOW_500 = lambda status: status < 500  # noqa: E731 - an owner's call on a
 MATRIX: dict[tuple[str, str], Entry] = {
     ("GET", "/healthz"): Entry(None, EVERYONE, at("/healthz")),
     ("GET", "/metrics"): Entry(A.METRICS, ADMIN, at("/metrics")),
-    ("GET", "/docs"): Entry(None, ANY_KEY, at("/docs")),
-    ("GET", "/docs/oauth2-redirect"): Entry(None, ANY_KEY, at("/docs/oauth2-redirect")),
-    ("GET", "/openapi.json"): Entry(None, ANY_KEY, at("/openapi.json")),
-    ("GET", "/redoc"): Entry(None, ANY_KEY, at("/redoc")),
+    # the API's documentation and the page icon: open (no tenant data; a browser sends no key for them)
+    ("GET", "/docs"): Entry(None, EVERYONE, at("/docs")),
+    ("GET", "/docs/oauth2-redirect"): Entry(None, EVERYONE, at("/docs/oauth2-redirect")),
+    ("GET", "/openapi.json"): Entry(None, EVERYONE, at("/openapi.json")),
+    ("GET", "/redoc"): Entry(None, EVERYONE, at("/redoc")),
+    ("GET", "/favicon.ico"): Entry(None, EVERYONE, at("/favicon.ico")),
     ("POST", "/mcp"): Entry(None, ANY_KEY, at("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                                                 headers={"Accept": "application/json, text/event-stream"})),
     # REST
@@ -114,6 +116,14 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ("GET", "/v1/judgments/stats"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/stats", params={"user_id": "alice"})),
     ("GET", "/v1/judgments/{trace_id}"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/{trace}"), shows=True),
     ("POST", "/v1/judgments/{trace_id}/verify"): Entry(A.VERIFY, ALICE, at("/v1/judgments/{trace}/verify", json={"result": "CORRECT"}), mutates=True),
+    ("GET", "/v1/memories/{memory_id}/explain"): Entry(A.READ, ALICE, at("/v1/memories/{mid}/explain"), shows=True),
+    # the judgment log's audit (no finding exists for the target: an owner's by-id call may answer 404)
+    ("GET", "/v1/judgments/findings"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/findings", params={"user_id": "alice"})),
+    ("GET", "/v1/judgments/findings/{finding_id}"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/findings/f-none"), owner_ok=ANY_BELOW_500),
+    ("POST", "/v1/judgments/findings/{finding_id}/settle"): Entry(A.VERIFY, ALICE, at("/v1/judgments/findings/f-none/settle", json={"dismiss": True, "reason": "checked"}), owner_ok=ANY_BELOW_500),
+    ("POST", "/v1/judgments/audit"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/audit", json={"user_id": "alice"}), mutates=True),
+    ("GET", "/v1/judgments/report"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/report", params={"user_id": "alice", "days": 2})),
+    ("POST", "/v1/judgments/verify"): Entry(A.VERIFY, ALICE, at("/v1/judgments/verify", json={"trace_ids": ["{trace}"], "result": "CORRECT"}), mutates=True),
     ("POST", "/v1/judgments/{trace_id}/rollback"): Entry(A.ROLLBACK, ALICE, at("/v1/judgments/{trace}/rollback"), mutates=True, owner_ok=ANY_BELOW_500),
     ("GET", "/v1/profiles/{user_id}"): Entry(A.PROFILE, ALICE, at("/v1/profiles/alice")),
     ("GET", "/v1/groups/{group_id}/profile"): Entry(A.PROFILE, GROUP, at("/v1/groups/g1/profile")),
@@ -155,6 +165,14 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ("POST", "/graphs/resume/invoke"): Entry(A.WRITE, ALICE, at("/graphs/resume/invoke", json={"input": {"trace_id": "{trace}"}}), owner_ok=ANY_BELOW_500),
     ("POST", "/graphs/resume/batch"): Entry(A.WRITE, ALICE, at("/graphs/resume/batch", json={"inputs": [{"trace_id": "{trace}"}]}), owner_ok=ANY_BELOW_500),
 }
+# mem0's routes answer without their trailing slash too (curl and many clients do not follow a 307 for a POST)
+for _method, _path in [("GET", "/v1/ping/"), ("POST", "/v2/memories/"), ("POST", "/v2/memories/search/"),
+                       ("PUT", "/v1/batch/"), ("DELETE", "/v1/batch/"), ("POST", "/v1/feedback/"),
+                       ("POST", "/v1/exports/"), ("POST", "/v1/exports/get/")]:
+    _entry = MATRIX[(_method, _path)]
+    _slashed = _entry.request
+    MATRIX[(_method, _path.rstrip("/"))] = replace(
+        _entry, request=lambda t, _r=_slashed: {**_r(t), "url": _r(t)["url"].rstrip("/")})
 for graph in ("add", "search", "add_review", "resume"):
     for schema in ("input_schema", "output_schema", "config_schema"):
         MATRIX[("GET", f"/graphs/{graph}/{schema}")] = Entry(None, ANY_KEY, at(f"/graphs/{graph}/{schema}"))
@@ -169,10 +187,14 @@ for _route in [("DELETE", "/v1/memories"), ("DELETE", "/v1/memories/"), ("GET", 
                ("POST", "/v1/consolidate"), ("POST", "/v1/exports/"), ("POST", "/v1/exports/get/"),
                ("POST", "/v1/memories"), ("POST", "/v1/memories/"), ("POST", "/v1/memories/context"),
                ("POST", "/v1/memories/search"), ("POST", "/v1/purge"), ("POST", "/v1/runs/{run_id}/end"),
-               ("POST", "/v2/memories/"), ("POST", "/v2/memories/search/")]:
+               ("POST", "/v2/memories/"), ("POST", "/v2/memories/search/"), ("POST", "/v1/exports"),
+               ("POST", "/v1/exports/get"), ("POST", "/v2/memories"), ("POST", "/v2/memories/search"),
+               ("GET", "/v1/judgments/findings"), ("GET", "/v1/judgments/report")]:
     MATRIX[_route] = replace(MATRIX[_route], also=frozenset({"group"}))
 # the batch add answers 200 with a per-item error for an item the key may not write (and writes nothing of it)
 MATRIX[("POST", "/v1/memories/batch")] = replace(MATRIX[("POST", "/v1/memories/batch")], also=ANY_KEY)
+# batch verification answers 200 with "not_found" for a run the key may not see (and verifies nothing of it)
+MATRIX[("POST", "/v1/judgments/verify")] = replace(MATRIX[("POST", "/v1/judgments/verify")], also=ANY_KEY)
 
 # MCP tools (listed through the SDK): the arguments, sent at alice's data
 TOOLS: dict[str, tuple[Action, dict, bool]] = {
