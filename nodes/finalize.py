@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.access import record_access_later
+from memoryx.search.access import new_accesses, record_access_later, today
 from memoryx.search.periods import time_filter_report
 from memoryx.search.state import RankState
 
@@ -83,8 +83,8 @@ def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     results = demoted([format_result(c) for c in ranked], [c.get("feedback") for c in ranked],
                       services_of(runtime).settings.feedback_very_negative_penalty)
     relations = format_relations(state.get("graph_relations") or [], plan.limit, plan.include_invalid)
-    if results and plan.record_access:
-        record_access_later(services_of(runtime).sql, [r["id"] for r in results])
+    if results and plan.record_access:  # once a day per memory: a repeated search keeps its scores
+        record_access_later(services_of(runtime).sql, new_accesses([c["memory"] for c in ranked], today()))
     result = {"results": results, "relations": relations}
     period = time_filter_report(plan, results)
     if period is not None:  # what the search did with time (memoryx.search.periods)

@@ -33,7 +33,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
-    final_scores(cands, services_of(runtime).settings)
+    final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     return {"ranked": by_period(plan, ordered(cands, plan.threshold))[:keep], "timings": {"rank": elapsed_ms(start)}}
 

@@ -34,6 +34,9 @@ class SearchPlan:
     relation_types: tuple[str, ...] | None = None  # graph walk restricted to these relation names
     include_invalid: bool = False  # show invalidated relations too
     record_access: bool = True  # count the returned memories as accessed (background)
+    # the time the question is asked at (epoch seconds): relative periods, "now/currently" and recency are read
+    # from it; None = the clock at search time (a replayed log's latest event for relative periods)
+    now: float | None = None
 
     # what the query says
     semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
@@ -98,6 +101,16 @@ def checked_relation_types(relation_types: Any) -> tuple[str, ...] | None:
     if not isinstance(relation_types, list) or not all(isinstance(r, str) and r.strip() for r in relation_types):
         raise InvalidInputError(f"relation_types must be a list of relation names, got {relation_types!r}")
     return tuple(relation_types) or None
+
+
+def checked_memory_types(memory_types: Any) -> tuple[str, ...] | None:
+    if memory_types is None:
+        return None
+    if isinstance(memory_types, str):
+        memory_types = [memory_types]
+    if not isinstance(memory_types, (list, tuple)) or not all(isinstance(t, str) and t.strip() for t in memory_types):
+        raise InvalidInputError(f"memory_types must be a list of memory type names, got {memory_types!r}")
+    return tuple(t.strip() for t in memory_types) or None
 
 
 def checked_depth(expand_depth: Any) -> int | None:

@@ -38,6 +38,10 @@ class SearchInput(TypedDict):
     # a confident period the query names filters: "auto" (top-up below), "strict", "off" (ranking signal only);
     # default MEMORYX_QUERY_TIME_FILTER
     query_time_filter: NotRequired[str | None]
+    # the time the question is asked at (ISO / datetime / epoch); `as_of` also leaves out later events
+    now: NotRequired[Any]
+    as_of: NotRequired[Any]
+    memory_types: NotRequired[list[str] | None]  # only memories of these types
 
 
 class SearchOutput(TypedDict):
