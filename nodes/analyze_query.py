@@ -32,10 +32,21 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
-from memoryx.search.dates import (asks_when, checked_reference_time, checked_time_filter, checked_time_range,
-                                  query_period)
-from memoryx.search.plan import (SearchPlan, checked_depth, checked_limit, checked_memory_types,
-                                 checked_relation_types, checked_threshold)
+from memoryx.search.dates import (
+    asks_when,
+    checked_reference_time,
+    checked_time_filter,
+    checked_time_range,
+    query_period,
+)
+from memoryx.search.plan import (
+    SearchPlan,
+    checked_depth,
+    checked_limit,
+    checked_memory_types,
+    checked_relation_types,
+    checked_threshold,
+)
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
