@@ -52,6 +52,7 @@ from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
+from memoryx.search.spread import asks_aggregate
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
 
@@ -194,6 +195,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
         asks_when=asks_when(query),
+        aggregate=asks_aggregate(query),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

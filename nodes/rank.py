@@ -26,6 +26,7 @@ from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
+from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
 
 
@@ -35,7 +36,12 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     cands = list(state.get("candidates") or [])
     final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
-    return {"ranked": by_period(plan, ordered(cands, plan.threshold))[:keep], "timings": {"rank": elapsed_ms(start)}}
+    ranked = ordered(cands, None)
+    if plan.aggregate:  # gathered across sessions: a crowded session yields its place (memoryx.search.spread)
+        ranked = spread(ranked)
+    if plan.threshold is not None:
+        ranked = [c for c in ranked if c["score"] >= plan.threshold]
+    return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
 
 
 STAGES = (fuse, expand_context, score)

@@ -51,6 +51,7 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
+    aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself
