@@ -167,6 +167,11 @@ def test_graph_path_alone_and_relations(svc):
     assert "graph" in hit["sources"]
     assert {"source": "zorblat", "relationship": "works_at", "destination": "quintex"} in [
         {k: v.lower() for k, v in r.items()} for r in res["relations"]]
+    # the result says which relation made it relevant; a memory the walk did not reach has none
+    assert [{k: v.lower() for k, v in r.items()} for r in hit["graph_context"]] == [
+        {"source": "zorblat", "relationship": "works_at", "destination": "quintex"}]
+    other = add(svc, user, "Zorblat likes tea")
+    assert by_id(search(svc, "Zorblat tea", user))[other]["graph_context"] == []
 
 
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
