@@ -48,6 +48,8 @@ from memoryx.search.plan import (
     checked_threshold,
 )
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
+from memoryx.search.current import asks_current
+from memoryx.search.preferences import asks_recommendation
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
@@ -196,6 +198,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_filter=period_filter,
         asks_when=asks_when(query),
         aggregate=asks_aggregate(query),
+        preferences=asks_recommendation(query),
+        current=asks_current(query) and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

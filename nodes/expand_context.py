@@ -19,6 +19,7 @@ from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
+from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.state import RankState
@@ -103,6 +104,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None
             bonus += t.name_bonus * hit / len(patterns)
         if plan.asks_when and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
+        if plan.preferences and states_preference(mem.get("memory") or ""):
+            bonus += t.preference_bonus
         c["relevance"] += bonus
 
 

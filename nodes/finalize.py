@@ -20,7 +20,7 @@ from memoryx.search.access import new_accesses, record_access_later, today
 from memoryx.search.periods import time_filter_report
 from memoryx.search.state import RankState
 
-SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
+SOURCE_ORDER = ("dense", "keyword", "graph", "time", "preference", "context")
 _FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")
 
 

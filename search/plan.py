@@ -51,6 +51,8 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
+    preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
+    current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context

@@ -3,7 +3,8 @@
 "How many times did I ...", "in total", "all the ...", "how many days between X and Y", "which did I do first,
 X or Y": the answer is assembled from several conversations, and a top k filled from one session (its turns
 lend each other context, memoryx.search.tuning) leaves the others out. For such a question each further hit
-from a session already represented scores x SESSION_DECAY per hit before it, and the list is re-sorted: the
+from a session already represented scores x `session_spread` (a tuning knob) per hit before it, and the list
+is re-sorted: the
 strongest hit of every session keeps its score, the rest of a crowded session yields its place.
 
 A session is read from the memory's event time (valid_at, else created_at): hits on the same UTC day belong to
@@ -16,8 +17,6 @@ import re
 from datetime import datetime, timezone
 
 from memoryx.search.scoring import event_time
-
-SESSION_DECAY = 0.85
 
 _AGGREGATE = re.compile(
     r"\bhow (many|much|often)\b|\bin total\b|\btotal\b|\baltogether\b|\ball (the|of|my)\b|\bevery\b|\beach\b"
@@ -36,8 +35,10 @@ def session_of(mem: dict) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
-def spread(ranked: list[dict]) -> list[dict]:
+def spread(ranked: list[dict], decay: float = 0.85) -> list[dict]:
     """`ranked` (best first, each with "score" and "memory") with repeated sessions decayed and re-sorted."""
+    if decay >= 1.0:
+        return ranked
     seen: dict[str, int] = {}
     out = []
     for c in ranked:
@@ -45,5 +46,5 @@ def spread(ranked: list[dict]) -> list[dict]:
         n = seen.get(key, 0) if key is not None else 0
         if key is not None:
             seen[key] = n + 1
-        out.append(dict(c, score=c["score"] * SESSION_DECAY ** n) if n else c)
+        out.append(dict(c, score=c["score"] * decay ** n) if n else c)
     return sorted(out, key=lambda c: -c["score"])

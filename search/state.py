@@ -55,6 +55,7 @@ class SearchState(SearchInput, total=False):
     graph_hits: list[dict]
     graph_relations: list[dict]
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
+    preference_hits: list[dict]  # keyword hits of the query with the preference vocabulary
     time_hits: list[dict]  # dense hits inside the period the query names
     timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
     result: dict

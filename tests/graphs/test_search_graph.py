@@ -520,6 +520,15 @@ def test_memory_types_filter(svc):
         search(svc, "cello", user, memory_types=[3])
 
 
+def test_recommendation_questions_read_stated_preferences(svc):
+    user = _user()
+    liked = add(svc, user, "I love Italian food, especially pasta")
+    for text in ("We moved to a flat near the river", "The kitchen tap is leaking", "Booked a dentist visit"):
+        add(svc, user, text)
+    res = search(svc, "What should I cook tonight?", user, limit=3)
+    assert ids(res)[0] == liked and "preference" in res["results"][0]["sources"]
+
+
 # ------------------------------------------------------------------------------------------ get_context
 
 
