@@ -32,6 +32,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.search.current import asks_current
 from memoryx.search.dates import (
     asks_when,
     checked_reference_time,
@@ -47,9 +48,8 @@ from memoryx.search.plan import (
     checked_relation_types,
     checked_threshold,
 )
-from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
-from memoryx.search.current import asks_current
 from memoryx.search.preferences import asks_recommendation
+from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named

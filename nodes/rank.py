@@ -24,8 +24,8 @@ from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.periods import by_period
 from memoryx.search.current import prefer_latest, superseded_last
+from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
