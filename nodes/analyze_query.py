@@ -54,6 +54,7 @@ from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
+from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
@@ -198,6 +199,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_filter=period_filter,
         asks_when=asks_when(query),
         aggregate=asks_aggregate(query),
+        role=asked_role(query),
         preferences=asks_recommendation(query),
         current=asks_current(query) and not asks_when(query),
         rewritten=not rewritten.empty,

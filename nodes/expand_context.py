@@ -22,6 +22,7 @@ from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
+from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None
             bonus += t.when_bonus
         if plan.preferences and states_preference(mem.get("memory") or ""):
             bonus += t.preference_bonus
+        if plan.role is not None and said_by(mem, plan.role):
+            bonus += t.role_bonus
         c["relevance"] += bonus
 
 

@@ -1,0 +1,18 @@
+"""Whose turns answer a question (memoryx.search.speakers)."""
+
+from __future__ import annotations
+
+from memoryx.search.speakers import asked_role, said_by
+
+
+def test_the_side_a_question_asks_about():
+    assert asked_role("How much did I spend on coffee mugs?") == "user"
+    assert asked_role("我的狗叫什么名字?") == "user" and asked_role("私の犬の名前は?") == "user"
+    assert asked_role("What was the third restaurant you recommended?") == "assistant"
+    assert asked_role("Can you remind me what you told me about the hotel?") == "assistant"
+    assert asked_role("What did Caroline paint?") is None
+
+
+def test_said_by_reads_the_stored_role():
+    assert said_by({"metadata": {"role": "user"}}, "user")
+    assert not said_by({"metadata": {"role": "assistant"}}, "user") and not said_by({"metadata": {}}, "user")
