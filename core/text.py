@@ -74,7 +74,7 @@ def _word_token(word: str) -> str | None:
     """Stop-word removal + light stemming of one lowercase word (cached: vocabularies are small)."""
     if word in STOP_WORDS:
         return None
-    word = _stem(word)
+    word = _keyword_stem(word)
     return word if word and word not in STOP_WORDS else None
 
 
@@ -82,16 +82,25 @@ _VOWEL = re.compile("[aeiouy]")
 
 
 def _stem(word: str) -> str:
-    """Light English stemming, the same for documents and queries: plurals and possessives, then the verb
-    endings -ing / -ed (a doubled final consonant undone: running, stopped) and a final silent e, so that
-    bake / baking / baked and hike / hiking meet. Words of other scripts pass through (no English endings)."""
+    """Plurals and possessives off (cities -> city, Alice's -> alice): a form still fit to show (profiles'
+    topics use it)."""
     if word.endswith(("'s", "’s")):
         word = word[:-2]
     word = word.replace("'", "").replace("’", "")
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
+        return word[:-1]
+    return word
+
+
+def _keyword_stem(word: str) -> str:
+    """The BM25 form, the same for documents and queries: `_stem`, then the verb endings -ing / -ed (a doubled
+    final consonant undone: running, stopped) and a final silent e, so that bake / baking / baked and hike /
+    hiking meet. Words of other scripts pass through (no English endings)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    word = _stem(word)
     if len(word) > 4 and word.endswith("ied"):
         return word[:-3] + "y"
     for ending in ("ing", "ed"):
