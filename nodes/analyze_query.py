@@ -207,6 +207,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         expand_depth=depth,
         # the graph is walked only from entities the query names: none found, no graph round trip
         use_graph=services.graph is not None and ctx.graph_enabled and depth > 0 and bool(facts.entities),
+        walk_from_hits=(services.graph is not None and ctx.graph_enabled and depth > 0 and asked_role(query) == "user"),
         tuning=tuning(settings),
         fusion=settings.fusion,
         rrf_k=settings.rrf_k,

@@ -64,6 +64,8 @@ class SearchPlan:
     recipe: SearchRecipe = AUTO
     expand_depth: int = 0
     use_graph: bool = False  # the graph path walks (depth > 0, a graph store, graph enabled, entities named)
+    # a question about the user's life also walks from its best keyword hits (memoryx.search.relations)
+    walk_from_hits: bool = False
     tuning: SearchTuning = field(default_factory=SearchTuning)
     fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = 60

@@ -54,6 +54,7 @@ class SearchState(SearchInput, total=False):
     keyword_hits: list[dict]
     graph_hits: list[dict]
     graph_relations: list[dict]
+    relation_hits: list[str]  # memories stating the relation the question names (memoryx.search.relations)
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
     preference_hits: list[dict]  # keyword hits of the query with the preference vocabulary
     time_hits: list[dict]  # dense hits inside the period the query names

@@ -72,6 +72,8 @@ class SearchTuning(BaseModel):
     role_bonus: float = Field(0.10, description=(
         "Added to chat turns of the side the question asks about (the user's for 'my ...', the assistant's for "
         "'what did you recommend')."))
+    relation_bonus: float = Field(0.5, description=(
+        "Added to memories stating the relation a question about the user names ('my dog' -> has_dog)."))
     rerank_top: int = Field(30, description="Candidates handed to the reranker, when one is configured.")
 
     def __getitem__(self, knob: str) -> Any:

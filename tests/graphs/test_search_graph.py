@@ -174,6 +174,23 @@ def test_graph_path_alone_and_relations(svc):
     assert by_id(search(svc, "Zorblat tea", user))[other]["graph_context"] == []
 
 
+def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
+    """"What's my dog's name?": the name fact shares the words, the memory stating the relation does not; the
+    walk from the best hits' entities finds the relation that says "dog"."""
+    user = _user()
+    name = add(svc, user, "User's name is Sam")
+    rex = add(svc, user, "Adopted Rex from the shelter last spring")  # no word of the question
+    add(svc, user, "The name of the street is Elm Road")
+    relate(svc, user, "User", "is_named", "Sam", name)
+    relate(svc, user, "User", "has_dog", "Rex", rex)
+    res = search(svc, "What's my dog's name?", user)
+    assert ids(res)[0] == rex and "graph" in by_id(res)[rex]["sources"]
+    assert by_id(res)[rex]["graph_context"] == [{"source": "User", "relationship": "has_dog", "destination": "Rex"}]
+    # a question not about the user's own life does not walk from its hits
+    other = search(svc, "What is the dog's name?", user)
+    assert "graph" not in by_id(other).get(rex, {"sources": []})["sources"]
+
+
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
     user = _user()
     m1 = add(svc, user, "first fact about friends")
