@@ -19,7 +19,8 @@ from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.relations import TOP_HITS, entities_of, names_query, relation_words
+from memoryx.search.reads import relation_ends
+from memoryx.search.relations import TOP_HITS, names_query, relation_words
 from memoryx.search.state import SearchState
 
 log = logging.getLogger(__name__)
@@ -72,12 +73,11 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     """Relations one hop from the entities of the best keyword hits that name one of the query's words."""
-    stated = [r for h in keyword_hits[:TOP_HITS] for r in services.sql.relations_for_memory(h["id"])]
-    seeds = entities_of(stated)
-    if not seeds:
-        return []
     tokens = relation_words(plan.query)
-    if not tokens:
+    if not tokens:  # the question names no relation: nothing to walk for
+        return []
+    seeds = relation_ends(services.sql, [h["id"] for h in keyword_hits[:TOP_HITS]])
+    if not seeds:
         return []
     around = services.graph.neighbourhood(plan.scope, seeds, depth=1, include_invalid=plan.include_invalid,
                                           limit=MAX_RELATIONS)

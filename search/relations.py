@@ -35,6 +35,3 @@ def names_query(relation: dict, tokens: set[str]) -> bool:
     return bool(tokens & set(tokenize(text)))
 
 
-def entities_of(relations: list[dict]) -> list[str]:
-    """The entity ids at either end of `relations`, in order, once each."""
-    return list(dict.fromkeys(e for r in relations for e in (r.get("source_id"), r.get("target_id")) if e))
