@@ -33,5 +33,3 @@ def names_query(relation: dict, tokens: set[str]) -> bool:
     """The relation's name or one of its ends says one of `tokens` ("has_dog" for "my dog")."""
     text = " ".join(str(relation.get(k) or "").replace("_", " ") for k in ("relation", "source", "target"))
     return bool(tokens & set(tokenize(text)))
-
-
