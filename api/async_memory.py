@@ -128,13 +128,15 @@ class AsyncMemory(MemoryFront):
                      relation_types: list[str] | None = None, include_invalid: bool | None = None,
                      include_archived: bool | None = None, group_id: str | None = None,
                      speaker: str | None = None, time_range: Any = None,
-                     query_time_filter: str | None = None) -> dict:
+                     query_time_filter: str | None = None, now: Any = None, as_of: Any = None,
+                     memory_types: list[str] | None = None) -> dict:
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
-                                 "query_time_filter": query_time_filter})
+                                 "query_time_filter": query_time_filter, "now": now, "as_of": as_of,
+                                 "memory_types": memory_types})
         out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
         return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 

@@ -150,19 +150,25 @@ class Memory(MemoryFront):
                relation_types: list[str] | None = None, include_invalid: bool | None = None,
                include_archived: bool | None = None, group_id: str | None = None,
                speaker: str | None = None, time_range: Any = None,
-               query_time_filter: str | None = None) -> dict:
+               query_time_filter: str | None = None, now: Any = None, as_of: Any = None,
+               memory_types: list[str] | None = None) -> dict:
         """Memories relevant to `query`, best first: `{"results": [{"id", "memory", "score", ...}], "relations": [...]}`.
 
         `mode`: keyword | vector | hybrid | fast | deep | auto; `threshold`: minimum score; `time_range`: only
         memories whose event happened in [start, end) ((start, end) ISO / datetime / epoch, either end None,
         or a period in words: "last summer", "上个月"); `query_time_filter`: auto | strict | off — what a period the
-        query itself names does (default MEMORYX_QUERY_TIME_FILTER; the result's `time_filter` says what was applied)."""
+        query itself names does (default MEMORYX_QUERY_TIME_FILTER; the result's `time_filter` says what was applied).
+        `now`: the time the question is asked at (datetime, ISO-8601 or epoch seconds; default the clock):
+        "last week", "currently" and recency are read from it. `as_of`: the same, and memories whose event
+        happened after it are left out (the memory as it stood then). `memory_types`: only memories of these
+        types (e.g. ["semantic"], ["episodic"])."""
         core = self._core
         inp = core.search_input(query, user_id, agent_id, run_id, limit, filters, threshold,
                                 {"mode": mode, "expand_depth": expand_depth, "relation_types": relation_types,
                                  "include_invalid": include_invalid, "include_archived": include_archived,
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
-                                 "query_time_filter": query_time_filter})
+                                 "query_time_filter": query_time_filter, "now": now, "as_of": as_of,
+                                 "memory_types": memory_types})
         out = core.search_graph().invoke(inp, core.search_config(), context=core.context())
         return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
 

@@ -28,10 +28,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -125,15 +127,39 @@ def ingest(m, items: list[dict], one_by_one: bool) -> dict[str, str]:
     return id_to_dia
 
 
-def evaluate(m, qas: list[dict], id_to_dia: dict[str, str]) -> list[dict]:
+def evaluate(m, qas: list[dict], id_to_dia: dict[str, str], mode: str | None = None) -> list[dict]:
     rows = []
     t0 = time.perf_counter()
     for qa in qas:
-        found = m.search(qa["question"], group_id=qa["group"], limit=10)["results"]
+        found = m.search(qa["question"], group_id=qa["group"], limit=10, mode=mode)["results"]
         dias = [id_to_dia.get(r["id"]) for r in found]
         rows.append({**qa, "f5": frac(dias, qa["evidence"], 5), "f10": frac(dias, qa["evidence"], 10)})
-    print(f"{len(qas)} searches, {(time.perf_counter() - t0) * 1000 / max(1, len(qas)):.0f} ms each",
-          file=sys.stderr)
+    print(f"{len(qas)} searches ({mode or 'defaults'}), {(time.perf_counter() - t0) * 1000 / max(1, len(qas)):.0f} "
+          f"ms each", file=sys.stderr)
+    return rows
+
+
+def bm25_rows(items: list[dict], qas: list[dict], k1: float = 1.5, b: float = 0.75) -> list[dict]:
+    """Plain BM25 over each conversation's turns (lowercased whitespace tokens): the baseline."""
+    by_group: dict[str, list[tuple[str, list[str]]]] = {}
+    for it in items:
+        by_group.setdefault(it["group_id"], []).append(
+            (it["metadata"]["dia_id"], it["messages"][0]["content"].lower().split()))
+    rows = []
+    for qa in qas:
+        docs = by_group[qa["group"]]
+        n = len(docs)
+        avg = sum(len(d) for _, d in docs) / max(1, n)
+        df = Counter(w for _, d in docs for w in set(d))
+        idf = {w: math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5)) for w in set(qa["question"].lower().split())
+               if df[w]}
+        scores = []
+        for dia, d in docs:
+            tf = Counter(w for w in d if w in idf)
+            scores.append((sum(idf[w] * c * (k1 + 1) / (c + k1 * (1 - b + b * len(d) / avg)) for w, c in tf.items()),
+                           dia))
+        top = [dia for _, dia in sorted(scores, key=lambda x: -x[0])[:10]]
+        rows.append({**qa, "f5": frac(top, qa["evidence"], 5), "f10": frac(top, qa["evidence"], 10)})
     return rows
 
 
@@ -177,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--one-by-one", action="store_true", help="one Memory.add(infer=False) per turn instead of add_many")
     ap.add_argument("--limit-qas", type=int, default=None, help="evaluate only the first N questions (smoke runs)")
     ap.add_argument("--json-out", type=Path, default=None, help="write the per-question rows here")
+    ap.add_argument("--baselines", action="store_true",
+                    help="also plain BM25 over the turns and the dense path alone (mode=vector)")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                     help="a settings override for diagnostics, e.g. --set weight_access=0 (the figures of record "
                          "use none)")
@@ -205,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"LoCoMo retrieval through the public API (add_many/add infer=False, search defaults), "
               f"{len(qas)} questions, {len(items)} turns, embeddings {settings.embedding_model}, no LLM\n")
         print(report(rows))
+        if args.baselines:
+            for name, base in (("plain BM25 (k1 1.5, b 0.75, whitespace tokens)", bm25_rows(items, qas)),
+                               ("dense only (mode=vector)", evaluate(m, qas, id_to_dia, mode="vector"))):
+                print(f"\n{name}\n")
+                print(report(base))
         if args.json_out:
             args.json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1))
     finally:

@@ -9,7 +9,8 @@ nothing here needs a corpus.
 Tokenisation is deliberately dependency-free and language-agnostic:
 
 * Latin/Cyrillic/... words and numbers: NFKC, lowercase, a small English stop-word list, light stemming
-  (plural ``s``/``ies``, possessive ``'s``).
+  (plural ``s``/``ies``, possessive ``'s``, ``-ing``/``-ed``, a final silent ``e``). A store indexed by an
+  older tokenizer keeps its old sparse vectors until `reindex` rewrites them.
 * CJK runs (Han ideographs, Japanese hiragana/katakana, Korean Hangul): character unigrams + bigrams, the
   usual segmentation-free approach for Chinese/Japanese BM25. Katakana runs (loan words such as
   ``コーヒー``) are also kept as one whole token. A few very frequent single-character function words
@@ -73,11 +74,16 @@ def _word_token(word: str) -> str | None:
     """Stop-word removal + light stemming of one lowercase word (cached: vocabularies are small)."""
     if word in STOP_WORDS:
         return None
-    word = _stem(word)
+    word = _keyword_stem(word)
     return word if word and word not in STOP_WORDS else None
 
 
+_VOWEL = re.compile("[aeiouy]")
+
+
 def _stem(word: str) -> str:
+    """Plurals and possessives off (cities -> city, Alice's -> alice): a form still fit to show (profiles'
+    topics use it)."""
     if word.endswith(("'s", "’s")):
         word = word[:-2]
     word = word.replace("'", "").replace("’", "")
@@ -85,6 +91,27 @@ def _stem(word: str) -> str:
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
+    return word
+
+
+def _keyword_stem(word: str) -> str:
+    """The BM25 form, the same for documents and queries: `_stem`, then the verb endings -ing / -ed (a doubled
+    final consonant undone: running, stopped) and a final silent e, so that bake / baking / baked and hike /
+    hiking meet. Words of other scripts pass through (no English endings)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    word = _stem(word)
+    if len(word) > 4 and word.endswith("ied"):
+        return word[:-3] + "y"
+    for ending in ("ing", "ed"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= 3 and not word.endswith("eed") and _VOWEL.search(stem):
+            if stem[-1] == stem[-2] and stem[-1] not in "lsz" and not stem[-1].isdigit():
+                stem = stem[:-1]
+            word = stem
+            break
+    if len(word) > 3 and word.endswith("e") and word[-2] != "e":
+        word = word[:-1]
     return word
 
 

@@ -42,6 +42,7 @@ _OPENS = re.compile(r"^\s*(?:so\b|therefore\b|thus\b|hence\b|as a result\b|conse
 _MARKERS = {"because", "due", "owing", "therefore", "thus", "hence", "result", "consequently", "why", "so",
             "因", "因为", "为", "由", "由于", "于", "所", "所以", "以", "此", "因此", "而", "因而", "于是", "是",
             "ので", "から", "ため", "だか", "だから"}
+_MARKERS |= {t for word in list(_MARKERS) for t in tokenize(word)}  # as the tokenizer stems them ("becaus")
 
 
 def causal_clauses(text: str) -> tuple[str, str, str] | None:

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 
 from langgraph.runtime import Runtime
 
-from memoryx.core.filters import And, event_time_range, parse_filters, with_speaker
+from memoryx.core.filters import And, Cond, event_time_range, parse_filters, with_speaker
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.scope import Scope
 from memoryx.core.text import tokenize
@@ -32,13 +32,30 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
-from memoryx.search.dates import asks_when, checked_time_filter, checked_time_range, query_period
-from memoryx.search.plan import SearchPlan, checked_depth, checked_limit, checked_relation_types, checked_threshold
+from memoryx.search.current import asks_current
+from memoryx.search.dates import (
+    asks_when,
+    checked_reference_time,
+    checked_time_filter,
+    checked_time_range,
+    query_period,
+)
+from memoryx.search.plan import (
+    SearchPlan,
+    checked_depth,
+    checked_limit,
+    checked_memory_types,
+    checked_relation_types,
+    checked_threshold,
+)
+from memoryx.search.preferences import asks_recommendation
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
+from memoryx.search.speakers import asked_role
+from memoryx.search.spread import asks_aggregate
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
 
@@ -60,6 +77,14 @@ def with_period(node, period: tuple[float, float] | None):
         return node
     rng = event_time_range(*period)
     return rng if node is None else And((node, rng))
+
+
+def with_types(node, memory_types: tuple[str, ...] | None):
+    """Only memories of `memory_types` (pushed down to the stores like any filter)."""
+    if not memory_types:
+        return node
+    cond = Cond("memory_type", "in", memory_types)
+    return cond if node is None else And((node, cond))
 
 
 def profile_subject(services, scope: Scope) -> str | None:
@@ -99,20 +124,24 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # ScopeError first: a search without a scope is always refused
     scope = Scope(user_id=state.get("user_id") or None, agent_id=state.get("agent_id") or None,
                   run_id=state.get("run_id") or None, group_id=state.get("group_id") or None)
-    time_range = checked_time_range(state.get("time_range"))
+    reference, hide_later = checked_reference_time(state.get("now"), state.get("as_of"))
+    time_range = checked_time_range(state.get("time_range"), reference)
+    # as_of: the memory as it stood then - events after it are left out (a hard filter, like a time range)
+    until = (-1e11, reference.timestamp() + 1e-3) if hide_later else None
     base = SearchPlan(
         scope=scope,
         limit=checked_limit(state.get("limit")),
         time_range=time_range,
         # InvalidInputError naming a bad operator; merged/archived memories stay out
-        filters=with_period(with_status(parse_filters(with_speaker(state.get("filters"), state.get("speaker"))),
-                                        bool(state.get("include_archived")),
-                                        services_of(runtime).settings.search_staged),
-                            time_range),
+        filters=with_period(with_period(with_types(
+            with_status(parse_filters(with_speaker(state.get("filters"), state.get("speaker"))),
+                        bool(state.get("include_archived")), services_of(runtime).settings.search_staged),
+            checked_memory_types(state.get("memory_types"))), time_range), until),
         threshold=checked_threshold(state.get("threshold")),
         relation_types=checked_relation_types(state.get("relation_types")),
         include_invalid=bool(state.get("include_invalid")),
         record_access=bool(state.get("record_access", True)),
+        now=reference.timestamp() if reference is not None else None,
     )
     query = normalize_query(state.get("query"))
     if not query:
@@ -147,12 +176,12 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
                         entity_names=candidates)
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     keyword_query = " ".join([semantic, *rewritten.keywords])
-    period = query_period(query, present_of(facts.latest_event))
+    period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
     period_filter = None
     if (period is not None and period.confident and time_range is None
-            and not (period.relative and replayed(facts.latest_event))):
+            and not (period.relative and reference is None and replayed(facts.latest_event))):
         mode = checked_time_filter(state.get("query_time_filter") or settings.query_time_filter)
         period_filter = None if mode == "off" else mode
     plan = replace(
@@ -169,11 +198,16 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
         asks_when=asks_when(query),
+        aggregate=asks_aggregate(query),
+        role=asked_role(query),
+        preferences=asks_recommendation(query),
+        current=asks_current(query) and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,
         # the graph is walked only from entities the query names: none found, no graph round trip
         use_graph=services.graph is not None and ctx.graph_enabled and depth > 0 and bool(facts.entities),
+        walk_from_hits=(services.graph is not None and ctx.graph_enabled and depth > 0 and asked_role(query) == "user"),
         tuning=tuning(settings),
         fusion=settings.fusion,
         rrf_k=settings.rrf_k,

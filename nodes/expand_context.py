@@ -19,8 +19,10 @@ from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
+from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
+from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
 
 log = logging.getLogger(__name__)
@@ -83,7 +85,7 @@ def _from_payload(mid: str, payload: dict) -> dict:
     return mem
 
 
-def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None:
+def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: set[str]) -> None:
     """Add the time / name / "when" bonuses to the candidates' relevance (those with a payload)."""
     t = plan.tuning
     window = plan.time_window
@@ -103,7 +105,14 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str]) -> None
             bonus += t.name_bonus * hit / len(patterns)
         if plan.asks_when and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
+        if plan.preferences and states_preference(mem.get("memory") or ""):
+            bonus += t.preference_bonus
+        if plan.role is not None and said_by(mem, plan.role):
+            bonus += t.role_bonus
         c["relevance"] += bonus
+    for c in cands:  # the memory states the relation the question names (memoryx.search.relations)
+        if c["id"] in named:
+            c["relevance"] += t.relation_bonus
 
 
 class _NoContext(Exception):
@@ -176,7 +185,7 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
         payload = c.pop("payload", None)
         c["memory"] = _from_payload(c["id"], payload) if payload else None
         cands.append(c)
-    _boost(cands, plan, [e["name"] for e in state.get("graph_entities") or []])
+    _boost(cands, plan, [e["name"] for e in state.get("graph_entities") or []], set(state.get("relation_hits") or ()))
 
     # context propagation over the rows' times (one light statement), then the kept rows read whole -------
     # The system of record decides liveness, scope, filters and access counts of everything returned.

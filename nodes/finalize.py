@@ -4,7 +4,7 @@ access recording in a background thread (memoryx.search.access; it never delays 
 the rank node (nodes/rank.py): a LangGraph step of its own cost ~0.3-0.5 ms of CPU per search.
 
 Output: {"results": [{"id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "hash",
-"user_id", "agent_id", "run_id", "memory_type", "category"}], "relations": [{"source", "relationship",
+"user_id", "agent_id", "run_id", "memory_type", "category", "graph_context"}], "relations": [{"source", "relationship",
 "destination", "valid"?}]}.
 """
 
@@ -16,11 +16,11 @@ from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.access import record_access_later
+from memoryx.search.access import new_accesses, record_access_later, today
 from memoryx.search.periods import time_filter_report
 from memoryx.search.state import RankState
 
-SOURCE_ORDER = ("dense", "keyword", "graph", "time", "context")
+SOURCE_ORDER = ("dense", "keyword", "graph", "time", "preference", "context")
 _FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")
 
 
@@ -74,6 +74,22 @@ def format_relations(relations: list[dict], limit: int, include_invalid: bool) -
     return out
 
 
+def graph_context(results: list[dict], relations: list[dict]) -> None:
+    """Each result's `graph_context`: the relations of the graph walk that the memory states (the reason the
+    graph path found it), deduplicated, nearest first; [] when the walk reached none of them."""
+    by_memory: dict[str, list[dict]] = {}
+    for r in relations:
+        mid = r.get("memory_id")
+        if not mid or not r.get("source") or not r.get("target"):
+            continue
+        item = {"source": r["source"], "relationship": r["relation"], "destination": r["target"]}
+        found = by_memory.setdefault(mid, [])
+        if item not in found:
+            found.append(item)
+    for res in results:
+        res["graph_context"] = by_memory.get(res["id"], [])
+
+
 def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
@@ -83,8 +99,9 @@ def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     results = demoted([format_result(c) for c in ranked], [c.get("feedback") for c in ranked],
                       services_of(runtime).settings.feedback_very_negative_penalty)
     relations = format_relations(state.get("graph_relations") or [], plan.limit, plan.include_invalid)
-    if results and plan.record_access:
-        record_access_later(services_of(runtime).sql, [r["id"] for r in results])
+    graph_context(results, state.get("graph_relations") or [])
+    if results and plan.record_access:  # once a day per memory: a repeated search keeps its scores
+        record_access_later(services_of(runtime).sql, new_accesses([c["memory"] for c in ranked], today()))
     result = {"results": results, "relations": relations}
     period = time_filter_report(plan, results)
     if period is not None:  # what the search did with time (memoryx.search.periods)

@@ -16,8 +16,8 @@ from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context
 from memoryx.search.state import RankState
 
-PATHS = ("dense", "keyword", "graph", "time")
-RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5}
+PATHS = ("dense", "keyword", "graph", "time", "preference")
+RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5, "preference": 0.5}
 
 
 def _minmax(values: list[float]) -> list[float]:
@@ -68,8 +68,9 @@ def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
         weights = RRF_WEIGHTS
     else:
         weights = {"dense": t.weight_dense, "keyword": t.weight_keyword, "graph": t.weight_graph,
-                   "time": t.weight_time}
+                   "time": t.weight_time, "preference": t.weight_time}
     fused = fuse_hits({"dense": state.get("dense_hits") or [], "keyword": state.get("keyword_hits") or [],
-                       "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or []},
+                       "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or [],
+                       "preference": state.get("preference_hits") or []},
                       method=plan.fusion, weights=weights, rrf_k=plan.rrf_k)
     return {"fused": fused, "timings": {"fuse": elapsed_ms(start)}}

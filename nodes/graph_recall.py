@@ -3,8 +3,10 @@ the query's n-grams, in its one read transaction), when the plan walks the graph
 optional relation names, invalidated edges hidden unless include_invalid) and the memories attached to the
 reached relations, scored by distance: 1 / hops.
 
-The entities found are written even when the graph is not walked: ranking uses their names. A query that
-names no entity of the scope costs nothing here (no graph round trip). Filters are
+The entities found are written even when the graph is not walked: ranking uses their names. A question about the
+user's own life ("my dog's name") also walks one hop from the entities of its best keyword hits and keeps the
+relations that name one of its words (memoryx.search.relations): the memory stating the relation is found even
+when it shares no word with the question. Any other query that names no entity of the scope costs nothing here. Filters are
 applied later, on the SQL rows (expand_context), since relations carry no memory payload.
 """
 
@@ -17,6 +19,8 @@ from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.reads import relation_ends
+from memoryx.search.relations import TOP_HITS, names_query, relation_words
 from memoryx.search.state import SearchState
 
 log = logging.getLogger(__name__)
@@ -31,12 +35,16 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     graph = services.graph
     empty = {"graph_hits": [], "graph_relations": [], "graph_entities": []}
     found = [{"id": e["id"], "name": e["name"]} for e in plan.entities]
-    if not plan.use_graph or graph is None or not found:
+    from_hits = plan.walk_from_hits and graph is not None and bool(state.get("keyword_hits"))
+    if graph is None or not ((plan.use_graph and found) or from_hits):
         return {**empty, "graph_entities": found, "timings": {"graph_recall": elapsed_ms(start)}}
     try:
         relations = graph.neighbourhood(plan.scope, [e["id"] for e in found], depth=plan.expand_depth,
                                         relation_names=list(plan.relation_types) if plan.relation_types else None,
-                                        include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
+                                        include_invalid=plan.include_invalid, limit=MAX_RELATIONS) \
+            if plan.use_graph and found else []
+        if from_hits:
+            relations += _named_from_hits(services, plan, state["keyword_hits"])
     except Exception as exc:  # the other paths still answer; the failure is logged
         log.warning("graph recall failed, searching without it: %s", exc)
         return {**empty, "graph_entities": found, "timings": {"graph_recall": elapsed_ms(start)}}
@@ -55,11 +63,25 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         if score > best.get(mid, -1.0):
             best[mid] = score
     best = _follow_links(services, plan.scope, best)
+    named = sorted({r["memory_id"] for r in kept if r.get("named") and r.get("memory_id")})
     hits = [{"id": mid, "score": s, "payload": {}} for mid, s in sorted(best.items(), key=lambda kv: -kv[1])]
     hits = hits[: plan.candidate_k * 2]
     kept.sort(key=lambda r: (r.get("hops") or 0))
-    return {"graph_hits": hits, "graph_relations": kept, "graph_entities": found,
+    return {"graph_hits": hits, "graph_relations": kept, "graph_entities": found, "relation_hits": named,
             "timings": {"graph_recall": elapsed_ms(start)}}
+
+
+def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
+    """Relations one hop from the entities of the best keyword hits that name one of the query's words."""
+    tokens = relation_words(plan.query)
+    if not tokens:  # the question names no relation: nothing to walk for
+        return []
+    seeds = relation_ends(services.sql, [h["id"] for h in keyword_hits[:TOP_HITS]])
+    if not seeds:
+        return []
+    around = services.graph.neighbourhood(plan.scope, seeds, depth=1, include_invalid=plan.include_invalid,
+                                          limit=MAX_RELATIONS)
+    return [dict(r, named=True) for r in around if names_query(r, tokens)]
 
 
 def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:

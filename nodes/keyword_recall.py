@@ -1,6 +1,7 @@
 """keyword_recall: BM25 over the sparse keyword vectors (Qdrant IDF modifier; the CJK-aware tokenizer of
 memoryx.core.text), scope and filters pushed down. Skipped when the query has no keyword tokens or the recipe
-has no keyword path.
+has no keyword path. A question asking for a recommendation also runs the preference path: the query's words
+with the vocabulary of stated preferences (memoryx.search.preferences), its hits fused as "preference".
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from langgraph.runtime import Runtime
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.preferences import PREFERENCE_WORDS
 from memoryx.search.state import SearchState
 
 
@@ -19,7 +21,12 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     if not plan.tokens or not plan.uses("keyword"):
-        return {"keyword_hits": [], "timings": {"keyword_recall": elapsed_ms(start)}}
-    hits = services_of(runtime).vectors.keyword_search(plan.keyword_query, plan.scope, limit=plan.candidate_k,
-                                                       filters=plan.filters)
-    return {"keyword_hits": hits_of(hits), "timings": {"keyword_recall": elapsed_ms(start)}}
+        return {"keyword_hits": [], "preference_hits": [], "timings": {"keyword_recall": elapsed_ms(start)}}
+    vectors = services_of(runtime).vectors
+    hits = vectors.keyword_search(plan.keyword_query, plan.scope, limit=plan.candidate_k, filters=plan.filters)
+    liked = []
+    if plan.preferences:
+        liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,
+                                       limit=plan.candidate_k, filters=plan.filters)
+    return {"keyword_hits": hits_of(hits), "preference_hits": hits_of(liked),
+            "timings": {"keyword_recall": elapsed_ms(start)}}

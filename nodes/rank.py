@@ -24,8 +24,10 @@ from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.current import prefer_latest, superseded_last
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
+from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
 
 
@@ -33,9 +35,16 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
-    final_scores(cands, services_of(runtime).settings)
+    if plan.current:  # how things stand now: the latest of the close candidates first (memoryx.search.current)
+        prefer_latest(cands, plan.tuning.current_bonus)
+    final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
-    return {"ranked": by_period(plan, ordered(cands, plan.threshold))[:keep], "timings": {"rank": elapsed_ms(start)}}
+    ranked = superseded_last(ordered(cands, None), plan.now)
+    if plan.aggregate:  # gathered across sessions: a crowded session yields its place (memoryx.search.spread)
+        ranked = spread(ranked, plan.tuning.session_spread)
+    if plan.threshold is not None:
+        ranked = [c for c in ranked if c["score"] >= plan.threshold]
+    return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
 
 
 STAGES = (fuse, expand_context, score)

@@ -28,7 +28,7 @@ def recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         return {}
     out: dict = {"timings": {}}
     for path in PATHS:
-        part = path(state, runtime)
+        part = path({**state, **out} if len(out) > 1 else state, runtime)  # graph reads the keyword hits
         out["timings"].update(part.pop("timings", {}))
         out.update(part)
     return out

@@ -41,6 +41,6 @@ def rerank(state: RankState, runtime: Runtime[Context]) -> dict:
     for c, s in zip(ranked, scores):
         c["relevance"] = (1.0 - RERANK_SHARE) * c["relevance"] + RERANK_SHARE * s
         c["sources"] = [*c["sources"], "rerank"]
-    final_scores(ranked, settings)
+    final_scores(ranked, settings, now=plan.now)
     # a period filter holds after reranking too: in-period hits first
     return {"ranked": by_period(plan, ordered(ranked, plan.threshold)), "timings": {"rerank": elapsed_ms(start)}}

@@ -222,6 +222,18 @@ def checked_time_filter(value: Any) -> str:
     return value.lower()
 
 
+def checked_reference_time(now: Any, as_of: Any) -> tuple[datetime | None, bool]:
+    """A search's reference time and whether later events are hidden: `now` (the question is asked then) or
+    `as_of` (asked then, and the memory as it stood: events after it left out); (None, False) for the clock."""
+    if now is not None and as_of is not None:
+        raise InvalidInputError("pass either now or as_of, not both: as_of is now that also hides later events")
+    value = as_of if as_of is not None else now
+    if value is None:
+        return None, False
+    return datetime.fromtimestamp(to_epoch(value, what="now" if as_of is None else "as_of"), tz=timezone.utc), \
+        as_of is not None
+
+
 _OPEN_START, _OPEN_END = -1e11, 1e11  # an open end of a caller's range (years -1200 .. 5100): finite for JSON
 
 

@@ -34,6 +34,9 @@ class SearchPlan:
     relation_types: tuple[str, ...] | None = None  # graph walk restricted to these relation names
     include_invalid: bool = False  # show invalidated relations too
     record_access: bool = True  # count the returned memories as accessed (background)
+    # the time the question is asked at (epoch seconds): relative periods, "now/currently" and recency are read
+    # from it; None = the clock at search time (a replayed log's latest event for relative periods)
+    now: float | None = None
 
     # what the query says
     semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
@@ -48,6 +51,10 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
+    preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
+    current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
+    role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
+    aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself
@@ -57,6 +64,8 @@ class SearchPlan:
     recipe: SearchRecipe = AUTO
     expand_depth: int = 0
     use_graph: bool = False  # the graph path walks (depth > 0, a graph store, graph enabled, entities named)
+    # a question about the user's life also walks from its best keyword hits (memoryx.search.relations)
+    walk_from_hits: bool = False
     tuning: SearchTuning = field(default_factory=SearchTuning)
     fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = 60
@@ -98,6 +107,16 @@ def checked_relation_types(relation_types: Any) -> tuple[str, ...] | None:
     if not isinstance(relation_types, list) or not all(isinstance(r, str) and r.strip() for r in relation_types):
         raise InvalidInputError(f"relation_types must be a list of relation names, got {relation_types!r}")
     return tuple(relation_types) or None
+
+
+def checked_memory_types(memory_types: Any) -> tuple[str, ...] | None:
+    if memory_types is None:
+        return None
+    if isinstance(memory_types, str):
+        memory_types = [memory_types]
+    if not isinstance(memory_types, (list, tuple)) or not all(isinstance(t, str) and t.strip() for t in memory_types):
+        raise InvalidInputError(f"memory_types must be a list of memory type names, got {memory_types!r}")
+    return tuple(t.strip() for t in memory_types) or None
 
 
 def checked_depth(expand_depth: Any) -> int | None:

@@ -31,7 +31,7 @@ from sqlalchemy import select
 
 from memoryx.core.scope import Scope
 from memoryx.core.text import normalize_name
-from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow
+from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow, RelationRow
 from memoryx.stores.sql.values import require_scope
 
 _MEM = MemoryRow.__table__.c
@@ -324,6 +324,21 @@ def memory_dicts(sql: Any, ids: list[str], *, feedback: dict[str, str | None] | 
         if feedback is not None and latest[0] is not None:
             feedback[mid] = latest[0]
     return out
+
+
+_REL = RelationRow.__table__.c
+_ENDS_OF_MEMORIES = (select(_REL.source_id, _REL.target_id)
+                     .where(_REL.memory_id.in_(sa.bindparam("ids", expanding=True)), _REL.valid == sa.true()))
+
+
+def relation_ends(sql: Any, memory_ids: list[str]) -> list[str]:
+    """The entity ids at either end of the valid relations the memories state, in order, once each: one light
+    statement (the search's walk from its best hits, memoryx.search.relations)."""
+    if not memory_ids:
+        return []
+    with sql._tx() as s:
+        rows = s.connection().execute(_ENDS_OF_MEMORIES, {"ids": list(memory_ids)}).all()
+    return list(dict.fromkeys(e for row in rows for e in row if e))
 
 
 def _merged_windows(seed_times: list[float], gap: float) -> list[tuple[float, float]]:

@@ -2,8 +2,10 @@
 
     score = (w_rel x relevance + w_imp x importance + w_rec x recency + w_acc x access) / sum(w)
 
-with the weights of the settings (MEMORYX_WEIGHT_*), recency = 0.5 ** (age_days / half_life) and
-access = log(1 + access_count) / log(1 + 50), capped at 1. Used by rank and again by rerank.
+with the weights of the settings (MEMORYX_WEIGHT_*), recency = 0.5 ** (age_days / half_life) from the
+search's reference time (`now`, else the clock) and access = log(1 + accesses) / log(1 + 50), capped at 1,
+where accesses are those of days before today (memoryx.search.access: repeating a search does not move its own
+scores). Used by rank and again by rerank.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from typing import Any
 
 from memoryx.core.filters import to_epoch
+from memoryx.search.access import settled_accesses, today
 from memoryx.settings import Settings
 
 
@@ -40,9 +43,9 @@ def recency(mem: dict, half_life_days: float, now: float) -> float:
     return 0.5 ** (age_days / half_life_days)
 
 
-def access_score(mem: dict) -> float:
-    n = mem.get("access_count") or 0
-    return min(1.0, math.log1p(max(0, n)) / math.log1p(50))
+def access_score(mem: dict, day: str | None = None) -> float:
+    n = settled_accesses(mem, day or today())
+    return min(1.0, math.log1p(n) / math.log1p(50))
 
 
 def final_scores(cands: list[dict], settings: Settings, now: float | None = None) -> None:
@@ -56,12 +59,13 @@ def final_scores(cands: list[dict], settings: Settings, now: float | None = None
     if total <= 0:
         w_rel, total = 1.0, 1.0
     half = float(settings.recency_half_life_days)
+    day = today()  # the clock's day, whatever `now` is: accesses happen in real time
     for c in cands:
         mem = c["memory"]
         imp = mem.get("importance")
         imp = 0.5 if imp is None else max(0.0, min(1.0, float(imp)))
         c["score"] = (w_rel * c["relevance"] + w_imp * imp + w_rec * recency(mem, half, now)
-                      + w_acc * access_score(mem)) / total
+                      + w_acc * access_score(mem, day)) / total
         if mem.get("status") == "summarized":  # a summary stands for it: the summary ranks first
             c["score"] *= float(settings.summarized_demotion)
 

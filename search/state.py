@@ -38,6 +38,10 @@ class SearchInput(TypedDict):
     # a confident period the query names filters: "auto" (top-up below), "strict", "off" (ranking signal only);
     # default MEMORYX_QUERY_TIME_FILTER
     query_time_filter: NotRequired[str | None]
+    # the time the question is asked at (ISO / datetime / epoch); `as_of` also leaves out later events
+    now: NotRequired[Any]
+    as_of: NotRequired[Any]
+    memory_types: NotRequired[list[str] | None]  # only memories of these types
 
 
 class SearchOutput(TypedDict):
@@ -50,7 +54,9 @@ class SearchState(SearchInput, total=False):
     keyword_hits: list[dict]
     graph_hits: list[dict]
     graph_relations: list[dict]
+    relation_hits: list[str]  # memories stating the relation the question names (memoryx.search.relations)
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
+    preference_hits: list[dict]  # keyword hits of the query with the preference vocabulary
     time_hits: list[dict]  # dense hits inside the period the query names
     timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
     result: dict

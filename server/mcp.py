@@ -120,9 +120,16 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         ctx: Context,
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=100, description="How many memories to return at most.")] = 10,
+        memory_types: Annotated[list[str] | None, Field(description=(
+            "Only memories of these types, e.g. [\"semantic\"] for stated facts, [\"episodic\"] for conversation "
+            "turns; all types when left out."))] = None,
+        now: Annotated[str | None, Field(description=(
+            "The date the question is asked at (ISO-8601), when it is not today: 'last week' and 'currently' "
+            "are read from it."))] = None,
     ) -> dict[str, Any]:
         scope = scope_for(ctx, user_id, Action.SEARCH)
-        return await run(lambda: search_in(memory(), principal_of(ctx), scope, query, limit=limit))
+        return await run(lambda: search_in(memory(), principal_of(ctx), scope, query, limit=limit,
+                                           memory_types=memory_types, now=now))
 
     @server.tool(name="memory_get_context", description=(
         "A ready-to-use text block of what is known about the user that is relevant to a query, within a "

@@ -12,6 +12,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
+import sqlalchemy as sa
 
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, ScopeError
@@ -23,6 +24,7 @@ from memoryx.search.access import flush_access
 from memoryx.search.context_block import build_context, estimate_tokens
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
+from memoryx.stores.sql.schema import MemoryRow
 from tests.support import make_services
 
 UTC = timezone.utc
@@ -165,6 +167,28 @@ def test_graph_path_alone_and_relations(svc):
     assert "graph" in hit["sources"]
     assert {"source": "zorblat", "relationship": "works_at", "destination": "quintex"} in [
         {k: v.lower() for k, v in r.items()} for r in res["relations"]]
+    # the result says which relation made it relevant; a memory the walk did not reach has none
+    assert [{k: v.lower() for k, v in r.items()} for r in hit["graph_context"]] == [
+        {"source": "zorblat", "relationship": "works_at", "destination": "quintex"}]
+    other = add(svc, user, "Zorblat likes tea")
+    assert by_id(search(svc, "Zorblat tea", user))[other]["graph_context"] == []
+
+
+def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
+    """"What's my dog's name?": the name fact shares the words, the memory stating the relation does not; the
+    walk from the best hits' entities finds the relation that says "dog"."""
+    user = _user()
+    name = add(svc, user, "User's name is Sam")
+    rex = add(svc, user, "Adopted Rex from the shelter last spring")  # no word of the question
+    add(svc, user, "The name of the street is Elm Road")
+    relate(svc, user, "User", "is_named", "Sam", name)
+    relate(svc, user, "User", "has_dog", "Rex", rex)
+    res = search(svc, "What's my dog's name?", user)
+    assert ids(res)[0] == rex and "graph" in by_id(res)[rex]["sources"]
+    assert by_id(res)[rex]["graph_context"] == [{"source": "User", "relationship": "has_dog", "destination": "Rex"}]
+    # a question not about the user's own life does not walk from its hits
+    other = search(svc, "What is the dog's name?", user)
+    assert "graph" not in by_id(other).get(rex, {"sources": []})["sources"]
 
 
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
@@ -446,9 +470,80 @@ def test_access_recorded_in_background(svc):
     row = svc.sql.get_memory(m)
     assert row["access_count"] == 1 and row["last_accessed_at"]
     search(svc, "bees", user)
-    search(svc, "garden bees", user)  # usually one write for both: the memory counts twice
+    search(svc, "garden bees", user)  # the same day: already counted
     flush_access()
-    assert svc.sql.get_memory(m)["access_count"] == 3
+    assert svc.sql.get_memory(m)["access_count"] == 1
+
+
+def test_repeating_a_search_keeps_its_scores(svc):
+    """Access counts once a day and the ranking reads the earlier days' accesses only: the same search run
+    again gives the same scores, while a memory accessed on earlier days still ranks up."""
+    user = _user()
+    for text in ("I keep bees in my garden", "The garden has roses", "Bees make honey in summer",
+                 "My neighbour keeps chickens"):
+        add(svc, user, text)
+    first = search(svc, "bees garden", user, limit=2)
+    flush_access()
+    for _ in range(3):
+        again = search(svc, "bees garden", user, limit=2)
+        flush_access()
+        assert [(r["id"], r["score"]) for r in again["results"]] == [(r["id"], r["score"]) for r in first["results"]]
+    # accesses of an earlier day do lift a memory (the access term still works)
+    top = first["results"][0]["id"]
+    with svc.sql._tx(write=True) as s:
+        s.execute(sa.update(MemoryRow).where(MemoryRow.id == top)
+                  .values(access_count=20, last_accessed_at=datetime(2020, 1, 1, tzinfo=timezone.utc)))
+    lifted = search(svc, "bees garden", user, limit=2)
+    assert by_id(lifted)[top]["score"] > by_id(first)[top]["score"]
+
+
+# ----------------------------------------------------------------------------- reference time and types
+
+
+def test_as_of_answers_as_the_memory_stood_then(svc):
+    user = _user()
+    paris = add(svc, user, "I live in Paris", created_at=datetime(2024, 1, 10, tzinfo=timezone.utc))
+    rome = add(svc, user, "I moved to Rome and live there now", created_at=datetime(2024, 6, 1, tzinfo=timezone.utc))
+    now = search(svc, "where do I live", user)
+    assert {paris, rome} <= set(ids(now))
+    then = search(svc, "where do I live", user, as_of="2024-03-01T00:00:00Z")
+    assert paris in ids(then) and rome not in ids(then)
+    with pytest.raises(InvalidInputError):
+        search(svc, "where do I live", user, now="2024-03-01", as_of="2024-03-01")
+    with pytest.raises(InvalidInputError):
+        search(svc, "where do I live", user, now="the day before yesterday")
+
+
+def test_now_reads_relative_periods_and_recency_from_the_question_date(svc):
+    user = _user()
+    hike = add(svc, user, "Went hiking in the Alps", created_at=datetime(2024, 5, 29, tzinfo=timezone.utc))
+    add(svc, user, "Went hiking in the Rockies", created_at=datetime(2023, 2, 1, tzinfo=timezone.utc))
+    res = search(svc, "where did I go hiking last week", user, now=datetime(2024, 6, 5, tzinfo=timezone.utc))
+    assert res["time_filter"]["start"].startswith("2024-05") and ids(res)[0] == hike
+    # recency from the question's date: a year later the two are closer in recency than seen from June 2024
+    near = by_id(search(svc, "hiking", user, now="2024-06-05"))
+    far = by_id(search(svc, "hiking", user, now="2034-06-05"))
+    assert near[hike]["score"] > far[hike]["score"]
+
+
+def test_memory_types_filter(svc):
+    user = _user()
+    fact = add(svc, user, "I play the cello", memory_type="semantic")
+    turn = add(svc, user, "I played the cello at the concert", memory_type="episodic")
+    assert {fact, turn} <= set(ids(search(svc, "cello", user)))
+    assert ids(search(svc, "cello", user, memory_types=["semantic"])) == [fact]
+    assert ids(search(svc, "cello", user, memory_types=["episodic", "procedural"])) == [turn]
+    with pytest.raises(InvalidInputError):
+        search(svc, "cello", user, memory_types=[3])
+
+
+def test_recommendation_questions_read_stated_preferences(svc):
+    user = _user()
+    liked = add(svc, user, "I love Italian food, especially pasta")
+    for text in ("We moved to a flat near the river", "The kitchen tap is leaking", "Booked a dentist visit"):
+        add(svc, user, text)
+    res = search(svc, "What should I cook tonight?", user, limit=3)
+    assert ids(res)[0] == liked and "preference" in res["results"][0]["sources"]
 
 
 # ------------------------------------------------------------------------------------------ get_context

@@ -4,6 +4,7 @@ caller that may not touch a user is refused (by the server's configuration on st
 
 from __future__ import annotations
 
+import os
 import sys
 
 import httpx
@@ -53,6 +54,13 @@ async def _add_search_forget(client: Client, **who) -> None:
     found = await client.call_tool("memory_search", {"query": "Where do I live?", **who})
     assert not found.is_error, _text(found)
     assert any("Berlin" in r["memory"] for r in found.structured_content["results"])
+    kind = found.structured_content["results"][0]["memory_type"]
+    typed = await client.call_tool("memory_search", {"query": "Where do I live?", "memory_types": [kind],
+                                                     "now": "2030-01-01T00:00:00Z", **who})
+    assert not typed.is_error and typed.structured_content["results"]
+    assert {r["memory_type"] for r in typed.structured_content["results"]} == {kind}
+    none = await client.call_tool("memory_search", {"query": "Where do I live?", "memory_types": ["no-such-type"], **who})
+    assert not none.is_error and none.structured_content["results"] == []
     context = await client.call_tool("memory_get_context", {"query": "Where do I live?", **who})
     assert not context.is_error and "Berlin" in str(context.structured_content)
     for memory_id in ids:
@@ -118,7 +126,9 @@ async def test_stdio_tools_and_configured_user(tmp_path):
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "memoryx.cli", "mcp", "--user-id", "alice"], cwd=str(tmp_path),
         env={"MEMORYX_DATA_DIR": str(tmp_path / "data"), "MEMORYX_GRAPH_BACKEND": "none", "HF_HUB_OFFLINE": "1",
-             "OMP_WAIT_POLICY": "PASSIVE"})
+             "OMP_WAIT_POLICY": "PASSIVE",
+             # the server runs the memoryx under test (a checkout on PYTHONPATH), not an installed copy
+             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {})})
     async with Client(params, read_timeout_seconds=180) as client:
         assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
         await _add_search_forget(client)

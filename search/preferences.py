@@ -1,0 +1,34 @@
+"""The preference path: a question asking for a recommendation or an opinion ("what should I cook tonight",
+"suggest a book", "推荐一部电影", "おすすめの本は") also retrieves what the user said they like or dislike.
+
+Such a question rarely shares words with the preference that answers it ("I love Italian food, especially
+pasta" for "what should I cook?"), so two things happen (nodes/keyword_recall.py, nodes/expand_context.py): a
+keyword search of the query's words together with the vocabulary of stated preferences runs as a recall path
+of its own ("preference"), and memories that state a preference get the `preference_bonus` knob.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RECOMMENDATION = re.compile(
+    r"\bshould i\b|\brecommend|\bsuggest|\bany (ideas|tips|suggestions|advice)\b|\bideas? for\b|\badvice\b"
+    r"|\bwhat (to|can i|could i|shall i) (cook|eat|make|read|watch|buy|get|do|wear|play|listen|try|visit|bring|order)"
+    r"|\bwhat would i (like|enjoy|love)\b|\bwould i (like|enjoy)\b|\bgift for\b|\bwhere (should|could) (i|we)\b"
+    r"|推荐|建议|我应该|我该|适合我|おすすめ|お勧め|何を.*(?:べき|いい)|どれがいい", re.I)
+
+_PREFERENCE = re.compile(
+    r"\b(like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favou?rites?|fan of|"
+    r"into|keen on|hate|hates|dislike|dislikes|can't stand|allergic|vegetarian|vegan|avoid)\b"
+    r"|喜欢|爱吃|爱看|最爱|讨厌|不喜欢|偏好|过敏|素食|好き|嫌い|大好き|苦手|アレルギー", re.I)
+
+# searched with the query's own words on the preference path (the stemmer maps the forms together)
+PREFERENCE_WORDS = "like love enjoy prefer favorite fan hate dislike allergic 喜欢 最爱 讨厌 好き 嫌い"
+
+
+def asks_recommendation(query: str) -> bool:
+    return bool(_RECOMMENDATION.search(query))
+
+
+def states_preference(text: str) -> bool:
+    return bool(_PREFERENCE.search(text))

@@ -1,0 +1,46 @@
+"""Present-tense questions prefer the latest fact (memoryx.search.current); recommendation questions read the
+user's stated preferences (memoryx.search.preferences)."""
+
+from __future__ import annotations
+
+from memoryx.search.current import asks_current, prefer_latest, superseded_last
+from memoryx.search.preferences import asks_recommendation, states_preference
+
+
+def _cand(mid: str, relevance: float, when: str, invalid: str | None = None) -> dict:
+    return {"id": mid, "relevance": relevance, "score": relevance,
+            "memory": {"id": mid, "valid_at": when, "invalid_at": invalid}}
+
+
+def test_current_questions():
+    for q in ("Where do I live now?", "What's my current job?", "Who is my manager?", "我现在住在哪里?", "今の仕事は?"):
+        assert asks_current(q), q
+    for q in ("Where did I live before Paris?", "What was my first car?", "Where did I go last year?"):
+        assert not asks_current(q), q
+
+
+def test_latest_of_the_close_candidates_wins_and_far_ones_are_left_alone():
+    old = _cand("old", 1.0, "2024-01-01T00:00:00+00:00")
+    new = _cand("new", 0.9, "2024-09-01T00:00:00+00:00")
+    far = _cand("far", 0.2, "2025-01-01T00:00:00+00:00")
+    prefer_latest([old, new, far], 0.15)
+    assert new["relevance"] > old["relevance"] and far["relevance"] == 0.2
+
+
+def test_superseded_memories_rank_below_valid_ones():
+    gone = _cand("gone", 1.0, "2024-01-01T00:00:00+00:00", invalid="2024-06-01T00:00:00+00:00")
+    valid = _cand("valid", 0.5, "2024-06-01T00:00:00+00:00")
+    assert [c["id"] for c in superseded_last([gone, valid], None)] == ["valid", "gone"]
+    # as of a time before it was superseded, it still stands
+    as_of = 1704153600.0  # 2024-01-02
+    assert [c["id"] for c in superseded_last([gone, valid], as_of)] == ["gone", "valid"]
+
+
+def test_recommendation_questions_and_preferences():
+    for q in ("What should I cook tonight?", "Can you suggest a book?", "Any ideas for a gift for my wife?",
+              "推荐一部电影", "おすすめの本は?"):
+        assert asks_recommendation(q), q
+    for q in ("What is my dog's name?", "When did I move?"):
+        assert not asks_recommendation(q), q
+    assert states_preference("I love Italian food") and states_preference("我喜欢猫")
+    assert states_preference("辛いものが苦手です") and not states_preference("I moved to Paris")
