@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
 
     # --- vector store --------------------------------------------------------------------------
-    vector_backend: Literal["edge", "qdrant"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL).")
+    vector_backend: Literal["edge", "qdrant", "pgvector"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant, one process per data directory. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL). 'pgvector': tables in the PostgreSQL of SQL_URL (pgvector extension, HNSW cosine), shared by several workers.")
     qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")

@@ -62,6 +62,24 @@ def pg_url():
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="session")
+def pgvector_url(tmp_path_factory):
+    """A private PostgreSQL 16 with pgvector for this test session (the `pgserver` package, a dev dependency):
+    a unix socket in a temporary directory, no TCP port; stopped afterwards."""
+    try:
+        import pgserver
+    except ImportError:
+        pytest.fail("the pgvector tests need the `pgserver` package: pip install -e '.[dev]'")
+    root = tmp_path_factory.mktemp("pg")
+    server = pgserver.get_server(root, cleanup_mode="stop")
+    import psycopg
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield f"postgresql+psycopg://postgres@/postgres?host={root}"
+    server.cleanup()
+
+
 @pytest.fixture
 def sqlite_url(tmp_path):
     return f"sqlite:///{tmp_path / 'memoryx.db'}"
