@@ -65,19 +65,25 @@ def pg_url():
 @pytest.fixture(scope="session")
 def pgvector_url(tmp_path_factory):
     """A private PostgreSQL 16 with pgvector for this test session (the `pgserver` package, a dev dependency):
-    a unix socket in a temporary directory, no TCP port; stopped afterwards."""
+    a unix socket in a temporary directory, no TCP port; stopped and removed afterwards. The directory is not
+    under pytest's base temp: pytest deletes old base temps, and a concurrent session could remove it."""
     try:
         import pgserver
     except ImportError:
         pytest.fail("the pgvector tests need the `pgserver` package: pip install -e '.[dev]'")
-    root = tmp_path_factory.mktemp("pg")
-    server = pgserver.get_server(root, cleanup_mode="stop")
+    import shutil
+
     import psycopg
 
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    yield f"postgresql+psycopg://postgres@/postgres?host={root}"
-    server.cleanup()
+    root = Path(tempfile.mkdtemp(prefix="memoryx-pg-"))
+    server = pgserver.get_server(root, cleanup_mode="stop")
+    try:
+        with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield f"postgresql+psycopg://postgres@/postgres?host={root}"
+    finally:
+        server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
