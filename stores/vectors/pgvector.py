@@ -87,10 +87,21 @@ class PgVectorStore(VectorStore):
 
     # -- schema ---------------------------------------------------------------------------------------
     def _connect(self):
+        """A connection in a transaction (writes, and the HNSW scan's transaction-local setting)."""
         if self._closed:
             raise StoreUnavailableError(f"The pgvector store at {self.safe_url} is closed")
         try:
             return self.engine.begin()
+        except sa.exc.OperationalError as exc:
+            raise StoreUnavailableError(f"PostgreSQL at {self.safe_url} is not reachable: {exc.orig}") from exc
+
+    def _read(self):
+        """A connection without a transaction: a read is one statement, so BEGIN and COMMIT would only add
+        two round trips to it."""
+        if self._closed:
+            raise StoreUnavailableError(f"The pgvector store at {self.safe_url} is closed")
+        try:
+            return self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         except sa.exc.OperationalError as exc:
             raise StoreUnavailableError(f"PostgreSQL at {self.safe_url} is not reachable: {exc.orig}") from exc
 
@@ -156,18 +167,25 @@ class PgVectorStore(VectorStore):
 
     def _dense(self, table: str, vector, flt, limit: int, threshold) -> list[VectorHit]:
         where = self._where(flt)
-        params = {**where.params, "q": _vector_text(vector), "k": limit}
+        params = {**where.params, "q": _vector_text(vector), "k": limit, "thr": threshold, "cap": EXACT_SCOPE_ROWS}
+        thr = "" if threshold is None else " AND 1 - (embedding <=> CAST(:q AS vector)) >= :thr"
+        # One round trip for the usual case: the exact search answers only when the filtered rows stay under
+        # EXACT_SCOPE_ROWS (counted no further than that). "+ 0" is an expression the HNSW index cannot order
+        # by, so the planner goes through the scope's own index.
+        exact = sa.text(
+            f"WITH size AS (SELECT count(*) AS n FROM (SELECT 1 FROM {table} WHERE {where.sql} LIMIT :cap) s) "
+            f"SELECT pid, payload, 1 - (embedding <=> CAST(:q AS vector)) AS score FROM {table} "
+            f"WHERE ({where.sql}){thr} AND (SELECT n FROM size) < :cap "
+            f"ORDER BY (embedding <=> CAST(:q AS vector)) + 0, pid LIMIT :k")
+        with self._read() as conn:
+            rows = conn.execute(exact, params).all()
+            if rows or not self._large(conn, table, where):
+                return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows]
         with self._connect() as conn:
-            if self._large(conn, table, where):
-                hits = self._dense_hnsw(conn, table, where, params, limit, threshold)
-                if hits is not None:
-                    return hits
-            # "+ 0": an expression the HNSW index cannot order by, so the scope's own index is used
-            thr = "" if threshold is None else " AND 1 - (embedding <=> CAST(:q AS vector)) >= :thr"
-            rows = conn.execute(sa.text(
-                f"SELECT pid, payload, 1 - (embedding <=> CAST(:q AS vector)) AS score FROM {table} "
-                f"WHERE ({where.sql}){thr} ORDER BY (embedding <=> CAST(:q AS vector)) + 0, pid LIMIT :k"),
-                {**params, "thr": threshold}).all()
+            hits = self._dense_hnsw(conn, table, where, params, limit, threshold)
+            if hits is not None:
+                return hits
+            rows = conn.execute(exact, {**params, "cap": 1 << 62}).all()  # the scan came back short: exactly
         return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows]
 
     def _large(self, conn, table: str, where: SqlFilter) -> bool:
@@ -190,7 +208,7 @@ class PgVectorStore(VectorStore):
                 if threshold is None or float(r.score) >= threshold]
 
     def _vectors(self, table: str, pids: list[str]) -> dict[str, list[float]]:
-        with self._connect() as conn:
+        with self._read() as conn:
             rows = conn.execute(sa.text(f"SELECT pid, embedding::text AS v FROM {table} "
                                         "WHERE pid = ANY(CAST(:ids AS uuid[]))"), {"ids": pids}).all()
         return {str(r.pid): json.loads(r.v) for r in rows}
@@ -211,13 +229,13 @@ class PgVectorStore(VectorStore):
             f"WHERE ({where.sql}) AND t.terms && CAST(:qids AS int[]) "
             f"GROUP BY t.pid ORDER BY score DESC, t.pid LIMIT :k")
         params = {**scope.params, **where.params, "qids": list(ids), "qvals": list(values), "k": limit}
-        with self._connect() as conn:
+        with self._read() as conn:
             rows = conn.execute(sql, params).all()
         return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows]
 
     def _count(self, table: str, flt) -> int:
         where = self._where(flt)
-        with self._connect() as conn:
+        with self._read() as conn:
             return int(conn.execute(sa.text(f"SELECT count(*) FROM {table} WHERE {where.sql}"), where.params).scalar())
 
     def _delete_where(self, table: str, flt) -> None:
