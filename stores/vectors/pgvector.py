@@ -172,27 +172,23 @@ class PgVectorStore(VectorStore):
         # One round trip for the usual case: the exact search answers only when the filtered rows stay under
         # EXACT_SCOPE_ROWS (counted no further than that). "+ 0" is an expression the HNSW index cannot order
         # by, so the planner goes through the scope's own index.
+        # the size row always comes back (LEFT JOIN): its n says whether the exact search ran
         exact = sa.text(
             f"WITH size AS (SELECT count(*) AS n FROM (SELECT 1 FROM {table} WHERE {where.sql} LIMIT :cap) s) "
+            f"SELECT size.n, hit.* FROM size LEFT JOIN LATERAL ("
             f"SELECT pid, payload, 1 - (embedding <=> CAST(:q AS vector)) AS score FROM {table} "
-            f"WHERE ({where.sql}){thr} AND (SELECT n FROM size) < :cap "
-            f"ORDER BY (embedding <=> CAST(:q AS vector)) + 0, pid LIMIT :k")
+            f"WHERE ({where.sql}){thr} AND size.n < :cap "
+            f"ORDER BY (embedding <=> CAST(:q AS vector)) + 0, pid LIMIT :k) hit ON true")
         with self._read() as conn:
             rows = conn.execute(exact, params).all()
-            if rows or not self._large(conn, table, where):
-                return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows]
+        if rows[0].n < EXACT_SCOPE_ROWS:
+            return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows if r.pid is not None]
         with self._connect() as conn:
             hits = self._dense_hnsw(conn, table, where, params, limit, threshold)
             if hits is not None:
                 return hits
             rows = conn.execute(exact, {**params, "cap": 1 << 62}).all()  # the scan came back short: exactly
-        return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows]
-
-    def _large(self, conn, table: str, where: SqlFilter) -> bool:
-        """Whether the filtered rows reach EXACT_SCOPE_ROWS (counted no further than that)."""
-        n = conn.execute(sa.text(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {where.sql} LIMIT :cap) s"),
-                         {**where.params, "cap": EXACT_SCOPE_ROWS}).scalar()
-        return int(n) >= EXACT_SCOPE_ROWS
+        return [VectorHit(hit_id(r.pid, r.payload), float(r.score), r.payload) for r in rows if r.pid is not None]
 
     def _dense_hnsw(self, conn, table: str, where: SqlFilter, params: dict, limit: int,
                     threshold) -> list[VectorHit] | None:
