@@ -43,6 +43,7 @@ class Settings(BaseSettings):
 
     # --- vector store --------------------------------------------------------------------------
     vector_backend: Literal["edge", "qdrant", "pgvector"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant, one process per data directory. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL). 'pgvector': tables in the PostgreSQL of SQL_URL (pgvector extension, HNSW cosine), shared by several workers.")
+    pgvector_hnsw: bool = Field(True, description="vector_backend=pgvector: keep an HNSW index (cosine) on the embeddings. Only scopes of 20,000+ memories read it (smaller scopes are searched exactly through their own index); every write maintains it. false: no index is created (an existing one is left; drop <prefix>_vec_memories_hnsw to remove it), large scopes are searched exactly.")
     qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")

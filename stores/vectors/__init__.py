@@ -55,5 +55,6 @@ def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embedding
         return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
                                        embeddings=embeddings)
     if settings.vector_backend == "pgvector":
-        return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix)
+        return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
+                             hnsw=settings.pgvector_hnsw)
     raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

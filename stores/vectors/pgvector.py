@@ -68,8 +68,10 @@ class PgVectorStore(VectorStore):
     """Memories and entities in PostgreSQL with pgvector. Thread-safe (a connection pool); any number of
     processes may open the same tables."""
 
-    def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None):
+    def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None,
+                 hnsw: bool = True):
         super().__init__(dims, prefix=prefix)
+        self.hnsw = hnsw  # without the index, a large scope's "HNSW scan" is an exact sort: slower, same answer
         if not _IDENT.match(prefix):
             raise InvalidInputError(f"MEMORYX_COLLECTION_PREFIX={prefix!r}: the pgvector backend names tables after "
                                     "it; use letters, digits and underscores (at most 41).")
@@ -124,8 +126,9 @@ class PgVectorStore(VectorStore):
                 for col in _SCOPE_COLUMNS:
                     conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {table}_{col} ON {table} ({col})"))
                 conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {table}_terms ON {table} USING gin (terms)"))
-                conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
-                                     "USING hnsw (embedding vector_cosine_ops)"))
+                if self.hnsw:
+                    conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
+                                         "USING hnsw (embedding vector_cosine_ops)"))
                 have = conn.execute(sa.text(
                     "SELECT atttypmod FROM pg_attribute WHERE attrelid = CAST(:t AS regclass) AND attname = 'embedding'"),
                     {"t": table}).scalar()

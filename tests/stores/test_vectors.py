@@ -509,3 +509,24 @@ def test_make_vector_store_pgvector_needs_postgres(pgvector_url, tmp_path):
         assert s.count_memories(ALICE) == 1
     finally:
         s.close()
+
+
+def test_pgvector_without_hnsw_answers_the_same(pgvector_url, monkeypatch):
+    import sqlalchemy as sa
+
+    from memoryx.stores.vectors import pgvector
+
+    monkeypatch.setattr(pgvector, "EXACT_SCOPE_ROWS", 20)
+    prefix = f"nohnsw_{uuid.uuid4().hex[:8]}"
+    s = PgVectorStore(pgvector_url, DIMS, prefix=prefix, hnsw=False)
+    try:
+        with s.engine.connect() as conn:
+            indexes = conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = :t"),
+                                   {"t": f"{prefix}_vec_memories"}).scalars().all()
+        assert indexes and not any(i.endswith("_hnsw") for i in indexes)
+        items = [mem(f"m {i}", vec(1, i / 40, (i % 5) / 5)) for i in range(40)]
+        s.upsert_memories(items)
+        best = sorted(items, key=lambda m: -sum(a * b for a, b in zip(m["vector"], vec(1, 0))))[:3]
+        assert [h.id for h in s.search_memories(vec(1, 0), ALICE, limit=3)] == [m["id"] for m in best]
+    finally:
+        s.close()
