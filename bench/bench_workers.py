@@ -152,6 +152,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--users", type=int, default=32)
     ap.add_argument("--delay", type=float, default=0.3, help="seconds per fake model call")
+    ap.add_argument("--keep-logs", action="store_true", help="keep the servers' logs (their path is printed)")
     args = ap.parse_args()
 
     import pgserver
@@ -171,6 +172,10 @@ def main() -> None:
         model.terminate()
         model.wait()
         server.cleanup()
+        if args.keep_logs:
+            for log in tmp.glob("serve*.log"):
+                shutil.copy(log, Path(tempfile.gettempdir()) / f"memoryx-bench-{log.name}")
+            print(f"logs: {tempfile.gettempdir()}/memoryx-bench-serve*.log", flush=True)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
