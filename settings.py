@@ -45,7 +45,8 @@ class Settings(BaseSettings):
     sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
 
     # --- vector store --------------------------------------------------------------------------
-    vector_backend: Literal["edge", "qdrant"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL).")
+    vector_backend: Literal["edge", "qdrant", "pgvector"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant, one process per data directory. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL). 'pgvector': tables in the PostgreSQL of SQL_URL (pgvector extension, HNSW cosine), shared by several workers.")
+    pgvector_hnsw: bool = Field(True, description="vector_backend=pgvector: keep an HNSW index (cosine) on the embeddings. Only scopes of 20,000+ memories read it (smaller scopes are searched exactly through their own index); every write maintains it. false: no index is created (an existing one is left; drop <prefix>_vec_memories_hnsw to remove it), large scopes are searched exactly.")
     qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")
@@ -55,7 +56,7 @@ class Settings(BaseSettings):
     neo4j_url: str | None = Field(None, description="Bolt URL of the graph server for graph_backend=neo4j (bolt://host:7687).")
     neo4j_username: str = Field("neo4j", description="Graph server user name.")
     neo4j_password: str = Field("", description="Graph server password.")
-    falkordb_url: str | None = Field(None, description="A FalkorDB server for graph_backend=falkordb (redis://:password@host:port, rediss:// for TLS). Unset: the embedded server under DATA_DIR/falkordb, which has no TCP port.")
+    falkordb_url: str | None = Field(None, description="A FalkorDB server for graph_backend=falkordb (redis://:password@host:port, rediss:// for TLS), shared by every worker of `memoryx serve --workers N`. Unset: the embedded server under DATA_DIR/falkordb, which has no TCP port and serves one process.")
 
     # --- models --------------------------------------------------------------------------------
     llm: str = Field("offline", description="Default chat model for every role: 'offline' (rule-based demo/test model) or 'provider:model', e.g. 'openai:gpt-4o-mini'.")
@@ -238,6 +239,28 @@ class Settings(BaseSettings):
 
     def model_for(self, role: Literal["extraction", "judgment", "graph"]) -> str:
         return getattr(self, f"{role}_llm") or self.llm
+
+    def embedded_stores(self) -> list[str]:
+        """The stores that live inside one process (one line each, naming the setting that moves it to a
+        server): several workers cannot share them. Empty when every store is shared."""
+        out: list[str] = []
+        url = self.resolved_sql_url()
+        postgres = url.startswith(("postgresql", "postgres:"))
+        if not postgres:
+            out.append("MEMORYX_SQL_URL is unset or SQLite: set it to postgresql+psycopg://user@host/db")
+        if self.vector_backend == "edge":
+            out.append("MEMORYX_VECTOR_BACKEND=edge is the in-process Qdrant engine: set it to pgvector (or qdrant "
+                       "with a server URL)")
+        elif self.vector_backend == "qdrant" and "://" not in (self.qdrant_url or ""):
+            out.append("MEMORYX_QDRANT_URL is the Qdrant client's local mode: give a Qdrant server URL, or set "
+                       "MEMORYX_VECTOR_BACKEND=pgvector")
+        if self.graph_backend == "falkordb" and not self.falkordb_url:
+            out.append("MEMORYX_GRAPH_BACKEND=falkordb without MEMORYX_FALKORDB_URL starts an embedded FalkorDB: set "
+                       "MEMORYX_FALKORDB_URL=redis://:PASSWORD@host:port (or MEMORYX_GRAPH_BACKEND=neo4j|none)")
+        if self.checkpointer in ("sqlite", "memory") or (self.checkpointer == "auto" and not postgres):
+            out.append(f"MEMORYX_CHECKPOINTER={self.checkpointer} keeps add runs in this process: use auto or "
+                       "postgres with a PostgreSQL MEMORYX_SQL_URL")
+        return out
 
 
 def unknown_env_names(environ: dict[str, str] | None = None) -> dict[str, str | None]:

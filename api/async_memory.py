@@ -81,7 +81,8 @@ class AsyncMemory(MemoryFront):
                                      participants=participants)
         graph = await self._add_graph()
         core.check_review(graph, review)
-        out = await graph.ainvoke(inp, config, context=core.context(review=review))
+        with core.running(inp["trace_id"]):
+            out = await graph.ainvoke(inp, config, context=core.context(review=review))
         snapshot = await self._snapshot(graph, config)
         result = core.finish_add(out, inp["trace_id"], lambda: snapshot)
         await aforget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
@@ -106,7 +107,8 @@ class AsyncMemory(MemoryFront):
         if snapshot is None or not snapshot.next:
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         resume = {"operations": operations} if operations is not None else {"approved": True}
-        out = await graph.ainvoke(Command(resume=resume), config, context=core.context())
+        with core.running(trace_id):
+            out = await graph.ainvoke(Command(resume=resume), config, context=core.context())
         snapshot = await self._snapshot(graph, config)
         result = core.finish_add(out, trace_id, lambda: snapshot)
         await aforget_finished_run(core.services, graph.checkpointer, trace_id, result)

@@ -28,7 +28,7 @@ from memoryx.api.export_import import export_jsonl, import_records, parse
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
 from memoryx.api.mem0_config import settings_from_config
-from memoryx.api.run_recovery import RESUME_RUN_NAME
+from memoryx.api.run_recovery import RESUME_RUN_NAME, recover_add_runs
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.ingest import bulk
@@ -95,12 +95,13 @@ class Memory(MemoryFront):
                                      participants=participants)
         graph = core.add_graph()
         core.check_review(graph, review)
-        try:
-            out = graph.invoke(inp, config, context=core.context(review=review))
-        except BaseException:
-            # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
-            abandon_run(core.services, graph.checkpointer, inp["trace_id"])
-            raise
+        with core.running(inp["trace_id"]):
+            try:
+                out = graph.invoke(inp, config, context=core.context(review=review))
+            except BaseException:
+                # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
+                abandon_run(core.services, graph.checkpointer, inp["trace_id"])
+                raise
         result = core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
         forget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
         return {**result, "warnings": warnings} if warnings else result
@@ -132,7 +133,8 @@ class Memory(MemoryFront):
         if snapshot is None or not snapshot.next:
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         resume = {"operations": operations} if operations is not None else {"approved": True}
-        out = graph.invoke(Command(resume=resume), config, context=core.context())
+        with core.running(trace_id):
+            out = graph.invoke(Command(resume=resume), config, context=core.context())
         result = core.finish_add(out, trace_id, lambda: self._snapshot(graph, config))
         forget_finished_run(core.services, graph.checkpointer, trace_id, result)
         return result
@@ -272,6 +274,11 @@ class Memory(MemoryFront):
     def prune(self) -> dict:
         """Delete raw inputs, judgments and checkpoints past their retention (MEMORYX_RETENTION_*_DAYS)."""
         return self._core.prune()
+
+    def resume_unfinished_runs(self) -> dict:
+        """Resume the add runs cut short (as when the stores open), leaving alone those another worker is
+        running: `memoryx serve` calls it periodically on PostgreSQL, so a dead worker's runs finish elsewhere."""
+        return recover_add_runs(self._core)
 
     # --- export / import (memoryx.api.export_import) -----------------------------------------------------
 

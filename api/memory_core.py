@@ -24,7 +24,7 @@ from memoryx.api.records import list_records
 from memoryx.api.run_recovery import recover_add_runs
 from memoryx.core.events import MEMORY_ACCESSED, SESSION_END
 from memoryx.core.scope import Scope
-from memoryx.errors import InvalidInputError, NotFoundError, ScopeError
+from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, ScopeError
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.graphs.search import graph
 from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
@@ -163,6 +163,16 @@ class MemoryCore(ContextReads, JudgmentReads):
         keys = ("user_id", "agent_id", "run_id", "group_id")
         if any(row.get(k) for k in keys) and {k: row.get(k) for k in keys} != {k: getattr(scope, k) for k in keys}:
             raise ScopeError(f"trace_id {trace_id!r} is another scope's run; pass no trace_id (MemoryX generates one).")
+
+    @contextlib.contextmanager
+    def running(self, trace_id: str):
+        """Held around an add run: the run's lock (stores/sql `run_lock`) tells other workers it is alive, so
+        their recovery never resumes it beside this one."""
+        with self.services.sql.run_lock(trace_id) as mine:
+            if not mine:
+                raise ConcurrencyError(f"Add run {trace_id!r} is running in another worker; wait for it, or pass no "
+                                       "trace_id (MemoryX generates one).")
+            yield
 
     def check_review(self, graph, review: bool | None) -> None:
         if (self.settings.review if review is None else review) and graph.checkpointer is None:

@@ -30,34 +30,41 @@ def recover_add_runs(core: Any, limit: int | None = None) -> dict:
         return report  # nothing survives the process in these savers
     graph = core.add_graph()
     for trace_id in recent_threads(graph.checkpointer, limit):
-        config = {"configurable": {"thread_id": trace_id}}
-        try:
-            snapshot = graph.get_state(config)
-        except Exception as exc:  # noqa: BLE001 - an unreadable checkpoint is reported, not fatal
-            report["failed"][trace_id] = repr(exc)
-            continue
-        values = snapshot.values or {}
-        if not snapshot.next or values.get("trace_id") != trace_id:
-            continue  # finished, or not an add run
-        if any(task.interrupts for task in snapshot.tasks):
-            report["waiting_review"].append(trace_id)
-            continue
-        run_config = core.run_config(trace_id, RESUME_RUN_NAME, values.get("user_id"), values.get("agent_id"),
-                                     values.get("run_id"))
-        try:
-            out = graph.invoke(None, run_config, context=core.context())
-        except Exception as exc:  # noqa: BLE001 - one broken run must not keep the others (or the store) down
-            # tried once: marked failed (shown in judgments) and its checkpoints dropped, never retried at
-            # every start
-            log.warning("could not resume add run %s (marked failed): %s", trace_id, exc)
-            abandon_run(core.services, graph.checkpointer, trace_id, f"resuming after a restart failed: {exc!r}")
-            report["failed"][trace_id] = repr(exc)
-            continue
-        if isinstance(out, dict) and out.get("__interrupt__"):
-            report["waiting_review"].append(trace_id)  # it reached review now: waits for its human
-        else:
-            report["resumed"].append(trace_id)
+        # A run another worker is executing holds its run lock: only a run whose process died is resumed, by
+        # one worker (the state is read under the lock, so a run finished meanwhile is left alone).
+        with core.services.sql.run_lock(trace_id) as free:
+            if free:
+                _recover_one(core, graph, trace_id, report)
     if report["resumed"] or report["waiting_review"] or report["failed"]:
         log.warning("add runs left unfinished by an earlier process: resumed %s; waiting for review %s; "
                     "failed %s", report["resumed"], report["waiting_review"], sorted(report["failed"]))
     return report
+
+
+def _recover_one(core: Any, graph: Any, trace_id: str, report: dict) -> None:
+    config = {"configurable": {"thread_id": trace_id}}
+    try:
+        snapshot = graph.get_state(config)
+    except Exception as exc:  # noqa: BLE001 - an unreadable checkpoint is reported, not fatal
+        report["failed"][trace_id] = repr(exc)
+        return
+    values = snapshot.values or {}
+    if not snapshot.next or values.get("trace_id") != trace_id:
+        return  # finished, or not an add run
+    if any(task.interrupts for task in snapshot.tasks):
+        report["waiting_review"].append(trace_id)
+        return
+    run_config = core.run_config(trace_id, RESUME_RUN_NAME, values.get("user_id"), values.get("agent_id"),
+                                 values.get("run_id"))
+    try:
+        out = graph.invoke(None, run_config, context=core.context())
+    except Exception as exc:  # noqa: BLE001 - one broken run must not keep the others (or the store) down
+        # tried once: marked failed (shown in judgments) and its checkpoints dropped, never retried at every start
+        log.warning("could not resume add run %s (marked failed): %s", trace_id, exc)
+        abandon_run(core.services, graph.checkpointer, trace_id, f"resuming after a restart failed: {exc!r}")
+        report["failed"][trace_id] = repr(exc)
+        return
+    if isinstance(out, dict) and out.get("__interrupt__"):
+        report["waiting_review"].append(trace_id)  # it reached review now: waits for its human
+    else:
+        report["resumed"].append(trace_id)

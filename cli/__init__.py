@@ -122,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return args.func(args, None)
         if args.command == "mcp":  # opens the memory on its first tool call
             return args.func(args, lambda: _open_memory(args))
+        if args.command == "serve" and args.workers != 1:  # each worker opens the stores itself
+            return args.func(args, None)
         m = _open_memory(args)
         return args.func(args, m)
     except UsageError as exc:

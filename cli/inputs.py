@@ -72,7 +72,7 @@ def precheck(args) -> None:
     for name in ("metadata", "filters"):
         if getattr(args, name, None) is not None:
             json_arg(getattr(args, name), f"--{name}")
-    for name in ("limit", "batch", "sessions"):
+    for name in ("limit", "batch", "sessions", "workers"):
         value = getattr(args, name, None)
         if value is not None and value < 1:
             raise UsageError(f"--{name} must be a positive number, got {value}.")

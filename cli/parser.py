@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allowed-hosts", help="comma-separated Host names the server answers (DNS-rebinding guard; "
                                            "default: localhost names and --host; '*' for any)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--workers", type=int, default=1, help="worker processes on one port (default 1). More than one "
+                                                          "needs shared stores: PostgreSQL (MEMORYX_SQL_URL), "
+                                                          "MEMORYX_VECTOR_BACKEND=pgvector, MEMORYX_FALKORDB_URL "
+                                                          "or MEMORYX_GRAPH_BACKEND=none")
 
     p = cmd("mcp", cmd_mcp, "run the MCP server on stdio (tools memory_add, memory_search, ...) for MCP clients",
             parents=())

@@ -7,8 +7,6 @@ from memoryx.cli.render import print_json
 
 
 def cmd_profile(args, m) -> int:
-    from memoryx.knowledge.profiles import profile_lines  # loads the models: not at `memoryx --help`
-
     if not args.user_id:
         print("memoryx profile: pass --user-id (whose profile to show).")
         return EXIT_USAGE

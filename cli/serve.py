@@ -2,6 +2,10 @@
 
 The embedded vector store admits one process per data directory: the server writes its pid and URL to
 DATA_DIR/server.json so that a command that finds the store taken can point to the running server.
+
+`--workers N` runs N uvicorn worker processes on one port, each opening the stores itself (uvicorn restarts a
+worker that dies). They share one memory only through shared stores, so N > 1 is refused while any store
+is embedded (`Settings.embedded_stores` names each one and the setting that moves it to a server).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from memoryx.cli.inputs import EXIT_OK
+from memoryx.cli.inputs import EXIT_OK, UsageError
 
 SERVER_INFO = "server.json"
 
@@ -32,17 +36,28 @@ def server_hint(settings) -> str:
     return hint
 
 
+def check_workers(settings, workers: int) -> None:
+    """Refuse several workers while a store lives inside one process, naming each such store's setting."""
+    embedded = settings.embedded_stores() if workers > 1 else []
+    if embedded:
+        raise UsageError(f"memoryx serve --workers {workers} needs stores every worker shares; these are embedded "
+                         "(one process each):\n  - " + "\n  - ".join(embedded)
+                         + "\nSee docs/deployment.md, or run one worker (--workers 1).")
+
+
 def cmd_serve(args, m) -> int:
     import uvicorn
 
     from memoryx.server.app import create_app
+    from memoryx.settings import get_settings
 
     logging.basicConfig(level=getattr(logging, args.log_level.upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = m.settings if m is not None else get_settings()
+    check_workers(settings, args.workers)
     if getattr(args, "allowed_hosts", None):
-        m.settings.allowed_hosts = [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
-    app = create_app(memory=m, bound_host=args.host)
-    info_path = Path(m.settings.data_dir) / SERVER_INFO
+        settings.allowed_hosts = [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
+    info_path = Path(settings.data_dir) / SERVER_INFO
     url = f"http://{args.host}:{args.port}"
     try:
         info_path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,9 +65,17 @@ def cmd_serve(args, m) -> int:
         atexit.register(lambda: info_path.unlink(missing_ok=True))
     except OSError:
         pass
-    print(f"MemoryX server on {url} (docs at {url}/docs, data in {Path(m.settings.data_dir).resolve()})", file=sys.stderr, flush=True)
+    where = (f"{args.workers} workers on shared stores" if args.workers > 1
+             else f"data in {Path(settings.data_dir).resolve()}")
+    print(f"MemoryX server on {url} (docs at {url}/docs, {where})", file=sys.stderr, flush=True)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        if args.workers > 1:  # each worker builds the app (and opens the stores) from the same MEMORYX_* settings
+            if settings.allowed_hosts:  # so the hosts given on the command line reach every worker
+                os.environ["MEMORYX_ALLOWED_HOSTS"] = json.dumps(settings.allowed_hosts)
+            uvicorn.run("memoryx.server.app:create_app", factory=True, host=args.host, port=args.port,
+                        workers=args.workers, log_level=args.log_level)
+        else:
+            uvicorn.run(create_app(memory=m, bound_host=args.host), host=args.host, port=args.port, log_level=args.log_level)
     finally:
         info_path.unlink(missing_ok=True)
     return EXIT_OK

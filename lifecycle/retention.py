@@ -99,13 +99,20 @@ async def aforget_finished_run(services: "Services", saver: Any, trace_id: str, 
     return True
 
 
+def _prune_claimed(scheduled_job: Any, interval_s: float, prune_now: Any) -> None:
+    with scheduled_job("retention", interval_s) as mine:
+        if mine:
+            prune_now()
+
+
 async def retention_loop(memory: Any, interval_s: float) -> None:
     """Run `memory.prune()` (a sync `Memory`) every `interval_s` seconds until cancelled."""
 
     while True:
         await asyncio.sleep(interval_s)
-        try:
-            await asyncio.to_thread(memory.prune)
+        try:  # one worker per interval when several share the database
+            with_lease = memory.services.sql.scheduled_job
+            await asyncio.to_thread(_prune_claimed, with_lease, interval_s, memory.prune)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("retention pass failed (retried in %g s): %s", interval_s, exc)
 

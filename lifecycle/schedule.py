@@ -6,17 +6,23 @@
 - `consolidate_loop`: consolidation (settings.consolidate_interval_s, default every 6 h; 0: off). Every
   interval, one pass per owner of memories (SQLStore.memory_owner_scopes: each user, in and outside each
   group chat, agents' and runs' own memories, groups' own) in batches of settings.consolidate_batch_size,
-  each in a worker thread and retried settings.consolidate_retries times; the pass takes the owner's scope
+  in a worker thread, each retried settings.consolidate_retries times; the pass takes the owner's scope
   lock itself, so it queues behind (never runs beside) an add of the same owner.
 - `daily_loop`: the daily job (lifecycle/daily.py: audit scan, daily report, consolidation where enabled, the
-  schedule.daily event) every settings.daily_job_interval_s."""
+  schedule.daily event) every settings.daily_job_interval_s.
+
+Several workers on one PostgreSQL run each job once per interval: a tick runs only when this worker claims
+it (`SQLStore.scheduled_job`: an advisory lock while it runs and a row saying when it last started). There
+the replay tick also resumes add runs whose worker died (`resume_runs`: a run another worker is executing
+holds its run lock and is left alone)."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import logging
-from typing import TYPE_CHECKING, Any
+import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from memoryx.knowledge.episode_memories import close_idle_episodes
 from memoryx.lifecycle.daily import run_daily_job
@@ -31,32 +37,41 @@ log = logging.getLogger(__name__)
 REPLAY_MIN_AGE_S = 10.0
 
 
-async def consolidate_scope(memory: Any, scope: Any, *, retries: int, backoff_s: float) -> dict | None:
-    """One scheduled pass over `scope`, retried `retries` times with doubling waits; None when every try failed."""
+def run_claimed(sql: Any, name: str, every_s: float, job: Callable[[], Any]) -> tuple[bool, Any]:
+    """(True, job()) when this worker claims this interval's run of `name`, else (False, None). Blocking:
+    call it in a worker thread."""
+    with sql.scheduled_job(name, every_s) as mine:
+        return (True, job()) if mine else (False, None)
+
+
+def consolidate_scope(memory: Any, scope: Any, *, retries: int, backoff_s: float) -> dict | None:
+    """One scheduled pass over `scope`, retried `retries` times with doubling waits; None when every try failed.
+    Blocking: runs in the loop's worker thread."""
     wait = backoff_s
     for attempt in range(retries + 1):
         try:
-            return await asyncio.to_thread(functools.partial(memory.consolidate, **scope.as_dict()))
+            return memory.consolidate(**scope.as_dict())
         except Exception as exc:  # noqa: BLE001 - one scope's failure must not stop the others
             if attempt == retries:
                 log.warning("scheduled consolidation of %s failed %d times, left for the next cycle: %s",
                             scope.key(), attempt + 1, exc)
                 return None
             log.info("scheduled consolidation of %s failed (retry %d in %g s): %s", scope.key(), attempt + 1, wait, exc)
-            await asyncio.sleep(wait)
+            time.sleep(wait)
             wait *= 2
     return None
 
 
-async def consolidate_cycle(memory: Any) -> dict:
-    """One cycle: every owner's scope, in batches of settings.consolidate_batch_size. Returns the totals."""
+def consolidate_cycle(memory: Any) -> dict:
+    """One cycle: every owner's scope, in batches of settings.consolidate_batch_size. Returns the totals.
+    Blocking: call it in a worker thread."""
     s = memory.settings
-    scopes = await asyncio.to_thread(memory.services.sql.memory_owner_scopes)
+    scopes = memory.services.sql.memory_owner_scopes()
     totals = {"scopes": len(scopes), "failed": 0, "merged": 0, "compressed": 0, "archived": 0}
     for start in range(0, len(scopes), s.consolidate_batch_size):
         for scope in scopes[start:start + s.consolidate_batch_size]:
-            report = await consolidate_scope(memory, scope, retries=s.consolidate_retries,
-                                             backoff_s=s.consolidate_retry_backoff_s)
+            report = consolidate_scope(memory, scope, retries=s.consolidate_retries,
+                                       backoff_s=s.consolidate_retry_backoff_s)
             if report is None:
                 totals["failed"] += 1
                 continue
@@ -64,7 +79,6 @@ async def consolidate_cycle(memory: Any) -> dict:
                 totals[key] += len(report[key]) if isinstance(report.get(key), list) else int(report.get(key) or 0)
         log.info("consolidated scopes %d-%d of %d", start + 1, min(start + s.consolidate_batch_size, len(scopes)),
                  len(scopes))
-        await asyncio.sleep(0)  # the server's requests run between batches
     return totals
 
 
@@ -72,10 +86,12 @@ async def consolidate_loop(memory: Any, interval_s: float) -> None:
     while True:
         await asyncio.sleep(interval_s)
         try:
-            totals = await consolidate_cycle(memory)
-            log.info("consolidation cycle: %s", totals)
+            mine, totals = await asyncio.to_thread(run_claimed, memory.services.sql, "consolidate", interval_s,
+                                                   functools.partial(consolidate_cycle, memory))
+            if mine:
+                log.info("consolidation cycle: %s", totals)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
-            log.warning("scheduled consolidation could not list scopes (retried in %g s): %s", interval_s, exc)
+            log.warning("scheduled consolidation could not run (retried in %g s): %s", interval_s, exc)
 
 
 def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":
@@ -89,9 +105,11 @@ async def daily_loop(memory: Any, interval_s: float) -> None:
     while True:
         await asyncio.sleep(interval_s)
         try:
-            done = await asyncio.to_thread(functools.partial(run_daily_job, memory))
-            log.info("daily job: %d findings (%d new) over %d records", done["findings"], done["new_findings"],
-                     done["scanned"])
+            mine, done = await asyncio.to_thread(run_claimed, memory.services.sql, "daily_job", interval_s,
+                                                 functools.partial(run_daily_job, memory))
+            if mine:
+                log.info("daily job: %d findings (%d new) over %d records", done["findings"], done["new_findings"],
+                         done["scanned"])
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("daily job failed (retried in %g s): %s", interval_s, exc)
 
@@ -103,17 +121,27 @@ def start_daily_loop(memory: Any) -> "asyncio.Task | None":
     return asyncio.get_running_loop().create_task(daily_loop(memory, interval), name="memoryx-daily")
 
 
-async def replay_loop(services: "Services", interval_s: float, *, min_age_s: float = REPLAY_MIN_AGE_S) -> None:
-    """Replay the outbox every `interval_s` seconds until cancelled (the server's lifespan cancels it)."""
+async def replay_loop(services: "Services", interval_s: float, *, min_age_s: float = REPLAY_MIN_AGE_S,
+                      resume_runs: Callable[[], Any] | None = None) -> None:
+    """Replay the outbox every `interval_s` seconds until cancelled (the server's lifespan cancels it); on
+    PostgreSQL also resume the add runs of dead workers (`resume_runs`)."""
+
+    def tick() -> int:
+        done = replay_outbox(services, min_age_s=min_age_s)
+        if resume_runs is not None and services.sql.is_postgres:  # SQLite: no other worker whose run could die
+            resume_runs()
+        return done
+
     while True:
         await asyncio.sleep(interval_s)
         try:
-            done = await asyncio.to_thread(replay_outbox, services, min_age_s=min_age_s)
+            mine, done = await asyncio.to_thread(run_claimed, services.sql, "outbox_replay", interval_s, tick)
             if done:
                 log.info("periodic replay projected %d queued writes", done)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("periodic outbox replay failed (retried in %g s): %s", interval_s, exc)
-        if services.settings.episodes:
+            mine = False
+        if mine and services.settings.episodes:
             # A conversation that went quiet gets its episode closed (and its final narrative) without
             # waiting for the next add of that scope.
             try:
@@ -124,12 +152,13 @@ async def replay_loop(services: "Services", interval_s: float, *, min_age_s: flo
                 log.warning("closing idle episodes failed (retried in %g s): %s", interval_s, exc)
 
 
-def start_replay_loop(services: "Services") -> "asyncio.Task | None":
+def start_replay_loop(services: "Services", resume_runs: Callable[[], Any] | None = None) -> "asyncio.Task | None":
     """Start `replay_loop` on the running event loop (None when MEMORYX_OUTBOX_REPLAY_INTERVAL_S is 0)."""
     interval = services.settings.outbox_replay_interval_s
     if interval <= 0:
         return None
-    return asyncio.get_running_loop().create_task(replay_loop(services, interval), name="memoryx-outbox-replay")
+    return asyncio.get_running_loop().create_task(replay_loop(services, interval, resume_runs=resume_runs),
+                                                  name="memoryx-outbox-replay")
 
 
 async def stop_background_task(task: "asyncio.Task | None") -> None:

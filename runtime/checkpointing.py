@@ -19,7 +19,9 @@ one front end can be resumed by the other.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,28 @@ def _pg_conninfo(url: str) -> str:
     return url
 
 
+SETUP_LOCK_TIMEOUT_S = 120.0
+
+
+@contextlib.contextmanager
+def _one_setup_at_a_time(url: str):
+    """Workers starting together would run the saver's migrations at once (and fail on its version table's
+    key): hold a PostgreSQL advisory lock around the setup. It lives on its own connection, released when
+    the block ends or the process dies. Taken by polling, never by a blocking pg_advisory_lock: the setup's
+    CREATE INDEX CONCURRENTLY waits for every running statement, a blocked lock request among them, which
+    waits for the setup (a deadlock PostgreSQL does not detect)."""
+    import psycopg
+
+    with psycopg.connect(_pg_conninfo(url), autocommit=True) as conn:
+        deadline = time.monotonic() + SETUP_LOCK_TIMEOUT_S
+        while not conn.execute("SELECT pg_try_advisory_lock(hashtext('memoryx checkpointer setup'))").fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise StoreUnavailableError("Another process has been setting up the checkpoint tables for "
+                                            f"{SETUP_LOCK_TIMEOUT_S:g} s; retry, or check the database's locks.")
+            time.sleep(0.2)
+        yield
+
+
 def sqlite_checkpointer(path: Path) -> Any:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -113,7 +137,8 @@ def postgres_checkpointer(url: str) -> Any:
         pool = ConnectionPool(conninfo=_pg_conninfo(url), min_size=1, max_size=8, open=True, timeout=30,
                               kwargs={**_PG_POOL_KWARGS, "row_factory": dict_row})
         saver = _lean(PostgresSaver)(pool, serde=_serde())
-        saver.setup()
+        with _one_setup_at_a_time(url):
+            saver.setup()
     except Exception as exc:  # noqa: BLE001
         raise StoreUnavailableError(_PG_OPEN_ERROR.format(exc=exc)) from exc
     return saver
@@ -162,7 +187,8 @@ async def make_async_checkpointer(settings: Settings | None = None) -> tuple[Any
                                        kwargs={**_PG_POOL_KWARGS, "row_factory": dict_row})
             await pool.open()
             saver = _lean(AsyncPostgresSaver)(pool, serde=_serde())
-            await saver.setup()
+            with _one_setup_at_a_time(url):  # blocks this loop only while another process sets up
+                await saver.setup()
         except Exception as exc:  # noqa: BLE001
             raise StoreUnavailableError(_PG_OPEN_ERROR.format(exc=exc)) from exc
         return saver, pool.close

@@ -106,7 +106,8 @@ def _lifespan(served: Served):
         else:
             log.info("MemoryX server: API keys required (%s)", HEADER)
         memory = served.memory
-        replay = start_replay_loop(memory.services)  # the projection outbox, replayed periodically
+        # the projection outbox, replayed periodically (with the runs of a dead worker resumed)
+        replay = start_replay_loop(memory.services, getattr(memory, "resume_unfinished_runs", None))
         retention = start_retention_loop(memory)  # raw inputs, judgments, checkpoints past retention
         # memory events -> Prometheus counters and, when configured, webhooks
         detach_events = attach_server_events(memory.services.sql.events, served.settings, served.metrics.count_event)

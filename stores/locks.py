@@ -8,7 +8,9 @@ again, while adds of one user are rarely concurrent, so queueing them costs litt
 re-check still catches what changed between retrieval and the lock.
 
 PostgreSQL uses a session-level advisory lock (released by the server if the process dies); SQLite uses an
-flock'ed file next to the database. Both are taken through `not_reentrant`, which refuses a second take of
+flock'ed file next to the database. Workers of one PostgreSQL also coordinate here: an add run holds a lock
+on its trace id while it runs (`try_advisory_lock`: a run found unfinished is resumed only when nobody holds
+it), and a scheduled job runs on one worker per interval (`job_claim`). Both are taken through `not_reentrant`, which refuses a second take of
 the same lock in the same thread instead of letting it wait for itself until the timeout.
 """
 
@@ -74,7 +76,7 @@ def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
     held: list[int] = []
     try:
         for scope in scopes:
-            lock_key = int.from_bytes(hashlib.sha1(scope.key().encode("utf-8")).digest()[:8], "big", signed=True)
+            lock_key = _pg_key(scope.key())
             with wrap_errors():
                 acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
                                                            {"k": lock_key}).scalar()), timeout)
@@ -89,6 +91,62 @@ def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
             conn.close()
         except SQLAlchemyError:
             conn.invalidate()  # closing the connection releases the locks on the server
+
+
+def _pg_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:8], "big", signed=True)
+
+
+@contextmanager
+def try_advisory_lock(engine: Engine, name: str,
+                      wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
+    """A PostgreSQL advisory lock on `name` if it is free now: yields True (held until the block ends, or
+    until this process dies: the server then releases it) or False (another session holds it)."""
+    with wrap_errors():
+        conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    key = _pg_key(name)
+    held = False
+    try:
+        with wrap_errors():
+            held = bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar())
+        yield held
+    finally:
+        try:
+            if held:
+                conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+            conn.close()
+        except SQLAlchemyError:
+            conn.invalidate()
+
+
+# One row per scheduled job: when a worker last started it. Coordination state beside the system of record
+# (not part of the memory schema: no migration, nothing exported).
+JOB_RUNS_DDL = ("CREATE TABLE IF NOT EXISTS memoryx_job_runs (name text PRIMARY KEY, holder text NOT NULL, "
+                "started_at timestamptz NOT NULL)")
+_CLAIM = sa.text(
+    "INSERT INTO memoryx_job_runs (name, holder, started_at) VALUES (:name, :holder, now()) "
+    "ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, started_at = now() "
+    "WHERE memoryx_job_runs.started_at <= now() - make_interval(secs => :gap) RETURNING holder")
+
+
+@contextmanager
+def job_claim(engine: Engine, name: str, min_gap_s: float,
+              wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
+    """Whether this process runs the scheduled job `name` now (PostgreSQL): True for exactly one of the workers
+    whose tick falls in the same interval. The job's advisory lock is held while it runs (a run longer than its
+    interval is never started twice), and the claim row says when it last started (a worker whose tick comes
+    later in the interval skips it). A worker killed mid-run releases the lock with its connection; the next
+    tick after `min_gap_s` runs the job again."""
+    with try_advisory_lock(engine, f"job:{name}", wrap_errors) as held:
+        if not held:
+            yield False
+            return
+        with wrap_errors(), engine.begin() as conn:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _pg_key("memoryx job runs table")})
+            conn.execute(sa.text(JOB_RUNS_DDL))
+            claimed = conn.execute(_CLAIM, {"name": name, "holder": f"pid {os.getpid()}",
+                                            "gap": float(min_gap_s)}).first() is not None
+        yield claimed
 
 
 HOLDER_WIDTH = 64  # bytes of a lock file's holder record ("pid N thread M", space-padded)

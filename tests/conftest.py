@@ -62,6 +62,30 @@ def pg_url():
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="session")
+def pgvector_url(tmp_path_factory):
+    """A private PostgreSQL 16 with pgvector for this test session (the `pgserver` package, a dev dependency):
+    a unix socket in a temporary directory, no TCP port; stopped and removed afterwards. The directory is not
+    under pytest's base temp: pytest deletes old base temps, and a concurrent session could remove it."""
+    try:
+        import pgserver
+    except ImportError:
+        pytest.fail("the pgvector tests need the `pgserver` package: pip install -e '.[dev]'")
+    import shutil
+
+    import psycopg
+
+    root = Path(tempfile.mkdtemp(prefix="memoryx-pg-"))
+    server = pgserver.get_server(root, cleanup_mode="stop")
+    try:
+        with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield f"postgresql+psycopg://postgres@/postgres?host={root}"
+    finally:
+        server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture
 def sqlite_url(tmp_path):
     return f"sqlite:///{tmp_path / 'memoryx.db'}"

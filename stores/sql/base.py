@@ -29,7 +29,7 @@ from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
-from memoryx.stores.locks import advisory_lock, file_lock, lock_owner, not_reentrant
+from memoryx.stores.locks import advisory_lock, file_lock, job_claim, lock_owner, not_reentrant, try_advisory_lock
 from memoryx.stores.sql.migrations import migrate
 from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
 from memoryx.stores.sql.statistics import (
@@ -374,6 +374,30 @@ class SQLStoreBase(PlannerStatistics):
             lock = file_lock(self._lock_dir, scope, timeout)
         with not_reentrant(key, scope, lock):
             yield
+
+    @contextmanager
+    def run_lock(self, trace_id: str) -> Iterator[bool]:
+        """Held by the process running add run `trace_id` (PostgreSQL: an advisory lock the server releases if
+        that process dies). Yields False when another process holds it: the run is alive there, so neither
+        resume nor replay it. SQLite serves one process: always True."""
+        if not self.is_postgres:
+            yield True
+            return
+        self._check_open()
+        with try_advisory_lock(self._lock_engine, f"run:{trace_id}", self._wrap_errors) as held:
+            yield held
+
+    @contextmanager
+    def scheduled_job(self, name: str, every_s: float) -> Iterator[bool]:
+        """Whether this process runs the periodic job `name` (every `every_s` seconds) now: on PostgreSQL one
+        worker per interval (stores/locks.py `job_claim`); SQLite serves one process: always True."""
+        if not self.is_postgres:
+            yield True
+            return
+        self._check_open()
+        # a little under the interval: the claiming worker's own next tick must not find it too early
+        with job_claim(self._lock_engine, name, every_s * 0.8, self._wrap_errors) as mine:
+            yield mine
 
     @contextmanager
     def scope_locks(self, scopes: list[Scope], timeout: float = 60.0) -> Iterator[None]:

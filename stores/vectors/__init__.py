@@ -1,16 +1,18 @@
-"""Vector projection of memories and entities: two backends, one contract.
+"""Vector projection of memories and entities: three backends, one contract.
 
 * `EdgeVectorStore` (`edge.py`) — the Qdrant engine in-process, one shard per collection. The default: no
   server.
 * `QdrantServerVectorStore` (`server.py`) — a Qdrant server (or the client's local mode in tests) through
   langchain-qdrant.
+* `PgVectorStore` (`pgvector.py`) — tables in the PostgreSQL of the system of record (pgvector), shared by
+  several worker processes; its filters are SQL/JSON paths (`sql_filters.py`).
 
-Both inherit every public method from `VectorStore` (`base.py`) and only implement its primitives. Both
-collections hold a dense cosine vector named ``dense`` and a sparse vector ``keywords`` with Qdrant's IDF
+All inherit every public method from `VectorStore` (`base.py`) and only implement its primitives. Every
+collection holds a dense cosine vector named ``dense`` and a sparse vector ``keywords`` with Qdrant's IDF
 modifier: the sparse vector of a text is `memoryx.core.text.sparse_vector` (hashed tokens, BM25-saturated term
-frequencies) so that a sparse dot product with IDF is BM25. IDF statistics are computed over the caller's
+frequencies) so that a sparse dot product with IDF is BM25 (pgvector's tables keep it as two arrays, scored in SQL). IDF statistics are computed over the caller's
 scope (``IdfParams(corpus=<scope filter>)``), so one tenant's vocabulary never shapes another's scores.
-Filters are translated per backend by `filters.py`.
+Filters are translated per backend by `filters.py` and `sql_filters.py`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.base import DENSE, SPARSE, VectorHit, VectorStore
 from memoryx.stores.vectors.edge import EdgeVectorStore
 from memoryx.stores.vectors.filters import to_edge_filter, to_qdrant_filter
+from memoryx.stores.vectors.pgvector import PgVectorStore
 from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,6 +37,7 @@ __all__ = [
     "VectorStore",
     "EdgeVectorStore",
     "QdrantServerVectorStore",
+    "PgVectorStore",
     "make_vector_store",
     "make_qdrant_client",
     "to_edge_filter",
@@ -44,10 +48,13 @@ __all__ = [
 
 
 def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None) -> VectorStore:
-    """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, or 'qdrant')."""
+    """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector')."""
     if settings.vector_backend == "edge":
         return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix)
     if settings.vector_backend == "qdrant":
         return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
                                        embeddings=embeddings)
-    raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge' or 'qdrant'")
+    if settings.vector_backend == "pgvector":
+        return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
+                             hnsw=settings.pgvector_hnsw)
+    raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

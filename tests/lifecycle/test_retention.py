@@ -123,8 +123,13 @@ def test_retention_loop_runs_prune_periodically_and_survives_errors():
             raise RuntimeError("store briefly down")
         return {}
 
+    from contextlib import nullcontext
+
+    claimed = SimpleNamespace(sql=SimpleNamespace(scheduled_job=lambda name, every_s: nullcontext(True)))
+
     async def main():
-        memory = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0.02), prune=flaky_prune)
+        memory = SimpleNamespace(settings=SimpleNamespace(retention_interval_s=0.02), prune=flaky_prune,
+                                 services=claimed)  # this worker claims every tick
         task = start_retention_loop(memory)
         await asyncio.sleep(0.3)
         await stop_background_task(task)
@@ -133,3 +138,27 @@ def test_retention_loop_runs_prune_periodically_and_survives_errors():
 
     asyncio.run(main())
     assert len(calls) >= 3  # went on after the failing pass
+
+
+def test_scheduled_jobs_run_once_per_interval_across_workers(pgvector_url):
+    """Two stores on one PostgreSQL (two workers): a job's tick is claimed by one of them; the other skips it,
+    and a claim while the job runs is refused too."""
+    from memoryx.stores.sql import SQLStore
+
+    a, b = SQLStore(pgvector_url), SQLStore(pgvector_url)
+    try:
+        name = f"job-{uuid.uuid4().hex[:8]}"
+        with a.scheduled_job(name, 60) as mine_a:
+            with b.scheduled_job(name, 60) as mine_b:  # while a's run holds the job
+                assert mine_a and not mine_b
+        with b.scheduled_job(name, 60) as mine_b:  # later in the same interval
+            assert not mine_b
+        with b.scheduled_job(name, 0) as mine_b:  # an interval of 0 s has passed
+            assert mine_b
+        with a.run_lock("trace-1") as held_a, b.run_lock("trace-1") as held_b:
+            assert held_a and not held_b
+        with b.run_lock("trace-1") as held_b:
+            assert held_b
+    finally:
+        a.close()
+        b.close()

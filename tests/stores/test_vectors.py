@@ -1,5 +1,6 @@
-"""One contract suite for both vector backends: embedded Qdrant (qdrant-edge) and the Qdrant client
-(local mode, the same code path as a Qdrant server), plus backend-specific checks and the real MiniLM."""
+"""One contract suite for every vector backend: embedded Qdrant (qdrant-edge), the Qdrant client (local mode,
+the same code path as a Qdrant server) and pgvector (a private PostgreSQL 16 from pgserver), plus
+backend-specific checks and the real MiniLM."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from qdrant_client import QdrantClient
 from memoryx.core.filters import matches, parse_filters
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, StoreUnavailableError
-from memoryx.stores.vectors import EdgeVectorStore, QdrantServerVectorStore, VectorHit, VectorStore, make_vector_store
+from memoryx.stores.vectors import (
+    EdgeVectorStore,
+    PgVectorStore,
+    QdrantServerVectorStore,
+    VectorHit,
+    VectorStore,
+    make_vector_store,
+)
 
 ALICE, BOB = Scope(user_id="alice"), Scope(user_id="bob")
 DIMS = 4
@@ -37,13 +45,18 @@ def mem(text, v, scope=ALICE, **kw) -> dict:
     return item
 
 
-@pytest.fixture(params=["edge", "qdrant-local"])
+@pytest.fixture(params=["edge", "qdrant-local", "pgvector"])
 def opener(request, tmp_path):
-    """A function opening (or re-opening) the backend on this test's directory."""
+    """A function opening (or re-opening) the backend on this test's directory (pgvector: this test's own
+    tables in the session's PostgreSQL)."""
+    pg_url = request.getfixturevalue("pgvector_url") if request.param == "pgvector" else None
+    tables = f"t{uuid.uuid4().hex[:12]}"
 
     def open_store(dims: int = DIMS, prefix: str = "memoryx") -> VectorStore:
         if request.param == "edge":
             return EdgeVectorStore(tmp_path / "qdrant", dims, prefix=prefix)
+        if request.param == "pgvector":
+            return PgVectorStore(pg_url, dims, prefix=f"{prefix}_{tables}")
         return QdrantServerVectorStore(QdrantClient(path=str(tmp_path / "qlocal")), dims, prefix=prefix)
 
     open_store.backend = request.param
@@ -419,3 +432,101 @@ def test_minilm_embeddings_end_to_end(tmp_path):
         assert store.search_memories(emb.embed_query("北京"), ALICE, limit=1)[0].payload["text"] == "我住在北京"
     finally:
         store.close()
+
+
+# ------------------------------------------------------------------------------------------ pgvector-only
+
+def test_pgvector_large_scope_goes_through_hnsw_and_never_comes_back_short(pgvector_url, monkeypatch):
+    """Above EXACT_SCOPE_ROWS a scope is searched through the HNSW index; a scope whose rows the index scan
+    misses (a small tenant in a big table) is asked again exactly, so it never gets fewer hits than it has."""
+    from memoryx.stores.vectors import pgvector
+
+    monkeypatch.setattr(pgvector, "EXACT_SCOPE_ROWS", 50)
+    monkeypatch.setattr(pgvector, "HNSW_EF_SEARCH", 10)
+    s = PgVectorStore(pgvector_url, DIMS, prefix=f"hnsw_{uuid.uuid4().hex[:8]}")
+    scans: list[bool] = []
+    real = s._dense_hnsw
+    monkeypatch.setattr(s, "_dense_hnsw", lambda *a: scans.append(True) or real(*a))
+    try:
+        many = [mem(f"alice {i}", vec(1, i / 300, (i % 7) / 7)) for i in range(300)]
+        far = [mem(f"bob {i}", vec(0, 0, 1, i / 60), BOB) for i in range(60)]  # far from the query below
+        s.upsert_memories(many + far)
+        exact = sorted(many, key=lambda m: -sum(a * b for a, b in zip(m["vector"], vec(1, 0))))[:5]
+        assert [h.id for h in s.search_memories(vec(1, 0), ALICE, limit=5)] == [m["id"] for m in exact]
+        # the 10 candidates of the scan are alice's: bob's answer comes from the exact search
+        by_score = sorted(far, key=lambda m: -sum(a * b for a, b in zip(m["vector"], vec(1, 0, 0.01))))
+        assert {h.id for h in s.search_memories(vec(1, 0, 0.01), BOB, limit=5)} == {m["id"] for m in by_score[:5]}
+        assert len(scans) == 2
+        hits = s.search_memories(vec(1, 0), Scope(user_id="alice"), limit=5, threshold=0.9999)
+        assert all(h.score >= 0.9999 for h in hits)
+    finally:
+        s.close()
+
+
+def test_pgvector_filter_values_are_data_not_sql(pgvector_url):
+    s = PgVectorStore(pgvector_url, DIMS, prefix=f"inj_{uuid.uuid4().hex[:8]}")
+    try:
+        nasty = "x\") || (@ == @) || (\"' OR 1=1; DROP TABLE memories; --"
+        a = mem("nasty", vec(1), metadata={"k": nasty, "other": "y"})
+        b = mem("plain", vec(1, 1), metadata={"k": "plain", "other": "y"})
+        s.upsert_memories([a, b])
+        for flt in ({"k": nasty}, {"k": {"contains": "@ == @"}}, {"k": {"in": [nasty]}}):
+            assert [h.id for h in s.search_memories(vec(1), ALICE, filters=parse_filters(flt))] == [a["id"]]
+        assert s.search_memories(vec(1), ALICE, filters=parse_filters({"k": {"contains": ".*"}})) == []
+        assert s.count_memories() == 2
+    finally:
+        s.close()
+
+
+def test_pgvector_is_shared_by_processes(pgvector_url):
+    """Two processes write and read the same tables (the reason the backend exists)."""
+    prefix = f"share_{uuid.uuid4().hex[:8]}"
+    code = textwrap.dedent(f"""
+        from memoryx.stores.vectors import PgVectorStore
+        s = PgVectorStore({pgvector_url!r}, {DIMS}, prefix={prefix!r})
+        s.upsert_memories([{{"id": "from-child", "vector": [1.0, 0, 0, 0], "text": "written by the child",
+                            "user_id": "alice"}}])
+        s.close()
+    """)
+    s = PgVectorStore(pgvector_url, DIMS, prefix=prefix)
+    try:
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        assert s.search_memories(vec(1), ALICE)[0].payload["text"] == "written by the child"
+    finally:
+        s.close()
+
+
+def test_make_vector_store_pgvector_needs_postgres(pgvector_url, tmp_path):
+    from memoryx.settings import Settings
+
+    with pytest.raises(InvalidInputError, match="MEMORYX_SQL_URL"):
+        make_vector_store(Settings(vector_backend="pgvector", data_dir=tmp_path), DIMS)
+    s = make_vector_store(Settings(vector_backend="pgvector", sql_url=pgvector_url,
+                                   collection_prefix=f"mk_{uuid.uuid4().hex[:8]}"), DIMS)
+    try:
+        assert isinstance(s, PgVectorStore)
+        s.upsert_memories([mem("x", vec(1))])
+        assert s.count_memories(ALICE) == 1
+    finally:
+        s.close()
+
+
+def test_pgvector_without_hnsw_answers_the_same(pgvector_url, monkeypatch):
+    import sqlalchemy as sa
+
+    from memoryx.stores.vectors import pgvector
+
+    monkeypatch.setattr(pgvector, "EXACT_SCOPE_ROWS", 20)
+    prefix = f"nohnsw_{uuid.uuid4().hex[:8]}"
+    s = PgVectorStore(pgvector_url, DIMS, prefix=prefix, hnsw=False)
+    try:
+        with s.engine.connect() as conn:
+            indexes = conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = :t"),
+                                   {"t": f"{prefix}_vec_memories"}).scalars().all()
+        assert indexes and not any(i.endswith("_hnsw") for i in indexes)
+        items = [mem(f"m {i}", vec(1, i / 40, (i % 5) / 5)) for i in range(40)]
+        s.upsert_memories(items)
+        best = sorted(items, key=lambda m: -sum(a * b for a, b in zip(m["vector"], vec(1, 0))))[:3]
+        assert [h.id for h in s.search_memories(vec(1, 0), ALICE, limit=3)] == [m["id"] for m in best]
+    finally:
+        s.close()
