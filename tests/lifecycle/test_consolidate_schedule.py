@@ -44,7 +44,7 @@ def test_a_cycle_retries_a_failed_pass_and_goes_on_past_a_scope_that_keeps_faili
             return real(**scope, now=T0 + timedelta(days=2))
 
         m.consolidate = flaky
-        totals = asyncio.run(consolidate_cycle(m))
+        totals = consolidate_cycle(m)
         assert totals["scopes"] == 3 and totals["failed"] == 1 and totals["merged"] == 2
         for user in ("ann", "ben"):
             assert m.services.sql.get_memory(ids[user][1])["merged_into"] == ids[user][0]
