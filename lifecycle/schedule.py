@@ -22,7 +22,7 @@ import asyncio
 import functools
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from memoryx.knowledge.episode_memories import close_idle_episodes
 from memoryx.lifecycle.daily import run_daily_job
@@ -82,16 +82,23 @@ def consolidate_cycle(memory: Any) -> dict:
     return totals
 
 
-async def consolidate_loop(memory: Any, interval_s: float) -> None:
+async def claimed_loop(sql: Any, name: str, interval_s: float, job: Callable[[], Any],
+                       report: Callable[[Any], None]) -> None:
+    """Every `interval_s` seconds, `job()` in a worker thread when this worker claims the interval's run of
+    `name` (one worker per interval on a shared PostgreSQL), then `report(result)`; until cancelled."""
     while True:
         await asyncio.sleep(interval_s)
         try:
-            mine, totals = await asyncio.to_thread(run_claimed, memory.services.sql, "consolidate", interval_s,
-                                                   functools.partial(consolidate_cycle, memory))
+            mine, result = await asyncio.to_thread(run_claimed, sql, name, interval_s, job)
             if mine:
-                log.info("consolidation cycle: %s", totals)
+                report(result)
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
-            log.warning("scheduled consolidation could not run (retried in %g s): %s", interval_s, exc)
+            log.warning("scheduled %s failed (retried in %g s): %s", name, interval_s, exc)
+
+
+def consolidate_loop(memory: Any, interval_s: float) -> Coroutine:
+    return claimed_loop(memory.services.sql, "consolidate", interval_s, functools.partial(consolidate_cycle, memory),
+                        lambda totals: log.info("consolidation cycle: %s", totals))
 
 
 def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":
@@ -101,17 +108,10 @@ def start_consolidate_loop(memory: Any) -> "asyncio.Task | None":
     return asyncio.get_running_loop().create_task(consolidate_loop(memory, interval), name="memoryx-consolidate")
 
 
-async def daily_loop(memory: Any, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            mine, done = await asyncio.to_thread(run_claimed, memory.services.sql, "daily_job", interval_s,
-                                                 functools.partial(run_daily_job, memory))
-            if mine:
-                log.info("daily job: %d findings (%d new) over %d records", done["findings"], done["new_findings"],
-                         done["scanned"])
-        except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
-            log.warning("daily job failed (retried in %g s): %s", interval_s, exc)
+def daily_loop(memory: Any, interval_s: float) -> Coroutine:
+    return claimed_loop(memory.services.sql, "daily_job", interval_s, functools.partial(run_daily_job, memory),
+                        lambda done: log.info("daily job: %d findings (%d new) over %d records", done["findings"],
+                                              done["new_findings"], done["scanned"]))
 
 
 def start_daily_loop(memory: Any) -> "asyncio.Task | None":
