@@ -51,6 +51,13 @@ def ask_or_fall_back(llm: Any, messages: Sequence[BaseMessage], parse: Callable[
         return exc
 
 
+def call_record(step: str, reply: ModelReply | RetriesExhausted) -> dict:
+    """What a step keeps of its model call for its record: calls, the raw answers under the step's name, and
+    the problem when the answers stayed unusable."""
+    problems = [{"step": step, "problem": reply.problem}] if isinstance(reply, RetriesExhausted) else []
+    return {"model_calls": reply.calls, "model_raw": {step: reply.raw}, "model_problems": problems}
+
+
 def ask_or_fail(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[BaseMessage], T], *, what: str,
                 retry_prompt: str, attempts: int, trace_id: str | None, show_answer: bool = False,
                 **options: Any) -> T:

@@ -16,7 +16,7 @@ from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import clusters, may_share_summary
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
-from memoryx.models.step_calls import ask_or_fall_back
+from memoryx.models.step_calls import ask_or_fall_back, call_record
 from memoryx.runtime.context import Context, services_of
 
 log = logging.getLogger(__name__)
@@ -44,10 +44,8 @@ def consolidate_compress(state: ConsolidateState, runtime: Runtime[Context]) -> 
         reply = ask_or_fall_back(services.judgment_llm, prompts.summary_messages(groups, texts),
                                  prompts.parse_summaries, step="consolidation summaries", retry_prompt=prompts.RETRY,
                                  fallback="unusable, no compression this pass")
-        out["model_calls"], out["model_raw"] = reply.calls, {"summarize": reply.raw}
-        if isinstance(reply, RetriesExhausted):
-            out["model_problems"] = [{"step": "summarize", "problem": reply.problem}]
-        else:
+        out.update(call_record("summarize", reply))
+        if not isinstance(reply, RetriesExhausted):
             written = {x.cluster: x for x in reply.value.summaries}
             for n, group in enumerate(groups, start=1):
                 x = written.get(n)

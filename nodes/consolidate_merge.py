@@ -14,7 +14,7 @@ from memoryx.lifecycle import prompts
 from memoryx.lifecycle.similarity import distinct_events, split_pairs, survivors
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
-from memoryx.models.step_calls import ask_or_fall_back
+from memoryx.models.step_calls import ask_or_fall_back, call_record
 from memoryx.runtime.context import Context, services_of
 
 log = logging.getLogger(__name__)
@@ -42,11 +42,8 @@ def consolidate_merge(state: ConsolidateState, runtime: Runtime[Context]) -> dic
         reply = ask_or_fall_back(services.judgment_llm, prompts.merge_messages(judged, texts), prompts.parse_merge,
                                  step="consolidation merge judgment", retry_prompt=prompts.RETRY,
                                  fallback="unusable, no model merges this pass")
-        out["model_calls"] = reply.calls
-        out["model_raw"] = {"merge": reply.raw}
-        if isinstance(reply, RetriesExhausted):
-            out["model_problems"] = [{"step": "merge", "problem": reply.problem}]
-        else:
+        out.update(call_record("merge", reply))
+        if not isinstance(reply, RetriesExhausted):
             verdicts = {v.pair: v for v in reply.value.pairs}
             for i, p in enumerate(judged, start=1):
                 v = verdicts.get(i)
