@@ -80,7 +80,13 @@ class ProfileValues(SQLStoreBase):
         changes = [{**ch, "key": ch["key"][:255]} for ch in changes]
         pairs = {(ch["field"], ch["key"]) for ch in changes}
         set_fields = sorted({ch["field"] for ch in changes if ch["op"] == "set"})
-        wanted = [and_(_T.c.field == f, _T.c.value_key == k) for f, k in sorted(pairs)]
+        keys_of: dict[str, list[str]] = {}
+        for field, key in sorted(pairs):
+            keys_of.setdefault(field, []).append(key)
+        # one IN list per field (in chunks), not one condition per pair: SQLite refuses an expression more
+        # than 1,000 deep, which a long conversation's likes reached
+        wanted = [and_(_T.c.field == field, _T.c.value_key.in_(chunk))
+                  for field, keys in keys_of.items() for chunk in id_chunks(keys)]
         if set_fields:
             wanted.append(and_(_T.c.field.in_(set_fields), _T.c.ended_at.is_(None)))
         changed = 0
