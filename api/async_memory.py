@@ -21,7 +21,7 @@ from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.graphs.add import compile_add_graph
 from memoryx.ingest import bulk
-from memoryx.lifecycle.retention import aforget_finished_run
+from memoryx.lifecycle.retention import aabandon_run, aforget_finished_run
 from memoryx.runtime.checkpointing import make_async_checkpointer
 from memoryx.settings import Settings
 
@@ -82,7 +82,12 @@ class AsyncMemory(MemoryFront):
         graph = await self._add_graph()
         core.check_review(graph, review)
         with core.running(inp["trace_id"]):
-            out = await graph.ainvoke(inp, config, context=core.context(review=review))
+            try:
+                out = await graph.ainvoke(inp, config, context=core.context(review=review))
+            except BaseException:
+                # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
+                await aabandon_run(core.services, graph.checkpointer, inp["trace_id"])
+                raise
         snapshot = await self._snapshot(graph, config)
         result = core.finish_add(out, inp["trace_id"], lambda: snapshot)
         await aforget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)

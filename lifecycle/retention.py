@@ -84,6 +84,20 @@ def abandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "
             saver.delete_thread(trace_id)
         except Exception as exc:  # noqa: BLE001 - the caller's own error is the one to raise
             log.warning("could not drop the checkpoints of failed add run %s: %s", trace_id, exc)
+    _mark_failed(services, trace_id, reason)
+
+
+async def aabandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed") -> None:
+    """`abandon_run` for an async saver (AsyncMemory)."""
+    if saver is not None:
+        try:
+            await saver.adelete_thread(trace_id)
+        except Exception as exc:  # noqa: BLE001 - the caller's own error is the one to raise
+            log.warning("could not drop the checkpoints of failed add run %s: %s", trace_id, exc)
+    _mark_failed(services, trace_id, reason)
+
+
+def _mark_failed(services: "Services", trace_id: str, reason: str) -> None:
     try:
         if services.sql.trace_statuses([trace_id]).get(trace_id) == "running":
             services.sql.save_judgment(trace_id, status="failed", execution_success=False, error_message=reason[:2000])

@@ -4,12 +4,13 @@ cannot resume is tried once, marked failed, and never retried at every start."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from memoryx import Memory
+from memoryx import AsyncMemory, Memory
 
 pytestmark = pytest.mark.integration
 
@@ -72,3 +73,19 @@ def _has_judgment(m: Memory, trace: str) -> bool:
         return True
     except Exception:
         return False
+
+
+def test_a_failed_async_add_is_not_applied_at_the_next_start(tmp_path):
+    data = tmp_path / "data"
+    trace = str(uuid.uuid4())
+
+    async def failing_add():
+        async with AsyncMemory(data_dir=data, graph_backend="none", checkpointer="sqlite", llm=ModelDown()) as m:
+            with pytest.raises(Exception):
+                await m.add("I live in Berlin and I love sushi", user_id="alice", trace_id=trace)
+
+    asyncio.run(failing_add())
+    with Memory(data_dir=data, graph_backend="none", checkpointer="sqlite") as m:  # the model is back
+        assert trace not in (m._core.recovered_runs.get("resumed") or [])
+        assert m.get_all(user_id="alice")["results"] == []
+        assert trace not in _threads(m)
