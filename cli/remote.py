@@ -17,6 +17,11 @@ from memoryx.errors import InvalidInputError, MemoryXError, NotFoundError, Scope
 TIMEOUT_S = 300.0  # an add runs model calls; the server bounds them (MEMORYX_ADD_TIME_BUDGET_S)
 
 
+
+def _when(value):
+    """A reference time as JSON: datetimes as ISO-8601, numbers and strings as they are."""
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
 class RemoteError(MemoryXError):
     """The server refused the request (401/403, or an error without a closer MemoryX type)."""
 
@@ -78,10 +83,10 @@ class RemoteMemory:
         return results
 
     def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=10, filters=None, threshold=None,
-               group_id=None, speaker=None) -> dict:
+               group_id=None, speaker=None, memory_types=None, now=None, as_of=None) -> dict:
+        optional = {"speaker": speaker, "memory_types": memory_types, "now": _when(now), "as_of": _when(as_of)}
         body = {"query": query, **_scope(user_id, agent_id, run_id, group_id), "limit": limit, "filters": filters,
-                **({"speaker": speaker} if speaker else {}),
-                "threshold": threshold}
+                **{k: v for k, v in optional.items() if v is not None}, "threshold": threshold}
         return self._call("POST", "/v1/memories/search", json=body)
 
     def get_context(self, query, *, user_id=None, agent_id=None, run_id=None, max_tokens=1000, limit=20,

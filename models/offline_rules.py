@@ -124,7 +124,7 @@ _EN_UNLIKE = (r"(?:(?:don't|do not|dont|don’t|no longer)\s+{a}(?:like|love|enj
               r"(?:have\s+|'ve\s+)?(?:gone|went)\s+off|(?:got|grew|am|'m)\s+(?:tired|bored|sick)\s+of)").format(a=_ADV)
 _EN_LIKE = r"(?:like|love|enjoy|adore|(?:'m|am)\s+{a}(?:into|fond of|a\s+(?:big\s+|huge\s+)?fan of))".format(a=_ADV)
 _EN_WORK = (r"(?:(?:work|(?:'m|am)\s+{a}working|(?:have|'ve)\s+been\s+working|(?:started|began)\s+(?:working|a\s+(?:new\s+)?job)|"
-            r"got\s+a\s+(?:new\s+)?job|(?:'m|am)\s+employed)\s+(?:at|for|with|by)|joined)").format(a=_ADV)
+            r"got\s+a\s+(?:new\s+)?job|(?:'m|am)\s+employed)\s+(?:at|for|with|by))").format(a=_ADV)
 _EN_LEFT = (r"(?:quit|left|resigned\s+from|(?:'m|am)\s+leaving|(?:have|'ve)\s+left|(?:no longer|don't|do not)\s+work\s+"
             r"(?:at|for)|(?:stopped|quit)\s+working\s+(?:at|for))\s+(?:my\s+job\s+(?:at|with)\s+)?")
 
@@ -143,6 +143,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:user|the user)\s+(?:likes|loves|enjoys)\s+{_EN_VALUE}{_EN_END}", re.I)),
@@ -227,8 +228,9 @@ def _match(clause: str, lang: str) -> Statement | None:
         if lang == "en":
             value = re.sub(r"^(?:to|at|in)\s+", "", value) if attribute != "like" else value
             value = _EN_TAIL_TIME.sub("", value)
-            # "I quit smoking" / "I left the party" are not jobs: an employer left is named (capitalised)
-            if verb == "leave" and not value[:1].isupper():
+            # "I quit smoking" / "I left the party" / "I joined a chess club" are not jobs: an employer is named
+            # (capitalised)
+            if verb in ("leave", "join") and not value[:1].isupper():
                 continue
             if verb == "intro" and re.search(r"(?:ese|ish)$", value):  # "I'm Japanese": not a name
                 continue

@@ -47,7 +47,7 @@ def audit_router(served: Served) -> APIRouter:
                       kind: list[str] | None = Query(None, description="One or more finding kinds."),
                       since: str | None = Query(None, max_length=64, description="ISO time or span (24h, 7d)."),
                       dismissed: bool | None = Query(False, description="false: open ones; true: dismissed ones."),
-                      limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
+                      limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
                       principal: Principal = auth):
         scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
         found = mem().findings(**scope_ids(scope), kinds=kind, since=since, dismissed=dismissed, limit=limit,

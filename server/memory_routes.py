@@ -44,10 +44,12 @@ def memory_router(served: Served) -> APIRouter:
         scope = grant(principal, Action.SEARCH, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id,
                       group_id=body.group_id)
         speaker = {"speaker": body.speaker} if body.speaker is not None else {}
+        when = {k: v for k, v in (("now", body.now), ("as_of", body.as_of), ("memory_types", body.memory_types))
+                if v is not None}
         with metrics.track("search"):
             return search_in(mem(), principal, scope, body.query, limit=body.limit, **speaker,
                              filters=body.filters, threshold=body.threshold, mode=body.mode,
-                             query_time_filter=body.query_time_filter,
+                             query_time_filter=body.query_time_filter, **when,
                              time_range=(body.start, body.end) if body.start is not None or body.end is not None else None)
 
     @router.post("/v1/memories/context")

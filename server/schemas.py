@@ -57,6 +57,11 @@ class SearchRequest(ScopeFields):
     query_time_filter: Literal["auto", "strict", "off"] | None = Field(
         None, description="What a period the query names does: auto (in-period first, topped up), strict (in-period "
                           "only), off (ranking only). Default MEMORYX_QUERY_TIME_FILTER.")
+    memory_types: list[str] | None = Field(None, max_length=20, description="Only memories of these types "
+                                           "(fact, preference, semantic, episodic, procedural_memory, ...).")
+    now: str | float | None = Field(None, description="Answer as of this time (ISO-8601 or epoch seconds): relative "
+                                    "periods, 'currently' and recency are read from it. Default: the clock.")
+    as_of: str | float | None = Field(None, description="Like now, and events after it are left out.")
 
 
 class ContextRequest(ScopeFields):

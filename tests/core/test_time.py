@@ -59,7 +59,7 @@ def test_message_timestamps_in_the_usual_shapes():
 def test_offline_model_learns_relative_dates():
     said = {"I went to Paris yesterday.": "User went to Paris yesterday",
             "Yesterday I went to Paris.": "User went to Paris yesterday",
-            "Last week, I started a new job at Acme.": "User started a new job at Acme last week",
+            "Last week, I joined a chess club.": "User joined a chess club last week",
             "我昨天去了北京。": "用户昨天去了北京", "昨天我去了北京": "用户昨天去了北京",
             "先週、京都に行きました。": "ユーザーは先週京都に行きました"}
     for text, fact in said.items():

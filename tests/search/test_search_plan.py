@@ -242,7 +242,8 @@ def test_code_reads_settings_as_fields():
     names = set(Settings.model_fields) | {n for n in dir(Settings) if not n.startswith("_")}
     missing, hidden = set(), []
     for path in root.rglob("*.py"):
-        if {"tests", ".git", "memoryx.egg-info"} & set(path.relative_to(root).parts):
+        parts = path.relative_to(root).parts
+        if {"tests", "memoryx.egg-info"} & set(parts) or any(p.startswith(".") for p in parts):  # .git, .venv
             continue
         text = path.read_text(encoding="utf-8")
         missing |= {m for m in re.findall(r"\bsettings\.([a-z_]\w*)", text) if m not in names}

@@ -132,13 +132,13 @@ def test_verify_a_judgment_and_approve_a_review(site, page):
     # filters: only the run waiting for review
     page.select_option("#f-status", "awaiting_review")
     page.click("#apply-filters")
-    page.wait_for_function("document.querySelectorAll('#judgment-table tbody tr').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#judgment-table tbody tr').length === 1")
     assert page.get_attribute("#judgment-table tbody tr", "data-trace") == site["pending"]
     page.select_option("#f-status", "")
     page.select_option("#f-event", "ADD")
     page.click("#apply-filters")
     with_add = [j["trace_id"] for j in everything if any(op["event"] == "ADD" for op in j["parsed_operations"] or [])]
-    page.wait_for_function(f"document.querySelectorAll('#judgment-table tbody tr').length === {len(with_add)}")
+    page.wait_for_function(f"() => document.querySelectorAll('#judgment-table tbody tr').length === {len(with_add)}")
     assert page.eval_on_selector_all("#judgment-table tbody tr", "els => els.map(e => e.dataset.trace)") == with_add
 
     # detail of bob's judgment, then verify it with real clicks
@@ -168,7 +168,7 @@ def test_verify_a_judgment_and_approve_a_review(site, page):
     assert "Rex" in card.inner_text()
     card.locator("button.approve").click()
     page.wait_for_selector("#review-empty")
-    page.wait_for_function("document.querySelector('#review-count').textContent === ''")
+    page.wait_for_function("() => document.querySelector('#review-count').textContent === ''")
 
     # the approved memory is now in alice's memories, with its history
     page.select_option("#user-pick", "alice")
@@ -341,8 +341,8 @@ def test_what_a_reviewer_sees_first(site, page):
 
     row = page.locator(f"#judgment-table tr[data-trace='{group['trace_id']}']")
     row.wait_for()
-    assert "group book-club" in row.locator("td").nth(1).inner_text()
-    for text in page.locator("#judgment-table tbody tr td:nth-child(2)").all_inner_texts():
+    assert "group book-club" in row.locator("td").nth(2).inner_text()  # after the select box and the time
+    for text in page.locator("#judgment-table tbody tr td:nth-child(3)").all_inner_texts():
         assert text.strip() not in ("", "–")
 
     first = m.list_judgments(user_id="alice", limit=50)[-1]["trace_id"]  # "I live in Oslo and I work at Acme."
