@@ -102,7 +102,8 @@ def locomo(limit_qas: int | None) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from locomo_retrieval import DEFAULT_DATA, CachedEmbeddings, evaluate, ingest, load  # noqa: E402
+    from embedding_cache import CachedEmbeddings  # noqa: E402
+    from locomo_retrieval import DEFAULT_DATA, evaluate, ingest, load  # noqa: E402
 
     from memoryx import Memory
     from memoryx.models.embeddings import make_embeddings
@@ -165,7 +166,7 @@ def main() -> None:
         import sys
 
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from locomo_retrieval import CachedEmbeddings  # noqa: E402
+        from embedding_cache import CachedEmbeddings  # noqa: E402
 
         from memoryx.models.embeddings import make_embeddings
 

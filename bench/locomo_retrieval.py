@@ -26,7 +26,6 @@ every rotation).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -35,7 +34,8 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+
+from embedding_cache import CachedEmbeddings  # noqa: E402 - bench/ is the script's folder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -64,44 +64,6 @@ def load(path: Path, captions: bool = False) -> tuple[list[dict], list[dict]]:
                 qas.append({"group": group, "question": qa["question"], "category": qa["category"],
                             "evidence": qa["evidence"]})
     return items, qas
-
-
-class CachedEmbeddings:
-    """The default embeddings with the document vectors cached on disk between runs (the bench's only
-    shortcut: the same vectors the model computes; queries are embedded live)."""
-
-    def __init__(self, inner: Any, cache: Path | None):
-        self.inner, self.cache = inner, cache
-        self._mem: dict[str, list[float]] = {}
-        self._file = None
-        if cache is not None:
-            cache.mkdir(parents=True, exist_ok=True)
-            self._file = cache / "locomo-docs.jsonl"
-            if self._file.exists():
-                for line in self._file.read_text().splitlines():
-                    k, v = json.loads(line)
-                    self._mem[k] = v
-
-    @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        missing = [t for t in dict.fromkeys(texts) if self._key(t) not in self._mem]
-        if missing:
-            vecs = self.inner.embed_documents(missing)
-            new = {self._key(t): [float(x) for x in v] for t, v in zip(missing, vecs)}
-            self._mem.update(new)
-            if self._file is not None:
-                with self._file.open("a") as f:
-                    f.writelines(json.dumps([k, v]) + "\n" for k, v in new.items())
-        return [self._mem[self._key(t)] for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-    def __getattr__(self, name):  # model name, dims, ... of the wrapped embeddings
-        return getattr(self.inner, name)
 
 
 def frac(found: list[str | None], evidence: list[str], k: int) -> float:
@@ -225,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = args.data_dir
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     settings = Settings(data_dir=data_dir, graph_backend="none", **overrides)  # infer=False adds no graph
-    embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.cache) if str(args.cache) else None)
+    embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.cache) if str(args.cache) else None,
+                                  name="locomo-docs")
     m = Memory(settings, llm="offline", embeddings=embeddings)
     try:
         id_to_dia = ingest(m, items, args.one_by_one)

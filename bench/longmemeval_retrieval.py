@@ -28,8 +28,6 @@ ranking only is measured without re-ingesting; a change to indexing needs a fres
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import json
 import math
 import os
@@ -40,7 +38,8 @@ import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+
+from embedding_cache import CachedEmbeddings  # noqa: E402 - bench/ is the script's folder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -157,61 +156,6 @@ def bm25_ranking(q: dict, k1: float = 1.5, b: float = 0.75, depth: int = SEARCH_
     return [ids[i] for i in order[:depth]]
 
 
-# -------------------------------------------------------------------------------------- embeddings cache
-
-
-class CachedEmbeddings:
-    """The default embeddings with the document vectors cached on disk between runs (float32, base64; the
-    same vectors the model computes; queries are embedded live)."""
-
-    def __init__(self, inner: Any, cache: Path | None, name: str = "longmemeval-docs"):
-        self.inner = inner
-        self._mem: dict[str, list[float]] = {}
-        self._file = None
-        if cache is not None:
-            cache.mkdir(parents=True, exist_ok=True)
-            self._file = cache / f"{name}-{_model_key(inner)}.jsonl"
-            if self._file.exists():
-                import numpy as np
-
-                for line in self._file.read_text().splitlines():
-                    try:
-                        k, v = json.loads(line)
-                    except ValueError:  # a line cut short by an interrupted run
-                        continue
-                    self._mem[k] = np.frombuffer(base64.b64decode(v), dtype=np.float32).tolist()
-
-    @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        import numpy as np
-
-        missing = [t for t in dict.fromkeys(texts) if self._key(t) not in self._mem]
-        if missing:
-            vecs = self.inner.embed_documents(missing)
-            new = {self._key(t): [float(x) for x in v] for t, v in zip(missing, vecs)}
-            self._mem.update(new)
-            if self._file is not None:
-                with self._file.open("a") as f:
-                    f.writelines(json.dumps([k, base64.b64encode(np.asarray(v, dtype=np.float32).tobytes())
-                                             .decode()]) + "\n" for k, v in new.items())
-        return [self._mem[self._key(t)] for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-    def __getattr__(self, name):  # model name, dims, ... of the wrapped embeddings
-        return getattr(self.inner, name)
-
-
-def _model_key(embeddings: Any) -> str:
-    """A stable name of the encoder (its folder), so runs share the cache."""
-    name = str(getattr(embeddings, "model_path", None) or getattr(embeddings, "model_name", None) or "default")
-    return hashlib.sha1(name.encode()).hexdigest()[:8]
-
-
 # -------------------------------------------------------------------------------------------- the run
 
 
@@ -320,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         data_dir.mkdir(parents=True, exist_ok=True)
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     settings = Settings(data_dir=data_dir, graph_backend="none", **overrides)  # infer=False adds no graph
-    embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.cache) if str(args.cache) else None)
+    embeddings = CachedEmbeddings(make_embeddings(settings), Path(args.cache) if str(args.cache) else None,
+                                  name="longmemeval-docs")
     m = Memory(settings, llm="offline", embeddings=embeddings)
     try:
         done = ingest(m, questions, data_dir / "lme-ingested.json")
