@@ -101,3 +101,13 @@ def change_marker(sql) -> int | None:
 
 def elapsed_ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+def held_back(op: dict, why: str) -> dict:
+    """A judge's UPDATE or DELETE that a rule holds back (an immutable memory, a much less confident new
+    statement): the UPDATE becomes an ADD of the new text beside the memory, the DELETE becomes NONE; the
+    reason says why."""
+    if op.get("event") == "UPDATE":
+        return {**op, "event": "ADD", "id": None, "old_memory": None,
+                "reason": f"{op.get('reason') or ''} [{why}: added beside it instead of updating it]".strip()}
+    return {**op, "event": "NONE", "reason": f"{op.get('reason') or ''} [{why}: not deleted]".strip()}

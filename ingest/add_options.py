@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from memoryx.core.filters import EXPIRES_TS_KEY, alive_filter, with_alive  # noqa: F401 - part of this module's API
+from memoryx.core.runs import held_back
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.ingest.messages import normalize_messages
 from memoryx.ingest.multimodal import read_images
@@ -74,11 +75,7 @@ def guard_immutable(operations: list[dict], frozen: set[str]) -> tuple[list[dict
         event = op.get("event")
         if event in ("UPDATE", "DELETE") and op.get("id") in frozen:
             note = f"memory {op['id']} is immutable"
-            if event == "UPDATE":
-                op = {**op, "event": "ADD", "id": None, "old_memory": None,
-                      "reason": f"{op.get('reason') or ''} [{note}: added beside it instead of updating it]".strip()}
-            else:
-                op = {**op, "event": "NONE", "reason": f"{op.get('reason') or ''} [{note}: not deleted]".strip()}
+            op = held_back(op, note)
             notes.append(f"{note}: the judge's {event} was not applied")
         out.append(op)
     return out, notes

@@ -27,6 +27,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from memoryx.core.runs import held_back
+
 WEIGHTS = {"scarcity": 0.25, "impact": 0.35, "recency": 0.20, "certainty": 0.20}
 IMPACT = {"preference": 0.9, "fact": 0.8, "semantic": 0.7, "episodic": 0.5}
 DEFAULT_IMPACT = 0.5
@@ -143,11 +145,7 @@ def guard_confidence(operations: list[dict], facts: list[dict], candidates: list
         if op.get("event") in ("UPDATE", "DELETE") and not overrides(new, old, margin=margin):
             event = op["event"]
             why = f"the new statement (confidence {new}) is much less sure than memory {op['id']} ({old})"
-            if op["event"] == "UPDATE":
-                op = {**op, "event": "ADD", "id": None, "old_memory": None,
-                      "reason": f"{op.get('reason') or ''} [{why}: added beside it, not replacing it]".strip()}
-            else:
-                op = {**op, "event": "NONE", "reason": f"{op.get('reason') or ''} [{why}: not deleted]".strip()}
+            op = held_back(op, why)
             notes.append(f"{why}: the judge's {event} was not applied")
         out.append(op)
     return out, notes
