@@ -357,9 +357,8 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
 
     @router.get("/v1/memories/{memory_id}/history/")
     def history(memory_id: str, principal: Principal = auth):
-        m = mem()
-        served.owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
-        return m.history(memory_id)
+        served.owned_even_deleted(principal, memory_id)
+        return mem().history(memory_id)
 
     def _all_owned(principal: Principal, body: BatchBody) -> list[dict]:
         # every id checked before anything changes: a batch with one foreign id changes nothing

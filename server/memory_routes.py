@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 
 from memoryx.core.authorization import Action, Principal
-from memoryx.errors import AccessDeniedError, NotFoundError, ScopeError
+from memoryx.errors import AccessDeniedError, ScopeError
 from memoryx.server.schemas import AddRequest, ContextRequest, ResumeRequest, SearchRequest, UpdateRequest
 from memoryx.server.served import Served, call_args, context_in, delete_in, grant, list_in, search_in
 
@@ -90,23 +90,15 @@ def memory_router(served: Served) -> APIRouter:
 
     @router.get("/v1/memories/{memory_id}/history")
     def memory_history(memory_id: str, principal: Principal = auth):
-        m = mem()
-        try:
-            served.owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
-        except NotFoundError:
-            raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
-        return m.history(memory_id)
+        served.owned_even_deleted(principal, memory_id)
+        return mem().history(memory_id)
 
     @router.get("/v1/memories/{memory_id}/explain")
     def memory_explain(memory_id: str, principal: Principal = auth):
         """Why the memory is remembered: source messages, judgments (trace id, event, reason), importance
         and its four factors, confidence, layer, strength and retention, links, history."""
-        m = mem()
-        try:
-            served.owned(principal, m.services.sql.get_memory(memory_id, include_deleted=True), "memory", memory_id)
-        except NotFoundError:
-            raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
-        return m.explain(memory_id)
+        served.owned_even_deleted(principal, memory_id)
+        return mem().explain(memory_id)
 
     @router.post("/v1/reviews/{trace_id}")
     def resume_review(trace_id: str, body: ResumeRequest, principal: Principal = auth):

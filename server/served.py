@@ -53,6 +53,15 @@ class Served:
         except NotFoundError:
             raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
 
+    def owned_even_deleted(self, principal: Principal, memory_id: str) -> dict:
+        """The memory `memory_id`, deleted ones included (their history and explanation stay readable), if it
+        exists and the key may touch it."""
+        try:
+            return self.owned(principal, self.mem().services.sql.get_memory(memory_id, include_deleted=True),
+                              "memory", memory_id)
+        except NotFoundError:
+            raise NotFoundError(f"No memory with id {memory_id!r}; list them with GET /v1/memories.") from None
+
     def judgment_owned(self, principal: Principal, trace_id: str) -> dict:
         """The judgment record of run `trace_id`, if it exists and the key may touch it."""
         try:
