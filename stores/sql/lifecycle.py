@@ -23,14 +23,12 @@ from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.lifecycle_undo import remember_before, undo_entry
 from memoryx.stores.sql.links import link_dict
 from memoryx.stores.sql.schema import (
-    EntityRow,
     HistoryRow,
     MemoryLinkRow,
     MemoryRow,
     OutboxRow,
     RelationRow,
     memory_dict,
-    relation_dict,
 )
 from memoryx.stores.sql.values import (
     check_metadata,
@@ -233,14 +231,6 @@ class MemoryLifecycle(SQLStoreBase):
                 rel.valid, rel.invalidated_at, rel.invalidated_by = False, now, trace_id
             out.append(rel)
         return out, moved
-
-    @staticmethod
-    def _relation_dicts(s, rels: list[RelationRow]) -> list[dict]:
-        if not rels:
-            return []
-        ids = {r.source_id for r in rels} | {r.target_id for r in rels}
-        names = dict(s.execute(select(EntityRow.id, EntityRow.name).where(EntityRow.id.in_(list(ids)))).all())
-        return [relation_dict(r, names) for r in rels]
 
     def restore_memory(self, memory_id: str, *, trace_id: str | None = None, actor: str = "api") -> dict:
         """Bring an archived, merged or summarized memory back to active (history RESTORE)."""
