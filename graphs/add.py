@@ -10,7 +10,8 @@
 
 update_profile and build_episodes keep the user/group profiles and write the episode memories
 (MEMORYX_PROFILES, MEMORYX_EPISODES; update_profile returns at once when off; build_episodes is only
-entered when episodes are kept).
+entered when episodes are kept: MEMORYX_EPISODES, or a group conversation naming its speakers, whose
+participants each get their own episode, MEMORYX_PARTICIPANT_EPISODES).
 An inferred add with no facts (a question, small talk) goes to build_episodes too: its turns belong to the
 conversation's episode, which grows across add calls.
 
@@ -33,7 +34,7 @@ from langgraph.runtime import Runtime
 
 from memoryx.models.factory import model_name_of
 from memoryx.models.llm_io import DEADLINE_KEY
-from memoryx.nodes.episodes import build_episodes
+from memoryx.nodes.episodes import build_episodes, keeps_episodes
 from memoryx.nodes.execute_ops import execute_ops
 from memoryx.nodes.extract_facts import extract_facts
 from memoryx.nodes.graph_conflicts import resolve_graph_conflicts
@@ -91,9 +92,10 @@ def route_executed(state: AddState) -> Literal["retrieve_similar", "update_profi
 
 def route_conversation(state: AddState, runtime: Runtime[Context]) -> Literal["build_episodes", "extract_relations",
                                                                              "finalize"]:
-    """Into build_episodes only when episodes are kept (MEMORYX_EPISODES; off by default): a step that would
-    return at once still costs a LangGraph step and two checkpoint writes (~1 ms of an add)."""
-    if services_of(runtime).settings.episodes:
+    """Into build_episodes only when episodes are kept (MEMORYX_EPISODES, off by default; a group conversation
+    naming its speakers, MEMORYX_PARTICIPANT_EPISODES, on by default): a step that would return at once still
+    costs a LangGraph step and two checkpoint writes (~1 ms of an add)."""
+    if keeps_episodes(state, services_of(runtime).settings):
         return "build_episodes"
     return route_episodes(state, runtime)
 

@@ -45,6 +45,7 @@ from memoryx.knowledge.episodes import (
     unit_transcript,
     units_from_cuts,
 )
+from memoryx.knowledge.perspectives import write_perspectives
 from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
 from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.prompts.episodes import (
@@ -149,8 +150,10 @@ def _meta(base: dict, unit: MemUnit, turns: list[dict], *, title, narratives, fa
             "turns": cap_turns(turns), "traces": list(traces)[-20:]}
 
 
-def close_episode(services, row: dict, *, trace_id: str | None = None) -> tuple[dict, int]:
-    """Close an open episode: its final narrative (the model's, once) and open = False. Returns (row, calls)."""
+def close_episode(services, row: dict, *, trace_id: str | None = None, written: list | None = None) -> tuple[dict, int]:
+    """Close an open episode: its final narrative (the model's, once) and open = False, and the final
+    episode of each participant of a group unit (memoryx.knowledge.perspectives, appended to `written`).
+    Returns (row, calls)."""
     meta = dict(row.get("metadata") or {})
     turns = list(meta.get("turns") or [])
     unit = unit_of_turns(turns)
@@ -159,7 +162,10 @@ def close_episode(services, row: dict, *, trace_id: str | None = None) -> tuple[
     meta.update(open=False, title=title, narratives=narratives)
     updated = services.sql.update_memory(row["id"], text=text, metadata=meta, trace_id=trace_id)
     services.projector.sync_memories([row["id"]])
-    return updated, calls
+    perspectives, more = write_perspectives(services, updated, final=True, trace_id=trace_id)
+    if written is not None:
+        written.extend(perspectives)
+    return updated, calls + more
 
 
 def flush_episodes(services, scope, *, trace_id: str | None = None) -> list[str]:
@@ -221,8 +227,10 @@ def _write_units(services, state, scope, current, meta0, open_turns, units, fact
         last = i == len(units) - 1
         continued = current is not None and i == 0 and len(unit.messages) >= len(open_turns)
         if current is not None and i == 0 and len(unit.messages) == len(open_turns):  # the new turns start afresh
-            row, n = close_episode(services, current, trace_id=trace_id)
+            pov: list[dict] = []
+            row, n = close_episode(services, current, trace_id=trace_id, written=pov)
             episodes.append({"id": row["id"], "memory": row["memory"], "event": "UPDATE", "memory_type": "episodic", "open": False})
+            episodes.extend(pov)
             calls.append(n)
             continue
         if not continued and ids[i] in done:
@@ -243,6 +251,10 @@ def _write_units(services, state, scope, current, meta0, open_turns, units, fact
             mid, event = ids[i], "ADD"
         synced.append((mid, text))
         episodes.append({"id": mid, "memory": text, "event": event, "memory_type": "episodic", "open": last})
+        pov, n = write_perspectives(services, {"id": mid, "metadata": meta, **scope_fields(scope)}, final=not last,
+                                    trace_id=trace_id)
+        episodes.extend(pov)
+        calls.append(n)
     if synced:
         vectors = services.embeddings.embed_documents([t for _, t in synced])
         services.projector.sync_memories([i for i, _ in synced], vectors=[list(v) for v in vectors])

@@ -141,7 +141,7 @@ async def replay_loop(services: "Services", interval_s: float, *, min_age_s: flo
         except Exception as exc:  # noqa: BLE001 - the loop outlives a store that is briefly down
             log.warning("periodic outbox replay failed (retried in %g s): %s", interval_s, exc)
             mine = False
-        if mine and services.settings.episodes:
+        if mine and (services.settings.episodes or services.settings.participant_episodes):
             # A conversation that went quiet gets its episode closed (and its final narrative) without
             # waiting for the next add of that scope.
             try:

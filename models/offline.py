@@ -51,7 +51,7 @@ FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
 # and profiles (memoryx.knowledge.profiles). Each module registers its answer with `answers_task` when it is
 # imported, which is before it can send its prompt; the model layer never imports the domain.
 RULE_TASKS = {"procedural_memory", "consolidate_merge", "consolidate_summarize", "consolidate_digest", "summarize_episode",
-              "profile_update"}
+              "profile_update", "perspective_episodes"}
 _RULE_ANSWERS: dict[str, Callable[[str], str]] = {}
 
 

@@ -45,6 +45,34 @@ class EpisodeAnswer(BaseModel):
         return out
 
 
+# One episode per participant of a group conversation unit, each from that participant's point of view. The
+# human message is "Participants: A, B" and the transcript (memoryx.knowledge.perspectives.perspective_input).
+PERSPECTIVE_PROMPT = (
+    "[memoryx-task: perspective_episodes]\n"
+    "Write one episode of this part of a conversation for each listed participant, from that participant's "
+    "point of view, for their own long-term memory: in the third person with their name, two or three "
+    "sentences of what they said, did, planned or felt, what the others told them or asked of them, and "
+    "what they agreed on. Keep names, places, numbers and dates (write relative dates with the absolute "
+    "date from the timestamps). Use the conversation's language. Answer with JSON only: "
+    '{"title": "a short title", "episodes": {"<participant>": "..."}}'
+)
+
+RETRY_PERSPECTIVE_PROMPT = ('Your answer could not be used: {error}. Answer again with only the JSON object '
+                            '{{"title": "...", "episodes": {{"<participant>": "..."}}}}.')
+
+
+class PerspectiveAnswer(BaseModel):
+    title: str | None = None
+    episodes: dict[str, str]  # participant -> their episode; required: an answer without it is retried
+
+    _title = field_validator("title", mode="before")(EpisodeAnswer._title.__func__)
+
+    @field_validator("episodes", mode="before")
+    @classmethod
+    def _episodes(cls, value: Any) -> dict[str, str]:
+        return EpisodeAnswer._narratives.__func__(cls, value)
+
+
 SEGMENT_PROMPT = (
     "Split this conversation into units: consecutive messages about one topic. The messages are numbered. "
     'Answer with JSON only: {"cuts": [n, ...]}, the numbers of the messages that start a new topic '

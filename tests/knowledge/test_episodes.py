@@ -103,7 +103,8 @@ def test_a_chat_replayed_one_turn_per_add_is_one_episode_per_unit(tmp_path):
             ("Caroline", "I love the harbour and the seafood.", "2023-05-08T13:58:00Z")]
     day2 = [("Melanie", "I adopted a puppy named Max.", "2023-05-20T09:00:00Z"),
             ("Caroline", "By the way, I start my new job on Monday.", "2023-05-20T09:01:00Z")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(), episodes=True) as m:
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(), episodes=True,
+                participant_episodes=False) as m:  # the units alone (each participant's: test_participant_episodes)
         outs = [m.add([_msg(text, ts, name=who)], group_id="chat") for who, text, ts in day1 + day2]
         eps = m.get_all(group_id="chat", filters={"category": "episode"})["results"]
         assert len(eps) == 3  # day 1; day 2 until the marker; the marker's unit

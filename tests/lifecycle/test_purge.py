@@ -156,7 +156,8 @@ def test_purging_a_user_reaches_their_words_in_group_chats(tmp_path):
         assert set(report["groups"]) == {"g1", "g2"}
         for g in ("g1", "g2"):
             entry = report["groups"][g]
-            assert entry["sql"]["memories"] == 1 and entry["shared"]["episodes_redacted"] == 1
+            # her fact and her own episode go; the group's episode and Melanie's own episode lose her words
+            assert entry["sql"]["memories"] == 2 and entry["shared"]["episodes_redacted"] == 2
             assert entry["shared"]["raw_inputs_redacted"] == 1 and entry["shared"]["judgments_redacted"] == 1
             assert [r["id"] for r in m.get_all(group_id=g, user_id="Melanie")["results"]] == melanie[g]
             assert m.get_all(group_id=g, user_id="Caroline")["results"] == []
