@@ -200,6 +200,12 @@ class AsyncMemory(MemoryFront):
 
         return await asyncio.to_thread(end_run, self._core, run_id, user_id, agent_id, group_id)
 
+    async def working_memory(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                             group_id: str | None = None) -> dict:
+        """See Memory.working_memory."""
+
+        return await asyncio.to_thread(self._core.working_memory, run_id, user_id, agent_id, group_id)
+
     async def restore(self, memory_id: str) -> dict:
         """See Memory.restore."""
 

@@ -95,7 +95,7 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
     sql, s = core.services.sql, core.settings
     trace_id = str(uuid.uuid4())
     episodes_closed: list[str] = []
-    if s.episodes:  # the run's conversation is over: its open episode gets its final narrative now
+    if s.episodes or s.participant_episodes:  # the run's conversation is over: its open episode gets its final narrative now
         episodes_closed = flush_episodes(core.services, scope, trace_id=trace_id)
     with sql.scope_lock(scope):
         rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]
@@ -112,6 +112,8 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
                                                "previous_status": applied["previous_status"],
                                                "restore": applied["restore"]},
                           execution_success=True, status="done")
+    # the run's working memory (its last turns, Memory.working_memory) is cleared: an end mark among its inputs
+    sql.save_raw_input(trace_id=trace_id, scope=scope, messages=[], metadata={"run_end": True})
     skipped = set(applied["skipped"])
     return {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],
             "archived": [x["id"] for x in archived if x["id"] not in skipped], "episodes_closed": episodes_closed}

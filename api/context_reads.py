@@ -32,8 +32,10 @@ class ContextReads:
         if user_id and self.settings.profiles:
             lines = profile_lines(self.get_profile(user_id))
         scope = optional_scope(user_id, agent_id, run_id)
-        if scope is not None and self.settings.episodes:
-            episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
+        if scope is not None and (self.settings.episodes or self.settings.participant_episodes):
+            # a participant's own episodes of the group's conversations live in the group
+            where = optional_scope(user_id, agent_id, run_id, group_id) if group_id else scope
+            episodes = self.services.sql.list_memories(where, limit=RECENT_EPISODES, categories=["episode"])
         working, core_items = self._layer_context(scope)
         fresh = cold_start(self.services.sql, user_id=user_id, agent_id=agent_id, group_id=group_id, query=query,
                            limit=self.settings.context_layer_items) if self.settings.cold_start else None
@@ -42,11 +44,28 @@ class ContextReads:
             core_items = core_items + [m for m in fresh["memories"] if m["id"] not in {c["id"] for c in core_items}]
         out = build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
                             long_term=core_items, working=working)
+        if run_id and self.settings.working_memory_turns > 0:  # the open run's last turns (working memory)
+            out["working_turns"] = self.services.sql.run_turns(optional_scope(user_id, agent_id, run_id, group_id),
+                                                               self.settings.working_memory_turns)
         if fresh is not None:
             out["cold_start"] = {"memories": [{"id": m["id"], "memory": m["memory"], "from": m["borrowed_from"]}
                                               for m in fresh["memories"]],
                                  "questions": fresh["questions"]}
         return out
+
+    def working_memory(self, run_id, user_id=None, agent_id=None, group_id=None) -> dict:
+        """The working memory of an open run: its last settings.working_memory_turns turns (the messages its
+        adds sent, oldest first) and the memories the run wrote that are still working (newest first). Both
+        are cleared by end_run: the turns are no longer shown and the memories become short-term or archived."""
+        if not isinstance(run_id, str) or not run_id.strip():
+            raise ScopeError(f"run_id must be a non-empty string, got {run_id!r}")
+        scope = optional_scope(user_id, agent_id, run_id.strip(), group_id)
+        n = self.settings.working_memory_turns
+        turns = self.services.sql.run_turns(scope, n) if n > 0 else []
+        rows = self.services.sql.list_memories(scope, limit=100)
+        working = sorted((r for r in rows if layer_of(r) == WORKING and r["status"] not in ("merged", "archived")),
+                         key=lambda r: r.get("created_at") or "", reverse=True)
+        return {"run_id": scope.run_id, "turns": turns, "memories": working}
 
     def _layer_context(self, scope: Scope | None) -> tuple[list[dict], list[dict]]:
         """Memory layers: the run's working memories (newest first) and the scope's

@@ -237,6 +237,12 @@ class Memory(MemoryFront):
 
         return end_run(self._core, run_id, user_id, agent_id, group_id)
 
+    def working_memory(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                       group_id: str | None = None) -> dict:
+        """The open run's working memory: {"run_id", "turns": its last MEMORYX_WORKING_MEMORY_TURNS messages,
+        oldest first, "memories": what the run wrote that is still working}; empty once end_run ran."""
+        return self._core.working_memory(run_id, user_id, agent_id, group_id)
+
     def restore(self, memory_id: str) -> dict:
         """Bring an archived (or merged, or summarized) memory back to active."""
 

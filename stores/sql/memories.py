@@ -409,6 +409,31 @@ class MemoryRecords(SQLStoreBase):
         except IntegrityError:
             pass  # a concurrent replay saved it first
 
+    def run_turns(self, scope: Scope, limit: int, *, inputs: int = 200) -> list[dict]:
+        """A run's working memory: the last `limit` messages its adds sent (raw inputs of `scope`, which names
+        the run; at most `inputs` adds read), oldest first, none from before the run's last end (a raw input
+        whose metadata has "run_end", saved by end_run; an end saved with fewer ids than `scope` ends it too)."""
+        scope = require_scope(scope)
+        if not scope.run_id:
+            raise ScopeError("a run's turns need run_id")
+        out: list[dict] = []
+        q = (select(RawInputRow).where(RawInputRow.run_id == scope.run_id)
+             .order_by(RawInputRow.created_at.desc(), RawInputRow.id.desc()).limit(inputs))
+        with self._tx() as s:
+            for row in s.scalars(q):
+                where = scope_dict(row)
+                if (row.meta or {}).get("run_end"):
+                    if all(v in (None, getattr(scope, k)) for k, v in where.items()):
+                        break
+                    continue
+                if len(out) >= limit:
+                    break
+                if not scope.contains(where):
+                    continue
+                out.extend({**m, "trace_id": row.trace_id, "created_at": iso(row.created_at)}
+                           for m in reversed(row.messages or []))
+        return out[:limit][::-1]
+
     def get_raw_input(self, trace_id: str) -> dict:
         with self._tx() as s:
             row = s.scalars(select(RawInputRow).where(RawInputRow.trace_id == trace_id)).first()
