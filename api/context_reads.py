@@ -98,5 +98,7 @@ class ContextReads:
         live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
         profile = build_profile(subject, rows, live, include_history=include_history)
         if group_id and not user_id:  # roles and recurring topics: read from the group's memories
-            profile.update(group_insights(sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)))
+            rows = sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)
+            # episodes retell the turns and facts already counted: read the statements only
+            profile.update(group_insights([r for r in rows if r.get("category") != "episode"]))
         return profile

@@ -8,7 +8,7 @@ group_id=g) (the agent and run of the unit kept): search(user_id="u-17", group_i
 Caroline's episode and never Melanie's. The participant id is the one the unit's facts use
 (memoryx.ingest.speakers): the message's user_id (written in from Memory.add's `participants=` map), else the
 speaker's name, so a speaker the map does not name keeps an episode under their name within the group, next
-to their facts. The assistant is not a participant: its turns are in the others' episodes.
+to their facts. An unnamed assistant (the chatbot) is no participant: its turns are in the others' episodes.
 
 While the unit is open each participant's episode is the deterministic one (`offline_perspectives`: their own
 words first, then the others'); when the unit closes the extraction model writes every participant's episode in
@@ -47,11 +47,11 @@ _HEADER = "Participants: "
 
 
 def participants(turns: list[dict]) -> dict[str, str]:
-    """{participant id: name} of a unit's turns, in order of first turn; assistant turns name no participant."""
+    """{participant id: name} of a unit's turns, in order of first turn. A turn naming nobody names no
+    participant (an unnamed assistant turn is the chatbot); a named one does whatever its role (a replayed
+    chat log often sends its second speaker as the assistant)."""
     out: dict[str, str] = {}
     for t in turns:
-        if t.get("role") == "assistant":
-            continue
         name, uid = (t.get("name") or "").strip(), (t.get("user_id") or "").strip()
         if uid or name:
             out.setdefault(uid or name, name or uid)

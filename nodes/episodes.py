@@ -31,8 +31,7 @@ def group_conversation(state: AddState, settings) -> bool:
     """A group add whose messages name a speaker (name or user_id), with per-participant episodes on."""
     scope = state.get("scope")
     group = getattr(scope, "group_id", None) if scope is not None else (state.get("group_id") or None)
-    return bool(settings.participant_episodes and group and any(
-        m.get("role") != "assistant" and (m.get("name") or m.get("user_id")) for m in _turns(state)))
+    return bool(settings.participant_episodes and group and any(m.get("name") or m.get("user_id") for m in _turns(state)))
 
 
 def keeps_episodes(state: AddState, settings) -> bool:

@@ -27,8 +27,9 @@ CHAT = [
 
 @pytest.fixture(scope="module")
 def m(tmp_path_factory):
+    # the statements alone: each participant's episode of a group chat is tested in test_participant_episodes
     mem = Memory(data_dir=tmp_path_factory.mktemp("group"), graph_backend="none", llm="offline",
-                 api_keys=KEYS, embeddings=shared_embeddings())
+                 api_keys=KEYS, embeddings=shared_embeddings(), participant_episodes=False)
     mem.add(CHAT, group_id="g1")
     mem.add("I live in Paris", user_id="Caroline")  # Caroline's private memory, outside the group
     try:
