@@ -200,12 +200,40 @@ def bench_pgvector(args, tmp: Path) -> dict:
         server.cleanup()
 
 
+def fill_edge(store, args, batch: int = 2048) -> float:
+    """The embedded engine's counterpart of `fill`: points api_points..points-1 built from batches made like
+    the API's (the same payload and term vector as upsert_memories would build, a fresh random vector) and
+    handed to the store's upsert primitive, skipping the per-point Python work of validation and tokenising.
+    Returns its seconds."""
+    from memoryx.core.text import sparse_vector
+    from memoryx.stores.vectors.base import DENSE, SPARSE, point_id
+
+    t, n = time.perf_counter(), args.points - args.api_points
+    for lo in range(args.api_points, args.points, batch):
+        items = make_batch(lo, min(batch, args.points - lo), args.users, args.dims)
+        pts = []
+        for it in items:
+            vectors = {DENSE: it["vector"]}
+            ids, vals = sparse_vector(it["text"])
+            if ids:
+                vectors[SPARSE] = (ids, vals)
+            pts.append(store._point(point_id(it["id"]), vectors, store._memory_payload(it)))
+        store._upsert(store._memories, pts)
+        done = lo + len(items) - args.api_points
+        if done % (batch * 50) < batch or done == n:
+            log(f"filled {done:,}/{n:,} through the upsert primitive ({round(done / (time.perf_counter() - t))}/s)")
+    return time.perf_counter() - t
+
+
 def bench_edge(args, tmp: Path) -> dict:
     from memoryx.stores.vectors import EdgeVectorStore
 
     store = EdgeVectorStore(tmp / "edge", args.dims, prefix="bench")
-    load_s = load(store, 0, args.points, args)
-    out = {"backend": "edge", "points": args.points, "load_per_s": round(args.points / load_s)}
+    api = args.api_points = min(args.api_points or args.points, args.points)
+    load_s = load(store, 0, api, args)
+    out = {"backend": "edge", "points": args.points, "api_points": api, "load_per_s": round(api / load_s)}
+    if api < args.points:
+        out["primitive_fill_per_s"] = round((args.points - api) / fill_edge(store, args))
     log(json.dumps(out))
     store.flush()
     du = int(subprocess.run(["du", "-sb", str(tmp / "edge" / "bench_memories")], capture_output=True,
@@ -227,8 +255,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--backends", nargs="+", default=["pgvector", "edge"])
     ap.add_argument("--api-points", type=int, default=0,
-                    help="pgvector: write only this many through upsert_memories (its rate is load_per_s) and the "
-                         "rest inside PostgreSQL as copies with fresh vectors (default: all through the API)")
+                    help="write only this many through upsert_memories (its rate is load_per_s) and the "
+                         "rest inside PostgreSQL (pgvector) or through the store's upsert primitive (edge), "
+                         "with fresh vectors (default: all through the API)")
     ap.add_argument("--maintenance-work-mem", default="1GB", help="PostgreSQL memory for the HNSW build")
     args = ap.parse_args()
     for backend in args.backends:
