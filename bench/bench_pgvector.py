@@ -14,7 +14,16 @@ PostgreSQL 16 (pgserver, unix socket). Printed per backend, one JSON line each:
 * user_p50/p99_ms: top-5 dense search in one user's scope (exact within the scope on both backends);
   large_scope_p50/p99_ms: the same in the agent's scope (pgvector: HNSW, ef_search 400; edge: its
   appendable segments without optimize()); keyword_p50_ms: BM25 in one user's scope;
-* bytes_per_point: the tables with their indexes (pgvector), the shard directories (edge).
+* bytes_per_point: the tables with their indexes (pgvector; hnsw_bytes_per_point: the HNSW index alone),
+  the shard directories (edge).
+
+At 300k+ points on a busy machine the API path (Python formats each vector's floats) is the slow part:
+--api-points N writes N points through upsert_memories (load_per_s is their rate) and the rest as copies of
+those rows with fresh vectors, inside PostgreSQL (sql_fill_per_s) or through the embedded store's upsert
+primitive (primitive_fill_per_s). Progress, with the time and the load average, goes to stderr:
+
+    nice -n 10 python3 bench/bench_pgvector.py --backends pgvector --points 1000000 --api-points 5000 \
+        --users 10000 --maintenance-work-mem 3GB 2> progress.log
 """
 
 from __future__ import annotations
