@@ -73,7 +73,10 @@ def cmd_serve(args, m) -> int:
             if settings.allowed_hosts:  # so the hosts given on the command line reach every worker
                 os.environ["MEMORYX_ALLOWED_HOSTS"] = json.dumps(settings.allowed_hosts)
             uvicorn.run("memoryx.server.app:create_app", factory=True, host=args.host, port=args.port,
-                        workers=args.workers, log_level=args.log_level)
+                        workers=args.workers, log_level=args.log_level,
+                        # uvicorn kills a worker that leaves its supervisor's ping unanswered for 5 s; a worker
+                        # loading the encoder on a busy machine can take longer, and was killed again and again
+                        timeout_worker_healthcheck=60)
         else:
             uvicorn.run(create_app(memory=m, bound_host=args.host), host=args.host, port=args.port, log_level=args.log_level)
     finally:
