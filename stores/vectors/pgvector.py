@@ -69,8 +69,8 @@ class PgVectorStore(VectorStore):
     processes may open the same tables."""
 
     def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None,
-                 hnsw: bool = True):
-        super().__init__(dims, prefix=prefix)
+                 hnsw: bool = True, chunk_chars: int = 0):
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
         self.hnsw = hnsw  # without the index, a large scope's "HNSW scan" is an exact sort: slower, same answer
         if not _IDENT.match(prefix):
             raise InvalidInputError(f"MEMORYX_COLLECTION_PREFIX={prefix!r}: the pgvector backend names tables after "
