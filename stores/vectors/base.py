@@ -299,6 +299,12 @@ class VectorStore(ABC):
             return
         points = self._points(items, self._memory_payload, "text", "memory")
         last = {point_id(item["id"]): item for item in items}
+        # windows fill their slots from 0: a memory whose slot 0 is empty has no window to clear (one read by
+        # id, cheaper than deleting every slot of every memory written)
+        firsts = {chunk_pid(pid, 0): pid for pid in last}
+        had = set()
+        for chunk in batched(list(firsts)):
+            had.update(firsts[c] for c in self._vectors(self._memories, list(chunk)))
         windows, stale = [], []
         for pid, item in last.items():
             vecs = list(item.get("chunk_vectors") or [])[:MAX_CHUNKS]
@@ -306,7 +312,8 @@ class VectorStore(ABC):
             for i, v in enumerate(vecs):
                 windows.append(self._point(chunk_pid(pid, i), {DENSE: _vector(v, self.dims, f"memory {item['id']!r} window")},
                                            {**payload, CHUNK: i}))
-            stale += [chunk_pid(pid, i) for i in range(len(vecs), MAX_CHUNKS)]
+            if pid in had:
+                stale += [chunk_pid(pid, i) for i in range(len(vecs), MAX_CHUNKS)]
         if stale:
             self._delete(self._memories, stale)
         self._upsert(self._memories, points + windows)
