@@ -323,11 +323,6 @@ class VectorStore(ABC):
         if pids:
             self._delete(self._memories, pids + [chunk_pid(p, i) for p in pids for i in range(MAX_CHUNKS)])
 
-    def _fetch(self, limit: int) -> int:
-        """How many points a memory search asks for: with windows indexed, several points may be one memory."""
-        limit = max(1, int(limit))
-        return limit * 2 if self.chunk_chars else limit
-
     @staticmethod
     def _one_per_memory(hits: list[VectorHit], limit: int) -> list[VectorHit]:
         """Best-first hits with each memory once, at its best point's score (its own vector or a window's)."""
@@ -343,10 +338,23 @@ class VectorStore(ABC):
                 break
         return out
 
+    def _memories_dense(self, vectors: list[list[float]], flt: Any, limit: int, threshold) -> list[list[VectorHit]]:
+        """`limit` memories per vector. Asked for `limit` points first (the cost of a search grows with the
+        points returned); only a list where windows of one memory crowded others out, and more points exist,
+        is asked again, deep enough for every window of every memory in it."""
+        out = []
+        for v, hits in zip(vectors, self._dense_batch(self._memories, vectors, flt, limit, threshold)):
+            one = self._one_per_memory(hits, limit)
+            if len(one) < limit and len(hits) >= limit:
+                one = self._one_per_memory(self._dense(self._memories, v, flt, limit * (MAX_CHUNKS + 1), threshold),
+                                           limit)
+            out.append(one)
+        return out
+
     def search_memories(self, vector, scope: Scope, *, limit: int = 5, threshold: float | None = None,
                         filters: FilterNode | None = None) -> list[VectorHit]:
-        return self._one_per_memory(self._search(self._memories, vector, scope, self._fetch(limit), threshold, filters),
-                                    max(1, int(limit)))
+        flt = self._filter(_check_scope(scope), filters)
+        return self._memories_dense([_vector(vector, self.dims, "query")], flt, max(1, int(limit)), threshold)[0]
 
     def keyword_search(self, text: str, scope: Scope, *, limit: int = 10,
                        filters: FilterNode | None = None) -> list[VectorHit]:
@@ -361,9 +369,9 @@ class VectorStore(ABC):
         asked = [i for i, (ids, _) in enumerate(queries) if ids]
         out: list[list[VectorHit]] = [[] for _ in texts]
         if asked:
-            # IDF over the memories' own points: windows carry no keyword vector and are no documents
+            # windows carry no keyword vector: the IDF statistics count the memories' own points only
             hits = self._sparse_batch(self._memories, [queries[i] for i in asked], self._filter(scope, filters),
-                                      self._filter(scope, NOT_CHUNK), max(1, int(limit)))
+                                      self._filter(scope, None), max(1, int(limit)))
             for i, found in zip(asked, hits):
                 out[i] = found
         return out
@@ -375,8 +383,8 @@ class VectorStore(ABC):
         flt = self._filter(_check_scope(scope), filters)
         out: list[list[VectorHit]] = []
         for chunk in batched(list(vectors)):
-            out += [self._one_per_memory(hits, max(1, int(limit))) for hits in self._dense_batch(
-                self._memories, [_vector(v, self.dims, "query") for v in chunk], flt, self._fetch(limit), threshold)]
+            out += self._memories_dense([_vector(v, self.dims, "query") for v in chunk], flt, max(1, int(limit)),
+                                        threshold)
         return out
 
     def memory_vectors(self, ids: list[str]) -> dict[str, list[float]]:
