@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     pgvector_hnsw: bool = Field(True, description="vector_backend=pgvector: keep an HNSW index (cosine) on the embeddings. Only scopes of 20,000+ memories read it (smaller scopes are searched exactly through their own index); every write maintains it. false: no index is created (an existing one is left; drop <prefix>_vec_memories_hnsw to remove it), large scopes are searched exactly.")
     qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
+    vector_chunk_chars: int = Field(800, ge=0, description="A memory text longer than the encoder reads (MiniLM: ~1,000 characters) also gets the vectors of windows this many characters wide (a quarter for CJK text) covering the rest, up to 16; a window found returns its memory, once, at its best score. 0: one vector per memory (a detail deep in a long chat turn is then not found by meaning). A change applies to memories written afterwards (reindex for the others).")
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")
 
     # --- graph store ---------------------------------------------------------------------------

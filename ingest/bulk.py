@@ -37,7 +37,6 @@ from memoryx.core.text import memory_hash
 from memoryx.errors import InvalidInputError
 from memoryx.ingest.messages import check_limits, normalize_messages, split_long
 from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
-from memoryx.stores.projections import memory_point
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
 from memoryx.stores.sql.values import check_metadata, new_id, utc_now
 
@@ -334,7 +333,8 @@ class RawIngest:
             missing = [r["memory"] for r in rows if r["memory"] not in vectors]
             if missing:  # a duplicate deleted between the read and the write: embed what it left to write
                 vectors.update(zip(missing, self.services.embeddings.embed_documents(missing)))
-            self.services.vectors.upsert_memories([memory_point(r, vectors[r["memory"]]) for r in rows])
+            self.services.vectors.upsert_memories(
+                self.services.projector.memory_points(rows, {r["id"]: vectors[r["memory"]] for r in rows}))
         except Exception as exc:
             log.warning("memory projection failed for %d rows, queued for retry: %s", len(ids), exc)
             sql.enqueue_projections(kind="memory", target_ids=ids, error=repr(exc))

@@ -30,11 +30,12 @@ def _scope_of(row: dict) -> Scope:
                  group_id=row.get("group_id"))
 
 
-def memory_point(row: dict, vector: list[float]) -> dict:
-    """The vector-store item of a SQL memory row."""
+def memory_point(row: dict, vector: list[float], chunk_vectors: list[list[float]] | None = None) -> dict:
+    """The vector-store item of a SQL memory row (`chunk_vectors`: of the windows of a long text)."""
     return {
         "id": row["id"],
         "vector": vector,
+        "chunk_vectors": chunk_vectors or [],
         "text": row["memory"],
         "user_id": row.get("user_id"),
         "agent_id": row.get("agent_id"),
@@ -196,14 +197,21 @@ class Projector:
         rows = known | ({r["id"]: r for r in self.sql.get_memories_any(unknown)} if unknown else {})
         live = [rows[i] for i in dict.fromkeys(ids) if i in rows and not rows[i].get("deleted_at")]
         gone = [i for i in ids if i not in rows or rows[i].get("deleted_at")]
-        missing = [r for r in live if r["id"] not in given]
-        if missing:
-            for row, vec in zip(missing, self.embeddings.embed_documents([r["memory"] for r in missing])):
-                given[row["id"]] = vec
         if live:
-            self.vectors.upsert_memories([memory_point(r, given[r["id"]]) for r in live])
+            self.vectors.upsert_memories(self.memory_points(live, given))
         if gone:
             self.vectors.delete_memories(gone)
+
+    def memory_points(self, rows: list[dict], given: dict[str, list[float]]) -> list[dict]:
+        """The vector-store items of memory rows: the vectors `given` ({id: vector}) reused; the other texts and
+        the windows of long texts (`VectorStore.chunk_texts`) embedded here, in one pass."""
+        missing = [r for r in rows if r["id"] not in given]
+        windows = {r["id"]: ts for r in rows if (ts := self.vectors.chunk_texts(r["memory"]))}
+        texts = [r["memory"] for r in missing] + [t for ts in windows.values() for t in ts]
+        vecs = iter(self.embeddings.embed_documents(texts) if texts else [])
+        own = dict(given) | {r["id"]: next(vecs) for r in missing}
+        window_vecs = {mid: [next(vecs) for _ in ts] for mid, ts in windows.items()}
+        return [memory_point(r, own[r["id"]], window_vecs.get(r["id"])) for r in rows]
 
     def _delete_entities(self, gone: list[str]) -> None:
         self.vectors.delete_entities(gone)
@@ -313,8 +321,7 @@ class Projector:
         memories = self.sql.list_memories(scope, limit=None)
         for i in range(0, len(memories), batch_size):
             chunk = memories[i : i + batch_size]  # live rows already in hand: no per-id re-read
-            vecs = self.embeddings.embed_documents([m["memory"] for m in chunk])
-            self.vectors.upsert_memories([memory_point(m, v) for m, v in zip(chunk, vecs)])
+            self.vectors.upsert_memories(self.memory_points(chunk, {}))
         entities = self.sql.list_entities(scope)
         for i in range(0, len(entities), batch_size):
             self._project_entities([e["id"] for e in entities[i : i + batch_size]])

@@ -50,11 +50,12 @@ __all__ = [
 def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None) -> VectorStore:
     """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector')."""
     if settings.vector_backend == "edge":
-        return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix)
+        return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix,
+                               chunk_chars=settings.vector_chunk_chars)
     if settings.vector_backend == "qdrant":
         return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
-                                       embeddings=embeddings)
+                                       embeddings=embeddings, chunk_chars=settings.vector_chunk_chars)
     if settings.vector_backend == "pgvector":
         return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
-                             hnsw=settings.pgvector_hnsw)
+                             hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars)
     raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
-from memoryx.core.filters import FilterNode, to_epoch
+from memoryx.core.filters import Cond, FilterNode, to_epoch
 from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector
 from memoryx.errors import InvalidInputError
+from memoryx.stores.vectors.chunks import CHUNK, MAX_CHUNKS, chunk_pid, text_chunks
 from memoryx.stores.vectors.filters import _Dialect
 
 DENSE = "dense"
@@ -34,6 +35,7 @@ KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "
 FLOAT_INDEXES = ("created_ts", "updated_ts", "valid_ts")
 BATCH = 512  # points per update operation / request
 _ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
+NOT_CHUNK = Cond(CHUNK, "eq", None)  # a memory's own point, not one of its windows (chunks.py)
 
 
 @dataclass
@@ -193,11 +195,12 @@ class VectorStore(ABC):
     _entities: Any
     _dialect: _Dialect
 
-    def __init__(self, dims: int, *, prefix: str):
+    def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0):
         if int(dims) <= 0:
             raise InvalidInputError(f"dims must be positive, got {dims}")
         self.dims = int(dims)
         self.prefix = prefix
+        self.chunk_chars = max(0, int(chunk_chars))  # window width of long texts (chunks.py); 0: no windows
         self._closed = False
 
     # -- backend primitives ---------------------------------------------------------------------------
@@ -283,16 +286,75 @@ class VectorStore(ABC):
         return self._count(collection, self._filter(scope, None) if scope is not None else None)
 
     # -- memories -------------------------------------------------------------------------------------
+    def chunk_texts(self, text: str) -> list[str]:
+        """The windows of a memory text that get vectors of their own (none for a short text): the caller
+        embeds them and hands the vectors over as the item's ``chunk_vectors``."""
+        return text_chunks(text or "", self.chunk_chars)
+
     def upsert_memories(self, items: list[dict]) -> None:
-        if items:
-            self._upsert(self._memories, self._points(items, self._memory_payload, "text", "memory"))
+        """Write memory points; an item's ``chunk_vectors`` (the vectors of `chunk_texts(text)`) become window
+        points carrying the memory's id and payload (dense only: the keyword side scores the whole text).
+        Window slots the item does not fill are deleted: a text that changed or shrank leaves no stale window."""
+        if not items:
+            return
+        points = self._points(items, self._memory_payload, "text", "memory")
+        last = {point_id(item["id"]): item for item in items}
+        # windows fill their slots from 0: a memory whose slot 0 is empty has no window to clear (one read by
+        # id, cheaper than deleting every slot of every memory written)
+        firsts = {chunk_pid(pid, 0): pid for pid in last}
+        had = set()
+        for chunk in batched(list(firsts)):
+            had.update(firsts[c] for c in self._vectors(self._memories, list(chunk)))
+        windows, stale = [], []
+        for pid, item in last.items():
+            vecs = list(item.get("chunk_vectors") or [])[:MAX_CHUNKS]
+            payload = self._memory_payload(item) if vecs else None
+            for i, v in enumerate(vecs):
+                windows.append(self._point(chunk_pid(pid, i), {DENSE: _vector(v, self.dims, f"memory {item['id']!r} window")},
+                                           {**payload, CHUNK: i}))
+            if pid in had:
+                stale += [chunk_pid(pid, i) for i in range(len(vecs), MAX_CHUNKS)]
+        if stale:
+            self._delete(self._memories, stale)
+        self._upsert(self._memories, points + windows)
 
     def delete_memories(self, ids: list[str]) -> None:
-        self._delete_ids(self._memories, ids)
+        pids = list(dict.fromkeys(point_id(i) for i in ids))
+        if pids:
+            self._delete(self._memories, pids + [chunk_pid(p, i) for p in pids for i in range(MAX_CHUNKS)])
+
+    @staticmethod
+    def _one_per_memory(hits: list[VectorHit], limit: int) -> list[VectorHit]:
+        """Best-first hits with each memory once, at its best point's score (its own vector or a window's)."""
+        seen: set[str] = set()
+        out: list[VectorHit] = []
+        for h in hits:
+            if h.id in seen:
+                continue
+            seen.add(h.id)
+            h.payload.pop(CHUNK, None)
+            out.append(h)
+            if len(out) >= limit:
+                break
+        return out
+
+    def _memories_dense(self, vectors: list[list[float]], flt: Any, limit: int, threshold) -> list[list[VectorHit]]:
+        """`limit` memories per vector. Asked for `limit` points first (the cost of a search grows with the
+        points returned); only a list where windows of one memory crowded others out, and more points exist,
+        is asked again, deep enough for every window of every memory in it."""
+        out = []
+        for v, hits in zip(vectors, self._dense_batch(self._memories, vectors, flt, limit, threshold)):
+            one = self._one_per_memory(hits, limit)
+            if len(one) < limit and len(hits) >= limit:
+                one = self._one_per_memory(self._dense(self._memories, v, flt, limit * (MAX_CHUNKS + 1), threshold),
+                                           limit)
+            out.append(one)
+        return out
 
     def search_memories(self, vector, scope: Scope, *, limit: int = 5, threshold: float | None = None,
                         filters: FilterNode | None = None) -> list[VectorHit]:
-        return self._search(self._memories, vector, scope, limit, threshold, filters)
+        flt = self._filter(_check_scope(scope), filters)
+        return self._memories_dense([_vector(vector, self.dims, "query")], flt, max(1, int(limit)), threshold)[0]
 
     def keyword_search(self, text: str, scope: Scope, *, limit: int = 10,
                        filters: FilterNode | None = None) -> list[VectorHit]:
@@ -307,6 +369,7 @@ class VectorStore(ABC):
         asked = [i for i, (ids, _) in enumerate(queries) if ids]
         out: list[list[VectorHit]] = [[] for _ in texts]
         if asked:
+            # windows carry no keyword vector: the IDF statistics count the memories' own points only
             hits = self._sparse_batch(self._memories, [queries[i] for i in asked], self._filter(scope, filters),
                                       self._filter(scope, None), max(1, int(limit)))
             for i, found in zip(asked, hits):
@@ -320,8 +383,8 @@ class VectorStore(ABC):
         flt = self._filter(_check_scope(scope), filters)
         out: list[list[VectorHit]] = []
         for chunk in batched(list(vectors)):
-            out += self._dense_batch(self._memories, [_vector(v, self.dims, "query") for v in chunk], flt,
-                                     max(1, int(limit)), threshold)
+            out += self._memories_dense([_vector(v, self.dims, "query") for v in chunk], flt, max(1, int(limit)),
+                                        threshold)
         return out
 
     def memory_vectors(self, ids: list[str]) -> dict[str, list[float]]:
@@ -334,7 +397,7 @@ class VectorStore(ABC):
         return out
 
     def count_memories(self, scope: Scope | None = None) -> int:
-        return self._count_in(self._memories, scope)
+        return self._count(self._memories, self._filter(scope, NOT_CHUNK))
 
     # -- entities -------------------------------------------------------------------------------------
     def upsert_entities(self, items: list[dict]) -> None:

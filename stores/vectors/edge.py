@@ -51,8 +51,8 @@ class EdgeVectorStore(VectorStore):
     Points are durable through Qdrant's write-ahead log; close() (and process exit) flushes segments.
     """
 
-    def __init__(self, path: Path, dims: int, *, prefix: str = "memoryx"):
-        super().__init__(dims, prefix=prefix)
+    def __init__(self, path: Path, dims: int, *, prefix: str = "memoryx", chunk_chars: int = 0):
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
         self.path = Path(path)
         self._memories = SharedShard.acquire(self.path / f"{prefix}_memories", self.dims)  # clear error if missing
         try:

@@ -69,8 +69,8 @@ class PgVectorStore(VectorStore):
     processes may open the same tables."""
 
     def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None,
-                 hnsw: bool = True):
-        super().__init__(dims, prefix=prefix)
+                 hnsw: bool = True, chunk_chars: int = 0):
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
         self.hnsw = hnsw  # without the index, a large scope's "HNSW scan" is an exact sort: slower, same answer
         if not _IDENT.match(prefix):
             raise InvalidInputError(f"MEMORYX_COLLECTION_PREFIX={prefix!r}: the pgvector backend names tables after "
@@ -214,10 +214,11 @@ class PgVectorStore(VectorStore):
 
     def _sparse(self, table: str, ids, values, flt, corpus, limit: int) -> list[VectorHit]:
         where, scope = self._where(flt), self._where(corpus)
-        # N and n (document frequency) are counted over the scope (`corpus`), the scores over the filtered rows
+        # N and n (document frequency) are counted over the scope (`corpus`), the scores over the filtered rows;
+        # N counts the rows with keywords (a long memory's windows have none: they are no documents)
         sql = sa.text(
             f"WITH q AS (SELECT * FROM unnest(CAST(:qids AS int[]), CAST(:qvals AS real[])) AS q(term, w)), "
-            f"n AS (SELECT count(*)::float8 AS n FROM {table} WHERE {scope.sql}), "
+            f"n AS (SELECT count(*)::float8 AS n FROM {table} WHERE ({scope.sql}) AND cardinality(terms) > 0), "
             f"df AS (SELECT u.term, count(*)::float8 AS df FROM {table} c, unnest(c.terms) AS u(term) "
             f"       WHERE ({scope.sql}) AND c.terms && CAST(:qids AS int[]) AND u.term = ANY(CAST(:qids AS int[])) "
             f"       GROUP BY u.term), "

@@ -79,10 +79,10 @@ class QdrantServerVectorStore(VectorStore):
     """
 
     def __init__(self, client: "QdrantClient", dims: int, *, prefix: str = "memoryx",
-                 embeddings: "Embeddings | None" = None):
+                 embeddings: "Embeddings | None" = None, chunk_chars: int = 0):
         from qdrant_client import models
 
-        super().__init__(dims, prefix=prefix)
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
         self.m = models
         self.client = client
         self.memories_collection = self._memories = f"{prefix}_memories"
