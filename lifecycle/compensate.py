@@ -17,7 +17,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from memoryx.errors import AddFailedError, MemoryXError
+from memoryx.errors import AccessDeniedError, AddFailedError, InvalidInputError, MemoryXError, NotFoundError, ScopeError
 from memoryx.knowledge import memory_graph
 from memoryx.lifecycle.rollback import Rollback
 
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from memoryx.runtime.services import Services
 
 log = logging.getLogger(__name__)
+
+# errors that are the caller's to fix (4xx): their message is kept as it is
+_CALLERS_OWN = (InvalidInputError, ScopeError, AccessDeniedError, NotFoundError)
 
 
 def undo_failed_run(services: "Services", trace_id: str, values: dict | None = None) -> dict:
@@ -74,6 +77,8 @@ def failure_message(exc: BaseException, trace_id: str, step: str | None, report:
 def failed_add(exc: BaseException, trace_id: str, step: str | None, report: dict | None) -> BaseException:
     """The error to raise for a failed add: a MemoryX error keeps its type (and HTTP status) with the message
     above; any other exception becomes an AddFailedError chained to it."""
+    if isinstance(exc, _CALLERS_OWN) and not (report and report.get("error")):
+        return exc  # bad input, a scope refused: its message says what to change; retrying as is won't help
     message = failure_message(exc, trace_id, step, report)
     if isinstance(exc, MemoryXError):
         exc.args = (message, *exc.args[1:])
