@@ -42,6 +42,11 @@ class ModelOutputError(MemoryXError):
     """The model's output could not be parsed even after one retry."""
 
 
+class AddFailedError(MemoryXError, RuntimeError):
+    """An add run raised something other than a MemoryX error; what it wrote was undone (`__cause__`: the
+    original error). Retry the add."""
+
+
 class ConcurrencyError(MemoryXError):
     """A scope lock could not be taken in time."""
 

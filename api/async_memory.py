@@ -21,6 +21,7 @@ from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.graphs.add import compile_add_graph
 from memoryx.ingest import bulk
+from memoryx.lifecycle.compensate import failed_add, failed_step
 from memoryx.lifecycle.retention import aabandon_run, aforget_finished_run
 from memoryx.runtime.checkpointing import make_async_checkpointer
 from memoryx.settings import Settings
@@ -81,13 +82,18 @@ class AsyncMemory(MemoryFront):
                                      participants=participants)
         graph = await self._add_graph()
         core.check_review(graph, review)
+        replay = await asyncio.to_thread(core.finished_before, inp["trace_id"], trace_id)
         with core.running(inp["trace_id"]):
             try:
                 out = await graph.ainvoke(inp, config, context=core.context(review=review))
-            except BaseException:
-                # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
-                await aabandon_run(core.services, graph.checkpointer, inp["trace_id"])
-                raise
+            except BaseException as exc:
+                # the caller is told this add failed: what it wrote is undone and its checkpoints go, so that
+                # no later start resumes (applies) it (memoryx.lifecycle.compensate)
+                snapshot = await self._snapshot(graph, config)
+                report = await aabandon_run(core.services, graph.checkpointer, inp["trace_id"],
+                                            f"the add failed: {exc!r}", values=getattr(snapshot, "values", None),
+                                            undo=not replay)
+                raise failed_add(exc, inp["trace_id"], failed_step(snapshot), report)
         snapshot = await self._snapshot(graph, config)
         result = core.finish_add(out, inp["trace_id"], lambda: snapshot)
         await aforget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
@@ -113,7 +119,13 @@ class AsyncMemory(MemoryFront):
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         resume = {"operations": operations} if operations is not None else {"approved": True}
         with core.running(trace_id):
-            out = await graph.ainvoke(Command(resume=resume), config, context=core.context())
+            try:
+                out = await graph.ainvoke(Command(resume=resume), config, context=core.context())
+            except BaseException as exc:  # told it failed: undone, never resumed by a later start (as add)
+                snapshot = await self._snapshot(graph, config)
+                report = await aabandon_run(core.services, graph.checkpointer, trace_id,
+                                            f"the resumed add failed: {exc!r}", values=getattr(snapshot, "values", None))
+                raise failed_add(exc, trace_id, failed_step(snapshot), report)
         snapshot = await self._snapshot(graph, config)
         result = core.finish_add(out, trace_id, lambda: snapshot)
         await aforget_finished_run(core.services, graph.checkpointer, trace_id, result)

@@ -32,6 +32,7 @@ from memoryx.api.run_recovery import RESUME_RUN_NAME, recover_add_runs
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.ingest import bulk
+from memoryx.lifecycle.compensate import failed_add, failed_step
 from memoryx.lifecycle.retention import abandon_run, forget_finished_run
 
 __all__ = ["AsyncMemory", "Memory", "settings_from_config"]
@@ -95,13 +96,17 @@ class Memory(MemoryFront):
                                      participants=participants)
         graph = core.add_graph()
         core.check_review(graph, review)
+        replay = core.finished_before(inp["trace_id"], trace_id)
         with core.running(inp["trace_id"]):
             try:
                 out = graph.invoke(inp, config, context=core.context(review=review))
-            except BaseException:
-                # the caller is told this add failed: its checkpoints go, so that no later start resumes (applies) it
-                abandon_run(core.services, graph.checkpointer, inp["trace_id"])
-                raise
+            except BaseException as exc:
+                # the caller is told this add failed: what it wrote is undone and its checkpoints go, so that
+                # no later start resumes (applies) it (memoryx.lifecycle.compensate)
+                snapshot = self._snapshot(graph, config)
+                report = abandon_run(core.services, graph.checkpointer, inp["trace_id"], f"the add failed: {exc!r}",
+                                     values=getattr(snapshot, "values", None), undo=not replay)
+                raise failed_add(exc, inp["trace_id"], failed_step(snapshot), report)
         result = core.finish_add(out, inp["trace_id"], lambda: self._snapshot(graph, config))
         forget_finished_run(core.services, graph.checkpointer, inp["trace_id"], result)
         return {**result, "warnings": warnings} if warnings else result
@@ -134,7 +139,13 @@ class Memory(MemoryFront):
             raise NotFoundError(f"No add run awaiting review with trace_id {trace_id!r}.")
         resume = {"operations": operations} if operations is not None else {"approved": True}
         with core.running(trace_id):
-            out = graph.invoke(Command(resume=resume), config, context=core.context())
+            try:
+                out = graph.invoke(Command(resume=resume), config, context=core.context())
+            except BaseException as exc:  # told it failed: undone, never resumed by a later start (as add)
+                snapshot = self._snapshot(graph, config)
+                report = abandon_run(core.services, graph.checkpointer, trace_id, f"the resumed add failed: {exc!r}",
+                                     values=getattr(snapshot, "values", None))
+                raise failed_add(exc, trace_id, failed_step(snapshot), report)
         result = core.finish_add(out, trace_id, lambda: self._snapshot(graph, config))
         forget_finished_run(core.services, graph.checkpointer, trace_id, result)
         return result

@@ -164,6 +164,14 @@ class MemoryCore(ContextReads, JudgmentReads):
         if any(row.get(k) for k in keys) and {k: row.get(k) for k in keys} != {k: getattr(scope, k) for k in keys}:
             raise ScopeError(f"trace_id {trace_id!r} is another scope's run; pass no trace_id (MemoryX generates one).")
 
+    def finished_before(self, trace_id: str, given: str | None) -> bool:
+        """Whether a caller-chosen trace id names a run that already wrote: if its replay fails, the undo
+        must not remove what the earlier run wrote (one read, only when the caller chose the id)."""
+        if given is None:
+            return False
+        sql = self.services.sql
+        return sql.trace_statuses([trace_id]).get(trace_id) == "done" or bool(sql.trace_history(trace_id))
+
     @contextlib.contextmanager
     def running(self, trace_id: str):
         """Held around an add run: the run's lock (stores/sql `run_lock`) tells other workers it is alive, so

@@ -2,8 +2,9 @@
 (MEMORYX_RECOVER_RUNS most recent runs of the checkpointer): an add run cut short (no final state) is resumed
 from its last checkpoint to the same end state; a run paused at the review interrupt is left waiting for its
 human and only reported (resuming it would need the approval it waits for); a resume that fails is reported,
-its judgment marked failed and its checkpoints dropped (one try, never one at every start). A run whose
-caller was told it failed never gets here: Memory.add drops its checkpoints when it raises."""
+its writes undone, its judgment marked failed and its checkpoints dropped (one try, never one at every
+start). A run whose caller was told it failed never gets here: Memory.add undoes it and drops its
+checkpoints when it raises (memoryx.lifecycle.compensate)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def _recover_one(core: Any, graph: Any, trace_id: str, report: dict) -> None:
     except Exception as exc:  # noqa: BLE001 - one broken run must not keep the others (or the store) down
         # tried once: marked failed (shown in judgments) and its checkpoints dropped, never retried at every start
         log.warning("could not resume add run %s (marked failed): %s", trace_id, exc)
-        abandon_run(core.services, graph.checkpointer, trace_id, f"resuming after a restart failed: {exc!r}")
+        abandon_run(core.services, graph.checkpointer, trace_id, f"resuming after a restart failed: {exc!r}",
+                    values=values)
         report["failed"][trace_id] = repr(exc)
         return
     if isinstance(out, dict) and out.get("__interrupt__"):

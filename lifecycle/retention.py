@@ -6,8 +6,9 @@
   MEMORYX_RETENTION_INTERVAL_S). Unset / 0 keeps them forever. A run waiting for review keeps its judgment
   and its checkpoints whatever their age: they are the work a human has not done yet.
 * A finished add run's checkpoints (~45 KB for a one-line add) are deleted as soon as the run returns
-  (`forget_finished_run`), unless MEMORYX_KEEP_FINISHED_CHECKPOINTS is set. Kept: runs paused for review,
-  runs whose judgment failed and runs that raised (they are what `resume_add` and crash recovery need). A run
+  (`forget_finished_run`), unless MEMORYX_KEEP_FINISHED_CHECKPOINTS is set. Kept: runs paused for review
+  and runs whose judgment failed without raising (they are what `resume_add` needs); a run cut short by a
+  crash keeps them for recovery. A run that raised is undone and its checkpoints go (`abandon_run`). A run
   that returned written results is finished without a look at its judgment status (no read per add).
 
 Memories themselves are never pruned: they live until deleted or purged.
@@ -20,6 +21,7 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
+from memoryx.lifecycle.compensate import undo_failed_run
 from memoryx.runtime.checkpointing import delete_threads, thread_times
 from memoryx.stores.sql.purge import KEEP_STATUSES
 
@@ -76,30 +78,50 @@ def forget_finished_run(services: "Services", saver: Any, trace_id: str, result:
     return True
 
 
-def abandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed") -> None:
-    """An add run whose caller was told it failed: its checkpoints go, so no later start resumes (applies)
-    it, and a judgment record it left running is marked failed (listed in judgments and on /ui)."""
+def abandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed", *,
+                values: dict | None = None, undo: bool = True) -> dict | None:
+    """An add run whose caller was told it failed: what it wrote is undone (memoryx.lifecycle.compensate),
+    its checkpoints go, so no later start resumes (applies) it, and its judgment record is marked failed with
+    the reason (listed in judgments and on /ui). `values`: its last checkpointed state, read before the
+    checkpoints go. Returns what was undone ({"error"} when the undo failed; None when not asked)."""
+    report = _undo(services, trace_id, values) if undo else None
     if saver is not None:
         try:
             saver.delete_thread(trace_id)
         except Exception as exc:  # noqa: BLE001 - the caller's own error is the one to raise
             log.warning("could not drop the checkpoints of failed add run %s: %s", trace_id, exc)
-    _mark_failed(services, trace_id, reason)
+    _mark_failed(services, trace_id, reason, report)
+    return report
 
 
-async def aabandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed") -> None:
+async def aabandon_run(services: "Services", saver: Any, trace_id: str, reason: str = "the add failed", *,
+                       values: dict | None = None, undo: bool = True) -> dict | None:
     """`abandon_run` for an async saver (AsyncMemory)."""
+    report = await asyncio.to_thread(_undo, services, trace_id, values) if undo else None
     if saver is not None:
         try:
             await saver.adelete_thread(trace_id)
         except Exception as exc:  # noqa: BLE001 - the caller's own error is the one to raise
             log.warning("could not drop the checkpoints of failed add run %s: %s", trace_id, exc)
-    _mark_failed(services, trace_id, reason)
+    await asyncio.to_thread(_mark_failed, services, trace_id, reason, report)
+    return report
 
 
-def _mark_failed(services: "Services", trace_id: str, reason: str) -> None:
+def _undo(services: "Services", trace_id: str, values: dict | None) -> dict:
     try:
-        if services.sql.trace_statuses([trace_id]).get(trace_id) == "running":
+        return undo_failed_run(services, trace_id, values)
+    except Exception as exc:  # noqa: BLE001 - reported to the caller with its own error
+        log.warning("could not undo the writes of failed add run %s: %s", trace_id, exc)
+        return {"error": repr(exc)}
+
+
+def _mark_failed(services: "Services", trace_id: str, reason: str, report: dict | None = None) -> None:
+    """A record the run left running, marked done before a later step failed, or paused for a review whose
+    resumed run failed, becomes failed."""
+    if report:
+        reason = f"{reason} [undone: {report}]"
+    try:
+        if services.sql.trace_statuses([trace_id]).get(trace_id) in ("running", "done", "awaiting_review"):
             services.sql.save_judgment(trace_id, status="failed", execution_success=False, error_message=reason[:2000])
     except Exception as exc:  # noqa: BLE001
         log.warning("could not mark add run %s failed: %s", trace_id, exc)

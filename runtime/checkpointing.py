@@ -31,6 +31,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.settings import Settings, get_settings
+from memoryx.stores.sql.purge import truncate_wal
 
 
 def _serde() -> Any:
@@ -260,7 +261,7 @@ def vacuum_checkpoints(saver: Any) -> bool:
     with saver.lock:
         saver.conn.commit()  # VACUUM refuses to run inside the connection's open transaction
         saver.conn.execute("VACUUM")
-        saver.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        truncate_wal(saver.conn, "checkpoints.db")  # retried while a reader holds an older snapshot
     return True
 
 

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryx.errors import (
     AccessDeniedError,
+    AddFailedError,
     ConcurrencyError,
     InvalidInputError,
     MemoryXError,
@@ -33,6 +34,7 @@ _STATUS: list[tuple[type, int, str]] = [
     (StoreUnavailableError, 503, "store_unavailable"),
     (ConcurrencyError, 503, "busy"),
     (ModelOutputError, 502, "model_output_error"),
+    (AddFailedError, 500, "add_failed"),  # undone before the answer: retrying is safe
 ]
 
 

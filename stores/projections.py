@@ -111,6 +111,12 @@ class Projector:
             return
         self._sync("relation", [r["id"] for r in relations], lambda: self._project_relations(relations))
 
+    def sync_relation_ids(self, ids: list[str]) -> None:
+        """Make the graph match SQL for these relation ids: a relation row gone from SQL loses its edge."""
+        if self.graph is None:
+            return
+        self._sync("relation", ids, lambda: self._project_relation_ids(ids, {}))
+
     def project_recorded(self, intents: list[tuple[str, str, str]], *, memories: dict[str, dict] | None = None,
                          memory_vectors: dict[str, list[float]] | None = None,
                          entities: dict[str, dict | None] | None = None,

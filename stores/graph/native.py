@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
@@ -163,6 +164,7 @@ class NativeTransport(GraphTransport):
         if info.get("aof_last_bgrewrite_status") != "ok":
             raise StoreUnavailableError(f"Rewriting the graph's append-only file on {self.url} failed "
                                         f"(status {info.get('aof_last_bgrewrite_status')}); see the server log.")
+        _wait_history_unlinked(conn, deadline)
         return True
 
     def _reconnect_now(self) -> None:
@@ -172,6 +174,31 @@ class NativeTransport(GraphTransport):
             url = self._reconnect() if self._reconnect else self.url
             log.warning("graph store unreachable; reconnecting to %s", url)
             self._connect(url)
+
+
+def _wait_history_unlinked(conn: Any, deadline: float) -> None:
+    """Wait until the AOF directory holds only the files its manifest lists. Redis 7+ (multi-part AOF) marks
+    the pre-rewrite base and increment files as history when the rewrite finishes and unlinks them on a
+    background thread: for a moment after `aof_rewrites` moved, the old files, deleted text included, are
+    still on disk. A server on another machine (its directory not ours to read) is not waited for."""
+    try:
+        folder = Path(conn.config_get("dir")["dir"]) / conn.config_get("appenddirname")["appenddirname"]
+        manifest = folder / (conn.config_get("appendfilename")["appendfilename"] + ".manifest")
+    except Exception:  # noqa: BLE001 - an older server (one AOF file, rewritten in place) or no CONFIG access
+        return
+    while manifest.is_file():
+        try:
+            listed = {line.split()[1] for line in manifest.read_text().splitlines() if line.startswith("file ")}
+            extra = [f.name for f in folder.iterdir() if f != manifest and f.name not in listed
+                     and not f.name.startswith("temp-")]
+        except (OSError, IndexError):
+            extra = ["(manifest being replaced)"]
+        if not extra:
+            return
+        if time.monotonic() > deadline:
+            raise StoreUnavailableError(f"The graph's old append-only files {extra} were not removed after the "
+                                        "rewrite; see the server log.")
+        time.sleep(0.01)
 
 
 def _close_quietly(db: Any) -> None:

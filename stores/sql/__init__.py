@@ -9,7 +9,7 @@ Modules: base.py (engine, transactions, locks, projection intents) with statisti
 schema.py (the tables and their dict shapes), migrations.py, core_rows.py (rows through SQLAlchemy Core),
 values.py (ids, times, scope conditions); one module per concept: memories.py, judgments.py, graph_truth.py
 (entities.py + relations.py over graph_rows.py), outbox.py, purge.py, lifecycle.py and lifecycle_undo.py,
-feedback.py, transfer.py, profiles.py, links.py, findings.py (the judgment log's audit findings and daily
+feedback.py, transfer.py, profiles.py, links.py, run_undo.py (a failed add run undone), findings.py (the judgment log's audit findings and daily
 reports), measures.py (what the server's metrics read).
 """
 
@@ -27,6 +27,7 @@ from memoryx.stores.sql.migrations import MIGRATIONS, SCHEMA_VERSION
 from memoryx.stores.sql.outbox import PROJECTION_KINDS, ProjectionOutbox
 from memoryx.stores.sql.profiles import ProfileValues  # user and group profiles
 from memoryx.stores.sql.purge import ScopePurge
+from memoryx.stores.sql.run_undo import RunUndo  # a failed add run's rows undone
 from memoryx.stores.sql.schema import (
     JUDGMENT_FIELDS,
     Base,
@@ -44,7 +45,7 @@ from memoryx.stores.sql.transfer import HistoryTransfer  # a memory's history re
 
 class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, ConsolidationUndo,
                MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks, JudgmentAudits,
-               StoreMeasures):
+               StoreMeasures, RunUndo):
     """System of record. Thread-safe: each method is one short transaction on its own session."""
 
 

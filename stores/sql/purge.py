@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -19,6 +20,7 @@ from sqlalchemy import select
 
 from memoryx.core.scope import Scope
 from memoryx.core.text import memory_hash
+from memoryx.errors import ConcurrencyError
 from memoryx.stores.sql.base import SQLStoreBase
 from memoryx.stores.sql.schema import (
     EntityRow,
@@ -244,7 +246,24 @@ class ScopePurge(SQLStoreBase):
             conn = raw.driver_connection
             if vacuum:
                 conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            truncate_wal(conn, self.safe_url)
         finally:
             raw.close()
         return True
+
+
+def truncate_wal(conn, name: str, timeout_s: float = 30.0) -> None:
+    """PRAGMA wal_checkpoint(TRUNCATE) until it completes. While another connection reads an older snapshot
+    the checkpoint answers busy and leaves the deleted pages in the database file and the WAL (SQLite reports
+    this in the result row, it raises nothing): retried until no reader holds one, else an error, so that a
+    purge never returns with the deleted text still on disk."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        busy, *_ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone() or (0,)
+        if not busy:
+            return
+        if time.monotonic() > deadline:
+            raise ConcurrencyError(f"Could not empty the write-ahead log of {name} within {timeout_s:.0f} s: "
+                                   "another connection kept reading. The rows are deleted; run the purge "
+                                   "again (or `memoryx purge`) to compact the files.")
+        time.sleep(0.02)
