@@ -17,7 +17,8 @@ REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
 `memoryx --help` and usage errors answer at once. The reads (list, get, history, judgments list/show/stats)
 open the SQL store alone (memoryx.api.records), without the vector shard, the graph server, the encoder or
-LangGraph; `setup` opens no store.
+LangGraph; `setup` opens no store. The commands that embed (add, search, update) load the encoder in a thread while
+the stores open.
 
 May import: server, api and everything below them (the top layer; nothing imports the CLI).
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import warnings
 from typing import Sequence
 
@@ -78,9 +80,38 @@ def _open_memory(args):
         from memoryx.api.records import RecordReader
 
         return RecordReader(settings)
+    if args.command in _ENCODES:
+        _warm_encoder(settings)
     from memoryx.api.memory import Memory
 
     return Memory()
+
+
+# commands that embed text (the query, the new facts): embedded, they need the local encoder
+_ENCODES = {"add", "search", "update"}
+
+
+def _warm_encoder(settings) -> None:
+    """Load the local encoder in a thread while the stores open: the ONNX session's load (native code, ~0.3 s)
+    then overlaps the store opening and the graph server's start instead of following them. The encoder is
+    process-wide and loaded under a lock, so the command's own first use waits for this load or reuses it; a
+    failure here is left for that use to report."""
+    from memoryx.models.embeddings import LocalMiniLMEmbeddings, make_embeddings
+
+    try:
+        embeddings = make_embeddings(settings)
+    except Exception:  # a bad setting: reported by the command itself, with its advice
+        return
+    if isinstance(embeddings, LocalMiniLMEmbeddings):
+        threading.Thread(target=lambda: _quietly(lambda: embeddings.encoder), name="memoryx-encoder-warmup",
+                         daemon=True).start()
+
+
+def _quietly(load) -> None:
+    try:
+        load()
+    except Exception:  # noqa: BLE001 - the command's own load raises it again, where it is reported
+        pass
 
 
 def _check_remote_options(args) -> None:

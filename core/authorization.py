@@ -186,4 +186,19 @@ def authorize(principal: Principal, action: Action, requested: Requested | Mappi
     raise AccessDeniedError("This API key holds no user, agent or group.")
 
 
-__all__ = ["Action", "DEV_PRINCIPAL", "Principal", "Requested", "UNSCOPED", "WRITES", "authorize", "stdio_principal"]
+def authorize_participants(principal: Principal, participants: Mapping[str, Any] | None) -> None:
+    """A group add's `participants` {speaker name: user id} writes each speaker's "I" facts under that user
+    (search and the profile by user id find them): a key may map speakers only to users it holds, so a group
+    key cannot write into a user it does not hold. Raises AccessDeniedError (403) for the first user it does
+    not hold; all-access principals may name any user."""
+    if not participants or principal.all_access:
+        return
+    for name, user in participants.items():
+        if user not in principal.users:
+            raise _denied("user_id", str(user), f"participants maps {name!r} to it; map speakers only to users "
+                                                "this key holds (a key with {\"users\": [...], \"groups\": [...]}), or "
+                                                "leave the speaker out to keep their facts under their name in the group.")
+
+
+__all__ = ["Action", "DEV_PRINCIPAL", "Principal", "Requested", "UNSCOPED", "WRITES", "authorize",
+           "authorize_participants", "stdio_principal"]

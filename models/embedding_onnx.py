@@ -12,7 +12,8 @@ ships) and cached in `cache_dir` (by default `<data_dir>/models`). Nothing is do
   the probe vectors beside it. The write is atomic (temp file + rename) and done under a file lock, so two
   processes starting at once build it once and never read half a file.
 * Trusted on reuse only after a check: the cache's fingerprint (model files) matches, the file's digest is
-  the one recorded, and the probes still give the recorded vectors. A corrupt or stale file is rebuilt.
+  the one recorded (computed once per file: `<stem>.verified` keeps the size, mtime and inode it was computed
+  on), and the probes still give the recorded vectors. A corrupt or stale file is rebuilt.
   Once the cache exists, neither torch nor sentence-transformers is imported.
 * Encoding: the model's fast tokenizer (tokenizer.json) truncating at the model's max_seq_length (256 for
   MiniLM, as sentence-transformers does), texts sorted by token count and padded per batch to that batch's
@@ -43,6 +44,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from memoryx.models.onnx_files import atomic_write_text, file_digest, stamp_matches, write_stamp
 
 log = logging.getLogger(__name__)
 
@@ -122,14 +125,6 @@ def cache_paths(model_dir: str | Path, cache_dir: str | Path) -> tuple[Path, Pat
     model_dir = Path(model_dir)
     stem = f"{model_dir.name if model_dir.name != 'model' else model_dir.parent.name}-{_fingerprint(model_dir)}"
     return Path(cache_dir) / f"{stem}.onnx", Path(cache_dir) / f"{stem}.json"
-
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.blake2b(digest_size=20)  # faster than sha256 here; this is corruption, not tamper, detection
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -349,26 +344,14 @@ def _build(model_dir: Path, onnx_path: Path, meta_path: Path, options: dict[str,
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         meta = {"format": EXPORT_FORMAT, "attention": "eager", "source": str(model_dir),
-                "digest": _file_digest(tmp), "min_cosine_vs_torch": float(cos.min()), "probe_vectors": got.tolist()}
+                "digest": file_digest(tmp), "min_cosine_vs_torch": float(cos.min()), "probe_vectors": got.tolist()}
         os.replace(tmp, onnx_path)
-        _atomic_write_text(meta_path, json.dumps(meta))
+        atomic_write_text(meta_path, json.dumps(meta))
         log.info("built the ONNX encoder %s from %s (min cosine vs torch %.8f)", onnx_path, model_dir, cos.min())
     finally:
         tmp.unlink(missing_ok=True)
     candidate.path = onnx_path  # the session holds the graph in memory; the file was renamed, not changed
     return candidate
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _load_cached(model_dir: Path, onnx_path: Path, meta_path: Path, options: dict[str, Any]
@@ -380,8 +363,10 @@ def _load_cached(model_dir: Path, onnx_path: Path, meta_path: Path, options: dic
         meta = json.loads(meta_path.read_text())
         if meta.get("format") != EXPORT_FORMAT:
             raise OnnxEncoderError(f"format {meta.get('format')} != {EXPORT_FORMAT}")
-        if _file_digest(onnx_path) != meta.get("digest"):
-            raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
+        if not stamp_matches(onnx_path, meta.get("digest")):
+            if file_digest(onnx_path) != meta.get("digest"):
+                raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
+            write_stamp(onnx_path, meta["digest"])
         encoder = OnnxSentenceEncoder(onnx_path, model_dir, **options)
         # The digest caught corruption; this catches a runtime that computes differently (an upgraded
         # onnxruntime, say). The short probes only: a few ms, not the 256-token one's ~0.3 s.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -159,12 +160,21 @@ def make_checkpointer(settings: Settings | None = None, kind: str | None = None)
     return sqlite_checkpointer(Path(settings.data_dir) / "checkpoints.db")
 
 
+def _is_postgres_saver(saver: Any) -> bool:
+    """isinstance(saver, PostgresSaver) without importing psycopg for a SQLite or in-memory saver: a
+    PostgresSaver exists only once its module is imported (~0.1 s of a CLI command's start otherwise)."""
+    if "langgraph.checkpoint.postgres" not in sys.modules:
+        return False
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    return isinstance(saver, PostgresSaver)
+
+
 def close_checkpointer(saver: Any) -> None:
     """Release the saver's connections: its SQLite connection or its PostgreSQL pool (both are `conn`)."""
-    from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    if isinstance(saver, (SqliteSaver, PostgresSaver)):
+    if isinstance(saver, SqliteSaver) or _is_postgres_saver(saver):
         saver.conn.close()
 
 
@@ -224,14 +234,13 @@ def delete_threads(saver: Any, thread_ids: Any) -> int:
 def thread_times(saver: Any) -> dict[str, float]:
     """{thread id: epoch seconds of its newest checkpoint} for every thread of the saver. Checkpoint ids are
     uuid6 (time-ordered), so the SQL savers answer from their ids without unpacking a checkpoint."""
-    from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     query = "SELECT thread_id, MAX(checkpoint_id) AS newest FROM checkpoints GROUP BY thread_id"
     if isinstance(saver, SqliteSaver):
         with saver.cursor(transaction=False) as cur:
             rows = [(r[0], r[1]) for r in cur.execute(query).fetchall()]
-    elif isinstance(saver, PostgresSaver):
+    elif _is_postgres_saver(saver):
         with saver._cursor() as cur:
             cur.execute(query)
             rows = [(r["thread_id"], r["newest"]) for r in cur.fetchall()]
@@ -268,7 +277,6 @@ def vacuum_checkpoints(saver: Any) -> bool:
 def recent_threads(saver: Any, limit: int) -> list[str]:
     """Thread ids (= add-run trace ids) with the newest checkpoints first, at most `limit`. Checkpoint ids
     are time-ordered (uuid6), so the newest threads are the runs a crash can have cut short."""
-    from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     if limit <= 0 or saver is None:
@@ -278,7 +286,7 @@ def recent_threads(saver: Any, limit: int) -> list[str]:
     if isinstance(saver, SqliteSaver):
         with saver.lock:
             return [row[0] for row in saver.conn.execute(query.format(p="?"), (limit,)).fetchall()]
-    if isinstance(saver, PostgresSaver):
+    if _is_postgres_saver(saver):
         with saver._cursor() as cur:
             cur.execute(query.format(p="%s"), (limit,))
             return [row["thread_id"] for row in cur.fetchall()]

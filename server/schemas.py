@@ -33,6 +33,9 @@ class AddRequest(ScopeFields):
     metadata: dict[str, Any] | None = None
     infer: bool = Field(True, description="Extract facts with the model (True) or store the messages verbatim (False).")
     agent_memory: Literal["tenant", "global"] | None = Field(None, description="Where the assistant's own memories go: 'tenant' (default: this user's tenancy) or 'global' (the agent alone, shared by all its users; needs a key bound to the agent).")
+    participants: dict[str, str] | None = Field(
+        None, max_length=200, description="A group chat (with group_id): {speaker name: user id}. Each speaker's own "
+        "facts go to that user within the group, found by searching with that user_id. The key must hold every user named.")
 
     @field_validator("messages")
     @classmethod

@@ -198,3 +198,20 @@ def test_reads_open_sql_alone(data_dir):
         report = json.loads(proc.stderr.strip().splitlines()[-1])
         assert report == {"code": 0, "heavy": []}, (args, report, proc.stderr[-2000:])
     assert "Graz" in run(data_dir, "list", "--user-id", user).stdout
+
+
+def test_add_and_search_on_sqlite_load_no_postgres_driver(data_dir):
+    """On the embedded defaults (SQLite checkpoints) an add or a search never imports psycopg: recovery's thread
+    listing and the checkpointer's close used to import PostgresSaver to test the saver's class (~0.1 s each)."""
+    user = f"cli-{uuid.uuid4().hex[:6]}"
+    probe = ("import json, sys\nfrom memoryx.cli import main\ncode = main(sys.argv[1:])\n"
+             "heavy = [m for m in ('psycopg', 'psycopg_pool', 'langgraph.checkpoint.postgres') if m in sys.modules]\n"
+             "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
+    for args in (["add", "I live in Graz.", "--user-id", user], ["search", "where do I live?", "--user-id", user]):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "MEMORYX_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1",
+                                   "MEMORYX_ENV_FILE": str(data_dir / "none.env")})
+        report = json.loads(proc.stderr.strip().splitlines()[-1])
+        assert report == {"code": 0, "heavy": []}, (args, report, proc.stderr[-2000:])
+        if args[0] == "search":
+            assert "Graz" in proc.stdout

@@ -78,3 +78,30 @@ def test_a_cache_of_the_previous_format_is_not_reused(monkeypatch, tmp_path, cap
     with caplog.at_level(logging.WARNING, logger="memoryx.models.embedding_onnx"):
         assert embedding_onnx._load_cached(Path(model), onnx_path, meta_path, {}) is None
     assert f"format {EXPORT_FORMAT - 1} != {EXPORT_FORMAT}" in caplog.text
+
+
+def test_a_verified_file_is_not_hashed_again_but_a_changed_one_is(cached_graph, tmp_path, monkeypatch, caplog):
+    """The 90 MB digest runs once per file (the stamp beside it); a file changed in place, even at the same size,
+    is hashed again and refused."""
+    import shutil
+
+    from memoryx.models import onnx_files
+
+    src_onnx, src_meta = cached_graph
+    onnx_path, meta_path = tmp_path / src_onnx.name, tmp_path / src_meta.name
+    shutil.copyfile(src_onnx, onnx_path)
+    shutil.copyfile(src_meta, meta_path)
+    hashed: list[Path] = []
+    real = onnx_files.file_digest
+    monkeypatch.setattr(embedding_onnx, "file_digest", lambda p: hashed.append(p) or real(p))
+    model = Path(_minilm_path())
+    assert embedding_onnx._load_cached(model, onnx_path, meta_path, {}) is not None
+    assert hashed == [onnx_path] and onnx_path.with_suffix(".verified").is_file()
+    assert embedding_onnx._load_cached(model, onnx_path, meta_path, {}) is not None
+    assert hashed == [onnx_path]  # the second start trusts the stamp
+    data = bytearray(onnx_path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size, one byte flipped
+    onnx_path.write_bytes(bytes(data))
+    with caplog.at_level(logging.WARNING, logger="memoryx.models.embedding_onnx"):
+        assert embedding_onnx._load_cached(model, onnx_path, meta_path, {}) is None
+    assert len(hashed) == 2 and "digest differs" in caplog.text
