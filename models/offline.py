@@ -207,12 +207,27 @@ def extract_user_facts(content: str) -> list[dict]:
                 category, importance, memory_type = rules.fact_category(st)
                 facts.append({"text": rules.fact_text(st), "category": category, "importance": importance,
                               "memory_type": memory_type, "owner": "user"})
+            dated = _dated_event(clause, statements)
+            if dated:
+                facts.append(dated)
             if statements:
                 continue
             generic = _generic_fact(clause)
             if generic:
                 facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})
     return facts
+
+
+def _dated_event(clause: str, statements: list) -> dict | None:
+    """The event beside a canonical fact when the clause says when it happened ("Last week, I started a new
+    job at Acme" -> "User started a new job at Acme last week", dated by extract_facts): the canonical fact
+    ("User works at Acme") stays the one the judge matches and updates, the event keeps the date."""
+    if not statements or not mentions_time(clause) or not any(st.polarity for st in statements):
+        return None
+    text = _generic_fact(clause)
+    if not text or text in {rules.fact_text(st) for st in statements}:
+        return None
+    return {"text": text, "category": "experience", "importance": 0.5, "memory_type": "episodic", "owner": "user"}
 
 
 def _dated_order(clause: str, lang: str) -> str:

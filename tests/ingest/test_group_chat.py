@@ -69,12 +69,13 @@ def test_group_and_user_scopes_never_mix(m):
     assert in_group and all(t.startswith("Caroline") for t in in_group)
     assert all("Paris" not in r["memory"] for r in m.search("Where does Caroline live?", group_id="g1")["results"])
     assert all(r["group_id"] is None for r in m.search("Boston", user_id="Caroline")["results"])
-    assert len(m.get_all(group_id="g1")["results"]) == 3 and m.get_all(group_id="g2")["results"] == []
+    # Caroline's dated move is two memories: where she lives now, and the move with its date
+    assert len(m.get_all(group_id="g1")["results"]) == 4 and m.get_all(group_id="g2")["results"] == []
 
 
 def test_search_the_group_or_one_participant(m):
     everyone = [r["memory"] for r in m.search("kids", group_id="g1")["results"]]
-    assert "Melanie has two kids" in everyone and len(everyone) == 3
+    assert "Melanie has two kids" in everyone and len(everyone) == 4
     only = m.search("kids", group_id="g1", speaker="Caroline")["results"]
     assert only and all(r["metadata"]["speaker"] == "Caroline" for r in only)
     melanie = m.search("kids", group_id="g1", user_id="Melanie")["results"]

@@ -88,3 +88,21 @@ def test_a_chat_in_three_languages_is_remembered(tmp_path):
         top = [r["memory"] for r in m.search("她喜欢吃什么？", user_id=user, limit=2)["results"]]
         assert any("饺子" in t or "包子" in t for t in top), top
         assert m.search("which pets does the user like?", user_id=user)["results"]
+
+
+def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
+    """"Last week, I started a new job at Acme": the canonical fact the judge updates ("User works at Acme")
+    and, beside it, the event with the date resolved from the message time; in English, Chinese and Japanese.
+    An undated statement gives the canonical fact alone."""
+    user = f"dated-{uuid.uuid4().hex[:6]}"
+    turns = [("Last week, I started a new job at Acme.", "2026-03-18"), ("上周我搬到了上海。", "2026-03-18"),
+             ("先週、東京に引っ越しました。", "2026-03-18"), ("I work at Initech.", None)]
+    with Memory(data_dir=tmp_path) as m:
+        for text, _ in turns:
+            m.add([{"role": "user", "content": text, "timestamp": "2026-03-25T10:00:00Z"}], user_id=user)
+        texts = [r["memory"] for r in m.get_all(user_id=user)["results"]]
+    dated = [t for t in texts if "Acme" in t and "last week" in t]
+    assert dated and "2026-03-1" in dated[0], texts
+    assert any("上海" in t and "上周" in t for t in texts), texts
+    assert any("東京" in t and "先週" in t for t in texts), texts
+    assert [t for t in texts if "Initech" in t] == ["User works at Initech"], texts
