@@ -13,5 +13,7 @@ if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; the
   fi
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# The suite starts hundreds of `memoryx` processes: without bytecode caching each one compiles the package again.
+unset PYTHONDONTWRITEBYTECODE
 export PATH="$PWD/.venv/bin:$PATH"  # the tests run the `memoryx` command of this checkout
 exec .venv/bin/python -m pytest -q "$@"
