@@ -115,8 +115,15 @@ def _fingerprint(model_dir: Path) -> str:
     for name in ("config.json", "tokenizer.json", "sentence_bert_config.json", "modules.json"):
         p = model_dir / name
         h.update(name.encode() + (p.read_bytes() if p.is_file() else b"-"))
-    st = (model_dir / "model.safetensors").stat()
-    h.update(f"weights={st.st_size}:{st.st_mtime_ns}".encode())
+    # the weights by size and their first and last MiB, not their mtime: every install of the same package
+    # (a second checkout's .venv, a CI run) then shares the one cache instead of building its own
+    weights = model_dir / "model.safetensors"
+    size = weights.stat().st_size
+    with weights.open("rb") as f:
+        head = f.read(1 << 20)
+        f.seek(max(0, size - (1 << 20)))
+        tail = f.read(1 << 20)
+    h.update(f"weights={size}:".encode() + hashlib.sha256(head + tail).digest())
     return h.hexdigest()[:16]
 
 
