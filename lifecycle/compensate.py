@@ -35,7 +35,7 @@ def undo_failed_run(services: "Services", trace_id: str, values: dict | None = N
     checkpointed state, when known (the entities it linked). Returns what was undone; raises when the
     SQL side could not be undone (the caller reports it)."""
     sql = services.sql
-    owners = Rollback(services)._owners([trace_id])
+    owners = Rollback(services).owners([trace_id])
     with contextlib.ExitStack() as stack:
         for owner in owners:  # sorted keys: the order every writer takes them in
             stack.enter_context(sql.scope_lock(owner))

@@ -161,7 +161,9 @@ class Rollback:
         visit(trace_id, self._check(trace_id)[0])
         return order
 
-    def _owners(self, traces: list[str]) -> list[Scope]:
+    def owners(self, traces: list[str]) -> list[Scope]:
+        """The scopes the runs `traces` wrote into, sorted by key: the locks to take, in the order every writer
+        takes them."""
         owners: dict[str, Scope] = {}
         for t in traces:
             ids = [r["memory_id"] for r in self.sql.trace_history(t)]
@@ -179,12 +181,12 @@ class Rollback:
 
     def run(self, trace_id: str, *, force: bool = False) -> dict:
         order = self.plan(trace_id, force)
-        owners = self._owners(order)
+        owners = self.owners(order)
         with contextlib.ExitStack() as stack:
             for owner in owners:  # one global order (sorted keys): no deadlock with adds or other rollbacks
                 stack.enter_context(self.sql.scope_lock(owner))
             order = self.plan(trace_id, force)  # again under the locks: a run may have landed meanwhile
-            if any(o.key() not in {w.key() for w in owners} for o in self._owners(order)):
+            if any(o.key() not in {w.key() for w in owners} for o in self.owners(order)):
                 raise ConcurrencyError(f"The runs to roll back for {trace_id} changed while waiting for the locks; "
                                        "retry.", trace_id=trace_id)
             done = [self._undo(t) for t in order]
