@@ -34,6 +34,7 @@ from memoryx.core.runs import deterministic_id
 from memoryx.core.scope import Scope
 from memoryx.core.text import tokenize
 from memoryx.knowledge.episodes import (
+    EPISODE_CATEGORY,
     MAX_NARRATIVE_CHARS,
     MemUnit,
     cap_turns,
@@ -58,7 +59,6 @@ from memoryx.prompts.episodes import (
 )
 
 log = logging.getLogger(__name__)
-EPISODE_CATEGORY = "episode"
 
 
 def _call(services, state: dict, step: str, system: str, human: str, parse, retry: str):

@@ -27,6 +27,7 @@ TOPIC_MARKER = re.compile(
     r"换个话题|话说|对了|另外|顺便说一下|ところで|話は変わりますが|そういえば)", re.I)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
 MAX_NARRATIVE_CHARS = 240
+EPISODE_CATEGORY = "episode"  # the category of every episode memory, the group's and each participant's
 
 
 @dataclass

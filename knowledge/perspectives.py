@@ -30,6 +30,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from memoryx.core.runs import deterministic_id
 from memoryx.core.scope import Scope
 from memoryx.knowledge.episodes import (
+    EPISODE_CATEGORY,
     MAX_NARRATIVE_CHARS,
     offline_narratives,
     parse_transcript,
@@ -42,7 +43,6 @@ from memoryx.models.offline import answers_task
 from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.prompts.episodes import PERSPECTIVE_PROMPT, RETRY_PERSPECTIVE_PROMPT, PerspectiveAnswer
 
-EPISODE_CATEGORY = "episode"
 _HEADER = "Participants: "
 
 
