@@ -156,8 +156,10 @@ class AsyncMemory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter, "now": now, "as_of": as_of,
                                  "memory_types": memory_types})
-        out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
-        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
+        if core.search_traced():
+            out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
+            return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))
+        return await asyncio.to_thread(core.search_result, inp)  # the steps are synchronous store reads
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,

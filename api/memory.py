@@ -182,8 +182,7 @@ class Memory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter, "now": now, "as_of": as_of,
                                  "memory_types": memory_types})
-        out = core.search_graph().invoke(inp, core.search_config(), context=core.context())
-        return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))  # feedback penalty: in the graph
+        return core.search_result(inp)  # feedback penalty: in the search steps
 
     def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                     run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,

@@ -18,16 +18,18 @@ import uuid
 from typing import Any
 
 from memoryx.api.context_reads import ContextReads
-from memoryx.api.inputs import check_id, check_limit, optional_scope, resolve_settings, scope_of_ids
+from memoryx.api.inputs import check_id, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.records import list_records
+from memoryx.api.searching import SearchCalls
 from memoryx.api.run_recovery import recover_add_runs
-from memoryx.core.events import MEMORY_ACCESSED, SESSION_END
+from memoryx.core.events import SESSION_END
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, ScopeError
 from memoryx.graphs.add import add_run_config, compile_add_graph
 from memoryx.graphs.search import graph
-from memoryx.ingest.add_options import option_metadata, prepare_add, with_alive
+from memoryx.graphs.search_steps import run_search
+from memoryx.ingest.add_options import option_metadata, prepare_add
 from memoryx.ingest.messages import check_metadata_size
 from memoryx.ingest.speakers import with_participants
 from memoryx.knowledge import memory_graph
@@ -38,12 +40,9 @@ from memoryx.lifecycle.retention import prune
 from memoryx.lifecycle.rollback import rollback_trace
 from memoryx.models.factory import make_chat_model
 from memoryx.runtime.checkpointing import close_checkpointer, make_checkpointer
-from memoryx.runtime.context import Context
 from memoryx.runtime.services import build_services
-from memoryx.runtime.tracing import tracing_callbacks
+from memoryx.runtime.tracing import langsmith_tracing, tracing_callbacks
 from memoryx.search.access import flush_access
-from memoryx.search.query_vectors import prefetch
-from memoryx.search.recipes import RECIPES
 from memoryx.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -62,7 +61,7 @@ def _interrupts_of(out: Any) -> list:
     return []
 
 
-class MemoryCore(ContextReads, JudgmentReads):
+class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
     """Everything both front-ends share. All methods are synchronous."""
 
     def __init__(self, settings: Settings | dict | None = None, *, llm=None, extraction_llm=None, judgment_llm=None,
@@ -89,15 +88,6 @@ class MemoryCore(ContextReads, JudgmentReads):
             self.pruned = self._prune_at_start()
 
     # --- graphs -------------------------------------------------------------------------------------
-
-    def context(self, **overrides: Any) -> Context:
-        s = self.settings
-        values = dict(similarity_threshold=s.similarity_threshold, similar_top_k=s.similar_top_k,
-                      entity_merge_threshold=s.entity_merge_threshold, review=s.review,
-                      graph_enabled=self.services.graph is not None, search_mode=s.search_mode,
-                      graph_expand_depth=s.graph_expand_depth, services=self.services)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return Context(**values)
 
     def add_graph(self):
         """The add graph compiled with the configured checkpointer (built once, on first use)."""
@@ -195,36 +185,19 @@ class MemoryCore(ContextReads, JudgmentReads):
     def search_config(self) -> dict:
         return {"run_name": SEARCH_RUN_NAME, **({"callbacks": self.callbacks} if self.callbacks else {})}
 
-    def search_input(self, query, user_id, agent_id, run_id, limit, filters, threshold, extra: dict) -> dict:
-        """`extra` carries the optional inputs, group_id and speaker among them."""
-        scope_of_ids(user_id, agent_id, run_id, extra.get("group_id"))
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("query must be a non-empty string.")
-        if len(query) > self.settings.max_query_chars:
-            raise InvalidInputError(f"query is {len(query)} characters; the limit is {self.settings.max_query_chars} "
-                                    f"(MEMORYX_MAX_QUERY_CHARS).")
-        check_limit(limit)
-        if filters is not None and not isinstance(filters, dict):
-            raise InvalidInputError(f"filters must be a dict, got {type(filters).__name__}.")
-        if threshold is not None and not isinstance(threshold, (int, float)):
-            raise InvalidInputError(f"threshold must be a number, got {threshold!r}.")
-        inp = {"query": query, "user_id": user_id, "agent_id": agent_id, "run_id": run_id, "limit": limit,
-               "filters": with_alive(filters), "threshold": threshold}  # expired memories stay out
-        inp.update({k: v for k, v in extra.items() if v is not None})
-        if not self.settings.search_record_access:
-            inp["record_access"] = False
-        self._start_query_embedding(query, extra)
-        return inp
+    def search_traced(self) -> bool:
+        """A search runs as the LangGraph graph when someone watches it (OpenTelemetry or LangSmith): it then
+        has its run, step and model spans. Otherwise its steps are called directly (`run_search`), which
+        spares the graph's per-step bookkeeping, several ms of a search that takes ten."""
+        return bool(self.callbacks) or langsmith_tracing()
 
-    def _start_query_embedding(self, query: str, extra: dict) -> None:
-        """Start embedding the query before the search graph starts (~1 ms more overlap with the
-        graph's reads than analyze_query's own prefetch, which then finds it under way). Only when the search
-        embeds the query as given: a dense recipe and no model rewrite."""
-
-        mode = extra.get("mode") or self.settings.search_mode
-        recipe = RECIPES.get(mode.lower()) if isinstance(mode, str) else None  # an unknown mode: the graph says so
-        if recipe is not None and recipe.uses("dense") and not (extra.get("rewrite") or self.settings.search_rewrite):
-            prefetch(getattr(self.services, "embeddings", None), query)
+    def search_result(self, inp: dict) -> dict:
+        """The search's result for its checked input (`search_input`), `memory.accessed` published."""
+        if self.search_traced():
+            out = graph.invoke(inp, self.search_config(), context=self.context())
+        else:
+            out = run_search(inp, self.context())
+        return self.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))
 
     def finish_add(self, out: Any, trace_id: str, snapshot_fn) -> dict:
         interrupts = _interrupts_of(out)
@@ -249,14 +222,6 @@ class MemoryCore(ContextReads, JudgmentReads):
             events[str(item.get("event"))] = events.get(str(item.get("event")), 0) + 1
         self.services.sql.events.publish(SESSION_END, {"trace_id": trace_id, "status": result.get("status", "done"),
                                                        "events": events})
-
-    def searched(self, inp: dict, result: dict) -> dict:
-        """memory.accessed: one event per search with hits, carrying every hit's id (batched, not one per hit)."""
-        ids = [r["id"] for r in result.get("results") or [] if isinstance(r, dict) and r.get("id")]
-        if ids:
-            self.services.sql.events.publish(MEMORY_ACCESSED, {"memory_ids": ids, **{
-                k: inp.get(k) for k in ("user_id", "agent_id", "run_id", "group_id") if inp.get(k)}})
-        return result
 
     @staticmethod
     def _pending(interrupts: list, snapshot) -> list | None:

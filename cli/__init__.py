@@ -17,7 +17,8 @@ REST client used when MEMORYX_URL is set), `mcp` (the stdio MCP server).
 Only the standard library is imported at start; MemoryX itself (and torch) load once a command runs, so
 `memoryx --help` and usage errors answer at once. The reads (list, get, history, judgments list/show/stats)
 open the SQL store alone (memoryx.api.records), without the vector shard, the graph server, the encoder or
-LangGraph; `setup` opens no store. The commands that embed (add, search, update) load the encoder in a thread while
+LangGraph; `search` opens the stores and the encoder without LangGraph or a chat model
+(memoryx.api.searching); `setup` opens no store. The commands that embed (add, search, update) load the encoder in a thread while
 the stores open.
 
 May import: server, api and everything below them (the top layer; nothing imports the CLI).
@@ -68,7 +69,8 @@ def _reads_records_only(args) -> bool:
 
 def _open_memory(args):
     """The memory a command works on: the server at MEMORYX_URL when set (not for `serve`, which is the
-    server), else the embedded stores: the SQL store alone for a read, every store for the rest."""
+    server), else the embedded stores: the SQL store alone for a read, the stores and the encoder without
+    LangGraph or a chat model for a search (memoryx.api.searching), every store for the rest."""
     from memoryx.settings import get_settings
 
     settings = get_settings()
@@ -82,6 +84,10 @@ def _open_memory(args):
         return RecordReader(settings)
     if args.command in _ENCODES:
         _warm_encoder(settings)
+    if args.command == "search":
+        from memoryx.api.searching import SearchReader
+
+        return SearchReader(settings)
     from memoryx.api.memory import Memory
 
     return Memory()

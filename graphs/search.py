@@ -36,28 +36,25 @@ Input: {"query", "user_id"/"agent_id"/"run_id", "limit": 10, "filters", "thresho
 "agent_id", "run_id", "memory_type", "category", "hash"}], "relations": [{"source", "relationship",
 "destination"}]}.
 
-`builder` is exported; `graph` is compiled without persistence (a search has nothing to resume).
+`builder` is exported; `graph` is compiled without persistence (a search has nothing to resume). The steps
+are graphs/search_steps.py's `SEARCH_STEPS`, which `run_search` also runs without LangGraph.
 """
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from memoryx.nodes.analyze_query import analyze_query
-from memoryx.nodes.rank import rank
-from memoryx.nodes.recall import recall
+from memoryx.graphs.search_steps import SEARCH_STEPS
 from memoryx.runtime.context import Context
 from memoryx.search.state import SearchInput, SearchOutput, SearchState
 
 builder = StateGraph(SearchState, context_schema=Context, input_schema=SearchInput, output_schema=SearchOutput)
-builder.add_node("analyze_query", analyze_query)
-builder.add_node("recall", recall)
-builder.add_node("rank", rank)
-
-builder.add_edge(START, "analyze_query")
-builder.add_edge("analyze_query", "recall")
-builder.add_edge("recall", "rank")
-builder.add_edge("rank", END)
+previous = START
+for name, step in SEARCH_STEPS:
+    builder.add_node(name, step)
+    builder.add_edge(previous, name)
+    previous = name
+builder.add_edge(previous, END)
 
 graph = builder.compile()
 graph.name = "memoryx_search"

@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import message_text
-from memoryx.models.offline import answers_task
+from memoryx.models.offline_answers import answers_task
 
 PROCEDURAL = "procedural_memory"
 PROCEDURAL_TASK_TAG = "[memoryx-task: procedural_memory]"

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from memoryx.models.offline import answers_task
+from memoryx.models.offline_answers import answers_task
 
 TOPIC_MARKER = re.compile(
     r"^\s*(?:by the way|btw|anyway|on another note|changing the subject|speaking of which|unrelated,|"

@@ -39,7 +39,7 @@ from memoryx.knowledge.episodes import (
     unit_transcript,
 )
 from memoryx.models.llm_io import RetriesExhausted, extract_json, message_text
-from memoryx.models.offline import answers_task
+from memoryx.models.offline_answers import answers_task
 from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.prompts.episodes import PERSPECTIVE_PROMPT, RETRY_PERSPECTIVE_PROMPT, PerspectiveAnswer
 

@@ -22,7 +22,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from memoryx.core.text import STOP_WORDS, _stem
-from memoryx.models.offline import answers_task
+from memoryx.models.offline_answers import answers_task
 
 SINGLE_VALUED = ("name", "home", "work")
 USER_FIELDS = ("name", "aliases", "home", "work", "relationships", "preferences", "dislikes", "goals")

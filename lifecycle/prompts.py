@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from memoryx.lifecycle.similarity import substance_differs
 from memoryx.models.llm_io import extract_json, message_text
-from memoryx.models.offline import answers_task
+from memoryx.models.offline_answers import answers_task
 
 MERGE_TASK = "consolidate_merge"
 SUMMARY_TASK = "consolidate_summarize"

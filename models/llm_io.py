@@ -19,12 +19,12 @@ import re
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Sequence, TypeVar
-
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langgraph.config import get_config
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
 
 from memoryx.errors import ModelOutputError
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +218,8 @@ def run_deadline(budget_s: float | None) -> float | None:
     """The deadline (epoch seconds) of the add run this node runs in: the one its config carries
     (add_run_config), else `budget_s` from now (a run started without it, e.g. by `langgraph dev`: each step
     then gets the whole budget). None: no budget."""
+    from langgraph.config import get_config  # LangGraph's run config: only inside a run
+
     value = None
     try:
         value = (get_config().get("configurable") or {}).get(DEADLINE_KEY)
@@ -326,6 +328,8 @@ def call_with_retry(llm: Any, messages: Sequence[BaseMessage], parse: Callable[[
             problem, cause = cap_text(f"{bad}; {exc}" if bad else str(exc), 500), exc
             raws[-1] += f"\n<unusable: {' '.join(problem.split())}>"
             if calls < attempts:
+                from langchain_core.messages import AIMessage, HumanMessage  # the chat-model stack: on use
+
                 conversation += [AIMessage(content=raw), HumanMessage(content=retry_prompt.format(error=problem))]
             continue
         if bad:  # a usable answer that still ran away (say, whole JSON then junk up to the cap): noted, kept

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -40,41 +40,13 @@ from memoryx.core.timeparse import leading_time, mentions_time
 from memoryx.models import offline_graph
 from memoryx.models import offline_rules as rules
 from memoryx.models.llm_io import message_text
+from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
 
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
-# Tasks answered by the deterministic rules of the domain module that owns their prompt: procedural summaries
-# (memoryx.ingest.procedural), consolidation (memoryx.lifecycle.prompts), episodes (memoryx.knowledge.episodes)
-# and profiles (memoryx.knowledge.profiles). Each module registers its answer with `answers_task` when it is
-# imported, which is before it can send its prompt; the model layer never imports the domain.
-RULE_TASKS = {"procedural_memory", "consolidate_merge", "consolidate_summarize", "consolidate_digest", "summarize_episode",
-              "profile_update", "perspective_episodes"}
-_RULE_ANSWERS: dict[str, Callable[[str], str]] = {}
-
-
-def answers_task(task: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:
-    """Register `fn(human_text) -> answer text` as the offline model's answer to `task` (one of RULE_TASKS)."""
-    if task not in RULE_TASKS:
-        raise ValueError(f"{task!r} is not a rule task of the offline model; add it to RULE_TASKS")
-
-    def register(fn: Callable[[str], str]) -> Callable[[str], str]:
-        _RULE_ANSWERS[task] = fn
-        return fn
-
-    return register
-
-
-def rule_answer(task: str) -> Callable[[str], str]:
-    try:
-        return _RULE_ANSWERS[task]
-    except KeyError:
-        raise RuntimeError(f"the offline model has no answer registered for {task!r}: import the module that "
-                           "owns its prompt") from None
-
-
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
     """The MemoryX task tag of a prompt (first tagged system/human message), or None."""
     for m in messages:

@@ -20,8 +20,7 @@ import logging
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import And, Cond, event_time_range, parse_filters, with_speaker
 from memoryx.core.runs import elapsed_ms
@@ -58,6 +57,9 @@ from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
 from memoryx.search.state import SearchState
 from memoryx.search.tuning import tuning
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

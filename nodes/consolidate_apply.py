@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.consolidate_load import scope_of
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def iso_time(ts) -> str:

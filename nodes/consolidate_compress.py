@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle import prompts
@@ -18,6 +17,9 @@ from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
 from memoryx.models.step_calls import ask_or_fall_back, call_record
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 MAX_CLUSTERS = 50  # per call; the next pass takes the rest

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.owners import owned_by
 from memoryx.core.runs import elapsed_ms
@@ -21,6 +20,9 @@ from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memor
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.consolidate_load import scope_of
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 EMBED_BATCH = 256

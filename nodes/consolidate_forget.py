@@ -9,13 +9,15 @@ archived memories point to it, so forgetting shortens what is kept but never dro
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.forgetting import DAY_S, forgettable, last_used, retention, strength
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def consolidate_forget(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

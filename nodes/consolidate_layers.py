@@ -9,14 +9,16 @@ Writes nothing: consolidate_apply does, with the pass's other decisions."""
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle.folding import fold_fading
 from memoryx.lifecycle.layers import close_run, idle_runs, layer_caps, layer_of, promotions
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> dict:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import to_epoch
 from memoryx.core.owners import owned_by
@@ -19,6 +18,9 @@ from memoryx.errors import InvalidInputError
 from memoryx.lifecycle.similarity import pair_key
 from memoryx.lifecycle.state import ConsolidateState, compact, vector_cache, visible_filter
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 EMBED_BATCH = 256
 

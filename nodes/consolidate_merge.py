@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle import prompts
@@ -16,6 +15,9 @@ from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
 from memoryx.models.step_calls import ask_or_fall_back, call_record
 from memoryx.runtime.context import Context, services_of
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 MAX_JUDGED_PAIRS = 200  # one call stays within a model's context; the next pass judges the rest

@@ -9,14 +9,16 @@ is {"id", "score", "payload"}.
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import And, event_time_range
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def hits_of(raw) -> list[dict]:

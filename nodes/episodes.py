@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms, scope_of
 from memoryx.knowledge.episode_memories import record_turns
@@ -20,6 +19,9 @@ from memoryx.knowledge.episodes import stored_turns
 from memoryx.nodes.graph_relations import note_in_judgment
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def _turns(state: AddState) -> list[dict]:

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import change_marker, deterministic_id, elapsed_ms, scope_for_owner, scope_of
 from memoryx.core.text import fact_key, memory_hash
@@ -41,6 +40,9 @@ from memoryx.nodes.retrieve_similar import all_facts, search_similar
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
 from memoryx.stores.locks import lock_owner
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 MAX_STALE_RETRIES = 2
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import matches
 from memoryx.core.runs import elapsed_ms
@@ -24,6 +23,9 @@ from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 import math
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.runtime import Runtime
 
 from memoryx.core.chitchat import rule_decision
 from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
@@ -32,6 +31,9 @@ from memoryx.models.step_calls import ask_in_run
 from memoryx.prompts.facts import RETRY_EXTRACTION_PROMPT, extraction_system_prompt, format_conversation, numbered
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState, Fact
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 CATEGORIES = ("preference", "fact", "plan", "experience", "opinion")
 MEMORY_TYPES = ("episodic", "semantic", "preference", "fact")

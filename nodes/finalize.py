@@ -11,14 +11,16 @@ Output: {"results": [{"id", "memory", "score", "sources", "metadata", "created_a
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.access import new_accesses, record_access_later, today
 from memoryx.search.periods import time_filter_report
 from memoryx.search.state import RankState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 SOURCE_ORDER = ("dense", "keyword", "graph", "time", "preference", "context")
 _FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")

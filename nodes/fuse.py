@@ -1,4 +1,7 @@
 """fuse: the recall paths' best-first lists -> one list with a fused relevance in [0, 1] and the paths that
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 found each hit ("sources"). The first stage of the rank node (nodes/rank.py).
 
 Weighted fusion (MEMORYX_FUSION=weighted, the default) min-max normalises each path's scores and sums them
@@ -9,8 +12,7 @@ every path counting alike and the period-restricted list half.
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context

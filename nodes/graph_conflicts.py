@@ -1,5 +1,8 @@
 """Step 7 of the add graph: reconcile the knowledge graph with this run (SQL first, then projections).
 
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
 Order of work: every read and the one model call happen first, then the writes, so a failing model call
 leaves nothing half-written and a replay after a crash converges (invalidating twice is a no-op, adding a
 valid relation twice returns the first).
@@ -27,9 +30,9 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms, llm_config, scope_of
 from memoryx.core.text import normalize_name

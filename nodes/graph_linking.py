@@ -4,14 +4,16 @@ memoryx.knowledge.entity_linking's: exact name, then embedding match, never acro
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms, scope_of
 from memoryx.knowledge.entity_linking import link_names
 from memoryx.nodes.graph_relations import graph_active, self_name
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def link_entities(state: AddState, runtime: Runtime[Context]) -> dict:

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.reads import relation_ends
 from memoryx.search.relations import TOP_HITS, names_query, relation_words
 from memoryx.search.state import SearchState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

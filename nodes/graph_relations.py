@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms, llm_config, scope_of
 from memoryx.core.scope import same_scope
@@ -37,6 +36,9 @@ from memoryx.models.llm_io import (
 )
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memoryx.core.runs import elapsed_ms, keeps_agent_facts, scope_of
@@ -48,6 +47,9 @@ from memoryx.prompts.facts import format_conversation
 from memoryx.prompts.judge import RETRY_PROMPT, format_judge_input, judge_system_prompt
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState, Operation
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
 _EVENT_ALIASES = {"IGNORE": "NONE", "NOOP": "NONE", "NO_CHANGE": "NONE", "NOCHANGE": "NONE", "SKIP": "NONE",

@@ -7,14 +7,16 @@ with the vocabulary of stated preferences (memoryx.search.preferences), its hits
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.preferences import PREFERENCE_WORDS
 from memoryx.search.state import SearchState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:

@@ -1,4 +1,7 @@
 """rank: the ranking stage of the search graph and its last node - fusion (nodes/fuse.py), the SQL rows and
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 their neighbouring context (nodes/expand_context.py), the final score (`score` below), the reranker
 (nodes/rerank.py) when the plan names one, and the mem0-shaped result (nodes/finalize.py).
 
@@ -15,8 +18,7 @@ weights from the settings), then the threshold and the query's period as a filte
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.expand_context import expand_context

@@ -12,13 +12,16 @@ analyze_query on a worker thread (memoryx.search.query_vectors), runs meanwhile.
 
 from __future__ import annotations
 
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.nodes.dense_recall import dense_recall
 from memoryx.nodes.graph_recall import graph_recall
 from memoryx.nodes.keyword_recall import keyword_recall
 from memoryx.runtime.context import Context
 from memoryx.search.state import SearchState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 PATHS = (keyword_recall, graph_recall, dense_recall)
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
@@ -17,6 +16,9 @@ from memoryx.search.periods import by_period
 from memoryx.search.rerankers import make_reranker
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.state import RankState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,8 @@
 """retrieve_similar: the existing memories the judge must see.
 
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
 All facts are embedded in ONE batch; for each fact the top-k memories of the same scope above the
 similarity threshold are fetched (Context.similar_top_k / similarity_threshold); hits are deduplicated,
 re-read from SQL (the system of record: a memory deleted since its projection is not shown), and their real
@@ -17,8 +20,7 @@ attribute, which embeddings rank below the threshold.
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import And, parse_filters
 from memoryx.core.runs import (

@@ -16,9 +16,8 @@ The graph interrupts here (langgraph `interrupt()`, visible in LangGraph Studio)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from memoryx.core.runs import same_tenant, scope_for_owner
@@ -26,6 +25,9 @@ from memoryx.errors import InvalidInputError, NotFoundError
 from memoryx.nodes.retrieve_similar import all_facts
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState, Operation
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 INSTRUCTIONS = ("Resume with Command(resume=True) to approve, Command(resume=[]) to reject all, or "
                 "Command(resume=[...edited operations...]) with events ADD/UPDATE/DELETE/NONE, text and real ids.")

@@ -10,14 +10,16 @@ deterministic (uuid5(trace_id/raw index)) so a replay after a crash adds nothing
 from __future__ import annotations
 
 import time
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import deterministic_id, elapsed_ms, scope_of
 from memoryx.core.text import memory_hash
 from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def store_raw(state: AddState, runtime: Runtime[Context]) -> dict:

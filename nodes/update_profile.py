@@ -1,5 +1,8 @@
 """update_profile: keep the user (and group) profiles in step with the memories this add run wrote.
 
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
 Runs after execute_ops (and after store_raw, where it has nothing to read: raw turns are not facts). For each
 memory the run added or updated, the rules of memoryx.knowledge.profiles read profile values from its text ("User lives
 in Shanghai" -> home = Shanghai, with the memory id); the subject is the memory's own user (in a group chat,
@@ -20,9 +23,9 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.runtime import Runtime
 
 from memoryx.core.runs import elapsed_ms, is_agent_memory
 from memoryx.knowledge.profiles import ProfileChange, group_subject, profile_changes, user_subject

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import time
 import uuid
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING
 
 from memoryx.core.runs import derive_scope, elapsed_ms
 from memoryx.errors import InvalidInputError
 from memoryx.ingest.messages import check_limits, normalize_messages, resolve_agent_memory, split_long
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def validate_input(state: AddState, runtime: Runtime[Context]) -> dict:

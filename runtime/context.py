@@ -9,13 +9,15 @@ node, off the server's event loop (building it as the field's default would bloc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-from langgraph.runtime import Runtime
 from pydantic import InstanceOf, WithJsonSchema
 
 from memoryx.runtime.services import Services, serving_services
 from memoryx.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 
 def _setting(name: str):

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memoryx.models.embeddings import embedding_dims, make_embeddings
-from memoryx.models.factory import make_chat_model
 from memoryx.runtime.private_files import make_private, tighten_umask
 from memoryx.runtime.recovery import recover_projections
 from memoryx.settings import Settings, get_settings
@@ -41,12 +40,51 @@ class Services:
     graph: "GraphStore | None"
     embeddings: "Embeddings"
     projector: "Projector"
-    extraction_llm: "BaseChatModel"
-    judgment_llm: "BaseChatModel"
-    graph_llm: "BaseChatModel"
+    # per role ("extraction", "judgment", "graph"): an injected chat model or a "provider:model" spec; None
+    # takes the settings' model for the role. Built on first use (`extraction_llm`, ...).
+    model_choices: dict = field(default_factory=dict)
     falkordb: "EmbeddedFalkorDB | None" = None
     recovery: dict = field(default_factory=dict)  # what start-up recovery did (memoryx.runtime.recovery)
     _closed: bool = field(default=False, repr=False)
+    _models: dict = field(default_factory=dict, repr=False)
+    _models_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def chat_model(self, role: str) -> "BaseChatModel":
+        """The chat model of a role, built on its first use: a process that only reads and searches never
+        loads LangChain's chat-model stack (about a second of a CLI command's start)."""
+        with self._models_lock:
+            if role not in self._models:
+                from memoryx.models.factory import make_chat_model  # lazy: see the docstring
+
+                chosen = self.model_choices.get(role)
+                if chosen is None or isinstance(chosen, str):
+                    chosen = make_chat_model(chosen or self.settings.model_for(role), self.settings, role=role)
+                self._models[role] = chosen
+            return self._models[role]
+
+    @property
+    def extraction_llm(self) -> "BaseChatModel":
+        return self.chat_model("extraction")
+
+    @extraction_llm.setter
+    def extraction_llm(self, model: "BaseChatModel") -> None:
+        self._models["extraction"] = model
+
+    @property
+    def judgment_llm(self) -> "BaseChatModel":
+        return self.chat_model("judgment")
+
+    @judgment_llm.setter
+    def judgment_llm(self, model: "BaseChatModel") -> None:
+        self._models["judgment"] = model
+
+    @property
+    def graph_llm(self) -> "BaseChatModel":
+        return self.chat_model("graph")
+
+    @graph_llm.setter
+    def graph_llm(self, model: "BaseChatModel") -> None:
+        self._models["graph"] = model
 
     def close(self) -> None:
         """Close every store and stop the embedded graph server if this process started it."""
@@ -81,9 +119,14 @@ def build_services(
     judgment_llm: "BaseChatModel | str | None" = None,
     graph_llm: "BaseChatModel | str | None" = None,
     embeddings: "Embeddings | None" = None,
+    models_on_first_use: bool = False,
 ) -> Services:
     """Open (and for embedded backends, start) every store. Injected models and embeddings win over
-    the settings; a model may also be given as a "provider:model" string."""
+    the settings; a model may also be given as a "provider:model" string. The chat models are built here, so
+    that a wrong model setting fails at once, unless `models_on_first_use` (a process that only searches).
+
+    The embedded graph server starts on a thread while SQL, the encoder and the vectors open: its start is
+    mostly the server process's own (a few hundred ms on the other core)."""
 
     settings = settings or get_settings()
     if settings.private_files:
@@ -92,37 +135,28 @@ def build_services(
     if settings.private_files:
         make_private(settings.data_dir)
 
-    def model(role: str, given: Any) -> "BaseChatModel":
-        chosen = given if given is not None else llm
-        if chosen is None or isinstance(chosen, str):
-            return make_chat_model(chosen or settings.model_for(role), settings, role=role)
-        return chosen
-
+    choices = {role: given if given is not None else llm
+               for role, given in (("extraction", extraction_llm), ("judgment", judgment_llm), ("graph", graph_llm))}
     opened: list[Any] = []
+    graph_start = _GraphStart(settings)
     try:
         sql = SQLStore(settings.resolved_sql_url())
         opened.append(sql)
         emb = embeddings or make_embeddings(settings)
         vectors = make_vector_store(settings, embedding_dims(emb, settings))
         opened.append(vectors)
-        graph, falkordb = None, None
-        if settings.graph_backend != "none":
-            graph, falkordb = make_graph_store(settings)
+        graph, falkordb = graph_start.result()
         if falkordb is not None:
             opened.append(falkordb)
-        services = Services(
-            settings=settings,
-            sql=sql,
-            vectors=vectors,
-            graph=graph,
-            embeddings=emb,
-            projector=Projector(sql, vectors, graph, emb),
-            extraction_llm=model("extraction", extraction_llm),
-            judgment_llm=model("judgment", judgment_llm),
-            graph_llm=model("graph", graph_llm),
-            falkordb=falkordb,
-        )
+        services = Services(settings=settings, sql=sql, vectors=vectors, graph=graph, embeddings=emb,
+                            projector=Projector(sql, vectors, graph, emb), model_choices=choices, falkordb=falkordb)
+        if not models_on_first_use:
+            for role in choices:
+                services.chat_model(role)
     except Exception:
+        falkordb = graph_start.result(raise_error=False)[1]
+        if falkordb is not None and falkordb not in opened:
+            opened.append(falkordb)
         # a half-built set of stores must not keep the embedded servers or shard locks alive
         for thing in reversed(opened):
             for closer in ("close", "stop"):
@@ -137,6 +171,32 @@ def build_services(
 
     services.recovery = recover_projections(services)
     return services
+
+
+class _GraphStart:
+    """The graph store opened (an embedded server started) on a thread; `result()` waits for it."""
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+        self._store: tuple = (None, None)
+        self._error: BaseException | None = None
+        self._thread = None
+        if settings.graph_backend != "none":
+            self._thread = threading.Thread(target=self._open, name="memoryx-graph-start", daemon=True)
+            self._thread.start()
+
+    def _open(self) -> None:
+        try:
+            self._store = make_graph_store(self._settings)
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def result(self, raise_error: bool = True) -> tuple:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None and raise_error:
+            raise self._error
+        return self._store
 
 
 _serving: Services | None = None

@@ -27,6 +27,15 @@ _HIDDEN = "langsmith:hidden"  # LangGraph's internal runnables (channel writes, 
 _CONTENT_CHARS = 500
 
 
+# LangSmith's switches (LangChain's older names too): when one is "true", LangChain traces every run
+_LANGSMITH_SWITCHES = ("LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING")
+
+
+def langsmith_tracing() -> bool:
+    """Whether LangSmith tracing is switched on in the environment."""
+    return any(os.environ.get(name, "").strip().lower() == "true" for name in _LANGSMITH_SWITCHES)
+
+
 def use_tracer_provider(provider: Any) -> None:
     """Trace through `provider` (an opentelemetry.sdk.trace.TracerProvider); None turns tracing off again for
     Memory instances built afterwards."""

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
-
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING, Any
 
 from memoryx.core.text import CJK_CLASS
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
 from memoryx.prompts.search import RETRY_REWRITE_PROMPT, REWRITE_QUERY_PROMPT, QueryRewrite
 from memoryx.search.dates import MONTHS, WEEKDAYS
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 MAX_ENTITY_CANDIDATES = 400
 
@@ -83,6 +84,8 @@ def _read_rewrite(answer: BaseMessage) -> QueryRewrite:
 def rewrite_query(llm: Any, query: str) -> QueryRewrite:
     """Optional model step: the query rewritten for search, with extra entity names and keywords. Raises
     RetriesExhausted (memoryx.models.llm_io) when the model's answers cannot be read."""
+    from langchain_core.messages import HumanMessage, SystemMessage  # the chat-model stack: only when rewriting
+
     messages = [SystemMessage(content=REWRITE_QUERY_PROMPT), HumanMessage(content=query)]
     return call_with_retry(llm, messages, _read_rewrite, retry_prompt=RETRY_REWRITE_PROMPT).value
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import math
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-
-from memoryx.models.factory import make_chat_model
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
 from memoryx.prompts.search import RERANK_PROMPT, RETRY_RERANK_PROMPT, RerankScores, format_rerank_input
 from memoryx.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 CROSS_ENCODER_PREFIX = "cross-encoder:"
 
@@ -67,6 +67,8 @@ class ModelReranker(Reranker):
 
     def _model(self) -> Any:
         if self._llm is None:
+            from memoryx.models.factory import make_chat_model  # the chat-model stack: only for this reranker
+
             self._llm = make_chat_model(self.spec, self._settings, role="rerank")  # rerank caps and timeout
         return self._llm
 
@@ -77,6 +79,8 @@ class ModelReranker(Reranker):
             if len(scores) != len(texts):
                 raise ValueError(f"{len(scores)} scores for {len(texts)} memories; give one score per memory")
             return [max(0.0, min(1.0, s / 10.0)) for s in scores]
+
+        from langchain_core.messages import HumanMessage, SystemMessage
 
         messages = [SystemMessage(content=RERANK_PROMPT),
                     HumanMessage(content=format_rerank_input(query, list(texts)))]

@@ -69,6 +69,19 @@ def _is_local_client(client) -> bool:
     return type(inner).__name__ in ("QdrantLocal", "AsyncQdrantLocal")
 
 
+def _as_langchain_embeddings(embeddings: Any) -> None:
+    """langchain-qdrant accepts only an instance of LangChain's `Embeddings`. MemoryX's local encoder implements
+    that interface without inheriting the base class (its import costs a command half a second): registered
+    here as a virtual subclass of it."""
+    if embeddings is None:
+        return
+    from langchain_core.embeddings import Embeddings
+
+    if not isinstance(embeddings, Embeddings) and all(
+            callable(getattr(embeddings, name, None)) for name in ("embed_documents", "embed_query")):
+        Embeddings.register(type(embeddings))
+
+
 class QdrantServerVectorStore(VectorStore):
     """Qdrant server (or `QdrantClient(':memory:'|path=...)` local mode) behind langchain-qdrant.
 
@@ -95,6 +108,7 @@ class QdrantServerVectorStore(VectorStore):
             for name in (self.memories_collection, self.entities_collection):
                 self._ensure_collection(name)
         cls = _make_lc_store_class()
+        _as_langchain_embeddings(embeddings)
         kwargs = dict(
             client=client,
             embedding=embeddings,

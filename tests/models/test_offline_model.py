@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from memoryx.core.chitchat import is_chitchat
 from memoryx.errors import InvalidInputError
-from memoryx.models import make_chat_model, model_name_of
+from memoryx.models.factory import make_chat_model, model_name_of
 from memoryx.models.offline import OfflineChatModel, judge, task_of
 from memoryx.models.offline_rules import fact_text, parse_statement, parse_statements
 from memoryx.prompts.facts import extraction_system_prompt, format_conversation
