@@ -32,6 +32,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class _RoleModel:
+    """A role's chat model as an attribute of Services (`services.judgment_llm`): built on first read by
+    `Services.chat_model`, replaced by assignment (a test's scripted model)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.role = name.removesuffix("_llm")
+
+    def __get__(self, services: "Services | None", owner: type | None = None) -> Any:
+        return self if services is None else services.chat_model(self.role)
+
+    def __set__(self, services: "Services", model: "BaseChatModel") -> None:
+        services._models[self.role] = model
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -62,29 +76,9 @@ class Services:
                 self._models[role] = chosen
             return self._models[role]
 
-    @property
-    def extraction_llm(self) -> "BaseChatModel":
-        return self.chat_model("extraction")
-
-    @extraction_llm.setter
-    def extraction_llm(self, model: "BaseChatModel") -> None:
-        self._models["extraction"] = model
-
-    @property
-    def judgment_llm(self) -> "BaseChatModel":
-        return self.chat_model("judgment")
-
-    @judgment_llm.setter
-    def judgment_llm(self, model: "BaseChatModel") -> None:
-        self._models["judgment"] = model
-
-    @property
-    def graph_llm(self) -> "BaseChatModel":
-        return self.chat_model("graph")
-
-    @graph_llm.setter
-    def graph_llm(self, model: "BaseChatModel") -> None:
-        self._models["graph"] = model
+    extraction_llm = _RoleModel()
+    judgment_llm = _RoleModel()
+    graph_llm = _RoleModel()
 
     def close(self) -> None:
         """Close every store and stop the embedded graph server if this process started it."""
