@@ -139,6 +139,7 @@ class MemoryRecords(SQLStoreBase):
             if not changes:
                 return memory_dict(row)  # unchanged: no write, no history
             old_text = row.text
+            old_fields = {k: getattr(row, k) for k in changes if k != "text"} or None
             now = utc_now()
             held_from = row.valid_at or row.created_at
             changes.update(hash=memory_hash(changes.get("text", row.text)), updated_at=now)
@@ -152,7 +153,8 @@ class MemoryRecords(SQLStoreBase):
             insert_row(s, HistoryRow(id=new_id(), memory_id=memory_id, event="UPDATE", old_memory=old_text,
                                      new_memory=row.text, actor=actor, trace_id=trace_id, created_at=now,
                                      valid_at=held_from if "text" in changes else None,
-                                     invalid_at=(new_valid or now) if "text" in changes else None))
+                                     invalid_at=(new_valid or now) if "text" in changes else None,
+                                     old_fields=old_fields))
             self._record_intent(s, "memory", [memory_id])
             data = memory_dict(row)
         self._publish(data, "UPDATE", previous=old_text, trace_id=trace_id, actor=actor)

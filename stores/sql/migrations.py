@@ -97,6 +97,14 @@ def _v7_importance(conn: Connection) -> None:
     _typed_links(conn)
 
 
+def _v9_history_fields(conn: Connection) -> None:
+    """memory_history.old_fields (JSON): an UPDATE's other changed fields as they were, for its undo."""
+    have = {c["name"] for c in sa.inspect(conn).get_columns("memory_history")}
+    kind = "JSONB" if conn.dialect.name == "postgresql" else "JSON"
+    if "old_fields" not in have:
+        conn.execute(sa.text(f"ALTER TABLE memory_history ADD COLUMN old_fields {kind}"))
+
+
 def _typed_links(conn: Connection) -> None:
     """Memory links get a type of the closed set (memoryx.core.link_types): a known word becomes its type, any
     other text same_topic; a link that would repeat one of the same pair and type is dropped."""
@@ -134,6 +142,7 @@ MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (6, _v6_event_time),  # invalid_at, history / relation event times, memory_links
     (7, _v7_importance),  # importance_factors, confidence; memory links typed
     (8, _v8_judgment_audits),  # judgment_findings, judgment_daily_reports
+    (9, _v9_history_fields),  # memory_history.old_fields
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations

@@ -11,8 +11,9 @@ record as if the run never happened, in one transaction:
 - profile values lose the memory ids of the memories it created: a value left with none that first
   appeared during the run goes, and a value the run ended (a single-valued field it set) is current again.
 Every change queues its projection (outbox), so vectors and graph follow even when a store is down now.
-What is not restored: the metadata an UPDATE changed (history keeps text only) and a profile value's memory
-ids that a DELETE of the run removed.
+What is not restored: a profile value's memory ids that a DELETE of the run removed. An UPDATE's other fields
+(metadata, category, importance, type, confidence) come back from its history row's `old_fields`; an UPDATE
+written before that column existed restores its text only.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from memoryx.stores.sql.schema import (
 from memoryx.stores.sql.values import as_utc, id_chunks, utc_now
 
 _CREATING = ("ADD", "SUMMARY")
+# the fields besides the text an UPDATE's history row keeps as they were (stores/sql/memories.update_memory)
+_RESTORABLE = ("meta", "category", "importance", "memory_type", "importance_factors", "confidence")
 
 
 class RunUndo(SQLStoreBase):
@@ -66,6 +69,9 @@ class RunUndo(SQLStoreBase):
                 row = s.get(MemoryRow, mid)
                 if row is None:
                     continue
+                for key, value in (h.old_fields or {}).items():
+                    if key in _RESTORABLE:
+                        setattr(row, key, value)
                 if h.old_memory is not None:
                     row.text, row.hash = h.old_memory, memory_hash(h.old_memory)
                     row.deleted_at, row.invalid_at = None, None

@@ -112,6 +112,9 @@ class HistoryRow(Base):
     # (as Graphiti's valid_at / invalid_at): the history is a timeline, not only a change log
     valid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     invalid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # an UPDATE's other changed fields as they were before it ({"meta": {...}, "category": ..., ...}): what
+    # undoing the run that made it puts back besides the text
+    old_fields: Mapped[dict | None] = mapped_column(JSONType, nullable=True)
 
 
 class RawInputRow(ScopeColumns, Base):

@@ -40,7 +40,8 @@ def stored(m, user: str = "alice") -> dict:
     """Everything the stores hold for the user: SQL rows (deleted ones too), vector and graph counts."""
     services, scope = m.services, Scope(user_id=user)
     return {
-        "memories": sorted((r["id"], r["memory"], r["deleted_at"] is None)
+        "memories": sorted((r["id"], r["memory"], r["deleted_at"] is None, json.dumps(r.get("metadata"), sort_keys=True),
+                            r.get("category"), r.get("importance"), r.get("memory_type"), r.get("confidence"))
                            for r in services.sql.list_memories(scope, limit=None, include_deleted=True)),
         "history": sorted((h["memory_id"], h["event"], h["new_memory"])
                           for r in services.sql.list_memories(scope, limit=None, include_deleted=True)
@@ -106,15 +107,17 @@ def test_an_add_whose_graph_step_fails_is_undone(tmp_path, step):
 
 
 def test_a_failed_add_puts_back_what_it_changed(tmp_path):
-    """Earlier memories and relations the failed run updated or invalidated are as they were."""
+    """Earlier memories and relations the failed run updated or invalidated are as they were: text, metadata
+    and the other fields the update changed."""
     data = tmp_path / "data"
     with _memory(data) as m:
-        assert m.add("I live in Oslo", user_id="alice")["results"]
+        assert m.add("I live in Oslo", user_id="alice", metadata={"channel": "email"})["results"]
         before = stored(m)
     trace = str(uuid.uuid4())
     with _memory(data, graph_llm=garbage()) as m:
         with pytest.raises(MemoryXError):
-            m.add("I moved from Oslo, now I live in Berlin", user_id="alice", trace_id=trace)
+            m.add("I moved from Oslo, now I live in Berlin", user_id="alice", trace_id=trace,
+                  metadata={"channel": "chat", "mood": "happy"})
         _assert_nothing_of_it(m, trace, before)
 
 
