@@ -60,8 +60,10 @@ class Services:
     falkordb: "EmbeddedFalkorDB | None" = None
     recovery: dict = field(default_factory=dict)  # what start-up recovery did (memoryx.runtime.recovery)
     _closed: bool = field(default=False, repr=False)
-    _models: dict = field(default_factory=dict, repr=False)
-    _models_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # the models built or assigned so far: each Services its own (`dataclasses.replace` makes a copy that
+    # builds its models again from `model_choices`)
+    _models: dict = field(default_factory=dict, init=False, repr=False)
+    _models_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def chat_model(self, role: str) -> "BaseChatModel":
         """The chat model of a role, built on its first use: a process that only reads and searches never

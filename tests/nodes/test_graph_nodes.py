@@ -63,7 +63,7 @@ class CountingOffline(OfflineChatModel):
 def services_with(base, llm=None, mode: str = "auto", graph=...):
     changes: dict[str, Any] = {"settings": base.settings.model_copy(update={"graph_extraction_mode": mode})}
     if llm is not None:
-        changes["graph_llm"] = llm
+        changes["model_choices"] = {**base.model_choices, "graph": llm}
     if graph is not ...:
         changes["graph"] = graph
     return dataclasses.replace(base, **changes)
