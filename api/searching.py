@@ -2,9 +2,11 @@
 
 `SearchCalls` checks a search's input, starts the query's embedding, builds the run's `Context` and publishes
 `memory.accessed`; it needs only `settings` and `services`. `MemoryCore` mixes it in. `SearchReader` is what
-the CLI's `memoryx search` opens instead of `Memory`: the stores and the encoder, with the chat models built only
-if the search asks one (a query rewrite), and the search steps run by `run_search`, without LangGraph and
-without the add graph, its checkpointer or its run recovery: a command's start shrinks by seconds. Results are
+the CLI's `memoryx search` opens instead of `Memory`: the stores and the encoder (`build_services(search_only=
+True)`: the chat models built only if the search asks one, a query rewrite; the graph store opened, its
+embedded server started, only by a search that walks the graph), and the search steps run by `run_search`,
+without LangGraph and without the add graph, its checkpointer or its run recovery: a command's start shrinks
+by seconds. Results are
 `Memory.search`'s (tests/api/test_search_reader.py compares them).
 """
 
@@ -87,7 +89,7 @@ class SearchReader(SearchCalls):
 
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or get_settings()
-        self.services = build_services(self.settings, models_on_first_use=True)
+        self.services = build_services(self.settings, search_only=True)
         self._closed = False
 
     def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,

@@ -28,9 +28,10 @@ def replay_outbox(services: Any, *, min_age_s: float = 0.0) -> int:
             return total
 
 
-def recover_projections(services: Any) -> dict:
+def recover_projections(services: Any, *, reconcile_graph: bool = True) -> dict:
     """Start-up recovery of the projections (see the module docs). Never raises: a store still down leaves
-    the jobs queued for the periodic replay, the next start or `memoryx reindex`."""
+    the jobs queued for the periodic replay, the next start or `memoryx reindex`. `reconcile_graph=False` (a
+    process that only searches) skips the comparison of the graph's counts with SQL's."""
     report: dict[str, Any] = {"graph_rebuilt": None, "replayed": 0}
     try:
         falkordb = services.falkordb
@@ -41,7 +42,7 @@ def recover_projections(services: Any) -> dict:
         report["replayed"] = replay_outbox(services)
         if report["replayed"]:
             log.info("replayed %d pending projection writes", report["replayed"])
-        if report["graph_rebuilt"] is None:
+        if report["graph_rebuilt"] is None and reconcile_graph:
             report["graph_rebuilt"] = services.projector.reconcile_graph()
     except Exception as exc:  # noqa: BLE001 - recovery must not stop the stores from opening
         log.warning("pending projection writes could not be replayed yet: %s", exc)

@@ -115,14 +115,18 @@ def build_services(
     judgment_llm: "BaseChatModel | str | None" = None,
     graph_llm: "BaseChatModel | str | None" = None,
     embeddings: "Embeddings | None" = None,
-    models_on_first_use: bool = False,
+    search_only: bool = False,
 ) -> Services:
     """Open (and for embedded backends, start) every store. Injected models and embeddings win over
     the settings; a model may also be given as a "provider:model" string. The chat models are built here, so
-    that a wrong model setting fails at once, unless `models_on_first_use` (a process that only searches).
+    that a wrong model setting fails at once. The embedded graph server starts on a thread while SQL, the
+    encoder and the vectors open: its start is mostly the server process's own (a few hundred ms on the
+    other core).
 
-    The embedded graph server starts on a thread while SQL, the encoder and the vectors open: its start is
-    mostly the server process's own (a few hundred ms on the other core)."""
+    `search_only` (a process that only searches, the CLI's `memoryx search`): chat models are built on first
+    use, the graph store is opened (its embedded server started) by the first search that walks the graph,
+    and start-up recovery replays the outbox but leaves the graph's reconciliation with SQL to the next full
+    open."""
 
     settings = settings or get_settings()
     if settings.private_files:
@@ -134,7 +138,7 @@ def build_services(
     choices = {role: given if given is not None else llm
                for role, given in (("extraction", extraction_llm), ("judgment", judgment_llm), ("graph", graph_llm))}
     opened: list[Any] = []
-    graph_start = _GraphStart(settings)
+    graph_start = _GraphStart(None if search_only else settings)
     try:
         sql = SQLStore(settings.resolved_sql_url())
         opened.append(sql)
@@ -142,11 +146,13 @@ def build_services(
         vectors = make_vector_store(settings, embedding_dims(emb, settings))
         opened.append(vectors)
         graph, falkordb = graph_start.result()
+        if search_only and settings.graph_backend != "none":
+            graph = _GraphOnFirstUse(settings)
         if falkordb is not None:
             opened.append(falkordb)
         services = Services(settings=settings, sql=sql, vectors=vectors, graph=graph, embeddings=emb,
                             projector=Projector(sql, vectors, graph, emb), model_choices=choices, falkordb=falkordb)
-        if not models_on_first_use:
+        if not search_only:
             for role in choices:
                 services.chat_model(role)
     except Exception:
@@ -165,19 +171,20 @@ def build_services(
         raise
     # a crashed earlier process: graph rebuilt after an unclean stop, outbox replayed, graph reconciled with SQL
 
-    services.recovery = recover_projections(services)
+    services.recovery = recover_projections(services, reconcile_graph=not search_only)
     return services
 
 
 class _GraphStart:
-    """The graph store opened (an embedded server started) on a thread; `result()` waits for it."""
+    """The graph store opened (an embedded server started) on a thread; `result()` waits for it. No settings:
+    nothing to open."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings | None):
         self._settings = settings
         self._store: tuple = (None, None)
         self._error: BaseException | None = None
         self._thread = None
-        if settings.graph_backend != "none":
+        if settings is not None and settings.graph_backend != "none":
             self._thread = threading.Thread(target=self._open, name="memoryx-graph-start", daemon=True)
             self._thread.start()
 
@@ -193,6 +200,45 @@ class _GraphStart:
         if self._error is not None and raise_error:
             raise self._error
         return self._store
+
+
+class _GraphOnFirstUse:
+    """The graph store of a process that may never walk the graph (`search_only`): opened, and an embedded
+    server started, by its first use; `close` stops what was started. Every attribute but `close` is the
+    store's own."""
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+        self._store: Any = None
+        self._server: Any = None
+        self._lock = threading.Lock()
+
+    def _opened(self) -> Any:
+        with self._lock:
+            if self._store is None:
+                self._store, self._server = make_graph_store(self._settings)
+                if self._server is not None and self._server.recovered_unclean:
+                    log.warning("embedded FalkorDB stopped uncleanly last time; the next full open (an add, "
+                                "`memoryx serve`) rebuilds the graph from SQL")
+            return self._store
+
+    @property
+    def opened(self) -> bool:
+        """Whether a use has opened the store (started the embedded server)."""
+        return self._store is not None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._opened(), name)
+
+    def close(self) -> None:
+        with self._lock:
+            store, server, self._store, self._server = self._store, self._server, None, None
+        if store is not None:
+            store.close()
+        if server is not None:
+            server.stop()
 
 
 _serving: Services | None = None

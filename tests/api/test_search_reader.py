@@ -47,6 +47,18 @@ def test_search_reader_ranks_as_memory_search(tmp_path):
     assert any("Berlin" in r["memory"] for r in expected["where do I live?"]["results"][:1])
 
 
+def test_search_reader_starts_the_graph_server_only_for_a_search_that_walks_the_graph(tmp_path):
+    data = tmp_path / "data"
+    _fill(data)
+    with SearchReader(Settings(data_dir=data)) as reader:
+        assert reader.search("music", user_id="bob")["results"] is not None
+        assert reader.services.graph is not None and not reader.services.graph.opened
+        found = reader.search("Acme", user_id="alice")  # names an entity of alice's graph: the graph is walked
+        assert reader.services.graph.opened
+        assert any("Acme" in r["memory"] for r in found["results"])
+        assert any(rel["destination"] == "Acme" or rel["source"] == "Acme" for rel in found["relations"])
+
+
 def test_search_reader_checks_input_like_memory(tmp_path):
     import pytest
 
