@@ -191,6 +191,36 @@ def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
     assert "graph" not in by_id(other).get(rex, {"sources": []})["sources"]
 
 
+def test_the_walk_from_hits_is_the_graphs_one_hop_within_the_scope(svc):
+    """relations_near_hits (one SQL statement) returns what the graph's one-hop neighbourhood of the hits'
+    entities returns: the scope's valid relations at either end, none of another scope, none invalidated."""
+    from memoryx.search.reads import relations_near_hits
+
+    user, other = _user(), _user()
+    seed = add(svc, user, "Adopted Rex from the shelter")
+    near = add(svc, user, "Rex loves the park by the river")
+    gone = add(svc, user, "Rex used to sleep in the garage")
+    far = add(svc, user, "The park opened in 1990")
+    r1 = relate(svc, user, "User", "has_dog", "Rex", seed)
+    r2 = relate(svc, user, "Rex", "loves", "Park", near)
+    r3 = relate(svc, user, "Rex", "sleeps_in", "Garage", gone)
+    relate(svc, user, "Park", "opened_in", "1990", far)  # two hops from the seed
+    theirs = add(svc, other, "Rex loves the beach")
+    relate(svc, other, "Rex", "loves", "Beach", theirs)  # same names, another scope
+    svc.projector.sync_relations(svc.sql.invalidate_relations([r3["id"]], trace_id=None))
+    scope = Scope(user_id=user)
+    got = relations_near_hits(svc.sql, scope, [seed])
+    expected = {r["id"] for r in svc.graph.neighbourhood(scope, [r1["source_id"], r1["target_id"]], depth=1)}
+    assert {r["id"] for r in got} == expected and {r1["id"], r2["id"]} <= expected
+    assert all(r["hops"] == 1 and r["valid"] for r in got)
+    assert {(r["source"], r["relation"], r["target"]) for r in got} >= {("User", "has_dog", "Rex"),
+                                                                        ("Rex", "loves", "Park")}
+    assert r3["id"] not in {r["id"] for r in got}
+    assert r3["id"] in {r["id"] for r in relations_near_hits(svc.sql, scope, [seed], include_invalid=True)}
+    assert relations_near_hits(svc.sql, Scope(user_id=other), [near]) == []
+    assert relations_near_hits(svc.sql, scope, []) == []
+
+
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
     user = _user()
     m1 = add(svc, user, "first fact about friends")
