@@ -24,6 +24,7 @@ from memoryx.search.access import flush_access
 from memoryx.search.context_block import build_context, estimate_tokens
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
+from memoryx.search.reads import relations_near_hits
 from memoryx.stores.sql.schema import MemoryRow
 from tests.support import make_services
 
@@ -194,8 +195,6 @@ def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
 def test_the_walk_from_hits_is_the_graphs_one_hop_within_the_scope(svc):
     """relations_near_hits (one SQL statement) returns what the graph's one-hop neighbourhood of the hits'
     entities returns: the scope's valid relations at either end, none of another scope, none invalidated."""
-    from memoryx.search.reads import relations_near_hits
-
     user, other = _user(), _user()
     seed = add(svc, user, "Adopted Rex from the shelter")
     near = add(svc, user, "Rex loves the park by the river")
