@@ -631,3 +631,20 @@ def test_search_tuning_overrides_and_refuses_unknown_knobs():
     assert tuning(Settings())["context_window"] == DEFAULTS["context_window"]
     with pytest.raises(InvalidInputError, match="context_windw"):
         tuning(Settings(search_tuning={"context_windw": 3}))
+
+
+def test_both_events_of_a_between_question_are_candidates(svc, monkeypatch):
+    """"How many days passed between X and Y": memories that share many of the question's words ("days",
+    "passed", "walk", "event") crowd its keyword list above X's own memory; each event's phrase is searched
+    too, so both events' memories come first."""
+    from memoryx.nodes import keyword_recall
+
+    user = _user()
+    walk = add(svc, user, "Walked ten miles at the Walk for Hunger event downtown")
+    for n in range(12):
+        add(svc, user, f"The hunger walk event {n} passed through the park, many days of walking to plan")
+    beach = add(svc, user, "Spent Saturday picking plastic off the beach at the Coastal Cleanup")
+    question = "How many days passed between the Walk for Hunger event and the Coastal Cleanup event?"
+    assert set(ids(search(svc, question, user, limit=2, mode="keyword"))) == {walk, beach}
+    monkeypatch.setattr(keyword_recall, "event_phrases", lambda q: ())  # the whole question alone
+    assert walk not in ids(search(svc, question, user, limit=5, mode="keyword"))
