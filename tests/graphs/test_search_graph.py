@@ -24,6 +24,7 @@ from memoryx.search.access import flush_access
 from memoryx.search.context_block import build_context, estimate_tokens
 from memoryx.search.dates import time_window
 from memoryx.search.query import entity_candidates
+from memoryx.search.reads import relations_near_hits
 from memoryx.stores.sql.schema import MemoryRow
 from tests.support import make_services
 
@@ -189,6 +190,34 @@ def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
     # a question not about the user's own life does not walk from its hits
     other = search(svc, "What is the dog's name?", user)
     assert "graph" not in by_id(other).get(rex, {"sources": []})["sources"]
+
+
+def test_the_walk_from_hits_is_the_graphs_one_hop_within_the_scope(svc):
+    """relations_near_hits (one SQL statement) returns what the graph's one-hop neighbourhood of the hits'
+    entities returns: the scope's valid relations at either end, none of another scope, none invalidated."""
+    user, other = _user(), _user()
+    seed = add(svc, user, "Adopted Rex from the shelter")
+    near = add(svc, user, "Rex loves the park by the river")
+    gone = add(svc, user, "Rex used to sleep in the garage")
+    far = add(svc, user, "The park opened in 1990")
+    r1 = relate(svc, user, "User", "has_dog", "Rex", seed)
+    r2 = relate(svc, user, "Rex", "loves", "Park", near)
+    r3 = relate(svc, user, "Rex", "sleeps_in", "Garage", gone)
+    relate(svc, user, "Park", "opened_in", "1990", far)  # two hops from the seed
+    theirs = add(svc, other, "Rex loves the beach")
+    relate(svc, other, "Rex", "loves", "Beach", theirs)  # same names, another scope
+    svc.projector.sync_relations(svc.sql.invalidate_relations([r3["id"]], trace_id=None))
+    scope = Scope(user_id=user)
+    got = relations_near_hits(svc.sql, scope, [seed])
+    expected = {r["id"] for r in svc.graph.neighbourhood(scope, [r1["source_id"], r1["target_id"]], depth=1)}
+    assert {r["id"] for r in got} == expected and {r1["id"], r2["id"]} <= expected
+    assert all(r["hops"] == 1 and r["valid"] for r in got)
+    assert {(r["source"], r["relation"], r["target"]) for r in got} >= {("User", "has_dog", "Rex"),
+                                                                        ("Rex", "loves", "Park")}
+    assert r3["id"] not in {r["id"] for r in got}
+    assert r3["id"] in {r["id"] for r in relations_near_hits(svc.sql, scope, [seed], include_invalid=True)}
+    assert relations_near_hits(svc.sql, Scope(user_id=other), [near]) == []
+    assert relations_near_hits(svc.sql, scope, []) == []
 
 
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
@@ -602,3 +631,20 @@ def test_search_tuning_overrides_and_refuses_unknown_knobs():
     assert tuning(Settings())["context_window"] == DEFAULTS["context_window"]
     with pytest.raises(InvalidInputError, match="context_windw"):
         tuning(Settings(search_tuning={"context_windw": 3}))
+
+
+def test_both_events_of_a_between_question_are_candidates(svc, monkeypatch):
+    """"How many days passed between X and Y": memories that share many of the question's words ("days",
+    "passed", "walk", "event") crowd its keyword list above X's own memory; each event's phrase is searched
+    too, so both events' memories come first."""
+    from memoryx.nodes import keyword_recall
+
+    user = _user()
+    walk = add(svc, user, "Walked ten miles at the Walk for Hunger event downtown")
+    for n in range(12):
+        add(svc, user, f"The hunger walk event {n} passed through the park, many days of walking to plan")
+    beach = add(svc, user, "Spent Saturday picking plastic off the beach at the Coastal Cleanup")
+    question = "How many days passed between the Walk for Hunger event and the Coastal Cleanup event?"
+    assert set(ids(search(svc, question, user, limit=2, mode="keyword"))) == {walk, beach}
+    monkeypatch.setattr(keyword_recall, "event_phrases", lambda q: ())  # the whole question alone
+    assert walk not in ids(search(svc, question, user, limit=5, mode="keyword"))
