@@ -25,7 +25,7 @@ from sqlalchemy import event, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import NullPool, StaticPool
+from sqlalchemy.pool import StaticPool
 
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
@@ -48,8 +48,9 @@ _DELETE_JOBS = sa.delete(_OUTBOX).where(_OUTBOX.c.id.in_(sa.bindparam("ids", exp
 class SQLStoreBase(PlannerStatistics):
     """Owns the engine and sessions. Thread-safe: each method is one short transaction on its own session."""
 
-    def __init__(self, url: str, *, echo: bool = False):
+    def __init__(self, url: str, *, echo: bool = False, pool_size: int = 4, lock_connections: int = 10):
         self._closed = False
+        self._pool_size, self._lock_connections = pool_size, lock_connections  # PostgreSQL only
         self._lock_engine: Engine | None = None
         self._writes_since_stats_check, self._stats_rows = 0, 0  # planner statistics (SQLite)
         self._done_jobs: list[str] = []  # projected outbox jobs to delete with the next write transaction
@@ -107,13 +108,17 @@ class SQLStoreBase(PlannerStatistics):
             return engine
         self._mem_lock = None
         self._lock_dir = None
-        connect_args = {"connect_timeout": 10} if self.is_postgres else {}
-        if self.is_postgres:
-            # Lock connections come from their own unpooled engine: many waiters polling for a scope lock
-            # must never take the pooled connections the lock holder needs to finish its work.
-            self._lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        if not self.is_postgres:
+            return sa.create_engine(url, echo=echo, pool_pre_ping=True)
+        connect_args = {"connect_timeout": 10, "application_name": "memoryx"}
+        # Lock connections come from their own pool: many waiters polling for a scope lock must never take
+        # the pooled connections the lock holder needs to finish its work. Both pools are hard caps (no
+        # overflow), so a process opens a known number of connections (Settings.pg_connections_per_process).
+        self._lock_engine = sa.create_engine(url, pool_size=self._lock_connections, max_overflow=0, pool_timeout=60,
+                                             pool_pre_ping=True, connect_args=connect_args)
         # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
-        return sa.create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+        return sa.create_engine(url, echo=echo, pool_pre_ping=True, pool_size=self._pool_size, max_overflow=0,
+                                connect_args=connect_args)
 
     @staticmethod
     def _install_sqlite_hooks(engine: Engine) -> None:
@@ -160,7 +165,8 @@ class SQLStoreBase(PlannerStatistics):
         except sa.exc.TimeoutError as exc:  # connection pool exhausted
             raise ConcurrencyError(
                 f"No free connection to {self.safe_url} within the pool timeout: too many concurrent "
-                "operations in this process. Retry, or run fewer operations at once."
+                "operations in this process. Retry, run fewer at once, or raise MEMORYX_PG_POOL_SIZE "
+                "(writes: MEMORYX_PG_LOCK_CONNECTIONS) within the server's max_connections."
             ) from exc
         except sa.exc.DBAPIError as exc:
             if exc.connection_invalidated:
