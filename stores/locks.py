@@ -140,6 +140,11 @@ def _task_id() -> int:
         return 0
 
 
+def in_event_loop_task() -> bool:
+    """Whether the caller is a coroutine running on this thread's event loop."""
+    return _task_id() != 0
+
+
 def _pg_key(name: str) -> int:
     return int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:8], "big", signed=True)
 

@@ -25,11 +25,19 @@ from sqlalchemy import event, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
-from memoryx.stores.locks import advisory_lock, file_lock, job_claim, lock_owner, not_reentrant, try_advisory_lock
+from memoryx.stores.locks import (
+    advisory_lock,
+    file_lock,
+    in_event_loop_task,
+    job_claim,
+    lock_owner,
+    not_reentrant,
+    try_advisory_lock,
+)
 from memoryx.stores.sql.migrations import migrate
 from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
 from memoryx.stores.sql.statistics import (
@@ -116,6 +124,9 @@ class SQLStoreBase(PlannerStatistics):
         # overflow), so a process opens a known number of connections (Settings.pg_connections_per_process).
         self._lock_engine = sa.create_engine(url, pool_size=self._lock_connections, max_overflow=0, pool_timeout=60,
                                              pool_pre_ping=True, connect_args=connect_args)
+        # A coroutine holding a lock across awaits (AsyncMemory's add run) must not wait on the event loop for
+        # a pooled connection that other coroutines of the same loop hold: it takes one of its own.
+        self._loop_lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
         # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
         return sa.create_engine(url, echo=echo, pool_pre_ping=True, pool_size=self._pool_size, max_overflow=0,
                                 connect_args=connect_args)
@@ -342,6 +353,7 @@ class SQLStoreBase(PlannerStatistics):
             self.engine.dispose()
             if self._lock_engine is not None:
                 self._lock_engine.dispose()
+                self._loop_lock_engine.dispose()
 
     def __enter__(self) -> Self:
         return self
@@ -358,6 +370,12 @@ class SQLStoreBase(PlannerStatistics):
 
     # ---- concurrency ------------------------------------------------------------------------------------
 
+    def _locks(self) -> Engine:
+        """Where lock connections come from: the bounded pool (MEMORYX_PG_LOCK_CONNECTIONS), or one connection
+        of its own for a coroutine running on an event loop (see `_make_engine`)."""
+        assert self._lock_engine is not None
+        return self._loop_lock_engine if in_event_loop_task() else self._lock_engine
+
     @contextmanager
     def scope_lock(self, scope: Scope, timeout: float = 60.0) -> Iterator[None]:
         """Exclusive lock on the scope's widest owner across threads and processes: the user id when there is
@@ -373,8 +391,7 @@ class SQLStoreBase(PlannerStatistics):
         self._check_open()
         key = (self.safe_url, scope.key())  # two stores (databases) never share a lock
         if self.is_postgres:
-            assert self._lock_engine is not None
-            lock = advisory_lock(self._lock_engine, scope, timeout, self._wrap_errors)
+            lock = advisory_lock(self._locks(), scope, timeout, self._wrap_errors)
         else:
             assert self._lock_dir is not None
             lock = file_lock(self._lock_dir, scope, timeout)
@@ -390,7 +407,7 @@ class SQLStoreBase(PlannerStatistics):
             yield True
             return
         self._check_open()
-        with try_advisory_lock(self._lock_engine, f"run:{trace_id}", self._wrap_errors) as held:
+        with try_advisory_lock(self._locks(), f"run:{trace_id}", self._wrap_errors) as held:
             yield held
 
     @contextmanager
@@ -402,7 +419,7 @@ class SQLStoreBase(PlannerStatistics):
             return
         self._check_open()
         # a little under the interval: the claiming worker's own next tick must not find it too early
-        with job_claim(self._lock_engine, name, every_s * 0.8, self._wrap_errors) as mine:
+        with job_claim(self._locks(), name, every_s * 0.8, self._wrap_errors) as mine:
             yield mine
 
     @contextmanager
@@ -414,10 +431,9 @@ class SQLStoreBase(PlannerStatistics):
         self._check_open()
         with contextlib.ExitStack() as stack:
             if self.is_postgres:
-                assert self._lock_engine is not None
                 for owner in owners:  # refuse a lock this thread holds before taking any
                     stack.enter_context(not_reentrant((self.safe_url, owner.key()), owner, contextlib.nullcontext()))
-                stack.enter_context(advisory_lock(self._lock_engine, owners, timeout, self._wrap_errors))
+                stack.enter_context(advisory_lock(self._locks(), owners, timeout, self._wrap_errors))
             else:
                 for owner in owners:
                     stack.enter_context(self.scope_lock(owner, timeout))

@@ -5,6 +5,7 @@ workers whose connections could pass the server's max_connections. Against the r
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -96,6 +97,34 @@ def test_a_thread_holds_all_its_locks_on_one_connection(pg_url):
         finally:
             other.close()
     finally:
+        store.close()
+
+
+def test_coroutines_of_one_loop_hold_their_locks_apart(pg_url):
+    # AsyncMemory holds an add's run lock across awaits, many adds on one loop: with one pooled lock
+    # connection, the second would block the loop waiting for the first; sharing one connection, the
+    # first's release would drop the second's lock.
+    store = SQLStore(pg_url, pool_size=1, lock_connections=1)
+    other = SQLStore(pg_url, pool_size=1, lock_connections=1)
+
+    async def hold(name: str, seconds: float) -> None:
+        with store.run_lock(name) as mine:
+            assert mine
+            await asyncio.sleep(seconds)
+
+    async def main() -> None:
+        first, second = asyncio.create_task(hold("a", 0.1)), asyncio.create_task(hold("b", 0.6))
+        await asyncio.wait_for(first, 5)
+        with other.run_lock("b") as theirs:
+            assert not theirs  # still held by the second coroutine
+        await asyncio.wait_for(second, 5)
+        with other.run_lock("b") as theirs:
+            assert theirs
+
+    try:
+        asyncio.run(main())
+    finally:
+        other.close()
         store.close()
 
 
