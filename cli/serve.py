@@ -57,11 +57,11 @@ def check_connections(settings, workers: int) -> None:
     budget = connection_budget(settings.resolved_sql_url())
     if budget is None or workers * per_worker <= budget[0]:
         return
-    free, max_connections, others = budget
+    free, max_connections, reserved, others = budget
     raise UsageError(
         f"memoryx serve --workers {workers} could open {workers} x {per_worker} = {workers * per_worker} PostgreSQL "
-        f"connections, but the server admits {free} more (max_connections={max_connections}, {others} in use by "
-        f"other clients, the reserved ones excluded). Each worker: {settings.pg_pool_size} per pool "
+        f"connections, but the server admits {free} more (max_connections={max_connections}, less {reserved} "
+        f"reserved for superusers, less {others} open now). Each worker: {settings.pg_pool_size} per pool "
         f"(MEMORYX_PG_POOL_SIZE) x {(per_worker - settings.pg_lock_connections - 1) // settings.pg_pool_size} "
         f"pools + {settings.pg_lock_connections} lock connections (MEMORYX_PG_LOCK_CONNECTIONS) + 1 while it "
         "starts. Lower those settings or --workers, or raise max_connections (or put a session-mode PgBouncer "

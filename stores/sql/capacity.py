@@ -12,9 +12,9 @@ _BUDGET = sa.text(
     "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())")
 
 
-def connection_budget(url: str) -> tuple[int, int, int] | None:
-    """(connections this role may still open, max_connections, client connections open now) on the server of
-    `url`, or None when it cannot be asked. The superuser-reserved slots count only for a superuser."""
+def connection_budget(url: str) -> tuple[int, int, int, int] | None:
+    """(connections this role may still open, max_connections, slots reserved for superusers that this role
+    cannot use, client connections open now) on the server of `url`, or None when it cannot be asked."""
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")  # as SQLStore opens it
@@ -26,4 +26,5 @@ def connection_budget(url: str) -> tuple[int, int, int] | None:
         return None
     finally:
         engine.dispose()
-    return max_connections - (0 if superuser else reserved) - others, max_connections, others
+    reserved = 0 if superuser else reserved
+    return max_connections - reserved - others, max_connections, reserved, others

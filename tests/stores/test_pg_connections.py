@@ -154,7 +154,7 @@ def test_connections_per_process_follows_the_settings(pg_url):
 
 
 def test_serve_refuses_workers_past_max_connections(pg_url, tmp_path):
-    free, max_connections, _ = connection_budget(pg_url)
+    free, max_connections, _, _ = connection_budget(pg_url)
     per_worker = 3 * 20 + 10 + 1  # MEMORYX_PG_POOL_SIZE=20 below
     workers = free // per_worker + 1
     env = {**os.environ, "MEMORYX_DATA_DIR": str(tmp_path), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
