@@ -67,10 +67,10 @@ def not_reentrant(key: tuple[str, str], scope: Scope, lock: AbstractContextManag
 @contextmanager
 def lock_connection(engine: Engine,
                     wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[tuple[sa.Connection, set[int]]]:
-    """(connection, the advisory keys held on it): ONE autocommit connection per thread for all the advisory
-    locks it holds at once (an add's run lock and its owner lock), checked out of the lock engine's bounded
-    pool by the outermost lock and returned when that lock ends. A thread thus never waits for a second lock
-    connection while holding one: a pool of N serves N writers without deadlock. Coroutines of one event
+    """(connection, the advisory keys held on it): ONE autocommit connection per thread and lock engine for
+    all the advisory locks it holds there at once (the owners of a bulk chunk; a run lock and its scheduled
+    job), checked out of the engine's bounded pool by the outermost lock and returned when that lock ends. A
+    thread never waits for a second connection of one pool while holding one. Coroutines of one event
     loop (AsyncMemory holds an add's run lock across awaits) each get their own: they interleave, and one's
     release must not drop another's locks."""
     conns = _thread_state.__dict__.setdefault("lock_conns", {})

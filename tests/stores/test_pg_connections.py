@@ -32,8 +32,8 @@ def small_store(pg_url):
 
 
 def test_writers_past_the_pools_queue_instead_of_opening_connections(pg_url, small_store):
-    # 12 writers, each like an add: its run lock, then its owner's lock, a read, a pause. The old unpooled
-    # lock engine opened two connections per writer (24 here) on top of the SQL pool.
+    # 12 writers, each like an add: its run lock, then its owner's lock, a read, a pause. An unpooled lock
+    # engine opens two connections per writer (24 here) on top of the SQL pool.
     store, peak, done = small_store, [0], threading.Event()
     probe = sa.create_engine(pg_url, poolclass=sa.pool.NullPool)
 
@@ -71,13 +71,13 @@ def test_writers_past_the_pools_queue_instead_of_opening_connections(pg_url, sma
         watcher.join()
         probe.dispose()
     assert not errors
-    assert 3 <= peak[0] <= 2 + 3  # the lock pool was used in full, never past SQL pool + lock pool
+    assert 3 <= peak[0] <= 2 + 3 + 3  # never past the SQL pool and the two lock pools
 
 
 def test_a_thread_holds_all_its_locks_on_one_connection(pg_url):
     store = SQLStore(pg_url, pool_size=1, lock_connections=1)
     try:
-        # run lock + owner locks + a scheduled job in one thread: one lock connection (the pool's only one)
+        # run lock + owner locks + a scheduled job in one thread: one connection of each lock pool
         with store.run_lock("t1") as mine, store.scope_lock(Scope(user_id="alice"), timeout=5):
             assert mine
             with store.run_lock("t1") as again:
@@ -147,19 +147,19 @@ def test_locks_are_released_before_the_connection_goes_back(pg_url):
 
 def test_connections_per_process_follows_the_settings(pg_url):
     s = Settings(sql_url=pg_url, vector_backend="pgvector", pg_pool_size=5, pg_lock_connections=7)
-    assert s.pg_connections_per_process() == 3 * 5 + 7 + 1
+    assert s.pg_connections_per_process() == 3 * 5 + 2 * 7 + 1
     assert Settings(sql_url=pg_url, vector_backend="edge", checkpointer="sqlite", pg_pool_size=5,
-                    pg_lock_connections=7).pg_connections_per_process() == 5 + 7 + 1
+                    pg_lock_connections=7).pg_connections_per_process() == 5 + 2 * 7 + 1
     assert Settings(sql_url=None, vector_backend="pgvector").pg_connections_per_process() == 0
 
 
 def test_serve_refuses_workers_past_max_connections(pg_url, tmp_path):
     free, max_connections, _, _ = connection_budget(pg_url)
-    per_worker = 3 * 20 + 10 + 1  # MEMORYX_PG_POOL_SIZE=20 below
+    per_worker = 3 * 20 + 2 * 5 + 1  # MEMORYX_PG_POOL_SIZE=20 below, MEMORYX_PG_LOCK_CONNECTIONS=5
     workers = free // per_worker + 1
     env = {**os.environ, "MEMORYX_DATA_DIR": str(tmp_path), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
            "MEMORYX_SQL_URL": pg_url, "MEMORYX_VECTOR_BACKEND": "pgvector", "MEMORYX_GRAPH_BACKEND": "none",
-           "MEMORYX_PG_POOL_SIZE": "20", "HF_HUB_OFFLINE": "1"}
+           "MEMORYX_PG_POOL_SIZE": "20", "MEMORYX_PG_LOCK_CONNECTIONS": "5", "HF_HUB_OFFLINE": "1"}
     proc = subprocess.run([sys.executable, "-m", "memoryx.cli", "serve", "--workers", str(workers), "--port", "1"],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode != 0
