@@ -62,9 +62,9 @@ def check_connections(settings, workers: int) -> None:
         f"memoryx serve --workers {workers} could open {workers} x {per_worker} = {workers * per_worker} PostgreSQL "
         f"connections, but the server admits {free} more (max_connections={max_connections}, less {reserved} "
         f"reserved for superusers, less {others} open now). Each worker: {settings.pg_pool_size} per pool "
-        f"(MEMORYX_PG_POOL_SIZE) x {(per_worker - 2 * settings.pg_lock_connections - 1) // settings.pg_pool_size} "
-        f"pools + 2 x {settings.pg_lock_connections} lock connections (MEMORYX_PG_LOCK_CONNECTIONS) + 1 while it "
-        "starts. Lower those settings or --workers, or raise max_connections (or put a session-mode PgBouncer "
+        f"(MEMORYX_PG_POOL_SIZE) x {(per_worker - settings.pg_lock_connections - 2) // settings.pg_pool_size} "
+        f"pools + {settings.pg_lock_connections} owner-lock connections (MEMORYX_PG_LOCK_CONNECTIONS) + 1 for run "
+        "locks + 1 while it starts. Lower those settings or --workers, or raise max_connections (or put a session-mode PgBouncer "
         "in front); see docs/deployment.md.")
 
 

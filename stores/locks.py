@@ -10,8 +10,8 @@ re-check still catches what changed between retrieval and the lock.
 PostgreSQL uses a session-level advisory lock (released by the server if the process dies), on one
 connection per thread from a bounded pool (`lock_connection`); SQLite uses an flock'ed file next to the
 database. Workers of one PostgreSQL also coordinate here: an add run holds a lock on its trace id while it
-runs (`try_advisory_lock`: a run found unfinished is resumed only when nobody holds it), and a scheduled job
-runs on one worker per interval (`job_claim`). Both are taken through `not_reentrant`, which refuses a second
+runs (`TryLockSession`, one connection for all of a process's run locks: a run found unfinished is resumed
+only when nobody holds it), and a scheduled job runs on one worker per interval (`job_claim`). Both are taken through `not_reentrant`, which refuses a second
 take of the same lock in the same thread instead of letting it wait for itself until the timeout.
 """
 
@@ -149,31 +149,73 @@ def _pg_key(name: str) -> int:
     return int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:8], "big", signed=True)
 
 
-@contextmanager
-def try_advisory_lock(engine: Engine, name: str,
-                      wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
-    """A PostgreSQL advisory lock on `name` if it is free now: yields True (held until the block ends, or
-    until this process dies: the server then releases it) or False (another session, or this thread
-    already, holds it: advisory locks are re-entrant within a session, and the thread's locks share one)."""
-    with _try_lock(engine, name, wrap_errors) as (held, _conn):
-        yield held
+class TryLockSession:
+    """ONE autocommit connection holding every try-lock of this process: add runs' locks and scheduled jobs'.
+    They never wait (taken or refused at once) but are held as long as the run: an add holds its run lock
+    through its model calls, so a connection per add in flight would cap a worker's adds at its pool's
+    size, or open one connection per add. Here any number of them share one session; the process tracks
+    which keys it holds (a second take in this process is refused, as another session's would be) and a
+    mutex serialises the short statements. The server releases them all if the process dies."""
 
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self._conn: sa.Connection | None = None
+        self._mutex = threading.Lock()
+        self._held: set[int] = set()
 
-@contextmanager
-def _try_lock(engine: Engine, name: str, wrap_errors: Callable[[], AbstractContextManager]):
-    key = _pg_key(name)
-    with lock_connection(engine, wrap_errors) as (conn, keys):
-        held = False
+    def _connection(self) -> sa.Connection:  # under the mutex
+        if self._conn is None or self._conn.invalidated:
+            self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        return self._conn
+
+    def run(self, fn: Callable[[sa.Connection], object], wrap_errors: Callable[[], AbstractContextManager]):
+        """fn(connection) under the mutex; a broken connection is dropped (the server released its locks)."""
+        with self._mutex, wrap_errors():
+            try:
+                return fn(self._connection())
+            except SQLAlchemyError:
+                self._drop()
+                raise
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.invalidate()
+        self._conn = None
+        self._held.clear()
+
+    @contextmanager
+    def try_lock(self, name: str, wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
+        """The advisory lock on `name` if it is free now: yields True (held until the block ends, or until this
+        process dies) or False (held by another session, or already by this process)."""
+        key = _pg_key(name)
+
+        def take(conn: sa.Connection) -> bool:
+            if key in self._held:
+                return False
+            if conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+                self._held.add(key)
+                return True
+            return False
+
+        held = bool(self.run(take, wrap_errors))
         try:
-            if key not in keys:
-                with wrap_errors():
-                    held = bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar())
-            if held:
-                keys.add(key)
-            yield held, conn
+            yield held
         finally:
             if held:
-                _unlock(conn, keys, [key])
+                with self._mutex:
+                    if key in self._held:  # else the connection broke meanwhile: the server released it
+                        self._held.discard(key)
+                        try:
+                            self._connection().execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                        except SQLAlchemyError:
+                            self._drop()
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._conn is not None:
+                self._conn.close()  # the server releases the session's locks
+            self._conn = None
+            self._held.clear()
 
 
 # One row per scheduled job: when a worker last started it. Coordination state beside the system of record
@@ -187,27 +229,29 @@ _CLAIM = sa.text(
 
 
 @contextmanager
-def job_claim(engine: Engine, name: str, min_gap_s: float,
+def job_claim(session: TryLockSession, name: str, min_gap_s: float,
               wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
     """Whether this process runs the scheduled job `name` now (PostgreSQL): True for exactly one of the workers
     whose tick falls in the same interval. The job's advisory lock is held while it runs (a run longer than its
     interval is never started twice), and the claim row says when it last started (a worker whose tick comes
     later in the interval skips it). A worker killed mid-run releases the lock with its connection; the next
     tick after `min_gap_s` runs the job again."""
-    with _try_lock(engine, f"job:{name}", wrap_errors) as (held, conn):
+    with session.try_lock(f"job:{name}", wrap_errors) as held:
         if not held:
             yield False
             return
-        table_key = _pg_key("memoryx job runs table")  # concurrent CREATE TABLE IF NOT EXISTS can collide
-        with wrap_errors():  # on the lock's own connection (autocommit): no second connection from the pool
+
+        def claim(conn: sa.Connection) -> bool:
+            table_key = _pg_key("memoryx job runs table")  # concurrent CREATE TABLE IF NOT EXISTS can collide
             conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": table_key})
             try:
                 conn.execute(sa.text(JOB_RUNS_DDL))
-                claimed = conn.execute(_CLAIM, {"name": name, "holder": f"pid {os.getpid()}",
-                                                "gap": float(min_gap_s)}).first() is not None
+                return conn.execute(_CLAIM, {"name": name, "holder": f"pid {os.getpid()}",
+                                             "gap": float(min_gap_s)}).first() is not None
             finally:
                 conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": table_key})
-        yield claimed
+
+        yield bool(session.run(claim, wrap_errors))
 
 
 HOLDER_WIDTH = 64  # bytes of a lock file's holder record ("pid N thread M", space-padded)

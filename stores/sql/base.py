@@ -33,10 +33,10 @@ from memoryx.stores.locks import (
     advisory_lock,
     file_lock,
     in_event_loop_task,
+    TryLockSession,
     job_claim,
     lock_owner,
     not_reentrant,
-    try_advisory_lock,
 )
 from memoryx.stores.sql.migrations import migrate
 from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
@@ -119,18 +119,16 @@ class SQLStoreBase(PlannerStatistics):
         if not self.is_postgres:
             return sa.create_engine(url, echo=echo, pool_pre_ping=True)
         connect_args = {"connect_timeout": 10, "application_name": "memoryx"}
-        # Lock connections come from pools of their own: many waiters polling for a scope lock must never take
-        # the pooled connections the lock holder needs to finish its work. Run locks (and scheduled jobs) and
-        # owner locks have one pool each: an add holds its run lock while one of its graph's nodes, perhaps in
-        # another thread, waits for an owner lock, so one shared pool full of run locks would deadlock. All
-        # pools are hard caps (no overflow): a process opens a known number of connections
-        # (Settings.pg_connections_per_process).
-        self._lock_engine, self._run_lock_engine = (
-            sa.create_engine(url, pool_size=self._lock_connections, max_overflow=0, pool_timeout=60,
-                             pool_pre_ping=True, connect_args=connect_args) for _ in range(2))
+        # Owner-lock connections come from a pool of their own: many waiters polling for a scope lock must
+        # never take the pooled connections the lock holder needs to finish its work. Run locks and scheduled
+        # jobs all share one more connection (`TryLockSession`). Every pool is a hard cap (no overflow): a
+        # process opens a known number of connections (Settings.pg_connections_per_process).
+        self._lock_engine = sa.create_engine(url, pool_size=self._lock_connections, max_overflow=0, pool_timeout=60,
+                                             pool_pre_ping=True, connect_args=connect_args)
         # A coroutine holding a lock across awaits (AsyncMemory's add run) must not wait on the event loop for
         # a pooled connection that other coroutines of the same loop hold: it takes one of its own.
         self._loop_lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        self._try_locks = TryLockSession(self._loop_lock_engine)
         # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
         return sa.create_engine(url, echo=echo, pool_pre_ping=True, pool_size=self._pool_size, max_overflow=0,
                                 connect_args=connect_args)
@@ -356,7 +354,8 @@ class SQLStoreBase(PlannerStatistics):
             self._closed = True
             self.engine.dispose()
             if self._lock_engine is not None:
-                for engine in (self._lock_engine, self._run_lock_engine, self._loop_lock_engine):
+                self._try_locks.close()
+                for engine in (self._lock_engine, self._loop_lock_engine):
                     engine.dispose()
 
     def __enter__(self) -> Self:
@@ -374,14 +373,11 @@ class SQLStoreBase(PlannerStatistics):
 
     # ---- concurrency ------------------------------------------------------------------------------------
 
-    def _locks(self, runs: bool = False) -> Engine:
-        """Where lock connections come from: the owner locks' or the run locks' bounded pool
-        (MEMORYX_PG_LOCK_CONNECTIONS each), or one connection of its own for a coroutine running on an event
-        loop (see `_make_engine`)."""
+    def _locks(self) -> Engine:
+        """Where owner-lock connections come from: the bounded pool (MEMORYX_PG_LOCK_CONNECTIONS), or one
+        connection of its own for a coroutine running on an event loop (see `_make_engine`)."""
         assert self._lock_engine is not None
-        if in_event_loop_task():
-            return self._loop_lock_engine
-        return self._run_lock_engine if runs else self._lock_engine
+        return self._loop_lock_engine if in_event_loop_task() else self._lock_engine
 
     @contextmanager
     def scope_lock(self, scope: Scope, timeout: float = 60.0) -> Iterator[None]:
@@ -414,7 +410,7 @@ class SQLStoreBase(PlannerStatistics):
             yield True
             return
         self._check_open()
-        with try_advisory_lock(self._locks(runs=True), f"run:{trace_id}", self._wrap_errors) as held:
+        with self._try_locks.try_lock(f"run:{trace_id}", self._wrap_errors) as held:
             yield held
 
     @contextmanager
@@ -426,7 +422,7 @@ class SQLStoreBase(PlannerStatistics):
             return
         self._check_open()
         # a little under the interval: the claiming worker's own next tick must not find it too early
-        with job_claim(self._locks(runs=True), name, every_s * 0.8, self._wrap_errors) as mine:
+        with job_claim(self._try_locks, name, every_s * 0.8, self._wrap_errors) as mine:
             yield mine
 
     @contextmanager

@@ -38,7 +38,8 @@ def test_writers_past_the_pools_queue_instead_of_opening_connections(pg_url, sma
     probe = sa.create_engine(pg_url, poolclass=sa.pool.NullPool)
 
     def watch() -> None:
-        with probe.connect() as conn:
+        # autocommit: pg_stat_activity is read once per transaction
+        with probe.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             while not done.is_set():
                 peak[0] = max(peak[0], conn.execute(COUNT).scalar())
                 time.sleep(0.01)
@@ -71,13 +72,41 @@ def test_writers_past_the_pools_queue_instead_of_opening_connections(pg_url, sma
         watcher.join()
         probe.dispose()
     assert not errors
-    assert 3 <= peak[0] <= 2 + 3 + 3  # never past the SQL pool and the two lock pools
+    assert 3 <= peak[0] <= 2 + 3 + 1  # never past the SQL pool, the owner-lock pool and the run locks' one
+
+
+def test_adds_in_flight_hold_their_run_locks_on_one_connection(pg_url, small_store):
+    # an add holds its run lock through its model calls: 20 in flight must not mean 20 connections
+    store, counts, held = small_store, [], threading.Barrier(21)
+    probe = sa.create_engine(pg_url, poolclass=sa.pool.NullPool)
+    results: list[bool] = []
+
+    def add(i: int) -> None:
+        with store.run_lock(f"run-{i}") as mine:
+            results.append(mine)
+            held.wait(30)  # all 20 held at once
+            held.wait(30)  # until counted
+
+    threads = [threading.Thread(target=add, args=(i,)) for i in range(20)]
+    try:
+        for t in threads:
+            t.start()
+        held.wait(30)
+        with probe.connect() as conn:
+            counts.append(conn.execute(COUNT).scalar())
+        held.wait(30)
+        for t in threads:
+            t.join(30)
+    finally:
+        probe.dispose()
+    assert results == [True] * 20
+    assert counts[0] <= 1 + 2  # the run locks' one connection (+ the SQL pool's, opened at start)
 
 
 def test_a_thread_holds_all_its_locks_on_one_connection(pg_url):
     store = SQLStore(pg_url, pool_size=1, lock_connections=1)
     try:
-        # run lock + owner locks + a scheduled job in one thread: one connection of each lock pool
+        # run lock + owner lock + a scheduled job in one thread, on pools of one connection
         with store.run_lock("t1") as mine, store.scope_lock(Scope(user_id="alice"), timeout=5):
             assert mine
             with store.run_lock("t1") as again:
@@ -147,15 +176,15 @@ def test_locks_are_released_before_the_connection_goes_back(pg_url):
 
 def test_connections_per_process_follows_the_settings(pg_url):
     s = Settings(sql_url=pg_url, vector_backend="pgvector", pg_pool_size=5, pg_lock_connections=7)
-    assert s.pg_connections_per_process() == 3 * 5 + 2 * 7 + 1
+    assert s.pg_connections_per_process() == 3 * 5 + 7 + 2
     assert Settings(sql_url=pg_url, vector_backend="edge", checkpointer="sqlite", pg_pool_size=5,
-                    pg_lock_connections=7).pg_connections_per_process() == 5 + 2 * 7 + 1
+                    pg_lock_connections=7).pg_connections_per_process() == 5 + 7 + 2
     assert Settings(sql_url=None, vector_backend="pgvector").pg_connections_per_process() == 0
 
 
 def test_serve_refuses_workers_past_max_connections(pg_url, tmp_path):
     free, max_connections, _, _ = connection_budget(pg_url)
-    per_worker = 3 * 20 + 2 * 5 + 1  # MEMORYX_PG_POOL_SIZE=20 below, MEMORYX_PG_LOCK_CONNECTIONS=5
+    per_worker = 3 * 20 + 5 + 2  # MEMORYX_PG_POOL_SIZE=20 below, MEMORYX_PG_LOCK_CONNECTIONS=5
     workers = free // per_worker + 1
     env = {**os.environ, "MEMORYX_DATA_DIR": str(tmp_path), "MEMORYX_ENV_FILE": str(tmp_path / "none.env"),
            "MEMORYX_SQL_URL": pg_url, "MEMORYX_VECTOR_BACKEND": "pgvector", "MEMORYX_GRAPH_BACKEND": "none",
