@@ -68,11 +68,10 @@ def not_reentrant(key: tuple[str, str], scope: Scope, lock: AbstractContextManag
 def lock_connection(engine: Engine,
                     wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[tuple[sa.Connection, set[int]]]:
     """(connection, the advisory keys held on it): ONE autocommit connection per thread and lock engine for
-    all the advisory locks it holds there at once (the owners of a bulk chunk; a run lock and its scheduled
-    job), checked out of the engine's bounded pool by the outermost lock and returned when that lock ends. A
-    thread never waits for a second connection of one pool while holding one. Coroutines of one event
-    loop (AsyncMemory holds an add's run lock across awaits) each get their own: they interleave, and one's
-    release must not drop another's locks."""
+    all the owner locks it holds there at once (a bulk chunk's owners, nested owner locks), checked out of
+    the engine's bounded pool by the outermost lock and returned when that lock ends. A thread never waits
+    for a second connection of one pool while holding one. Coroutines of one event loop each get their own:
+    they interleave, and one's release must not drop another's locks."""
     conns = _thread_state.__dict__.setdefault("lock_conns", {})
     slot = (id(engine), _task_id())
     if slot in conns:
