@@ -43,6 +43,8 @@ class Settings(BaseSettings):
 
     # --- system of record ----------------------------------------------------------------------
     sql_url: str | None = Field(None, description="SQLAlchemy URL of the system of record. Unset: SQLite at DATA_DIR/memoryx.db. PostgreSQL: postgresql+psycopg://user@host/db.")
+    pg_pool_size: int = Field(4, ge=1, description="PostgreSQL: connections in each pool of one process (or one worker of `memoryx serve --workers N`): the system of record's, the pgvector store's and the checkpointer's, each at most this many (no overflow). A request that finds its pool busy waits up to 30 s. One process opens at most 3 x PG_POOL_SIZE + PG_LOCK_CONNECTIONS + 2 connections; `memoryx serve` refuses to start when its workers could exceed the server's max_connections.")
+    pg_lock_connections: int = Field(8, ge=1, description="PostgreSQL: connections of one process that hold owner locks (one per thread writing under its owners' locks, all the owners it locks on one). Writers past this many in one process wait for one (up to 60 s). The locks of add runs and scheduled jobs, held through model calls, share one further connection, so the adds in flight are not capped by it.")
 
     # --- vector store --------------------------------------------------------------------------
     vector_backend: Literal["edge", "qdrant", "pgvector"] = Field("edge", description="'edge': the Qdrant engine in-process (qdrant-edge-py) under DATA_DIR/qdrant, one process per data directory. 'qdrant': a Qdrant server via langchain-qdrant (set QDRANT_URL). 'pgvector': tables in the PostgreSQL of SQL_URL (pgvector extension, HNSW cosine), shared by several workers.")
@@ -242,6 +244,17 @@ class Settings(BaseSettings):
 
     def model_for(self, role: Literal["extraction", "judgment", "graph"]) -> str:
         return getattr(self, f"{role}_llm") or self.llm
+
+    def pg_connections_per_process(self) -> int:
+        """The most PostgreSQL connections one process (one worker) opens with these settings: the system of
+        record's pool, the owner locks' pool, the one connection of every run lock and scheduled job, the
+        pgvector and checkpointer pools when they are on PostgreSQL, and one more while it starts (the
+        checkpointer's setup). 0 when the system of record is not PostgreSQL."""
+        url = self.resolved_sql_url()
+        if not url.startswith(("postgresql", "postgres:")):
+            return 0
+        pools = 1 + (self.vector_backend == "pgvector") + (self.checkpointer in ("auto", "postgres"))
+        return pools * self.pg_pool_size + self.pg_lock_connections + 2
 
     def embedded_stores(self) -> list[str]:
         """The stores that live inside one process (one line each, naming the setting that moves it to a

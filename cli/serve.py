@@ -45,6 +45,29 @@ def check_workers(settings, workers: int) -> None:
                          + "\nSee docs/deployment.md, or run one worker (--workers 1).")
 
 
+def check_connections(settings, workers: int) -> None:
+    """Refuse a start whose workers could open more PostgreSQL connections than the server admits: each
+    worker's pools are hard caps (Settings.pg_connections_per_process), so the sum is known before any
+    worker starts. A server that cannot be reached is left to the workers' own error."""
+    from memoryx.stores.sql.capacity import connection_budget
+
+    per_worker = settings.pg_connections_per_process()
+    if not per_worker:
+        return
+    budget = connection_budget(settings.resolved_sql_url())
+    if budget is None or workers * per_worker <= budget[0]:
+        return
+    free, max_connections, reserved, others = budget
+    raise UsageError(
+        f"memoryx serve --workers {workers} could open {workers} x {per_worker} = {workers * per_worker} PostgreSQL "
+        f"connections, but the server admits {free} more (max_connections={max_connections}, less {reserved} "
+        f"reserved for superusers, less {others} open now). Each worker: {settings.pg_pool_size} per pool "
+        f"(MEMORYX_PG_POOL_SIZE) x {(per_worker - settings.pg_lock_connections - 2) // settings.pg_pool_size} "
+        f"pools + {settings.pg_lock_connections} owner-lock connections (MEMORYX_PG_LOCK_CONNECTIONS) + 1 for run "
+        "locks + 1 while it starts. Lower those settings or --workers, or raise max_connections (or put a session-mode PgBouncer "
+        "in front); see docs/deployment.md.")
+
+
 def cmd_serve(args, m) -> int:
     import uvicorn
 
@@ -55,6 +78,7 @@ def cmd_serve(args, m) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = m.settings if m is not None else get_settings()
     check_workers(settings, args.workers)
+    check_connections(settings, args.workers)
     if getattr(args, "allowed_hosts", None):
         settings.allowed_hosts = [h.strip() for h in args.allowed_hosts.split(",") if h.strip()]
     info_path = Path(settings.data_dir) / SERVER_INFO

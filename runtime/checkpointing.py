@@ -84,7 +84,7 @@ def _uses_postgres(kind: str, url: str) -> bool:
 
 _PG_OPEN_ERROR = ("Cannot open the PostgreSQL checkpointer at MEMORYX_SQL_URL: {exc}. "
                   "Set MEMORYX_CHECKPOINTER=sqlite or memory to keep checkpoints elsewhere.")
-_PG_POOL_KWARGS = {"autocommit": True, "prepare_threshold": 0}
+_PG_POOL_KWARGS = {"autocommit": True, "prepare_threshold": 0, "application_name": "memoryx"}
 
 
 def _pg_conninfo(url: str) -> str:
@@ -130,13 +130,13 @@ def sqlite_checkpointer(path: Path) -> Any:
     return saver
 
 
-def postgres_checkpointer(url: str) -> Any:
+def postgres_checkpointer(url: str, pool_size: int = 4) -> Any:
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
 
     try:
-        pool = ConnectionPool(conninfo=_pg_conninfo(url), min_size=1, max_size=8, open=True, timeout=30,
+        pool = ConnectionPool(conninfo=_pg_conninfo(url), min_size=1, max_size=pool_size, open=True, timeout=30,
                               kwargs={**_PG_POOL_KWARGS, "row_factory": dict_row})
         saver = _lean(PostgresSaver)(pool, serde=_serde())
         with _one_setup_at_a_time(url):
@@ -156,7 +156,7 @@ def make_checkpointer(settings: Settings | None = None, kind: str | None = None)
     if kind == "memory":
         return InMemorySaver(serde=_serde())
     if _uses_postgres(kind, url):
-        return postgres_checkpointer(url)
+        return postgres_checkpointer(url, settings.pg_pool_size)
     return sqlite_checkpointer(Path(settings.data_dir) / "checkpoints.db")
 
 
@@ -194,7 +194,8 @@ async def make_async_checkpointer(settings: Settings | None = None) -> tuple[Any
         from psycopg_pool import AsyncConnectionPool
 
         try:
-            pool = AsyncConnectionPool(conninfo=_pg_conninfo(url), min_size=1, max_size=8, open=False, timeout=30,
+            pool = AsyncConnectionPool(conninfo=_pg_conninfo(url), min_size=1, max_size=settings.pg_pool_size,
+                                       open=False, timeout=30,
                                        kwargs={**_PG_POOL_KWARGS, "row_factory": dict_row})
             await pool.open()
             saver = _lean(AsyncPostgresSaver)(pool, serde=_serde())

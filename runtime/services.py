@@ -140,7 +140,8 @@ def build_services(
     opened: list[Any] = []
     graph_start = _GraphStart(None if search_only else settings)
     try:
-        sql = SQLStore(settings.resolved_sql_url())
+        sql = SQLStore(settings.resolved_sql_url(), pool_size=settings.pg_pool_size,
+                       lock_connections=settings.pg_lock_connections)
         opened.append(sql)
         emb = embeddings or make_embeddings(settings)
         vectors = make_vector_store(settings, embedding_dims(emb, settings))

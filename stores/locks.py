@@ -7,15 +7,17 @@ rows with a refused stale update: a refused update throws away the run's model c
 again, while adds of one user are rarely concurrent, so queueing them costs little; execute_ops' optimistic
 re-check still catches what changed between retrieval and the lock.
 
-PostgreSQL uses a session-level advisory lock (released by the server if the process dies); SQLite uses an
-flock'ed file next to the database. Workers of one PostgreSQL also coordinate here: an add run holds a lock
-on its trace id while it runs (`try_advisory_lock`: a run found unfinished is resumed only when nobody holds
-it), and a scheduled job runs on one worker per interval (`job_claim`). Both are taken through `not_reentrant`, which refuses a second take of
-the same lock in the same thread instead of letting it wait for itself until the timeout.
+PostgreSQL uses a session-level advisory lock (released by the server if the process dies), on one
+connection per thread from a bounded pool (`lock_connection`); SQLite uses an flock'ed file next to the
+database. Workers of one PostgreSQL also coordinate here: an add run holds a lock on its trace id while it
+runs (`TryLockSession`, one connection for all of a process's run locks: a run found unfinished is resumed
+only when nobody holds it), and a scheduled job runs on one worker per interval (`job_claim`). Both are taken through `not_reentrant`, which refuses a second
+take of the same lock in the same thread instead of letting it wait for itself until the timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import threading
@@ -63,60 +65,156 @@ def not_reentrant(key: tuple[str, str], scope: Scope, lock: AbstractContextManag
 
 
 @contextmanager
-def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
-                  wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[None]:
-    """PostgreSQL advisory locks on one scope or several (taken in the given order), all on ONE connection:
-    a session holds any number of advisory locks, so a bulk chunk spanning 256 users costs one connection,
-    not 256 (which exceeded max_connections). `wrap_errors` turns driver errors into MemoryX errors."""
-    scopes = [scopes] if isinstance(scopes, Scope) else list(scopes)
-    # A dedicated autocommit connection: the session-level advisory locks live as long as it does and are
-    # released by the server if this process dies.
-    with wrap_errors():
-        conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-    held: list[int] = []
+def lock_connection(engine: Engine,
+                    wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[tuple[sa.Connection, set[int]]]:
+    """(connection, the advisory keys held on it): ONE autocommit connection per thread and lock engine for
+    all the owner locks it holds there at once (a bulk chunk's owners, nested owner locks), checked out of
+    the engine's bounded pool by the outermost lock and returned when that lock ends. A thread never waits
+    for a second connection of one pool while holding one. Coroutines of one event loop each get their own:
+    they interleave, and one's release must not drop another's locks."""
+    conns = _thread_state.__dict__.setdefault("lock_conns", {})
+    slot = (id(engine), _task_id())
+    if slot in conns:
+        yield conns[slot]
+        return
     try:
-        for scope in scopes:
-            lock_key = _pg_key(scope.key())
-            with wrap_errors():
-                acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
-                                                           {"k": lock_key}).scalar()), timeout)
-            if not acquired:
-                raise _lock_timeout(scope, timeout, "another MemoryX worker (PostgreSQL advisory lock)")
-            held.append(lock_key)
-        yield
+        with wrap_errors():
+            conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    except ConcurrencyError as exc:  # the lock pool is exhausted
+        raise ConcurrencyError(f"Every lock connection of this process (MEMORYX_PG_LOCK_CONNECTIONS="
+                               f"{engine.pool.size()}) stayed held by writes in flight: retry, or raise it "
+                               "within the server's max_connections.") from exc
+    conns[slot] = entry = (conn, set())
+    try:
+        yield entry
     finally:
+        del conns[slot]
         try:
-            for lock_key in reversed(held):
-                conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key})
+            # a lock left held would travel with the connection to its next user
+            conn.execute(sa.text("SELECT pg_advisory_unlock_all()"))
             conn.close()
         except SQLAlchemyError:
             conn.invalidate()  # closing the connection releases the locks on the server
+
+
+@contextmanager
+def advisory_lock(engine: Engine, scopes: Scope | list[Scope], timeout: float,
+                  wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[None]:
+    """PostgreSQL advisory locks on one scope or several (taken in the given order), all on the thread's
+    lock connection: a session holds any number of advisory locks, so a bulk chunk spanning 256 users costs
+    one connection, not 256 (which exceeded max_connections). `wrap_errors` turns driver errors into MemoryX
+    errors. Session-level locks live as long as the connection and the server releases them if this
+    process dies."""
+    scopes = [scopes] if isinstance(scopes, Scope) else list(scopes)
+    held: list[int] = []
+    with lock_connection(engine, wrap_errors) as (conn, keys):
+        try:
+            for scope in scopes:
+                lock_key = _pg_key(scope.key())
+                with wrap_errors():
+                    acquired = _poll(lambda: bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"),
+                                                               {"k": lock_key}).scalar()), timeout)
+                if not acquired:
+                    raise _lock_timeout(scope, timeout, "another MemoryX worker (PostgreSQL advisory lock)")
+                held.append(lock_key)
+                keys.add(lock_key)
+            yield
+        finally:
+            _unlock(conn, keys, held)
+
+
+def _unlock(conn: sa.Connection, keys: set[int], held: list[int]) -> None:
+    try:
+        for lock_key in reversed(held):
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key})
+    except SQLAlchemyError:
+        conn.invalidate()  # the server releases the locks with the connection
+    keys.difference_update(held)
+
+
+def _task_id() -> int:
+    try:
+        return id(asyncio.current_task())
+    except RuntimeError:  # no event loop running in this thread
+        return 0
+
+
+def in_event_loop_task() -> bool:
+    """Whether the caller is a coroutine running on this thread's event loop."""
+    return _task_id() != 0
 
 
 def _pg_key(name: str) -> int:
     return int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:8], "big", signed=True)
 
 
-@contextmanager
-def try_advisory_lock(engine: Engine, name: str,
-                      wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
-    """A PostgreSQL advisory lock on `name` if it is free now: yields True (held until the block ends, or
-    until this process dies: the server then releases it) or False (another session holds it)."""
-    with wrap_errors():
-        conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-    key = _pg_key(name)
-    held = False
-    try:
-        with wrap_errors():
-            held = bool(conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar())
-        yield held
-    finally:
+class TryLockSession:
+    """ONE autocommit connection holding every try-lock of this process: add runs' locks and scheduled jobs'.
+    They never wait (taken or refused at once) but are held as long as the run: an add holds its run lock
+    through its model calls, so a connection per add in flight would cap a worker's adds at its pool's
+    size, or open one connection per add. Here any number of them share one session; the process tracks
+    which keys it holds (a second take in this process is refused, as another session's would be) and a
+    mutex serialises the short statements. The server releases them all if the process dies."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self._conn: sa.Connection | None = None
+        self._mutex = threading.Lock()
+        self._held: set[int] = set()
+
+    def _connection(self) -> sa.Connection:  # under the mutex
+        if self._conn is None or self._conn.invalidated:
+            self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        return self._conn
+
+    def run(self, fn: Callable[[sa.Connection], object], wrap_errors: Callable[[], AbstractContextManager]):
+        """fn(connection) under the mutex; a broken connection is dropped (the server released its locks)."""
+        with self._mutex, wrap_errors():
+            try:
+                return fn(self._connection())
+            except SQLAlchemyError:
+                self._drop()
+                raise
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.invalidate()
+        self._conn = None
+        self._held.clear()
+
+    @contextmanager
+    def try_lock(self, name: str, wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
+        """The advisory lock on `name` if it is free now: yields True (held until the block ends, or until this
+        process dies) or False (held by another session, or already by this process)."""
+        key = _pg_key(name)
+
+        def take(conn: sa.Connection) -> bool:
+            if key in self._held:
+                return False
+            if conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+                self._held.add(key)
+                return True
+            return False
+
+        held = bool(self.run(take, wrap_errors))
         try:
+            yield held
+        finally:
             if held:
-                conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
-            conn.close()
-        except SQLAlchemyError:
-            conn.invalidate()
+                with self._mutex:
+                    if key in self._held:  # else the connection broke meanwhile: the server released it
+                        self._held.discard(key)
+                        try:
+                            self._connection().execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                        except SQLAlchemyError:
+                            self._drop()
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._conn is not None:
+                self._conn.close()  # the server releases the session's locks
+            self._conn = None
+            self._held.clear()
 
 
 # One row per scheduled job: when a worker last started it. Coordination state beside the system of record
@@ -130,23 +228,29 @@ _CLAIM = sa.text(
 
 
 @contextmanager
-def job_claim(engine: Engine, name: str, min_gap_s: float,
+def job_claim(session: TryLockSession, name: str, min_gap_s: float,
               wrap_errors: Callable[[], AbstractContextManager]) -> Iterator[bool]:
     """Whether this process runs the scheduled job `name` now (PostgreSQL): True for exactly one of the workers
     whose tick falls in the same interval. The job's advisory lock is held while it runs (a run longer than its
     interval is never started twice), and the claim row says when it last started (a worker whose tick comes
     later in the interval skips it). A worker killed mid-run releases the lock with its connection; the next
     tick after `min_gap_s` runs the job again."""
-    with try_advisory_lock(engine, f"job:{name}", wrap_errors) as held:
+    with session.try_lock(f"job:{name}", wrap_errors) as held:
         if not held:
             yield False
             return
-        with wrap_errors(), engine.begin() as conn:
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _pg_key("memoryx job runs table")})
-            conn.execute(sa.text(JOB_RUNS_DDL))
-            claimed = conn.execute(_CLAIM, {"name": name, "holder": f"pid {os.getpid()}",
-                                            "gap": float(min_gap_s)}).first() is not None
-        yield claimed
+
+        def claim(conn: sa.Connection) -> bool:
+            table_key = _pg_key("memoryx job runs table")  # concurrent CREATE TABLE IF NOT EXISTS can collide
+            conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": table_key})
+            try:
+                conn.execute(sa.text(JOB_RUNS_DDL))
+                return conn.execute(_CLAIM, {"name": name, "holder": f"pid {os.getpid()}",
+                                             "gap": float(min_gap_s)}).first() is not None
+            finally:
+                conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": table_key})
+
+        yield bool(session.run(claim, wrap_errors))
 
 
 HOLDER_WIDTH = 64  # bytes of a lock file's holder record ("pid N thread M", space-padded)

@@ -29,7 +29,15 @@ from sqlalchemy.pool import NullPool, StaticPool
 
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, StoreUnavailableError
-from memoryx.stores.locks import advisory_lock, file_lock, job_claim, lock_owner, not_reentrant, try_advisory_lock
+from memoryx.stores.locks import (
+    advisory_lock,
+    file_lock,
+    in_event_loop_task,
+    TryLockSession,
+    job_claim,
+    lock_owner,
+    not_reentrant,
+)
 from memoryx.stores.sql.migrations import migrate
 from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
 from memoryx.stores.sql.statistics import (
@@ -48,8 +56,9 @@ _DELETE_JOBS = sa.delete(_OUTBOX).where(_OUTBOX.c.id.in_(sa.bindparam("ids", exp
 class SQLStoreBase(PlannerStatistics):
     """Owns the engine and sessions. Thread-safe: each method is one short transaction on its own session."""
 
-    def __init__(self, url: str, *, echo: bool = False):
+    def __init__(self, url: str, *, echo: bool = False, pool_size: int = 4, lock_connections: int = 10):
         self._closed = False
+        self._pool_size, self._lock_connections = pool_size, lock_connections  # PostgreSQL only
         self._lock_engine: Engine | None = None
         self._writes_since_stats_check, self._stats_rows = 0, 0  # planner statistics (SQLite)
         self._done_jobs: list[str] = []  # projected outbox jobs to delete with the next write transaction
@@ -107,13 +116,22 @@ class SQLStoreBase(PlannerStatistics):
             return engine
         self._mem_lock = None
         self._lock_dir = None
-        connect_args = {"connect_timeout": 10} if self.is_postgres else {}
-        if self.is_postgres:
-            # Lock connections come from their own unpooled engine: many waiters polling for a scope lock
-            # must never take the pooled connections the lock holder needs to finish its work.
-            self._lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        if not self.is_postgres:
+            return sa.create_engine(url, echo=echo, pool_pre_ping=True)
+        connect_args = {"connect_timeout": 10, "application_name": "memoryx"}
+        # Owner-lock connections come from a pool of their own: many waiters polling for a scope lock must
+        # never take the pooled connections the lock holder needs to finish its work. Run locks and scheduled
+        # jobs all share one more connection (`TryLockSession`). Every pool is a hard cap (no overflow): a
+        # process opens a known number of connections (Settings.pg_connections_per_process).
+        self._lock_engine = sa.create_engine(url, pool_size=self._lock_connections, max_overflow=0, pool_timeout=60,
+                                             pool_pre_ping=True, connect_args=connect_args)
+        # A coroutine holding a lock across awaits (AsyncMemory's add run) must not wait on the event loop for
+        # a pooled connection that other coroutines of the same loop hold: it takes one of its own.
+        self._loop_lock_engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        self._try_locks = TryLockSession(self._loop_lock_engine)
         # pre_ping: a restarted server must not surface as errors on the first queries afterwards.
-        return sa.create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+        return sa.create_engine(url, echo=echo, pool_pre_ping=True, pool_size=self._pool_size, max_overflow=0,
+                                connect_args=connect_args)
 
     @staticmethod
     def _install_sqlite_hooks(engine: Engine) -> None:
@@ -160,7 +178,8 @@ class SQLStoreBase(PlannerStatistics):
         except sa.exc.TimeoutError as exc:  # connection pool exhausted
             raise ConcurrencyError(
                 f"No free connection to {self.safe_url} within the pool timeout: too many concurrent "
-                "operations in this process. Retry, or run fewer operations at once."
+                "operations in this process. Retry, run fewer at once, or raise MEMORYX_PG_POOL_SIZE "
+                "(writes: MEMORYX_PG_LOCK_CONNECTIONS) within the server's max_connections."
             ) from exc
         except sa.exc.DBAPIError as exc:
             if exc.connection_invalidated:
@@ -335,7 +354,9 @@ class SQLStoreBase(PlannerStatistics):
             self._closed = True
             self.engine.dispose()
             if self._lock_engine is not None:
-                self._lock_engine.dispose()
+                self._try_locks.close()
+                for engine in (self._lock_engine, self._loop_lock_engine):
+                    engine.dispose()
 
     def __enter__(self) -> Self:
         return self
@@ -352,6 +373,12 @@ class SQLStoreBase(PlannerStatistics):
 
     # ---- concurrency ------------------------------------------------------------------------------------
 
+    def _locks(self) -> Engine:
+        """Where owner-lock connections come from: the bounded pool (MEMORYX_PG_LOCK_CONNECTIONS), or one
+        connection of its own for a coroutine running on an event loop (see `_make_engine`)."""
+        assert self._lock_engine is not None
+        return self._loop_lock_engine if in_event_loop_task() else self._lock_engine
+
     @contextmanager
     def scope_lock(self, scope: Scope, timeout: float = 60.0) -> Iterator[None]:
         """Exclusive lock on the scope's widest owner across threads and processes: the user id when there is
@@ -367,8 +394,7 @@ class SQLStoreBase(PlannerStatistics):
         self._check_open()
         key = (self.safe_url, scope.key())  # two stores (databases) never share a lock
         if self.is_postgres:
-            assert self._lock_engine is not None
-            lock = advisory_lock(self._lock_engine, scope, timeout, self._wrap_errors)
+            lock = advisory_lock(self._locks(), scope, timeout, self._wrap_errors)
         else:
             assert self._lock_dir is not None
             lock = file_lock(self._lock_dir, scope, timeout)
@@ -384,7 +410,7 @@ class SQLStoreBase(PlannerStatistics):
             yield True
             return
         self._check_open()
-        with try_advisory_lock(self._lock_engine, f"run:{trace_id}", self._wrap_errors) as held:
+        with self._try_locks.try_lock(f"run:{trace_id}", self._wrap_errors) as held:
             yield held
 
     @contextmanager
@@ -396,7 +422,7 @@ class SQLStoreBase(PlannerStatistics):
             return
         self._check_open()
         # a little under the interval: the claiming worker's own next tick must not find it too early
-        with job_claim(self._lock_engine, name, every_s * 0.8, self._wrap_errors) as mine:
+        with job_claim(self._try_locks, name, every_s * 0.8, self._wrap_errors) as mine:
             yield mine
 
     @contextmanager
@@ -408,10 +434,9 @@ class SQLStoreBase(PlannerStatistics):
         self._check_open()
         with contextlib.ExitStack() as stack:
             if self.is_postgres:
-                assert self._lock_engine is not None
                 for owner in owners:  # refuse a lock this thread holds before taking any
                     stack.enter_context(not_reentrant((self.safe_url, owner.key()), owner, contextlib.nullcontext()))
-                stack.enter_context(advisory_lock(self._lock_engine, owners, timeout, self._wrap_errors))
+                stack.enter_context(advisory_lock(self._locks(), owners, timeout, self._wrap_errors))
             else:
                 for owner in owners:
                     stack.enter_context(self.scope_lock(owner, timeout))

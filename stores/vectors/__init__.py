@@ -57,5 +57,6 @@ def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embedding
                                        embeddings=embeddings, chunk_chars=settings.vector_chunk_chars)
     if settings.vector_backend == "pgvector":
         return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
-                             hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars)
+                             hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars,
+                             pool_size=settings.pg_pool_size)
     raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

@@ -69,7 +69,7 @@ class PgVectorStore(VectorStore):
     processes may open the same tables."""
 
     def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None,
-                 hnsw: bool = True, chunk_chars: int = 0):
+                 hnsw: bool = True, chunk_chars: int = 0, pool_size: int = 4):
         super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
         self.hnsw = hnsw  # without the index, a large scope's "HNSW scan" is an exact sort: slower, same answer
         if not _IDENT.match(prefix):
@@ -77,7 +77,9 @@ class PgVectorStore(VectorStore):
                                     "it; use letters, digits and underscores (at most 41).")
         self.url = postgres_url(url)
         self.safe_url = make_url(self.url).render_as_string(hide_password=True)
-        self.engine = engine or sa.create_engine(self.url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+        # a hard cap (MEMORYX_PG_POOL_SIZE): a worker's connections must add up below max_connections
+        self.engine = engine or sa.create_engine(self.url, pool_pre_ping=True, pool_size=pool_size, max_overflow=0,
+                                                 connect_args={"application_name": "memoryx"})
         self._memories = f"{prefix}_vec_memories"
         self._entities = f"{prefix}_vec_entities"
         self._dialect = sql_dialect()
