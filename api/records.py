@@ -49,7 +49,8 @@ class RecordReader(JudgmentReads):
         self.settings = settings or get_settings()
         if self.settings.sql_url is None:
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.services = _SQLOnly(SQLStore(self.settings.resolved_sql_url()))
+        self.services = _SQLOnly(SQLStore(self.settings.resolved_sql_url(), pool_size=self.settings.pg_pool_size,
+                                          lock_connections=self.settings.pg_lock_connections))
 
     def get(self, memory_id: str, *, user_id=None, agent_id=None, run_id=None, group_id=None) -> dict:
         return self.services.sql.get_memory(check_id(memory_id), scope=optional_scope(user_id, agent_id, run_id, group_id))
