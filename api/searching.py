@@ -24,9 +24,13 @@ from memoryx.runtime.services import build_services
 from memoryx.search.access import flush_access
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.recipes import RECIPES
+from memoryx.search.state import SearchInput
 from memoryx.settings import Settings, get_settings
 
 EMPTY_RESULT = {"results": [], "relations": []}
+# what `Memory.search` takes besides the query, scope ids, limit, filters and threshold
+SEARCH_OPTIONS = frozenset(SearchInput.__annotations__) - {"query", "user_id", "agent_id", "run_id", "limit", "filters",
+                                                         "threshold", "rewrite", "record_access"}
 
 
 class SearchCalls:
@@ -96,6 +100,9 @@ class SearchReader(SearchCalls):
                run_id: str | None = None, limit: int = 10, filters: dict | None = None,
                threshold: float | None = None, **options: Any) -> dict:
         """See `Memory.search` for the options (mode, group_id, now, as_of, memory_types, ...)."""
+        unknown = sorted(set(options) - SEARCH_OPTIONS)
+        if unknown:
+            raise TypeError(f"search() got unexpected keyword arguments {unknown}; it takes {sorted(SEARCH_OPTIONS)}")
         inp = self.search_input(query, user_id, agent_id, run_id, limit, filters, threshold, options)
         out = run_search(inp, self.context())
         return self.searched(inp, dict(out.get("result") or EMPTY_RESULT))

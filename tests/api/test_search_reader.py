@@ -71,6 +71,8 @@ def test_search_reader_checks_input_like_memory(tmp_path):
             reader.search("  ", user_id="alice")
         with pytest.raises(InvalidInputError):
             reader.search("jazz", user_id="alice", mode="bogus")
+        with pytest.raises(TypeError, match="mode_"):
+            reader.search("jazz", user_id="alice", mode_="keyword")
 
 
 def test_cli_search_loads_no_langgraph_or_chat_models(tmp_path):
