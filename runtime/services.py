@@ -17,7 +17,7 @@ from memoryx.models.embeddings import embedding_dims, make_embeddings
 from memoryx.runtime.private_files import make_private, tighten_umask
 from memoryx.runtime.recovery import recover_projections
 from memoryx.settings import Settings, get_settings
-from memoryx.stores.graph import make_graph_store
+from memoryx.stores.graph import lifetime, make_graph_store
 from memoryx.stores.projections import Projector
 from memoryx.stores.sql import SQLStore
 from memoryx.stores.vectors import make_vector_store
@@ -186,6 +186,10 @@ class _GraphStart:
         self._error: BaseException | None = None
         self._thread = None
         if settings is not None and settings.graph_backend != "none":
+            if settings.graph_backend == "falkordb" and not settings.falkordb_url:
+                # the embedded server is stopped cleanly on SIGTERM / SIGINT by handlers only the main thread
+                # can install: installed here, before the server starts on its thread
+                lifetime.install_signal_handlers()
             self._thread = threading.Thread(target=self._open, name="memoryx-graph-start", daemon=True)
             self._thread.start()
 
