@@ -6,8 +6,7 @@ the CLI's `memoryx search` opens instead of `Memory`: the stores and the encoder
 True)`: the chat models built only if the search asks one, a query rewrite; the graph store opened, its
 embedded server started, only by a search that walks the graph), and the search steps run by `run_search`,
 without LangGraph and without the add graph, its checkpointer or its run recovery: a command's start shrinks
-by seconds. Results are
-`Memory.search`'s (tests/api/test_search_reader.py compares them).
+by seconds. Results are `Memory.search`'s (tests/api/test_search_reader.py compares them).
 """
 
 from __future__ import annotations
