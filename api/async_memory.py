@@ -17,6 +17,7 @@ from memoryx.api.consolidation import consolidate, end_run, restore
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg
 from memoryx.api.run_recovery import RESUME_RUN_NAME
+from memoryx.api.searching import empty_result
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
 from memoryx.graphs.add import compile_add_graph
@@ -156,10 +157,10 @@ class AsyncMemory(MemoryFront):
                                  "group_id": group_id, "speaker": speaker, "time_range": time_range,
                                  "query_time_filter": query_time_filter, "now": now, "as_of": as_of,
                                  "memory_types": memory_types})
-        if core.search_traced():
-            out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
-            return core.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))
-        return await asyncio.to_thread(core.search_result, inp)  # the steps are synchronous store reads
+        if not core.search_traced():
+            return await asyncio.to_thread(core.search_result, inp)  # the steps are synchronous store reads
+        out = await core.search_graph().ainvoke(inp, core.search_config(), context=core.context())
+        return core.searched(inp, dict(out.get("result") or empty_result()))
 
     async def get_context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, max_tokens: int = 1000, limit: int = 20,

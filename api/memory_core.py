@@ -21,8 +21,8 @@ from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.records import list_records
-from memoryx.api.searching import SearchCalls
 from memoryx.api.run_recovery import recover_add_runs
+from memoryx.api.searching import SearchCalls, empty_result
 from memoryx.core.events import SESSION_END
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, ScopeError
@@ -197,7 +197,7 @@ class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
             out = graph.invoke(inp, self.search_config(), context=self.context())
         else:
             out = run_search(inp, self.context())
-        return self.searched(inp, dict(out.get("result") or {"results": [], "relations": []}))
+        return self.searched(inp, dict(out.get("result") or empty_result()))
 
     def finish_add(self, out: Any, trace_id: str, snapshot_fn) -> dict:
         interrupts = _interrupts_of(out)

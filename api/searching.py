@@ -26,10 +26,14 @@ from memoryx.search.recipes import RECIPES
 from memoryx.search.state import SearchInput
 from memoryx.settings import Settings, get_settings
 
-EMPTY_RESULT = {"results": [], "relations": []}
 # what `Memory.search` takes besides the query, scope ids, limit, filters and threshold
 SEARCH_OPTIONS = frozenset(SearchInput.__annotations__) - {"query", "user_id", "agent_id", "run_id", "limit", "filters",
                                                          "threshold", "rewrite", "record_access"}
+
+
+def empty_result() -> dict:
+    """A search's result with nothing found (a new dict each time: callers may add to its lists)."""
+    return {"results": [], "relations": []}
 
 
 class SearchCalls:
@@ -104,7 +108,7 @@ class SearchReader(SearchCalls):
             raise TypeError(f"search() got unexpected keyword arguments {unknown}; it takes {sorted(SEARCH_OPTIONS)}")
         inp = self.search_input(query, user_id, agent_id, run_id, limit, filters, threshold, options)
         out = run_search(inp, self.context())
-        return self.searched(inp, dict(out.get("result") or EMPTY_RESULT))
+        return self.searched(inp, dict(out.get("result") or empty_result()))
 
     def close(self) -> None:
         if self._closed:
