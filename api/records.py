@@ -12,6 +12,7 @@ from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.core.filters import matches, parse_filters, with_alive
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
+from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.settings import Settings, get_settings
 from memoryx.stores.sql import SQLStore
 
@@ -47,8 +48,8 @@ class RecordReader(JudgmentReads):
 
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or get_settings()
-        if self.settings.sql_url is None:
-            self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.settings.sql_url is None:  # SQLite in the data directory: created private, as every store's
+            prepare_data_dir(self.settings.data_dir, private=self.settings.private_files)
         self.services = _SQLOnly(SQLStore(self.settings.resolved_sql_url(), pool_size=self.settings.pg_pool_size,
                                           lock_connections=self.settings.pg_lock_connections))
 

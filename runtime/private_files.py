@@ -42,6 +42,16 @@ def make_private(root: Path) -> None:
                 _chmod(path, 0o700 if mode & stat.S_IXUSR else 0o600)
 
 
+def prepare_data_dir(root: Path, *, private: bool = True) -> None:
+    """Create the data directory; with `private`, tighten the umask first (native engines create their
+    files with it) and narrow what the directory already holds. Every process opening a store calls it first."""
+    if private:
+        tighten_umask()
+    Path(root).mkdir(parents=True, exist_ok=True)
+    if private:
+        make_private(root)
+
+
 def _chmod(path: Path, mode: int) -> None:
     try:
         if not path.is_symlink():
@@ -50,4 +60,4 @@ def _chmod(path: Path, mode: int) -> None:
         pass  # not ours to change (a mounted volume): the umask still covers what we create
 
 
-__all__ = ["PRIVATE_UMASK", "make_private", "tighten_umask"]
+__all__ = ["PRIVATE_UMASK", "make_private", "prepare_data_dir", "tighten_umask"]

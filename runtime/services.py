@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memoryx.models.embeddings import embedding_dims, make_embeddings
-from memoryx.runtime.private_files import make_private, tighten_umask
+from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.runtime.recovery import recover_projections
 from memoryx.settings import Settings, get_settings
 from memoryx.stores.graph import lifetime, make_graph_store
@@ -129,11 +129,7 @@ def build_services(
     open."""
 
     settings = settings or get_settings()
-    if settings.private_files:
-        tighten_umask()  # before any store creates a file: native engines use the process umask
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if settings.private_files:
-        make_private(settings.data_dir)
+    prepare_data_dir(settings.data_dir, private=settings.private_files)  # before any store creates a file
 
     choices = {role: given if given is not None else llm
                for role, given in (("extraction", extraction_llm), ("judgment", judgment_llm), ("graph", graph_llm))}

@@ -48,3 +48,17 @@ def test_everything_under_the_data_dir_is_private(tmp_path, loose_umask, graph):
     assert _loose(data) == []
     files = [f for _, _, fs in os.walk(data) for f in fs]
     assert len(files) > 3, files
+
+
+def test_a_read_command_on_a_new_data_dir_creates_it_private(tmp_path, loose_umask):
+    """`memoryx list` (the SQL store alone, api/records.py) may be the first command in a data directory."""
+    from memoryx.api.records import RecordReader
+    from memoryx.settings import Settings
+
+    reader = RecordReader(Settings(data_dir=tmp_path / "data"))
+    try:
+        assert reader.get_all(user_id="alice")["results"] == []
+    finally:
+        reader.close()
+    assert (tmp_path / "data" / "memoryx.db").exists()
+    assert _loose(tmp_path / "data") == []
