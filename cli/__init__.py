@@ -36,7 +36,7 @@ from typing import Sequence
 from memoryx.cli.inputs import EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, precheck
 from memoryx.cli.parser import build_parser
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 
 def _msg(exc: Exception) -> str:
@@ -82,35 +82,42 @@ def _open_memory(args):
         from memoryx.api.records import RecordReader
 
         return RecordReader(settings)
-    if args.command in _ENCODES:
-        _warm_encoder(settings)
-    if args.command == "search":
-        from memoryx.api.searching import SearchReader
+    early = _start_early(settings) if args.command in _ENCODES else None
+    try:
+        if args.command == "search":
+            from memoryx.api.searching import SearchReader
 
-        return SearchReader(settings)
-    from memoryx.api.memory import Memory
+            return SearchReader(settings)
+        from memoryx.api.memory import Memory
 
-    return Memory()
+        return Memory()
+    finally:
+        if early is not None:
+            early.release()
 
 
 # commands that embed text (the query, the new facts): embedded, they need the local encoder
 _ENCODES = {"add", "search", "update"}
 
 
-def _warm_encoder(settings) -> None:
-    """Load the local encoder in a thread while the stores open: the ONNX session's load (native code, ~0.3 s)
-    then overlaps the store opening and the graph server's start instead of following them. The encoder is
-    process-wide and loaded under a lock, so the command's own first use waits for this load or reuses it; a
-    failure here is left for that use to report."""
+def _start_early(settings):
+    """Start, on threads, the native work the command needs while it imports the rest (LangGraph, SQLAlchemy):
+    the local encoder's ONNX session (~0.3 s) and the embedded vector shards (memoryx.runtime.early_vectors).
+    Both are process-wide, so the command's own open reuses them; a failure here is left for that open to
+    report. Returns what the caller releases once its stores are open."""
     from memoryx.models.embeddings import LocalMiniLMEmbeddings, make_embeddings
+    from memoryx.runtime.early_vectors import EarlyVectors
 
+    dims = settings.embedding_dims
     try:
         embeddings = make_embeddings(settings)
     except Exception:  # a bad setting: reported by the command itself, with its advice
-        return
+        embeddings = None
     if isinstance(embeddings, LocalMiniLMEmbeddings):
+        dims = dims or embeddings.dims
         threading.Thread(target=lambda: _quietly(lambda: embeddings.encoder), name="memoryx-encoder-warmup",
                          daemon=True).start()
+    return EarlyVectors(settings, dims)
 
 
 def _quietly(load) -> None:
@@ -128,7 +135,19 @@ def _check_remote_options(args) -> None:
                          "unset MEMORYX_URL to use the local stores.")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run() -> None:
+    """The `memoryx` console script and `python -m memoryx.cli`: `main`, then the process ends without the
+    interpreter's teardown (memoryx.runtime.process_exit: threads joined, exit handlers run, output flushed,
+    then `os._exit`), which would otherwise add a quarter of a second to every command."""
+    code = main(process_ends=True)
+    from memoryx.runtime.process_exit import end_process
+
+    end_process(code)
+
+
+def main(argv: Sequence[str] | None = None, *, process_ends: bool = False) -> int:
+    """Run one command; returns its exit code. `process_ends`: the process exits right after (see `run`), so
+    the vector shards the command only read are not synced again at close."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -184,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (`memoryx list | head -1`): nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush must not fail again
+        return 128 + 13  # what a shell reports for a process ended by SIGPIPE
     except Exception as exc:
         if getattr(args, "verbose", False):
             raise
@@ -191,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     finally:
         if m is not None:
+            if process_ends:
+                from memoryx.runtime.process_exit import leave_clean_shards_open
+
+                leave_clean_shards_open()
             try:
                 m.close()
             except Exception:

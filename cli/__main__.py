@@ -1,5 +1,5 @@
-"""`python -m memoryx.cli` (the console script `memoryx` calls the same `main`)."""
+"""`python -m memoryx.cli` (the console script `memoryx` calls the same `run`)."""
 
-from memoryx.cli import main
+from memoryx.cli import run
 
-raise SystemExit(main())
+run()

@@ -90,6 +90,7 @@ class EdgeVectorStore(VectorStore):
         with s.rw.read(), s.wlock:
             if s.closed or self._closed:
                 raise StoreUnavailableError(f"The vector store at {self.path} is closed")
+            s.written = True
             yield s.shard
 
     # -- primitives -----------------------------------------------------------------------------------

@@ -66,6 +66,11 @@ class SharedShard:
 
     _registry: dict[str, "SharedShard"] = {}
     _registry_lock = threading.Lock()
+    # Set by a process about to end with os._exit (runtime/process_exit.py): closing a shard it never wrote to
+    # then leaves the shard to the kernel instead of syncing its unchanged files; the shard object is kept
+    # here so that nothing frees it before the process ends.
+    leave_clean_open = False
+    _left_open: list[Any] = []
 
     def __init__(self, path: Path, shard: Any, dims: int):
         self.path = path
@@ -76,6 +81,9 @@ class SharedShard:
         self.rw = _RWLock()        # reads shared; close exclusive
         self.wlock = threading.Lock()  # serialises updates (searches run alongside)
         self.closed = False
+        # a shard this process never wrote to has nothing to flush: flushing it still syncs every mapped
+        # file of every segment (tens of ms each on a slow disk), which a read-only command would pay at exit
+        self.written = False
 
     @classmethod
     def acquire(cls, path: Path, dims: int, keyword_indexes: Sequence[str] = KEYWORD_INDEXES,
@@ -87,11 +95,12 @@ class SharedShard:
                 _finish_rewrite(path)
                 shard = _open_shard(path, dims)
                 try:
-                    _ensure_edge_indexes(shard, keyword_indexes, float_indexes)
+                    created = _ensure_edge_indexes(shard, keyword_indexes, float_indexes)
                 except BaseException:
                     shard.close()
                     raise
                 shared = cls(path, shard, dims)
+                shared.written = created
                 shared.indexes = (tuple(keyword_indexes), tuple(float_indexes))
                 cls._registry[key] = shared
                 _write_owner(path)
@@ -118,8 +127,13 @@ class SharedShard:
             if self.closed:
                 return
             self.closed = True
+            if not self.written and SharedShard.leave_clean_open:
+                SharedShard._left_open.append(self.shard)
+                _clear_owner(self.path)
+                return
             try:
-                self.shard.flush()
+                if self.written:
+                    self.shard.flush()
             finally:
                 self.shard.close()
                 _clear_owner(self.path)
@@ -258,14 +272,14 @@ def rewrite_shard(path: Path, shard: Any, dims: int, keyword_indexes: Sequence[s
     return qe.EdgeShard.load(str(path), _edge_config(dims))
 
 
-def _ensure_edge_indexes(shard, keyword_indexes: Sequence[str], float_indexes: Sequence[str]) -> None:
+def _ensure_edge_indexes(shard, keyword_indexes: Sequence[str], float_indexes: Sequence[str]) -> bool:
+    """Create the missing payload indexes; True when one was created."""
     import qdrant_edge as qe
 
     have = set(shard.info().payload_schema)
-    for f in keyword_indexes:
-        if f not in have:
-            shard.update(qe.UpdateOperation.create_field_index(f, qe.PayloadSchemaType.Keyword))
-    for f in float_indexes:
-        if f not in have:
-            shard.update(qe.UpdateOperation.create_field_index(f, qe.PayloadSchemaType.Float))
+    missing = [(f, qe.PayloadSchemaType.Keyword) for f in keyword_indexes if f not in have]
+    missing += [(f, qe.PayloadSchemaType.Float) for f in float_indexes if f not in have]
+    for f, kind in missing:
+        shard.update(qe.UpdateOperation.create_field_index(f, kind))
+    return bool(missing)
 
