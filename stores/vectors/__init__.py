@@ -24,13 +24,13 @@ from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.base import DENSE, SPARSE, VectorHit, VectorStore
 from memoryx.stores.vectors.edge import EdgeVectorStore
 from memoryx.stores.vectors.filters import to_edge_filter, to_qdrant_filter
-from memoryx.stores.vectors.pgvector import PgVectorStore
-from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
 
 if TYPE_CHECKING:  # pragma: no cover
     from langchain_core.embeddings import Embeddings
 
     from memoryx.settings import Settings
+    from memoryx.stores.vectors.pgvector import PgVectorStore
+    from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
 
 __all__ = [
     "VectorHit",
@@ -47,15 +47,33 @@ __all__ = [
 ]
 
 
+# The server and pgvector backends are imported when named (SQLAlchemy, LangChain's documents): a process on
+# the embedded default opens its vectors without them.
+def __getattr__(name: str):
+    if name == "PgVectorStore":
+        from memoryx.stores.vectors.pgvector import PgVectorStore
+
+        return PgVectorStore
+    if name in ("QdrantServerVectorStore", "make_qdrant_client"):
+        from memoryx.stores.vectors import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None) -> VectorStore:
     """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector')."""
     if settings.vector_backend == "edge":
         return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix,
                                chunk_chars=settings.vector_chunk_chars)
     if settings.vector_backend == "qdrant":
+        from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
+
         return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
                                        embeddings=embeddings, chunk_chars=settings.vector_chunk_chars)
     if settings.vector_backend == "pgvector":
+        from memoryx.stores.vectors.pgvector import PgVectorStore
+
         return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
                              hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars,
                              pool_size=settings.pg_pool_size)

@@ -57,6 +57,10 @@ LAZY_MEMORYX_PAIRS = {
     ("memoryx.runtime.services", "memoryx.models.factory"),
     # the same for a model reranker: a search without one never loads it
     ("memoryx.search.rerankers", "memoryx.models.factory"),
+    # the server and pgvector vector backends (SQLAlchemy, LangChain's documents) load when chosen: the
+    # embedded default opens its shards without them, on a thread while the CLI imports the rest
+    ("memoryx.stores.vectors", "memoryx.stores.vectors.pgvector"),
+    ("memoryx.stores.vectors", "memoryx.stores.vectors.server"),
 }
 
 
