@@ -147,7 +147,7 @@ def run() -> None:
 
 def main(argv: Sequence[str] | None = None, *, process_ends: bool = False) -> int:
     """Run one command; returns its exit code. `process_ends`: the process exits right after (see `run`), so
-    the vector shards the command only read are not synced again at close."""
+    the vector shards are flushed, not closed, at the command's close."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -214,9 +214,9 @@ def main(argv: Sequence[str] | None = None, *, process_ends: bool = False) -> in
     finally:
         if m is not None:
             if process_ends:
-                from memoryx.runtime.process_exit import leave_clean_shards_open
+                from memoryx.runtime.process_exit import leave_shards_to_exit
 
-                leave_clean_shards_open()
+                leave_shards_to_exit()
             try:
                 m.close()
             except Exception:

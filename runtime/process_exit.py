@@ -5,10 +5,10 @@ native session and mapping one by one (~0.25 s with the encoder and the stores l
 shards it only read, which syncs every mapped segment file again (tens of ms per file on a slow disk) though
 nothing changed. `end_process` does the part of the exit that matters — waits for the threads Python would
 wait for, runs the `atexit` handlers (tracing exporters flush there), flushes stdout and stderr — and then
-leaves with `os._exit`, so the kernel releases the rest. A shard this process wrote to is still flushed and
-closed (by the command's own close or the `atexit` handler); a shard it only read is left to the kernel,
-which drops its write-ahead-log lock with the process. The write-ahead log already holds every update,
-so nothing is lost either way; leaving a clean shard is what a killed reader does.
+leaves with `os._exit`, so the kernel releases the rest. A vector shard this process wrote to is flushed (its
+segments and write-ahead log on disk) but not closed; one it only read is neither: closing would sync every
+mapped file again with nothing left to write. The kernel drops the write-ahead-log lock with the process, and
+the next open finds what a process killed right after a flush leaves, which the engine is built to open.
 
 Never call it from a process that goes on (a server, a test calling `cli.main`): it ends the process.
 """
@@ -23,9 +23,10 @@ import threading
 from memoryx.stores.vectors.edge_shard import SharedShard
 
 
-def leave_clean_shards_open() -> None:
-    """From here on, closing a vector shard this process never wrote to leaves it to the process's end."""
-    SharedShard.leave_clean_open = True
+def leave_shards_to_exit() -> None:
+    """From here on, closing a vector shard flushes what this process wrote to it and leaves the rest to the
+    process's end."""
+    SharedShard.leave_open_at_exit = True
 
 
 def end_process(code: int) -> None:
