@@ -117,6 +117,12 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] += t.relation_bonus
 
 
+def _other_side(memory: dict, role: str) -> bool:
+    """A chat turn (metadata.role set) of the side `role` is not."""
+    said = (memory.get("metadata") or {}).get("role")
+    return bool(said) and said != role
+
+
 class _NoContext(Exception):
     """The context read failed (its cause attached): the search goes on without propagation."""
 
@@ -140,10 +146,16 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
                 loan = weight * seed["relevance"] * float(t.context_decay) ** (dist - 1)
                 if loan > loans.get(mid, 0.0):
                     loans[mid] = loan
+        # a question about one side of a chat ("what did I ...") is answered by that side's turns: the other
+        # side's turns next to a hit (the assistant's long reply to the user's turn) borrow nothing, or they
+        # crowd the top k with one conversation's turns
+        other_side = plan.role if t.context_role and plan.role is not None else None
         for mid, loan in loans.items():
             c = by_id.get(mid)
             if c is None:  # found only through its neighbour
                 c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
+            elif other_side is not None and c["memory"] is not None and _other_side(c["memory"], other_side):
+                continue
             c["relevance"] += loan
             c["sources"].append("context")
 
