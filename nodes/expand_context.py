@@ -12,7 +12,7 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from memoryx.core.filters import matches
+from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
@@ -123,6 +123,35 @@ def _other_side(memory: dict, role: str) -> bool:
     return bool(said) and said != role
 
 
+_ABSENT = object()
+
+
+def _filter_test(node):
+    """`matches(node, mem)` as a function of one memory dict. A filter that reads only top-level fields (the
+    default: the status filter) gives the same answer for the same values of them, so the answer is kept per
+    tuple of values: the ~30 rows of a search share one or two statuses, and each walk of the tree costs ~10 us.
+    Metadata fields, or values that cannot be a key (lists), walk the tree every time."""
+    if node is None:
+        return lambda mem: True
+    fields = tuple(dict.fromkeys(c.field for c in walk(node)))
+    if any(f.startswith("metadata.") or f == "metadata" for f in fields):
+        return lambda mem: matches(node, mem)
+    known: dict[tuple, bool] = {}
+
+    def test(mem: dict) -> bool:
+        # the class too: True == 1 as a key, not for the filter
+        key = tuple((v.__class__, v) for v in (mem.get(f, _ABSENT) for f in fields))
+        try:
+            hit = known.get(key)
+        except TypeError:  # an unhashable value
+            return matches(node, mem)
+        if hit is None:
+            hit = known[key] = matches(node, mem)
+        return hit
+
+    return test
+
+
 class _NoContext(Exception):
     """The context read failed (its cause attached): the search goes on without propagation."""
 
@@ -137,6 +166,9 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
     gap = float(t.context_max_gap_minutes) * 60.0
     types = set(t.context_types or ())
     live = {r.id for r in rows}  # live and in the scope
+    # Scope.contains(mem) with the scope's conditions built once, not once per row
+    scope_terms = tuple(plan.scope.match().items())
+    passes = _filter_test(plan.filters)
     if seeds:
         turns = [r for r in rows if not types or r.memory_type in types]
         adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
@@ -170,7 +202,8 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
         truth = memory_dicts(sql, [c["id"] for c in batch], feedback=feedback)
         for c in batch:
             mem = truth.get(c["id"])
-            if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
+            if (mem is None or not all((mem.get(k) or None) == v for k, v in scope_terms)
+                    or not passes(mem)):
                 continue  # deleted since it was projected, outside the scope, or failing the filters
             c["memory"] = mem
             out.append(c)
