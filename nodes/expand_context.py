@@ -179,8 +179,8 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
                 if loan > loans.get(mid, 0.0):
                     loans[mid] = loan
         # a question about one side of a chat ("what did I ...") is answered by that side's turns: the other
-        # side's turns next to a hit (the assistant's long reply to the user's turn) borrow nothing, or they
-        # crowd the top k with one conversation's turns
+        # side's turns (the assistant's long replies) neither lend (expand_context leaves them out of the seeds)
+        # nor borrow, or one conversation's turns, pulled up by each other, crowd the top k
         other_side = plan.role if t.context_role and plan.role is not None else None
         for mid, loan in loans.items():
             c = by_id.get(mid)
@@ -245,6 +245,8 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     seeds = [c for c in cands[: t.context_seeds]
              if c["memory"] is not None and (not types or c["memory"].get("memory_type") in types)] \
         if weight > 0 and win > 0 else []
+    if t.context_role and plan.role is not None:  # the other side's turns lend nothing either (_kept)
+        seeds = [c for c in seeds if not _other_side(c["memory"], plan.role)]
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     ids = [c["id"] for c in cands[:keep]]
     penalty = services_of(runtime).settings.feedback_very_negative_penalty

@@ -21,8 +21,8 @@ Scores, in order:
    Only memories of the ``context_types`` (default: episodic, i.e. raw conversation turns) lend and borrow:
    extracted facts stored at the same moment are not each other's context. With ``context_role``, when the
    question asks about one side of a chat (memoryx.search.speakers: "what did I ..."), the turns of the other
-   side (metadata.role) borrow nothing: the assistant's long reply next to the user's turn would otherwise
-   outrank the user's turns of other conversations.
+   side (metadata.role) neither lend nor borrow: the assistant's long replies, pulled up by the user's turns
+   next to them and pulling those up in turn, would otherwise fill the top k with one conversation.
 4. Aggregation questions ("how many", "in total", "between", "first ... or") spread the list across sessions:
    each further hit of a session already represented scores x ``session_spread`` (memoryx.search.spread; 1, off,
    by default).
@@ -62,7 +62,8 @@ class SearchTuning(BaseModel):
     context_decay: float = Field(0.7, description="Factor per extra step away from the seed.")
     context_seeds: int = Field(10, description="Best memories that lend to their neighbours.")
     context_role: bool = Field(True, description=(
-        "A question about one side of a chat ('what did I ...'): the other side's turns borrow no context."))
+        "A question about one side of a chat ('what did I ...'): the other side's turns neither lend nor borrow "
+        "context."))
     context_max_gap_minutes: float = Field(30.0, description="Largest time between two steps of a neighbourhood.")
     # only conversation turns: infer=False stores messages as episodic
     context_types: tuple[str, ...] = Field(("episodic",), description="Memory types that lend and borrow context.")

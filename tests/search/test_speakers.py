@@ -31,9 +31,9 @@ def test_the_relation_a_question_names():
 
 
 def test_the_other_sides_turns_borrow_no_context(tmp_path):
-    """A question about the user's own life: the assistant's reply next to the user's turn gets no share of its
-    neighbour's relevance (it would crowd the top k with one conversation's turns); a question naming neither
-    side leaves context propagation as it was, and so does the `context_role` knob off."""
+    """A question about the user's own life: the assistant's reply next to the user's turn neither gets a share
+    of its neighbour's relevance nor lends its own (one conversation's turns would crowd the top k); a question
+    naming neither side leaves context propagation as it was, and so does the `context_role` knob off."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
@@ -52,9 +52,11 @@ def test_the_other_sides_turns_borrow_no_context(tmp_path):
     with Memory(data_dir=tmp_path / "on", graph_backend="none", embeddings=shared_embeddings()) as m:
         m.add_many([{"messages": [t], "user_id": "owner"} for t in turns], infer=False)
         mine = sources(m, "What did I name my puppy?")
-        assert "context" in mine["user"] and "context" not in mine["assistant"]
-        assert "context" in sources(m, "What is the golden retriever puppy called?")["assistant"]
+        assert "context" not in mine["user"] and "context" not in mine["assistant"]
+        theirs = sources(m, "What is the golden retriever puppy called?")
+        assert "context" in theirs["user"] and "context" in theirs["assistant"]
     with Memory(data_dir=tmp_path / "off", graph_backend="none", embeddings=shared_embeddings(),
                 search_tuning={"context_role": False}) as m:
         m.add_many([{"messages": [t], "user_id": "owner"} for t in turns], infer=False)
-        assert "context" in sources(m, "What did I name my puppy?")["assistant"]
+        mine = sources(m, "What did I name my puppy?")
+        assert "context" in mine["user"] and "context" in mine["assistant"]
