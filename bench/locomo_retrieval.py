@@ -95,7 +95,7 @@ def evaluate(m, qas: list[dict], id_to_dia: dict[str, str], mode: str | None = N
     for qa in qas:
         found = m.search(qa["question"], group_id=qa["group"], limit=10, mode=mode)["results"]
         dias = [id_to_dia.get(r["id"]) for r in found]
-        rows.append({**qa, "f5": frac(dias, qa["evidence"], 5), "f10": frac(dias, qa["evidence"], 10)})
+        rows.append({**qa, "f5": frac(dias, qa["evidence"], 5), "f10": frac(dias, qa["evidence"], 10), "top": dias})
     print(f"{len(qas)} searches ({mode or 'defaults'}), {(time.perf_counter() - t0) * 1000 / max(1, len(qas)):.0f} "
           f"ms each", file=sys.stderr)
     return rows

@@ -12,7 +12,7 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from memoryx.core.filters import matches
+from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
@@ -117,6 +117,41 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] += t.relation_bonus
 
 
+def _other_side(memory: dict, role: str) -> bool:
+    """A chat turn (metadata.role set) of the side `role` is not."""
+    said = (memory.get("metadata") or {}).get("role")
+    return bool(said) and said != role
+
+
+_ABSENT = object()
+
+
+def _filter_test(node):
+    """`matches(node, mem)` as a function of one memory dict. A filter that reads only top-level fields (the
+    default: the status filter) gives the same answer for the same values of them, so the answer is kept per
+    tuple of values: the ~30 rows of a search share one or two statuses, and each walk of the tree costs ~10 us.
+    Metadata fields, or values that cannot be a key (lists), walk the tree every time."""
+    if node is None:
+        return lambda mem: True
+    fields = tuple(dict.fromkeys(c.field for c in walk(node)))
+    if any(f.startswith("metadata.") or f == "metadata" for f in fields):
+        return lambda mem: matches(node, mem)
+    known: dict[tuple, bool] = {}
+
+    def test(mem: dict) -> bool:
+        # the class too: True == 1 as a key, not for the filter
+        key = tuple((v.__class__, v) for v in (mem.get(f, _ABSENT) for f in fields))
+        try:
+            hit = known.get(key)
+        except TypeError:  # an unhashable value
+            return matches(node, mem)
+        if hit is None:
+            hit = known[key] = matches(node, mem)
+        return hit
+
+    return test
+
+
 class _NoContext(Exception):
     """The context read failed (its cause attached): the search goes on without propagation."""
 
@@ -131,6 +166,9 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
     gap = float(t.context_max_gap_minutes) * 60.0
     types = set(t.context_types or ())
     live = {r.id for r in rows}  # live and in the scope
+    # Scope.contains(mem) with the scope's conditions built once, not once per row
+    scope_terms = tuple(plan.scope.match().items())
+    passes = _filter_test(plan.filters)
     if seeds:
         turns = [r for r in rows if not types or r.memory_type in types]
         adj = neighbours(turns, [c["id"] for c in seeds], window=win, max_gap_s=gap)
@@ -140,10 +178,16 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
                 loan = weight * seed["relevance"] * float(t.context_decay) ** (dist - 1)
                 if loan > loans.get(mid, 0.0):
                     loans[mid] = loan
+        # a question about one side of a chat ("what did I ...") is answered by that side's turns: the other
+        # side's turns (the assistant's long replies) neither lend (expand_context leaves them out of the seeds)
+        # nor borrow, or one conversation's turns, pulled up by each other, crowd the top k
+        other_side = plan.role if t.context_role and plan.role is not None else None
         for mid, loan in loans.items():
             c = by_id.get(mid)
             if c is None:  # found only through its neighbour
                 c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
+            elif other_side is not None and c["memory"] is not None and _other_side(c["memory"], other_side):
+                continue
             c["relevance"] += loan
             c["sources"].append("context")
 
@@ -158,7 +202,8 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
         truth = memory_dicts(sql, [c["id"] for c in batch], feedback=feedback)
         for c in batch:
             mem = truth.get(c["id"])
-            if mem is None or not plan.scope.contains(mem) or not matches(plan.filters, mem):
+            if (mem is None or not all((mem.get(k) or None) == v for k, v in scope_terms)
+                    or not passes(mem)):
                 continue  # deleted since it was projected, outside the scope, or failing the filters
             c["memory"] = mem
             out.append(c)
@@ -200,6 +245,8 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     seeds = [c for c in cands[: t.context_seeds]
              if c["memory"] is not None and (not types or c["memory"].get("memory_type") in types)] \
         if weight > 0 and win > 0 else []
+    if t.context_role and plan.role is not None:  # the other side's turns lend nothing either (_kept)
+        seeds = [c for c in seeds if not _other_side(c["memory"], plan.role)]
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     ids = [c["id"] for c in cands[:keep]]
     penalty = services_of(runtime).settings.feedback_very_negative_penalty

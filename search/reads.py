@@ -38,6 +38,11 @@ from memoryx.stores.sql.values import require_scope
 _MEM = MemoryRow.__table__.c
 
 
+# a query's ~40 word n-grams are normalised on every search, and most of them ("what did", "I") recur across
+# searches: the normalised form is kept for the most recent ones
+_normalized = lru_cache(maxsize=8192)(normalize_name)
+
+
 @dataclass(frozen=True)
 class ScopeFacts:
     """What the system of record says about the scope that the query analysis needs."""
@@ -120,7 +125,7 @@ def scope_facts(sql: Any, scope: Scope, *, profile_subject: str | None,
         names: tuple[str, ...] = ()
         if profile_subject:
             names = tuple(r[0] for r in conn.execute(_PROFILE_NAMES, {"subject": profile_subject}))
-        normalized = list(dict.fromkeys(normalize_name(n) for n in entity_names(names)
+        normalized = list(dict.fromkeys(_normalized(n) for n in entity_names(names)
                                         if isinstance(n, str) and n.strip()))
         stored = conn.execute(_timeline_stmt(shape, bool(normalized)),
                               {**params, "most": TIMELINE_MAX_ROWS, "probe": TIMELINE_MAX_ROWS + 1,
@@ -282,12 +287,13 @@ def context_rows(sql: Any, scope: Scope, ids: list[str], seed_times: list[float]
 
 
 # memory_dicts reads these columns and unpacks each row by position: a row's attributes looked up by name cost
-# more than the SQL itself (~1 ms of CPU for the ~35 rows of a search).
+# more than the SQL itself (~1 ms of CPU for the ~35 rows of a search). deleted_at is only told apart from NULL:
+# read as stored, not parsed.
 _MEMORY_COLUMNS = (_MEM.id, _MEM.text, _MEM.hash, _MEM.user_id, _MEM.agent_id, _MEM.run_id, _MEM.group_id,
                    _MEM.category, _MEM.importance, _MEM.memory_type, _MEM.metadata, _as_stored(_MEM.created_at),
                    _as_stored(_MEM.updated_at), _MEM.access_count, _as_stored(_MEM.last_accessed_at),
-                   _MEM.deleted_at, _MEM.trace_id, _MEM.status, _MEM.merged_into, _as_stored(_MEM.valid_at),
-                   _as_stored(_MEM.invalid_at))
+                   _as_stored(_MEM.deleted_at), _MEM.trace_id, _MEM.status, _MEM.merged_into,
+                   _as_stored(_MEM.valid_at), _as_stored(_MEM.invalid_at))
 
 _FB = FeedbackRow.__table__.c
 # a memory's latest feedback value (SQLStore.latest_feedback: newest created_at, then the greater id)

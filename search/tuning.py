@@ -19,7 +19,10 @@ Scores, in order:
    (``context_window`` on each side, each step at most ``context_max_gap_minutes`` from the seed): the turns of a conversation
    around a hit usually hold the rest of the answer. A memory gets the best such loan added to its own score.
    Only memories of the ``context_types`` (default: episodic, i.e. raw conversation turns) lend and borrow:
-   extracted facts stored at the same moment are not each other's context.
+   extracted facts stored at the same moment are not each other's context. With ``context_role``, when the
+   question asks about one side of a chat (memoryx.search.speakers: "what did I ..."), the turns of the other
+   side (metadata.role) neither lend nor borrow: the assistant's long replies, pulled up by the user's turns
+   next to them and pulling those up in turn, would otherwise fill the top k with one conversation.
 4. Aggregation questions ("how many", "in total", "between", "first ... or") spread the list across sessions:
    each further hit of a session already represented scores x ``session_spread`` (memoryx.search.spread; 1, off,
    by default).
@@ -58,6 +61,9 @@ class SearchTuning(BaseModel):
     context_window: int = Field(2, description="Neighbouring memories on each side of a seed.")
     context_decay: float = Field(0.7, description="Factor per extra step away from the seed.")
     context_seeds: int = Field(10, description="Best memories that lend to their neighbours.")
+    context_role: bool = Field(True, description=(
+        "A question about one side of a chat ('what did I ...'): the other side's turns neither lend nor borrow "
+        "context."))
     context_max_gap_minutes: float = Field(30.0, description="Largest time between two steps of a neighbourhood.")
     # only conversation turns: infer=False stores messages as episodic
     context_types: tuple[str, ...] = Field(("episodic",), description="Memory types that lend and borrow context.")

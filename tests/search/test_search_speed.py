@@ -133,3 +133,22 @@ def test_a_large_scope_reads_no_timeline(tmp_path, monkeypatch):
         assert [(r["id"], r["sources"]) for r in large["results"]] == [(r["id"], r["sources"]) for r in small["results"]]
     finally:
         memory.close()
+
+
+def test_filter_test_answers_as_matches():
+    """expand_context's per-search filter test gives matches()' answer for every row: the status filter kept
+    per value (True and 1 apart), metadata filters and unhashable values walked every time."""
+    from memoryx.core.filters import matches
+    from memoryx.lifecycle.state import visible_filter
+    from memoryx.nodes.expand_context import _filter_test
+
+    rows = [{"status": s} for s in ("active", "merged", "archived", None, "staged")] + [{}]
+    for node in (visible_filter(False, True), visible_filter(False, False), visible_filter(True, True),
+                 parse_filters({"importance": {"gte": 1}}), parse_filters({"topic": "home"}),
+                 parse_filters({"category": {"in": ["a", "b"]}})):
+        test = _filter_test(node)
+        for row in rows + [{"importance": True}, {"importance": 1}, {"importance": 1.0},
+                           {"metadata": {"topic": "home"}}, {"metadata": {"topic": "work"}},
+                           {"category": ["a"]}, {"category": "b"}]:
+            for _ in range(2):  # the second answer comes from what the first one kept
+                assert test(row) == matches(node, row), (node, row)

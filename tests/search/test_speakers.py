@@ -28,3 +28,35 @@ def test_the_relation_a_question_names():
     assert names_query({"relation": "has_dog", "source": "User", "target": "Rex"}, {"dog"})
     assert names_query({"relation": "lives_in", "source": "User", "target": "Paris"}, relation_words("where do I live"))
     assert not names_query({"relation": "is_named", "source": "User", "target": "Sam"}, {"dog"})
+
+
+def test_the_other_sides_turns_borrow_no_context(tmp_path):
+    """A question about the user's own life: the assistant's reply next to the user's turn neither gets a share
+    of its neighbour's relevance nor lends its own (one conversation's turns would crowd the top k); a question
+    naming neither side leaves context propagation as it was, and so does the `context_role` knob off."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    turns = [{"role": "user", "content": "I adopted a golden retriever puppy and named him Max.",
+              "timestamp": "2024-03-02T10:00:00+00:00"},
+             {"role": "assistant", "content": "Congratulations! Golden retrievers are friendly dogs; start house "
+              "training early and keep the sessions short.", "timestamp": "2024-03-02T10:00:05+00:00"},
+             # another day's turn: the weakest hit of each path, so that both turns above lend
+             {"role": "user", "content": "The bakery on the corner sells rye bread.",
+              "timestamp": "2024-01-10T08:00:00+00:00"}]
+
+    def sources(m, query):
+        found = m.search(query, user_id="owner", limit=5)["results"]
+        return {r["metadata"]["role"]: r["sources"] for r in found if "bread" not in r["memory"]}
+
+    with Memory(data_dir=tmp_path / "on", graph_backend="none", embeddings=shared_embeddings()) as m:
+        m.add_many([{"messages": [t], "user_id": "owner"} for t in turns], infer=False)
+        mine = sources(m, "What did I name my puppy?")
+        assert "context" not in mine["user"] and "context" not in mine["assistant"]
+        theirs = sources(m, "What is the golden retriever puppy called?")
+        assert "context" in theirs["user"] and "context" in theirs["assistant"]
+    with Memory(data_dir=tmp_path / "off", graph_backend="none", embeddings=shared_embeddings(),
+                search_tuning={"context_role": False}) as m:
+        m.add_many([{"messages": [t], "user_id": "owner"} for t in turns], infer=False)
+        mine = sources(m, "What did I name my puppy?")
+        assert "context" in mine["user"] and "context" in mine["assistant"]
