@@ -18,8 +18,9 @@ Only the standard library is imported at start; MemoryX itself (and torch) load 
 `memoryx --help` and usage errors answer at once. The reads (list, get, history, judgments list/show/stats)
 open the SQL store alone (memoryx.api.records), without the vector shard, the graph server, the encoder or
 LangGraph; `search` opens the stores and the encoder without LangGraph or a chat model
-(memoryx.api.searching); `setup` opens no store. The commands that embed (add, search, update) load the encoder in a thread while
-the stores open.
+(memoryx.api.searching); `setup` opens no store. The commands that embed (add, search, update) load the encoder
+and open the vector shards on threads while they import the rest. The console script (`run`) ends the process
+without the interpreter's teardown (memoryx.runtime.process_exit).
 
 May import: server, api and everything below them (the top layer; nothing imports the CLI).
 """

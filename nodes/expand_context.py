@@ -166,8 +166,6 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
     gap = float(t.context_max_gap_minutes) * 60.0
     types = set(t.context_types or ())
     live = {r.id for r in rows}  # live and in the scope
-    # Scope.contains(mem) with the scope's conditions built once, not once per row
-    scope_terms = tuple(plan.scope.match().items())
     passes = _filter_test(plan.filters)
     if seeds:
         turns = [r for r in rows if not types or r.memory_type in types]
@@ -202,8 +200,7 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
         truth = memory_dicts(sql, [c["id"] for c in batch], feedback=feedback)
         for c in batch:
             mem = truth.get(c["id"])
-            if (mem is None or not all((mem.get(k) or None) == v for k, v in scope_terms)
-                    or not passes(mem)):
+            if mem is None or not plan.scope.contains(mem) or not passes(mem):
                 continue  # deleted since it was projected, outside the scope, or failing the filters
             c["memory"] = mem
             out.append(c)

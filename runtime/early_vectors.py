@@ -11,7 +11,6 @@ the command's own open, which reports it with its advice.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.settings import Settings
@@ -43,9 +42,3 @@ class EarlyVectors:
         store, self._store = self._store, None
         if store is not None:
             store.close()
-
-    def __enter__(self) -> "EarlyVectors":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.release()

@@ -128,19 +128,14 @@ class SharedShard:
             if self.closed:
                 return
             self.closed = True
-            if SharedShard.leave_open_at_exit:
-                try:
-                    if self.written:
-                        self.shard.flush()
-                finally:
-                    SharedShard._left_open.append(self.shard)
-                    _clear_owner(self.path)
-                return
             try:
                 if self.written:
                     self.shard.flush()
             finally:
-                self.shard.close()
+                if SharedShard.leave_open_at_exit:
+                    SharedShard._left_open.append(self.shard)
+                else:
+                    self.shard.close()
                 _clear_owner(self.path)
 
     @classmethod
