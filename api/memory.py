@@ -22,8 +22,6 @@ from typing import Any
 
 from langgraph.types import Command
 
-from memoryx.api.async_memory import AsyncMemory
-from memoryx.api.consolidation import consolidate, end_run, restore
 from memoryx.api.export_import import export_jsonl, import_records, parse
 from memoryx.api.front import MemoryFront
 from memoryx.api.inputs import check_id, optional_scope, scope_arg, scope_of_ids
@@ -238,12 +236,16 @@ class Memory(MemoryFront):
         `now` (epoch s / ISO / datetime) is when the forgetting curve is read; `dry_run` writes nothing.
         Returns the report {"merged", "compressed", "archived", "model_calls", "trace_id", ...}."""
 
+        from memoryx.api.consolidation import consolidate  # the consolidate graph loads only when used
+
         return consolidate(self._core, user_id, agent_id, run_id, now, dry_run, group_id=group_id)
 
     def end_run(self, run_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                 group_id: str | None = None) -> dict:
         """Close a run (memory layers): its working memories that mattered stay as short-term, the
         rest are archived (restorable). Returns {"trace_id", "run_id", "kept", "archived"}."""
+
+        from memoryx.api.consolidation import end_run
 
         return end_run(self._core, run_id, user_id, agent_id, group_id)
 
@@ -255,6 +257,8 @@ class Memory(MemoryFront):
 
     def restore(self, memory_id: str) -> dict:
         """Bring an archived (or merged, or summarized) memory back to active."""
+
+        from memoryx.api.consolidation import restore
 
         return restore(self._core, memory_id)
 
@@ -396,3 +400,13 @@ class Memory(MemoryFront):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def __getattr__(name: str):
+    # AsyncMemory (and the consolidate graph it imports) loads when asked for: a command that only adds
+    # does not pay for it
+    if name == "AsyncMemory":
+        from memoryx.api.async_memory import AsyncMemory
+
+        return AsyncMemory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

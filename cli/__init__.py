@@ -68,10 +68,17 @@ def _reads_records_only(args) -> bool:
     return args.command in _RECORD_READS or (args.command == "judgments" and args.action in _JUDGMENT_READS)
 
 
-def _open_memory(args):
+def _open_memory(args, *, process_ends: bool = False):
     """The memory a command works on: the server at MEMORYX_URL when set (not for `serve`, which is the
     server), else the embedded stores: the SQL store alone for a read, the stores and the encoder without
-    LangGraph or a chat model for a search (memoryx.api.searching), every store for the rest."""
+    LangGraph or a chat model for a search (memoryx.api.searching), every store for the rest. `process_ends`
+    (the console script): the garbage collector is paused while the stack imports and the stores open
+    (memoryx.runtime.process_start)."""
+    if process_ends:
+        from memoryx.runtime.process_start import collector_paused
+
+        with collector_paused():
+            return _open_memory(args)
     from memoryx.settings import get_settings
 
     settings = get_settings()
@@ -96,6 +103,9 @@ def _open_memory(args):
         if early is not None:
             early.release()
 
+
+# commands that keep running: their start is not worth a frozen heap (memoryx.runtime.process_start)
+_RESIDENT = {"serve", "mcp"}
 
 # commands that embed text (the query, the new facts): embedded, they need the local encoder
 _ENCODES = {"add", "search", "update"}
@@ -181,7 +191,7 @@ def main(argv: Sequence[str] | None = None, *, process_ends: bool = False) -> in
             return args.func(args, lambda: _open_memory(args))
         if args.command == "serve" and args.workers != 1:  # each worker opens the stores itself
             return args.func(args, None)
-        m = _open_memory(args)
+        m = _open_memory(args, process_ends=process_ends and args.command not in _RESIDENT)
         return args.func(args, m)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -29,7 +29,6 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from memoryx.core.runs import deterministic_id
 from memoryx.core.scope import Scope
@@ -170,7 +169,10 @@ def _record_intents(session, postgres: bool, ids: list[str]) -> None:
     ids = list(dict.fromkeys(ids))
     if not ids:
         return
-    insert = postgresql.insert if postgres else sqlite.insert
+    if postgres:  # each dialect loads when its store writes (a SQLite process never loads PostgreSQL's)
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
     now = utc_now()
     stmt = insert(OutboxRow)
     stmt = stmt.on_conflict_do_update(index_elements=["kind", "target_id"],

@@ -250,7 +250,12 @@ class EmbeddedFalkorDB:
                        if bolt_port is None else ["--appendonly", "no", "--save", BOLT_SAVE_POLICY])
         cmd = [server, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
                "--dir", str(self.dir), *persistence, "--logfile", str(self.log_path), "--loglevel", "notice",
-               "--daemonize", "no", "--loadmodule", module,
+               "--daemonize", "no",
+               # a SIGTERM is acted on at the server's next timer tick: 10 a second (the default) kept every CLI
+               # command that wrote to the graph ~0.1 s longer at its end; 50 ends it in ~15 ms and costs ~0.6 %
+               # of a core while idle (0.2 % at 10)
+               "--hz", "50",
+               "--loadmodule", module,
                # no query telemetry: FalkorDB would otherwise keep recent query text (with its parameters,
                # i.e. users' memories) in a stream that is persisted with the data and outlives a purge
                "CMD_INFO", "no"]

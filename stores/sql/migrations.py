@@ -25,6 +25,7 @@ from memoryx.stores.sql.schema import (
     MemoryLinkRow,
     ProfileValueRow,
     SchemaVersion,
+    add_postgres_options,
 )
 from memoryx.stores.sql.values import utc_now
 
@@ -160,6 +161,8 @@ def _create_missing_tables(conn) -> None:
 def migrate(engine: Engine, *, is_postgres: bool, safe_url: str) -> None:
     """Bring the database behind `engine` (a write engine) to `SCHEMA_VERSION`, in one transaction. A
     database of a newer version than this code raises StoreUnavailableError (named by `safe_url`)."""
+    if is_postgres:
+        add_postgres_options()
     with engine.begin() as conn:
         if is_postgres:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})

@@ -61,6 +61,9 @@ LAZY_MEMORYX_PAIRS = {
     # embedded default opens its shards without them, on a thread while the CLI imports the rest
     ("memoryx.stores.vectors", "memoryx.stores.vectors.pgvector"),
     ("memoryx.stores.vectors", "memoryx.stores.vectors.server"),
+    # the consolidate graph (and AsyncMemory, which imports it) load when asked for: an add does not run it
+    ("memoryx.api.memory", "memoryx.api.consolidation"),
+    ("memoryx.api.memory", "memoryx.api.async_memory"),
 }
 
 

@@ -202,10 +202,13 @@ def test_reads_open_sql_alone(data_dir):
 
 def test_add_and_search_on_sqlite_load_no_postgres_driver(data_dir):
     """On the embedded defaults (SQLite checkpoints) an add or a search never imports psycopg: recovery's thread
-    listing and the checkpointer's close used to import PostgresSaver to test the saver's class (~0.1 s each)."""
+    listing and the checkpointer's close used to import PostgresSaver to test the saver's class (~0.1 s each).
+    Nor SQLAlchemy's PostgreSQL dialect (the schema's JSONB columns and partial index named it: ~0.05-0.1 s), nor
+    the consolidate graph, which an add does not run."""
     user = f"cli-{uuid.uuid4().hex[:6]}"
     probe = ("import json, sys\nfrom memoryx.cli import main\ncode = main(sys.argv[1:])\n"
-             "heavy = [m for m in ('psycopg', 'psycopg_pool', 'langgraph.checkpoint.postgres') if m in sys.modules]\n"
+             "heavy = [m for m in ('psycopg', 'psycopg_pool', 'langgraph.checkpoint.postgres', "
+             "'sqlalchemy.dialects.postgresql', 'memoryx.graphs.consolidate') if m in sys.modules]\n"
              "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
     for args in (["add", "I live in Graz.", "--user-id", user], ["search", "where do I live?", "--user-id", user]):
         proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300,

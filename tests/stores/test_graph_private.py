@@ -222,3 +222,28 @@ def test_the_append_only_file_is_rewritten_before_it_grows_long(tmp_path):
                        "aof-use-rdb-preamble": "yes"}
     finally:
         server.stop()
+
+
+def test_a_stop_is_acted_on_within_a_short_timer_tick(tmp_path):
+    """The server notices a SIGTERM at its next timer tick: at the default 10 a second every CLI command that
+    wrote to the graph waited ~0.1 s for it at its end. At 50 a second the stop is prompt, and what was written
+    just before it is still there after a restart."""
+    import redis
+
+    server = EmbeddedFalkorDB(tmp_path)
+    store = GraphStore(server.start(), password=server.password)
+    client = redis.Redis(unix_socket_path=str(server.socket_path), password=server.password)
+    try:
+        assert client.config_get("hz") == {"hz": "50"}
+        store.upsert_entities(Scope(user_id="u"), [{"id": "e1", "name": "Alice"}])
+    finally:
+        client.close()
+        store.close()
+        server.stop()
+    again = EmbeddedFalkorDB(tmp_path)
+    store = GraphStore(again.start(), password=again.password)
+    try:
+        assert store._run("t", "MATCH (n) RETURN n.name AS name") == [{"name": "Alice"}]
+    finally:
+        store.close()
+        again.stop()
