@@ -157,7 +157,8 @@ def report(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--data-dir", type=Path, default=None, help="store directory (default: a temporary one)")
+    ap.add_argument("--data-dir", type=Path, default=None, help="store directory kept between runs: a later run on "
+                    "it measures the ranking without ingesting again (default: a temporary one)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memoryx-bench-cache",
                     help="where turn embeddings are cached between runs ('' to disable)")
     ap.add_argument("--captions", action="store_true",
@@ -191,7 +192,13 @@ def main(argv: list[str] | None = None) -> int:
                                   name="locomo-docs")
     m = Memory(settings, llm="offline", embeddings=embeddings)
     try:
-        id_to_dia = ingest(m, items, args.one_by_one)
+        done_file = data_dir / "locomo-ingested.json"  # a kept --data-dir: ranking reruns skip the ingest
+        if args.data_dir is not None and done_file.exists():
+            id_to_dia = json.loads(done_file.read_text())
+        else:
+            id_to_dia = ingest(m, items, args.one_by_one)
+            if args.data_dir is not None:
+                done_file.write_text(json.dumps(id_to_dia))
         rows = evaluate(m, qas, id_to_dia)
         print(f"LoCoMo retrieval through the public API (add_many/add infer=False, search defaults), "
               f"{len(qas)} questions, {len(items)} turns, embeddings {settings.embedding_model}, no LLM\n")
