@@ -53,6 +53,8 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
             item["relevance"] += c
             item["sources"].append(path)
             item["path_scores"][path] = round(float(h["score"]), 6)
+            if h.get("covers"):  # the best hit of one event of a two-event question (memoryx.search.events)
+                item["covers"] = sorted(set(item.get("covers") or ()) | set(h["covers"]))
             if h.get("payload") and not item["payload"]:
                 item["payload"] = h["payload"]
     items = sorted(fused.values(), key=lambda x: -x["relevance"])

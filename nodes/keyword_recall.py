@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.events import event_phrases, merged_hits
+from memoryx.search.events import event_phrases, merged_hits, with_covers
 from memoryx.search.preferences import PREFERENCE_WORDS
 from memoryx.search.state import SearchState
 
@@ -32,8 +32,9 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
                                           filters=plan.filters))
     events = event_phrases(plan.query)
     if events:  # a question about two events: each event's best match counts as much as the whole question's
-        hits = merged_hits([hits, *(hits_of(vectors.keyword_search(e, plan.scope, limit=plan.candidate_k,
-                                                                   filters=plan.filters)) for e in events)])
+        per_event = [hits_of(vectors.keyword_search(e, plan.scope, limit=plan.candidate_k, filters=plan.filters))
+                     for e in events]
+        hits = with_covers(merged_hits([hits, *per_event]), per_event)
     liked = []
     if plan.preferences:
         liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,

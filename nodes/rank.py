@@ -27,6 +27,7 @@ from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.current import prefer_latest, superseded_last
+from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
@@ -44,6 +45,8 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     ranked = superseded_last(ordered(cands, None), plan.now)
     if plan.aggregate:  # gathered across sessions: a crowded session yields its place (memoryx.search.spread)
         ranked = spread(ranked, plan.tuning.session_spread)
+    if plan.tuning.event_cover:  # a two-event question: each event's best hit near the top (memoryx.search.events)
+        ranked = covering_first(ranked)
     if plan.threshold is not None:
         ranked = [c for c in ranked if c["score"] >= plan.threshold]
     return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}

@@ -29,7 +29,9 @@ Scores, in order:
    Recommendation questions ("what should I cook", "suggest a book") add ``preference_bonus`` to memories that
    state a preference (memoryx.search.preferences). Present-tense questions ("where do I live now") add
    ``current_bonus`` x place in time to the candidates close to the best, and superseded memories rank below
-   the valid ones (memoryx.search.current).
+   the valid ones (memoryx.search.current). A question about two events ("how many days between X and Y",
+   "which came first, X or Y", "the total of A and B") gets each event's best keyword hit just after the best
+   hit (``event_cover``, memoryx.search.events).
 5. Final score = (w_rel x relevance + w_imp x importance + w_rec x recency + w_acc x access) / sum(w), where
    recency = 0.5 ** (age_days / half_life) and access = log(1 + access_count) / log(1 + 50), capped at 1.
 """
@@ -80,6 +82,8 @@ class SearchTuning(BaseModel):
         "'what did you recommend')."))
     relation_bonus: float = Field(0.5, description=(
         "Added to memories stating the relation a question about the user names ('my dog' -> has_dog)."))
+    event_cover: bool = Field(True, description=(
+        "A question about two events: each event's best keyword hit is moved up to just after the best hit."))
     rerank_top: int = Field(30, description="Candidates handed to the reranker, when one is configured.")
 
     def __getitem__(self, knob: str) -> Any:

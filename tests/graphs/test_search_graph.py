@@ -648,3 +648,30 @@ def test_both_events_of_a_between_question_are_candidates(svc, monkeypatch):
     assert set(ids(search(svc, question, user, limit=2, mode="keyword"))) == {walk, beach}
     monkeypatch.setattr(keyword_recall, "event_phrases", lambda q: ())  # the whole question alone
     assert walk not in ids(search(svc, question, user, limit=5, mode="keyword"))
+
+
+def test_each_event_of_a_two_event_question_reaches_the_top_two(svc, monkeypatch):
+    """The first event's conversation (turns a minute apart, lending each other context, sharing the question's
+    words) fills the top of the list and buries the second event's one turn; the second event's best keyword hit
+    is moved up to just after the best hit, with the score of the hit it now precedes and "event" as a source."""
+    from memoryx.nodes import rank
+
+    user = _user("ev")
+    day = datetime(2024, 3, 1, 9, tzinfo=UTC)
+    texts = ["I just did the Walk for Hunger event today, five kilometres for the food bank.",
+             "How many days should I train before the next charity walk event?",
+             "The days passed so fast during the walk, the event was great.",
+             "Which event should I walk next? Days like that pass quickly.",
+             "I passed the food bank on the way back from the event."]
+    walk = [add(svc, user, t, memory_type="episodic", created_at=day + timedelta(minutes=i))
+            for i, t in enumerate(texts)]
+    beach = add(svc, user, "Spent Saturday morning picking plastic off the beach at the Coastal Cleanup.",
+                memory_type="episodic", created_at=day + timedelta(days=20))
+    question = "How many days passed between the Walk for Hunger event and the Coastal Cleanup event?"
+    res = search(svc, question, user, limit=6)
+    assert ids(res)[0] in walk and ids(res)[1] == beach
+    moved = res["results"][1]
+    assert "event" in moved["sources"] and moved["score"] == res["results"][2]["score"]
+    assert [r["score"] for r in res["results"]] == sorted((r["score"] for r in res["results"]), reverse=True)
+    monkeypatch.setattr(rank, "covering_first", lambda ranked: ranked)  # without the move
+    assert beach not in ids(search(svc, question, user, limit=6))[:2]

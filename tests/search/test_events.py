@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryx.search.events import event_phrases, merged_hits
+from memoryx.search.events import covering_first, event_phrases, merged_hits, with_covers
 
 
 @pytest.mark.parametrize("question, events", [
@@ -37,3 +37,28 @@ def test_each_lists_best_hit_counts_as_much_as_the_questions():
     merged = merged_hits([whole, first, second, []])
     assert {h["id"]: h["score"] for h in merged} == pytest.approx({"a": 1.0, "c": 1.0, "d": 1.0, "b": 0.8})
     assert [h["id"] for h in merged][-1] == "b"
+
+
+def test_the_total_of_two_things_gives_both():
+    assert event_phrases("What is the total number of comments on my Facebook Live session and my most popular "
+                         "YouTube video?") == ("comments on my Facebook Live session", "my most popular YouTube video")
+    assert event_phrases("What is the total number of apples and pears?") == ()  # one word each: no events
+
+
+def test_each_events_best_keyword_hit_is_marked():
+    merged = [{"id": "a", "score": 1.0}, {"id": "c", "score": 1.0}, {"id": "b", "score": 0.8}]
+    marked = with_covers(merged, [[{"id": "c", "score": 3.0}, {"id": "b", "score": 2.4}], [{"id": "c", "score": 1}]])
+    assert [h.get("covers") for h in marked] == [None, [0, 1], None]
+
+
+def test_a_buried_event_hit_moves_up_to_just_after_the_best():
+    ranked = [{"id": i, "score": s, "sources": ["keyword"]} for i, s in (("a", 0.9), ("b", 0.8), ("c", 0.7),
+                                                                          ("d", 0.6), ("e", 0.5))]
+    ranked[3]["covers"], ranked[4]["covers"] = [0], [1]
+    out = covering_first(ranked)
+    assert [c["id"] for c in out] == ["a", "d", "e", "b", "c"]
+    assert [c["score"] for c in out] == [0.9, 0.8, 0.8, 0.8, 0.7]  # a moved hit takes the score it now precedes
+    assert out[1]["sources"] == ["keyword", "event"] and ranked[3]["sources"] == ["keyword"]  # input untouched
+    assert covering_first([dict(c, covers=None) for c in ranked]) == [dict(c, covers=None) for c in ranked]
+    ranked[0]["covers"] = [0]  # the best hit already covers the first event: only the second moves
+    assert [c["id"] for c in covering_first(ranked)] == ["a", "e", "b", "c", "d"]
