@@ -1,5 +1,6 @@
 """Questions about two events: "how many days between X and Y", "which came first, X or Y", "how many days
-before X did I Y", "how long did I X before I Y", "how long since X when I Y".
+before X did I Y", "how long did I X before I Y", "how long since X when I Y", "the total of A and B"; in Chinese and Japanese
+"X和Y之间", "X和Y，哪个先", "XとYの間", "XとY、どちらが先".
 
 The answer needs both events' memories among the candidates, while one search over the whole question favours
 whichever event shares more words with it. `event_phrases` splits such a question into its two event phrases
@@ -34,9 +35,18 @@ _PATTERNS = (
     # "what is the total number of comments on my Facebook Live session and my most popular YouTube video?"
     re.compile(r"\b(?:total|combined|sum|difference)\b.*?\b(?:of|on|by|in|for|from)\s+(.+?)\s+and\s+(.+?)" + _END,
                re.I),
+    # 「我参加慈善义走和海滩清洁活动之间隔了多少天？」「ウォークとビーチ清掃の間は何日でしたか？」
+    re.compile(r"^(.+?)(?:和|与|跟|と)(.+?)(?:之间|中间|の間)"),
+    # 「买咖啡机和搅拌机坏掉，哪个先发生？」「コーヒーメーカーの購入とミキサーの故障、どちらが先でしたか？」
+    re.compile(r"^(.+?)(?:和|与|还是|と)(.+?)[，,、]\s*(?:哪个|哪件|谁|どちら|どっち)(?:事)?(?:先|が先|の方が先)"),
 )
-MIN_WORDS = 2  # a phrase of one word ("it") is no event
+MIN_WORDS = 2  # a phrase of one word ("it", 它) is no event
 COVER_AFTER = 1  # each event's best hit is moved up to just after the overall best
+
+
+def _long_enough(phrase: str) -> bool:
+    """Two words, or two CJK characters (Chinese and Japanese are written without spaces)."""
+    return len(phrase.split()) >= MIN_WORDS or sum(1 for ch in phrase if "\u2e80" <= ch <= "\u9fff") >= MIN_WORDS
 
 
 def event_phrases(query: str) -> tuple[str, ...]:
@@ -45,7 +55,7 @@ def event_phrases(query: str) -> tuple[str, ...]:
         m = rx.search(query or "")
         if m:
             phrases = tuple(p.strip(" ,'\"") for p in m.groups())
-            if all(len(p.split()) >= MIN_WORDS for p in phrases):
+            if all(_long_enough(p) for p in phrases):
                 return phrases
     return ()
 

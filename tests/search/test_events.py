@@ -62,3 +62,18 @@ def test_a_buried_event_hit_moves_up_to_just_after_the_best():
     assert covering_first([dict(c, covers=None) for c in ranked]) == [dict(c, covers=None) for c in ranked]
     ranked[0]["covers"] = [0]  # the best hit already covers the first event: only the second moves
     assert [c["id"] for c in covering_first(ranked)] == ["a", "e", "b", "c", "d"]
+
+
+@pytest.mark.parametrize("question, events", [
+    ("我参加慈善义走和海滩清洁活动之间隔了多少天？", ("我参加慈善义走", "海滩清洁活动")),
+    ("买咖啡机和搅拌机坏掉，哪个先发生？", ("买咖啡机", "搅拌机坏掉")),
+    ("ウォーク・フォー・ハンガーとコースタル・クリーンアップの間は何日ですか？", ("ウォーク・フォー・ハンガー", "コースタル・クリーンアップ")),
+    ("コーヒーメーカーの購入とスタンドミキサーの故障、どちらが先でしたか？", ("コーヒーメーカーの購入", "スタンドミキサーの故障")),
+])
+def test_chinese_and_japanese_two_event_questions(question, events):
+    assert event_phrases(question) == events
+
+
+@pytest.mark.parametrize("question", ["我和妻子住在哪里？", "東京と大阪、どちらが好き？", "猫和狗之间", "私と妻はどこに住んでいますか？"])
+def test_chinese_and_japanese_questions_naming_two_things_but_no_two_events(question):
+    assert event_phrases(question) == ()
