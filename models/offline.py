@@ -148,7 +148,9 @@ def _graph_handles(messages, tools) -> bool:
 
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
-_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my)\b", re.I)
+_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our)\b", re.I)
+# what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
+_JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
 _EN_REWRITES = [
     (re.compile(r"^i am\b", re.I), "User is"),
     (re.compile(r"^i'm\b", re.I), "User is"),
@@ -238,6 +240,10 @@ def _generic_fact(clause: str) -> str | None:
         return "用户" + clause[1:] if not clause.startswith("我们") else clause
     if clause.startswith("私は") and len(clause) >= 5:
         return "ユーザーは" + clause[2:]
+    if clause.startswith("私の") and len(clause) >= 5:  # "私の誕生日は七月十日です"
+        return "ユーザーの" + clause[2:]
+    if _JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
+        return clause  # "週末は山登りをしています": a Japanese statement names no subject when it is the speaker
     return None
 
 

@@ -20,6 +20,7 @@ from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
+from memoryx.search.relations import cjk_relation, relation_words, states_relation
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -112,8 +113,13 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         if plan.role is not None and said_by(mem, plan.role):
             bonus += t.role_bonus
         c["relevance"] += bonus
-    for c in cands:  # the memory states the relation the question names (memoryx.search.relations)
-        if c["id"] in named:
+    # the memory states the relation the question names (memoryx.search.relations): a relation the graph walk
+    # found, or, for a question about the user, the text's own possessive ("User's dog ...")
+    tokens, cjk = (relation_words(plan.query), cjk_relation(plan.query)) if plan.role == "user" else (set(), None)
+    for c in cands:
+        mem = c["memory"]
+        if c["id"] in named or ((tokens or cjk) and mem is not None
+                                and states_relation(mem.get("memory") or "", tokens, cjk)):
             c["relevance"] += t.relation_bonus
 
 

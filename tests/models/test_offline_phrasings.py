@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from memoryx import Memory
-from memoryx.models.offline import judge
+from memoryx.models.offline import extract_user_facts, judge
 from memoryx.models.offline_rules import fact_text, parse_statements
 
 
@@ -106,3 +106,30 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     assert any("上海" in t and "上周" in t for t in texts), texts
     assert any("東京" in t and "先週" in t for t in texts), texts
     assert [t for t in texts if "Initech" in t] == ["User works at Initech"], texts
+
+
+@pytest.mark.parametrize("text, facts", [
+    # Japanese states what the speaker does without naming them, and "my ..." as 私の
+    ("毎朝ジョギングをしています。", ["毎朝ジョギングをしています"]),
+    ("去年の夏に富士山に登りました", ["ユーザーは去年の夏に富士山に登りました"]),  # a dated one names them
+    ("私の趣味は写真です。", ["ユーザーの趣味は写真です"]),
+    # "we" / "our": the user's household
+    ("Our parrot Kiwi learned a new word.", ["Our parrot Kiwi learned a new word"]),
+    ("We adopted a kitten last weekend.", ["We adopted a kitten last weekend"]),
+])
+def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
+    from memoryx.models.offline import extract_user_facts
+
+    assert [f["text"] for f in extract_user_facts(text)] == facts
+
+
+@pytest.mark.parametrize("text", [
+    "雨が降っています。",  # が names another subject: not about the speaker
+    "東京は大きい都市です。",  # a description, not something the speaker does
+    "ありがとうございました。",
+    "We are fine.",  # too short to be a fact
+])
+def test_sentences_about_something_else_give_no_fact(text):
+    from memoryx.models.offline import extract_user_facts
+
+    assert extract_user_facts(text) == []

@@ -60,3 +60,39 @@ def test_the_other_sides_turns_borrow_no_context(tmp_path):
         m.add_many([{"messages": [t], "user_id": "owner"} for t in turns], infer=False)
         mine = sources(m, "What did I name my puppy?")
         assert "context" in mine["user"] and "context" in mine["assistant"]
+
+
+def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
+    from memoryx.search.relations import cjk_relation, relation_words, states_relation
+
+    dog = relation_words("What's my dog's name?")
+    assert states_relation("User's dog is called Biscuit", dog)
+    assert states_relation("Our dog Biscuit is a beagle", dog) and states_relation("my old dog Rex died", dog)
+    assert not states_relation("User's name is Sam", dog)
+    assert not states_relation("The neighbour's dog barks", dog)  # someone else's dog
+    assert not states_relation("User's dog is called Biscuit", set())
+    assert cjk_relation("我的狗叫什么名字？") == "狗" and cjk_relation("私の犬の名前は？") == "犬"
+    assert cjk_relation("What is my dog's name?") is None
+    assert states_relation("用户的狗叫旺财", set(), "狗") and states_relation("ユーザーの犬はポチ", set(), "犬")
+    assert not states_relation("用户的名字是小明", set(), "狗")
+
+
+def test_what_is_my_dogs_name_finds_the_dog_not_the_name(tmp_path):
+    """What a user meets with the offline model and no graph relation drawn: the name fact ranks high (a name is
+    important) and shares the word "name"; the memory whose text says the user's dog, or wife, comes first."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    m = Memory({"data_dir": str(tmp_path / "d"), "graph_backend": "none"}, llm="offline",
+               embeddings=shared_embeddings())
+    try:
+        for text in ("My name is Sam and I live in Leeds.", "My dog is called Biscuit, he's a beagle.",
+                     "My wife Priya is a teacher.", "我叫小明。", "我的狗叫旺财。"):
+            m.add(text, user_id="sam")
+        first = lambda q: m.search(q, user_id="sam", limit=3)["results"][0]["memory"]  # noqa: E731
+        assert first("What's my dog's name?") == "User's dog is called Biscuit, he's a beagle"
+        assert first("What is my wife's name?") == "User's wife Priya is a teacher"
+        assert first("我的狗叫什么名字？") == "用户的狗叫旺财"
+        assert first("What is my name?") == "User's name is Sam"
+    finally:
+        m.close()

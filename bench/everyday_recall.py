@@ -1,0 +1,138 @@
+"""Everyday questions over one user's two years, through the public API with its defaults: what a chatbot
+wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the everyday set
+that judges issue 22 is kept aside and is not this one.
+
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--data-dir DIR] [--show-misses]
+
+Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
+extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
+graph on. Then each question is `Memory.search(question, user_id=..., limit=3, now=...)`; a question is answered
+at rank k when the k-th result's text contains every word of its expected answer (case-insensitive; "a|b":
+either). Prints
+top-1 and top-3, per language, and the misses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+START = datetime(2024, 1, 8, 19, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 12, 20, 12, 0, tzinfo=timezone.utc)
+
+# (days after START, what the user said)
+LIFE = [
+    (0, "My name is Sam and I live in Leeds."),
+    (3, "I work as a nurse at St James's Hospital."),
+    (10, "My dog is called Biscuit, he's a beagle."),
+    (21, "My wife Priya is a teacher."),
+    (40, "I'm allergic to peanuts."),
+    (65, "My daughter Maya just started school."),
+    (90, "I love Thai food and Italian food."),
+    (120, "My manager is called Helen."),
+    (150, "I ran the Leeds half marathon today, finished in 2 hours 5 minutes."),
+    (200, "I started learning the guitar."),
+    (260, "I don't like horror films."),
+    (300, "Big news: I moved to Manchester."),
+    (330, "I quit my job at the hospital."),
+    (345, "I now work as a nurse at a clinic in Salford."),
+    (380, "My new manager is Omar."),
+    (420, "I stopped playing the guitar, I took up the piano instead."),
+    (480, "Our cat Miso arrived today, she's a rescue."),
+    (520, "My favourite book is The Left Hand of Darkness."),
+    (560, "I drive a blue Toyota Corolla."),
+    (600, "My sister Ana lives in Lisbon."),
+    (640, "我妹妹下个月结婚。"),
+    (660, "我最喜欢的茶是乌龙茶。"),
+    (690, "週末は山登りをしています。"),
+    (700, "私の誕生日は七月十日です。"),
+]
+
+# (question, words the answering memory must contain ("a|b": either), language)
+QUESTIONS = [
+    ("What's my dog's name?", ["Biscuit"], "en"),
+    ("What is my wife's name?", ["Priya"], "en"),
+    ("What's my daughter's name?", ["Maya"], "en"),
+    ("Where do I live now?", ["Manchester"], "en"),
+    ("Where do I work?", ["Salford"], "en"),
+    ("Who is my manager?", ["Omar"], "en"),
+    ("What am I allergic to?", ["peanut"], "en"),
+    ("What food do I like?", ["Thai|Italian"], "en"),
+    ("What should I cook for dinner tonight?", ["Thai|Italian"], "en"),
+    ("When did I run the half marathon?", ["marathon"], "en"),
+    ("What instrument do I play?", ["piano"], "en"),
+    ("Do I like horror movies?", ["horror"], "en"),
+    ("What is my cat called?", ["Miso"], "en"),
+    ("Suggest a book I might enjoy.", ["Left Hand"], "en"),
+    ("What car do I drive?", ["Corolla"], "en"),
+    ("Where does my sister live?", ["Lisbon"], "en"),
+    ("What does my wife do?", ["teacher"], "en"),
+    ("What's my job?", ["nurse"], "en"),
+    ("我妹妹什么时候结婚？", ["结婚"], "zh"),
+    ("我喜欢喝什么茶？", ["乌龙"], "zh"),
+    ("我的狗叫什么名字？", ["Biscuit"], "zh"),
+    ("週末は何をしていますか？", ["山登り"], "ja"),
+    ("私の誕生日はいつですか？", ["七月"], "ja"),
+    ("私はどこに住んでいますか？", ["Manchester"], "ja"),
+]
+
+
+def answered_at(results: list[dict], words: list[str]) -> int | None:
+    for k, r in enumerate(results, 1):
+        text = r["memory"].lower()
+        if all(any(alt.lower() in text for alt in w.split("|")) for w in words):
+            return k
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument("--show-misses", action="store_true")
+    args = ap.parse_args()
+    from memoryx import Memory
+    from memoryx.settings import Settings
+
+    tmp = tempfile.TemporaryDirectory(prefix="memoryx-everyday-") if args.data_dir is None else None
+    data_dir = Path(tmp.name) if tmp else args.data_dir
+    user = "everyday-sam"
+    m = Memory(Settings(data_dir=data_dir), llm="offline")
+    try:
+        t0 = time.perf_counter()
+        if not m.get_all(user_id=user, limit=1)["results"]:
+            for day, text in LIFE:
+                when = (START + timedelta(days=day)).isoformat()
+                m.add([{"role": "user", "content": text, "timestamp": when}], user_id=user)
+        added = time.perf_counter() - t0
+        rows = []
+        for question, words, lang in QUESTIONS:
+            results = m.search(question, user_id=user, limit=3, now=NOW)["results"]
+            rows.append((question, lang, answered_at(results, words), [r["memory"] for r in results]))
+        print(f"everyday questions: {len(LIFE)} statements (added in {added:.1f} s, infer=True, offline model, "
+              f"graph on), {len(rows)} questions")
+        for lang in ("all", "en", "zh", "ja"):
+            sel = [r for r in rows if lang in ("all", r[1])]
+            top1 = sum(1 for r in sel if r[2] == 1) / len(sel)
+            top3 = sum(1 for r in sel if r[2] is not None) / len(sel)
+            print(f"  {lang:4s} n={len(sel):2d}  top-1 {top1:.2f}  top-3 {top3:.2f}")
+        for question, lang, k, got in rows:
+            if k != 1 and args.show_misses:
+                print(f"  miss ({'rank ' + str(k) if k else 'not in top 3'}): {question} -> {got}")
+    finally:
+        m.close()
+        if tmp:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
