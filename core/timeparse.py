@@ -88,7 +88,7 @@ _EXPRESSIONS = re.compile(
         r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night)\b",
         rf"\b(?:last|this|next|past) (?:week(?:end)?|month|year|spring|summer|fall|autumn|winter|{_DAYS_EN})\b",
         rf"\b(?:{_EN_NUM}) (?:{_UNITS_EN}) (?:ago|later|from now)\b",
-        rf"\bin (?:{_EN_NUM}) (?:{_UNITS_EN})\b",
+        rf"\bin (?:{_EN_NUM}) (?:{_UNITS_EN})\b(?! ago)",  # "did I take part in a month ago" is no future
         # Chinese
         r"大前天|前天|昨天|昨晚|昨夜|今天|今晚|明天|后天|大后天",
         r"(?:上|下|这|本)(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?",

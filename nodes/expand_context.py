@@ -106,7 +106,9 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         if patterns:
             hit = sum(1 for p in patterns if _mentions(mem, p))
             bonus += t.name_bonus * hit / len(patterns)
-        if plan.asks_when and states_time(mem.get("memory") or ""):
+        # a "when" question, or one naming a period ("a month ago"): the memory that says when (its "today",
+        # "on March 7th") is the event's own account, its neighbours in the same period only share the date
+        if (plan.asks_when or window) and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
         if plan.preferences and states_preference(mem.get("memory") or ""):
             bonus += t.preference_bonus

@@ -13,7 +13,7 @@ Scores, in order:
    ``weight / (rrf_k + rank)``. Either way the fused relevance is scaled to [0, 1].
 2. Boosts on the fused relevance: ``time_bonus`` when the memory's time (created_at) falls in the period the
    query names; ``name_bonus`` x the share of the query's names the memory mentions; ``when_bonus`` for memories
-   that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when".
+   that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when" or names a period.
 3. Context propagation: the ``context_seeds`` best memories lend ``context_weight`` x their relevance
    (x ``context_decay`` per extra step) to the memories stored right before and after them in the same scope
    (``context_window`` on each side, each step at most ``context_max_gap_minutes`` from the seed): the turns of a conversation
@@ -58,7 +58,8 @@ class SearchTuning(BaseModel):
     weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
     time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")
     name_bonus: float = Field(0.10, description="Times the share of the query's names the memory mentions.")
-    when_bonus: float = Field(0.10, description="Added to memories that state a time when the query asks 'when'.")
+    when_bonus: float = Field(0.10, description=(
+        "Added to memories that state a time when the query asks 'when' or names a period."))
     context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")
     context_window: int = Field(2, description="Neighbouring memories on each side of a seed.")
     context_decay: float = Field(0.7, description="Factor per extra step away from the seed.")

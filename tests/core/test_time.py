@@ -76,6 +76,10 @@ def test_query_periods_and_caller_ranges():
     last_year = time_window("去年我去了哪里", now)
     assert last_year[0] <= _day("2022-01-01").timestamp() and last_year[1] >= _day("2023-01-01").timestamp()
     assert time_window("I may go there", now) is None
+    # "take part in" + "a month ago": the past month, not "in a month"
+    ago = time_window("What charity event did I participate in a month ago?", now)
+    assert ago[0] <= _day("2023-07-20").timestamp() < ago[1] <= now.timestamp()
+    assert time_window("I will move in a month", now)[0] > now.timestamp()
     assert checked_time_range(("2023-05-01", "2023-06-01")) == (_day("2023-05-01").timestamp(),
                                                                 _day("2023-06-01").timestamp())
     with pytest.raises(InvalidInputError):

@@ -675,3 +675,27 @@ def test_each_event_of_a_two_event_question_reaches_the_top_two(svc, monkeypatch
     assert [r["score"] for r in res["results"]] == sorted((r["score"] for r in res["results"]), reverse=True)
     monkeypatch.setattr(rank, "covering_first", lambda ranked: ranked)  # without the move
     assert beach not in ids(search(svc, question, user, limit=6))[:2]
+
+
+def test_a_question_naming_a_period_prefers_the_memory_that_says_when():
+    """"What did I bake a month ago?": every memory of that period gets the period's bonus; the one that tells
+    the event in its own words ("today") is the event's account, so it also gains when_bonus, as it would for a
+    "when" question. A question naming neither keeps both equal."""
+    from memoryx.nodes.expand_context import _boost
+    from memoryx.search.plan import SearchPlan
+
+    day = datetime(2024, 3, 19, 15, tzinfo=UTC).timestamp()
+
+    def boosted(plan: SearchPlan) -> dict[str, float]:
+        cands = [{"id": i, "relevance": 0.5, "memory": {"memory": text, "valid_at": day, "metadata": {}}}
+                 for i, text in (("told", "Baked a lemon tart today"), ("plain", "Baked a lemon tart"))]
+        _boost(cands, plan, [], set())
+        return {c["id"]: c["relevance"] for c in cands}
+
+    scope = Scope(user_id="u")
+    period = SearchPlan(scope=scope, query="What did I bake a month ago?", time_window=(day - 86400, day + 86400))
+    got = boosted(period)
+    assert got["told"] == pytest.approx(got["plain"] + period.tuning.when_bonus)
+    assert got["plain"] == pytest.approx(0.5 + period.tuning.time_bonus)
+    neither = boosted(SearchPlan(scope=scope, query="What did I bake?"))
+    assert neither["told"] == neither["plain"] == 0.5
