@@ -1,6 +1,6 @@
 """Everyday questions over one user's two years, through the public API with its defaults: what a chatbot
-wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the everyday set
-that judges issue 22 is kept aside and is not this one.
+wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
+everyday set that judges recall is kept aside and is not this one.
 
     HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--data-dir DIR] [--show-misses]
 

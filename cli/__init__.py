@@ -104,9 +104,6 @@ def _open_memory(args, *, process_ends: bool = False):
             early.release()
 
 
-# commands that keep running: their start is not worth a frozen heap (memoryx.runtime.process_start)
-_RESIDENT = {"serve", "mcp"}
-
 # commands that embed text (the query, the new facts): embedded, they need the local encoder
 _ENCODES = {"add", "search", "update"}
 
@@ -191,7 +188,8 @@ def main(argv: Sequence[str] | None = None, *, process_ends: bool = False) -> in
             return args.func(args, lambda: _open_memory(args))
         if args.command == "serve" and args.workers != 1:  # each worker opens the stores itself
             return args.func(args, None)
-        m = _open_memory(args, process_ends=process_ends and args.command not in _RESIDENT)
+        # `serve` keeps running: its start is not worth a frozen heap (memoryx.runtime.process_start)
+        m = _open_memory(args, process_ends=process_ends and args.command != "serve")
         return args.func(args, m)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
