@@ -148,7 +148,7 @@ def _graph_handles(messages, tools) -> bool:
 
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
-_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our)\b", re.I)
+_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'’-]+ and I)\b", re.I)
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
 _JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
 _EN_REWRITES = [
@@ -184,6 +184,9 @@ def extract_user_facts(content: str) -> list[dict]:
             dated = _dated_event(clause, statements)
             if dated:
                 facts.append(dated)
+            companion = _companion(clause)
+            if companion:
+                facts.append(companion)
             if statements:
                 continue
             generic = _generic_fact(clause)
@@ -202,6 +205,21 @@ def _dated_event(clause: str, statements: list) -> dict | None:
     if not text or text in {rules.fact_text(st) for st in statements}:
         return None
     return {"text": text, "category": "experience", "importance": 0.5, "memory_type": "episodic", "owner": "user"}
+
+
+# someone named beside the statement: "I live in Bristol with my boyfriend Tom", "I went hiking and my sister Ana
+# came too". The statement's own fact ("User lives in Bristol ...") is replaced when it changes (a move); who the
+# boyfriend is must outlive it, so it is a fact of its own
+_COMPANION_EN = re.compile(r".\b(?:with|and)\s+my\s+(\w+)\s+([A-Z][\w'’-]+)")
+
+
+def _companion(clause: str) -> dict | None:
+    """"User's boyfriend is Tom" from a clause naming "... with my boyfriend Tom" after its statement."""
+    m = _COMPANION_EN.search(clause)
+    if not m or m.group(1).lower() in {"own", "new", "old", "first", "best"}:
+        return None
+    return {"text": f"User's {m.group(1)} is {m.group(2)}", "category": "fact", "importance": 0.8,
+            "memory_type": "semantic", "owner": "user"}
 
 
 def _dated_order(clause: str, lang: str) -> str:

@@ -194,6 +194,7 @@ _THIRD_PERSON = re.compile(r"^(?:the\s+)?user\b|^name is|^用户|^ユーザー",
 
 # clause splitting: sentence punctuation; English ", I" / " and I" / " but I"; Chinese commas
 _SPLIT = re.compile(r"[.!?;。！？；\n]+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]", re.I)
+_NAME_ALONE = re.compile(r"^(?!(?:Yes|No|Ok|Okay|So|Well|Oh|Sure|Right|Then|Now|Also|Today|Yesterday)$)[A-Z][\w'’-]+$")
 
 
 _GREETING_ONLY = re.compile(r"^(?:hi|hello|hey|hi there|你好|您好|大家好|嗨|哈喽|はじめまして|初めまして|こんにちは)$", re.I)
@@ -214,6 +215,8 @@ def split_clauses(text: str) -> list[str]:
     for clause in clauses:
         if out and _GREETING_ONLY.match(out[-1]):
             out[-1] = f"{out[-1]}, {clause}"
+        elif out and _NAME_ALONE.match(out[-1]) and f"{out[-1]} and {clause}" in text:
+            out[-1] = f"{out[-1]} and {clause}"  # "Tom and I got engaged": one clause, the user and Tom
         else:
             out.append(clause)
     return out

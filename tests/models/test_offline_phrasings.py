@@ -116,6 +116,11 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # "we" / "our": the user's household
     ("Our parrot Kiwi learned a new word.", ["Our parrot Kiwi learned a new word"]),
     ("We adopted a kitten last weekend.", ["We adopted a kitten last weekend"]),
+    # someone beside the user: "Tom and I" is one clause; "with my boyfriend Tom" is a fact of its own, which
+    # outlives the statement it came with when that one is replaced ("User lives in ..." after a move)
+    ("Tom and I got engaged in Lisbon!", ["Tom and I got engaged in Lisbon"]),
+    ("I live in Bristol with my boyfriend Tom.", ["User lives in Bristol with my boyfriend Tom", "User's boyfriend is Tom"]),
+    ("Yes and I agree with that plan.", ["I agree with that plan"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
