@@ -85,6 +85,57 @@ QUESTIONS = [
     ("私はどこに住んでいますか？", ["Manchester"], "ja"),
 ]
 
+# A second life, written after the ranking changes of 2026-11-27 were made on the first and never used to make
+# them: the check that what was built on the first set carries over (`--set second`).
+LIFE_SECOND = [
+    (0, "Hi, I'm Lena. I live in Bristol with my boyfriend Tom."),
+    (5, "I'm a software engineer at a bank."),
+    (12, "My brother Jonas is a chef in Berlin."),
+    (30, "We adopted a rabbit called Pepper."),
+    (45, "I'm vegetarian, I haven't eaten meat for ten years."),
+    (70, "My mum's birthday is on the 3rd of May."),
+    (95, "I've been learning Spanish on Duolingo."),
+    (130, "I really enjoy climbing and bouldering."),
+    (170, "My team lead is Grace."),
+    (210, "I got promoted to senior engineer today!"),
+    (250, "Tom and I moved to Cardiff last weekend."),
+    (290, "I left the bank and joined a startup called Fernwood as a staff engineer."),
+    (320, "My favourite film is Spirited Away."),
+    (350, "I sold my bike, I cycle to work no more, I take the bus now."),
+    (400, "Tom and I got engaged in Lisbon!"),
+    (430, "I can't stand coriander."),
+    (470, "我爸爸在上海开了一家书店。"),
+    (500, "我每天早上喝一杯黑咖啡。"),
+    (530, "毎朝ヨガをしています。"),
+    (560, "私の猫の名前はモチです。"),
+]
+
+QUESTIONS_SECOND = [
+    ("Where do I live?", ["Cardiff"], "en"),
+    ("What is my boyfriend's name?", ["Tom"], "en"),
+    ("Where does my brother work?", ["Berlin|chef"], "en"),
+    ("What pet do I have?", ["rabbit|Pepper"], "en"),
+    ("What's my rabbit called?", ["Pepper"], "en"),
+    ("Do I eat meat?", ["meat|vegetarian"], "en"),
+    ("When is my mum's birthday?", ["May"], "en"),
+    ("What language am I learning?", ["Spanish"], "en"),
+    ("Who is my team lead?", ["Grace"], "en"),
+    ("Where do I work now?", ["Fernwood"], "en"),
+    ("What's my job title?", ["staff engineer"], "en"),
+    ("Recommend a movie for tonight.", ["Spirited Away"], "en"),
+    ("How do I get to work?", ["bus"], "en"),
+    ("Where did we get engaged?", ["Lisbon"], "en"),
+    ("What should I avoid when cooking for me?", ["coriander|vegetarian"], "en"),
+    ("What sport do I do?", ["climbing|bouldering"], "en"),
+    ("我爸爸做什么工作？", ["书店"], "zh"),
+    ("我早上喝什么？", ["咖啡"], "zh"),
+    ("Where does Lena live?", ["Cardiff"], "en"),
+    ("毎朝何をしていますか？", ["ヨガ"], "ja"),
+    ("私の猫の名前は何ですか？", ["モチ"], "ja"),
+    ("我住在哪里？", ["Cardiff"], "zh"),
+]
+SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND)}
+
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
     for k, r in enumerate(results, 1):
@@ -98,26 +149,28 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--set", choices=sorted(SETS), default="first", help="which life (default the first)")
     args = ap.parse_args()
     from memoryx import Memory
     from memoryx.settings import Settings
 
     tmp = tempfile.TemporaryDirectory(prefix="memoryx-everyday-") if args.data_dir is None else None
     data_dir = Path(tmp.name) if tmp else args.data_dir
-    user = "everyday-sam"
+    user = f"everyday-{args.set}"
+    life, questions = SETS[args.set]
     m = Memory(Settings(data_dir=data_dir), llm="offline")
     try:
         t0 = time.perf_counter()
         if not m.get_all(user_id=user, limit=1)["results"]:
-            for day, text in LIFE:
+            for day, text in life:
                 when = (START + timedelta(days=day)).isoformat()
                 m.add([{"role": "user", "content": text, "timestamp": when}], user_id=user)
         added = time.perf_counter() - t0
         rows = []
-        for question, words, lang in QUESTIONS:
+        for question, words, lang in questions:
             results = m.search(question, user_id=user, limit=3, now=NOW)["results"]
             rows.append((question, lang, answered_at(results, words), [r["memory"] for r in results]))
-        print(f"everyday questions: {len(LIFE)} statements (added in {added:.1f} s, infer=True, offline model, "
+        print(f"everyday questions ({args.set} set): {len(life)} statements (added in {added:.1f} s, infer=True, offline model, "
               f"graph on), {len(rows)} questions")
         for lang in ("all", "en", "zh", "ja"):
             sel = [r for r in rows if lang in ("all", r[1])]

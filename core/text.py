@@ -62,11 +62,19 @@ STOP_WORDS = frozenset(
     is am are was were be been being do does did done have has had having will would shall should can could
     may might must it its this that these those there here i me my mine myself you your yours we us our ours
     he him his she her hers they them their theirs what which who whom whose how when where why
-    not no very just also too s t
+    not no very just also too now s t
     """.split()
 )
 # Single CJK characters that carry almost no meaning alone (kept inside bigrams).
 CJK_STOP_CHARS = frozenset("的了是在和与及或也就都而着过吗呢吧啊呀么之其这那个们を" "のはがにでともへやかなねよ")
+# Japanese writes its grammar in hiragana: a lone hiragana is an inflection or a particle, and these pairs are
+# the verb endings and particles every sentence has (住んでいますか, しています share います): like English stop
+# words, they would match every Japanese memory. Hiragana pairs outside the list (すし, りんご) stay.
+_HIRAGANA = re.compile("[\u3040-\u309f]")
+JA_GRAMMAR_PAIRS = frozenset("""
+    ます いま すか です でし まし した して ませ せん てい でい いる いた って った ない ある あり りま
+    から まで ので けど こと もの よう など とい いう られ れる れた たい たち ださ くだ
+""".split())
 
 
 @lru_cache(maxsize=16384)  # bounded for long-running servers (bench/bench_rss.py: 65,536 entries held ~9 MB)
@@ -125,9 +133,9 @@ def tokenize(text: str) -> list[str]:
         run = m.group("cjk")
         if run is not None:
             for i, ch in enumerate(run):
-                if ch not in CJK_STOP_CHARS and ch != "ー":
+                if ch not in CJK_STOP_CHARS and ch != "ー" and not _HIRAGANA.match(ch):
                     out.append(ch)
-                if i + 1 < len(run):
+                if i + 1 < len(run) and run[i : i + 2] not in JA_GRAMMAR_PAIRS:
                     out.append(run[i : i + 2])
             if len(run) > 2:
                 out.extend(k.group(0) for k in _KATAKANA_RUN.finditer(run) if len(k.group(0)) > 2)

@@ -51,6 +51,7 @@ from memoryx.search.preferences import asks_recommendation
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
+from memoryx.search.relation_terms import relation_keywords
 from memoryx.search.recipes import recipe_named
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
@@ -177,7 +178,10 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     facts = scope_facts(services.sql, scope, profile_subject=profile_subject(services, scope),
                         entity_names=candidates)
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
-    keyword_query = " ".join([semantic, *rewritten.keywords])
+    # a question about the user's own life that names a relation ("my job", 我的狗) also searches the relation's
+    # other words, in the three languages: the memory may say it differently ("I work as", "User's dog")
+    own_words = relation_keywords(query) if asked_role(query) == "user" else []
+    keyword_query = " ".join([semantic, *rewritten.keywords, *own_words])
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks

@@ -19,9 +19,29 @@ CLOSE = 0.35  # relevance within this of the best candidate's competes on time
 _CURRENT = re.compile(
     r"\b(now|currently|current|these days|at the moment|at present|presently|still|latest|most recent|anymore)\b"
     r"|\b(do|does|am|is|are) (i|my|we|our)\b|\b(what|who|where)(?:'s| is| are) my\b"
-    r"|现在|目前|当前|如今|还在|最近的|今は|現在|今の|最新", re.I)
+    r"|现在|目前|当前|如今|还在|最近的|今は|現在|今の|最新|[てで]います", re.I)
 _PAST = re.compile(r"\b(did|was|were|used to|previously|before|originally|first|ago|last (year|month|week))\b"
                    r"|以前|之前|过去|当初|昔|前に", re.I)
+
+
+# a memory saying the user's relation ended: it states the relation, but not as it stands now
+_ENDED = re.compile(
+    r"\b(quit|quitting|stopped|no longer|no more|anymore|any more|gave up|broke up|used to|retired|moved out|divorced|"
+    r"left my|sold my)\b"
+    r"|辞职|辞掉|不再|离职|戒了|分手|退休|辞め|やめ|退職|別れ", re.I)
+# a question asking for the current value ("what's my job", "where do I live"), not whether ("do I still ...")
+_ASKS_VALUE = re.compile(r"\b(what|where|who|whom|which|how)\b|什么|哪|谁|何|どこ|誰|どれ|どの", re.I)
+
+
+def ends_relation(text: str) -> bool:
+    """"I quit my job at the hospital", "I stopped playing the guitar", 我不再..., 仕事を辞めた."""
+    return bool(_ENDED.search(text))
+
+
+def asks_current_value(query: str) -> bool:
+    """A present-tense question asking what, where or who ("What's my job?"): a memory saying the relation
+    ended does not answer it, though it names it; a yes/no question ("Do I still work there?") it does."""
+    return asks_current(query) and bool(_ASKS_VALUE.search(query))
 
 
 def asks_current(query: str) -> bool:
@@ -29,8 +49,11 @@ def asks_current(query: str) -> bool:
     return bool(_CURRENT.search(query)) and not _PAST.search(query)
 
 
-def prefer_latest(cands: list[dict], bonus: float) -> None:
-    """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place)."""
+def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False) -> None:
+    """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place). When the
+    question asks for the current value (`asks_current_value`), a memory saying the relation ended ("I quit my
+    job", "I cycle to work no more") loses `bonus` instead: however recent, it is not how things stand, and it
+    ranks as older than the oldest state that still holds."""
     if bonus <= 0 or not cands:
         return
     best = max(c["relevance"] for c in cands)
@@ -40,7 +63,9 @@ def prefer_latest(cands: list[dict], bonus: float) -> None:
         return
     lo, span = min(times), max(times) - min(times)
     for c, ts in close:
-        if ts is not None:
+        if value_asked and ends_relation(c["memory"].get("memory") or ""):
+            c["relevance"] -= bonus  # an ended relation is before every state still holding
+        elif ts is not None:
             c["relevance"] += bonus * (ts - lo) / span
 
 

@@ -16,41 +16,45 @@ from __future__ import annotations
 import re
 
 from memoryx.core.text import tokenize
+from memoryx.search.relation_terms import cjk_words, relation_tokens
 
 TOP_HITS = 3
 
-# the relation a question names: the noun after "my" / "our" ("my dog's name", "who is my manager"), or the verb
-# after "I" ("where do I live", "where did I work")
-_POSSESSED = re.compile(r"\b(?:my|our)\s+(\w+)", re.I)
-_DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
-
 
 def relation_words(query: str) -> set[str]:
-    """The keyword tokens of the relation the question names (empty: it names none)."""
-    words = [m.group(1) for rx in (_POSSESSED, _DONE_BY_ME) for m in rx.finditer(query)]
-    return set(tokenize(" ".join(words)))
+    """The keyword tokens of the relation the question names, with the other words of its entry in the
+    relation table (memoryx.search.relation_terms: "job" also "work", "住" also "live"); empty: it names none."""
+    return relation_tokens(query)
 
 
-# the user's relation as a memory states it: "User's dog ...", "my wife Priya ...", "our cat ..."; Chinese
-# 用户的狗 / 我的狗, Japanese ユーザーの犬 / 私の犬
+# the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ...")
+# or the user doing it ("I work as ...", "User lives in ...", "we moved to ..."); in Chinese or Japanese, the
+# user (用户 / 我 / ユーザー / 私) and a word of the relation (用户的狗, 我住在, ユーザーは東京に住んでいる)
 _STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
-_STATED_CJK = re.compile(r"(?:用户的|我的|我们的|ユーザーの|私の)([\u3040-\u30ff\u4e00-\u9fff]{1,2})")
-_ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff]{1,2})")
+_DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
+_SELF_CJK = re.compile("用户|我|ユーザー|私")
+_ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
 
 
-def cjk_relation(query: str) -> str | None:
-    """The first character of the relation a Chinese or Japanese question names ("我的狗叫什么" -> "狗")."""
+def cjk_relation(query: str) -> set[str]:
+    """The CJK words that state the relation a question names: its table words (我妹妹 -> 妹妹, 姐姐, sister's
+    other words), and the first character after 我的 / 私の ("我的车" -> "车") for a relation outside the table."""
+    out = cjk_words(query)
     m = _ASKED_CJK.search(query)
-    return m.group(1)[0] if m else None
+    if m:
+        out.add(m.group(1))
+    return out
 
 
-def states_relation(text: str, tokens: set[str], cjk: str | None = None) -> bool:
+def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) -> bool:
     """The memory's text states the user's relation the question names: "User's dog is called Biscuit" for
-    "my dog" (tokens {"dog"}), "用户的狗叫旺财" for "我的狗" (cjk "狗"). Unlike the words the question shares
-    with every memory ("name"), the possessive says whose and what."""
-    if tokens and any(set(tokenize(m.group(1))) & tokens for m in _STATED_EN.finditer(text)):
+    "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
+    "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
+    possessive or the subject says whose."""
+    if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN)
+                      for m in rx.finditer(text)):
         return True
-    return bool(cjk) and any(m.group(1).startswith(cjk) for m in _STATED_CJK.finditer(text))
+    return bool(cjk) and bool(_SELF_CJK.search(text)) and any(w in text for w in cjk)
 
 
 def names_query(relation: dict, tokens: set[str]) -> bool:

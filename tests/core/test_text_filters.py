@@ -48,6 +48,15 @@ def test_tokenize_japanese_and_korean():
     assert "서울" in tokenize("저는 서울에 살아요")
 
 
+def test_japanese_grammar_matches_nothing():
+    """Verb endings and lone hiragana are Japanese's stop words: a question ending in ますか shares no token with
+    an unrelated memory ending in ています; content in hiragana (すし) is kept."""
+    question, other = set(tokenize("私はどこに住んでいますか？")), set(tokenize("週末は山登りをしています"))
+    assert "住" in question and "住ん" in question and "週末" in other
+    assert not question & other
+    assert "すし" in tokenize("すしが好きです") and "い" not in tokenize("います")
+
+
 def test_sparse_vector_stable_ids_and_bm25_saturation():
     ids, vals = sparse_vector("paris")
     assert ids == [zlib.crc32(b"paris") & 0x7FFFFFFF] == [token_id("paris")]

@@ -3,7 +3,7 @@ user's stated preferences (memoryx.search.preferences)."""
 
 from __future__ import annotations
 
-from memoryx.search.current import asks_current, prefer_latest, superseded_last
+from memoryx.search.current import asks_current, asks_current_value, ends_relation, prefer_latest, superseded_last
 from memoryx.search.preferences import asks_recommendation, states_preference
 
 
@@ -13,7 +13,8 @@ def _cand(mid: str, relevance: float, when: str, invalid: str | None = None) -> 
 
 
 def test_current_questions():
-    for q in ("Where do I live now?", "What's my current job?", "Who is my manager?", "我现在住在哪里?", "今の仕事は?"):
+    for q in ("Where do I live now?", "What's my current job?", "Who is my manager?", "我现在住在哪里?", "今の仕事は?",
+              "私はどこに住んでいますか？"):
         assert asks_current(q), q
     for q in ("Where did I live before Paris?", "What was my first car?", "Where did I go last year?"):
         assert not asks_current(q), q
@@ -25,6 +26,32 @@ def test_latest_of_the_close_candidates_wins_and_far_ones_are_left_alone():
     far = _cand("far", 0.2, "2025-01-01T00:00:00+00:00")
     prefer_latest([old, new, far], 0.15)
     assert new["relevance"] > old["relevance"] and far["relevance"] == 0.2
+
+
+def test_an_ended_relation_is_not_how_things_stand():
+    """"What's my job?" after "I quit my job" (recent, sharing the question's words) and a new job: the new job
+    first; asked "do I still work there?", the ending is the answer and is left alone."""
+    assert ends_relation("I quit my job at the hospital") and ends_relation("I cycle to work no more")
+    assert ends_relation("我不再弹吉他了") and ends_relation("仕事を辞めました")
+    assert not ends_relation("I now work as a nurse at a clinic")
+    assert asks_current_value("What's my job?") and asks_current_value("How do I get to work?")
+    assert asks_current_value("私はどこに住んでいますか？")
+    assert not asks_current_value("Do I still work at the hospital?")  # yes / no: the ending answers it
+    assert not asks_current_value("What was my first job?")  # the past
+
+    def cands():
+        first = _cand("first", 0.8, "2024-01-11T00:00:00+00:00")
+        quit_ = _cand("quit", 1.0, "2024-12-03T00:00:00+00:00")
+        quit_["memory"]["memory"] = "I quit my job at the hospital"
+        new = _cand("new", 0.9, "2024-12-18T00:00:00+00:00")
+        return first, quit_, new
+
+    first, quit_, new = cands()
+    prefer_latest([first, quit_, new], 0.15, value_asked=True)
+    assert new["relevance"] > quit_["relevance"] and quit_["relevance"] < 1.0
+    first, quit_, new = cands()
+    prefer_latest([first, quit_, new], 0.15)  # a yes / no question: the ending counts as the event it is
+    assert quit_["relevance"] > 1.0
 
 
 def test_superseded_memories_rank_below_valid_ones():

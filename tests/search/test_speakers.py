@@ -21,9 +21,11 @@ def test_said_by_reads_the_stored_role():
 def test_the_relation_a_question_names():
     from memoryx.search.relations import names_query, relation_words
 
-    assert relation_words("What's my dog's name?") == {"dog"}
-    assert relation_words("Who is my manager?") == {"manager"}
-    assert relation_words("Where do I live now?") == {"liv"}
+    # the question's own word, with the other words of its relation (memoryx.search.relation_terms)
+    assert {"dog", "puppy", "狗", "犬"} == relation_words("What's my dog's name?")
+    assert {"manager", "boss"} <= relation_words("Who is my manager?")
+    assert {"liv", "mov", "住"} <= relation_words("Where do I live now?")
+    assert relation_words("Who is my dentist?") == {"dentist"}  # outside the table: its own word only
     assert relation_words("What is the capital of France?") == set()
     assert names_query({"relation": "has_dog", "source": "User", "target": "Rex"}, {"dog"})
     assert names_query({"relation": "lives_in", "source": "User", "target": "Paris"}, relation_words("where do I live"))
@@ -71,10 +73,13 @@ def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
     assert not states_relation("User's name is Sam", dog)
     assert not states_relation("The neighbour's dog barks", dog)  # someone else's dog
     assert not states_relation("User's dog is called Biscuit", set())
-    assert cjk_relation("我的狗叫什么名字？") == "狗" and cjk_relation("私の犬の名前は？") == "犬"
-    assert cjk_relation("What is my dog's name?") is None
-    assert states_relation("用户的狗叫旺财", set(), "狗") and states_relation("ユーザーの犬はポチ", set(), "犬")
-    assert not states_relation("用户的名字是小明", set(), "狗")
+    assert "狗" in cjk_relation("我的狗叫什么名字？") and "犬" in cjk_relation("私の犬の名前は？")
+    assert cjk_relation("我的医生叫什么？") == {"医"}  # outside the table: the character after 我的
+    assert cjk_relation("What is my dog's name?") == {"狗", "犬"}  # the relation's CJK words, for CJK memories
+    assert cjk_relation("What is the capital of France?") == set()
+    assert states_relation("用户的狗叫旺财", set(), {"狗"}) and states_relation("ユーザーの犬はポチ", set(), {"犬"})
+    assert not states_relation("用户的名字是小明", set(), {"狗"})
+    assert not states_relation("邻居的狗很吵", set(), {"狗"})  # not the user's
 
 
 def test_what_is_my_dogs_name_finds_the_dog_not_the_name(tmp_path):

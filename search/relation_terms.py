@@ -1,0 +1,85 @@
+"""The relations of a person's life a question can name, each with the words that name it in English, Chinese
+and Japanese.
+
+"What's my job?" is answered by "I work as a nurse", "我的狗叫什么名字？" by "User's dog is called Biscuit",
+"私はどこに住んでいますか？" by "I moved to Manchester": the question and the memory name one relation in
+different words, or in different languages (the default encoder is English-only, so the dense path does not
+bridge them). A question naming one of these relations searches the keyword path with all of its words
+(`relation_keywords`) and gives the relation bonus to the memories that state it in any of them
+(memoryx.search.relations). The table is a small closed vocabulary of family, home, work and everyday
+belongings - what users ask a chat memory about themselves - not a list of words fitted to a benchmark.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryx.core.text import CJK_CHAR, tokenize
+
+# relation -> its words; Latin words are matched as keyword tokens (stemmed), CJK words as substrings
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "dog": ("dog", "puppy", "狗", "犬"),
+    "cat": ("cat", "kitten", "猫"),
+    "pet": ("pet", "宠物", "ペット"),
+    "wife": ("wife", "spouse", "妻子", "老婆", "太太", "妻", "奥さん"),
+    "husband": ("husband", "spouse", "丈夫", "老公", "夫", "旦那"),
+    "partner": ("partner", "girlfriend", "boyfriend", "女朋友", "男朋友", "恋人", "彼女", "彼氏"),
+    "daughter": ("daughter", "女儿", "娘"),
+    "son": ("son", "儿子", "息子"),
+    "child": ("child", "children", "kid", "孩子", "子供", "子ども"),
+    "sister": ("sister", "姐姐", "妹妹", "姉", "妹"),
+    "brother": ("brother", "哥哥", "弟弟", "兄", "弟"),
+    "mother": ("mother", "mom", "mum", "妈妈", "母亲", "母", "お母さん"),
+    "father": ("father", "dad", "爸爸", "父亲", "父", "お父さん"),
+    "friend": ("friend", "朋友", "友達", "友人"),
+    "manager": ("manager", "boss", "supervisor", "经理", "老板", "上司", "领导"),
+    "colleague": ("colleague", "coworker", "同事", "同僚"),
+    "job": ("job", "work", "occupation", "profession", "career", "employer", "工作", "职业", "上班", "仕事",
+            "職業", "働"),
+    "home": ("live", "home", "moved", "reside", "address", "住", "搬", "引っ越", "住所"),
+    "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
+    "car": ("car", "drive", "车", "开车", "車", "運転"),
+    "school": ("school", "university", "college", "study", "学校", "大学", "上学"),
+    "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
+}
+
+_TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for rel, words in RELATIONS.items()}
+_CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
+# an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
+_POSSESSED = re.compile(r"\b(?:my|our)\s+(\w+)", re.I)
+_DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
+
+
+def asked_words(query: str) -> set[str]:
+    """The keyword tokens of the relation an English question names ("dog" in "my dog's name")."""
+    words = [m.group(1) for rx in (_POSSESSED, _DONE_BY_ME) for m in rx.finditer(query)]
+    return set(tokenize(" ".join(words)))
+
+
+def named_relations(query: str) -> list[str]:
+    """The relations of the table the question names, in the table's order: by the English relation word
+    ("my wife", "where do I live") or by a Chinese / Japanese word anywhere in it (我妹妹, 住んで)."""
+    asked = asked_words(query)
+    return [rel for rel in RELATIONS
+            if asked & _TOKENS[rel] or any(w in query for w in _CJK[rel])]
+
+
+def relation_keywords(query: str) -> list[str]:
+    """Every word, in the three languages, of the relations the question names: added to the keyword query so
+    that the memory stating the relation in other words is recalled ("job" -> "work", "狗" -> "dog")."""
+    return [w for rel in named_relations(query) for w in RELATIONS[rel]]
+
+
+def relation_tokens(query: str) -> set[str]:
+    """The tokens a relation the question names is stated with: the question's own relation word, the Latin
+    words of its table entries (stemmed), and their CJK words of one or two characters (a CJK keyword token)."""
+    out = set(asked_words(query))
+    for rel in named_relations(query):
+        out |= _TOKENS[rel]
+        out |= {w for w in _CJK[rel] if len(w) <= 2}
+    return out
+
+
+def cjk_words(query: str) -> set[str]:
+    """The CJK words of the relations the question names (their substrings state the relation in a memory)."""
+    return {w for rel in named_relations(query) for w in _CJK[rel]}

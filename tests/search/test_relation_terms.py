@@ -1,0 +1,54 @@
+"""The relations a question names, in other words and other languages (memoryx.search.relation_terms), and what
+a user meets with them: the memory stating the relation first, whatever words or language it uses."""
+
+from __future__ import annotations
+
+from memoryx.search.relation_terms import named_relations, relation_keywords
+
+
+def test_a_relation_is_read_in_three_languages():
+    assert named_relations("What's my dog's name?") == ["dog"]
+    assert named_relations("我的狗叫什么名字？") == ["dog"] and named_relations("私の犬の名前は？") == ["dog"]
+    assert named_relations("Where do I live now?") == ["home"]
+    assert named_relations("私はどこに住んでいますか？") == ["home"] and named_relations("我住在哪里？") == ["home"]
+    assert named_relations("What's my job?") == ["job"] and named_relations("Where do I work?") == ["job"]
+    assert named_relations("我妹妹什么时候结婚？") == ["sister"]
+    assert named_relations("What is the capital of France?") == []
+    assert named_relations("Who is my dentist?") == []  # outside the table
+
+
+def test_the_keyword_query_gains_the_relations_other_words():
+    words = relation_keywords("我的狗叫什么名字？")
+    assert "dog" in words and "犬" in words
+    assert {"work", "occupation", "仕事"} <= set(relation_keywords("What's my job?"))
+    assert relation_keywords("What is the capital of France?") == []
+
+
+def test_the_answer_comes_first_in_other_words_and_languages(tmp_path):
+    """One user's statements, with the offline model (extraction on) and no graph: a Chinese question finds the
+    English memory of the dog, a Japanese one the home, "what's my job" the job now held (not the one left,
+    nor the recent "I quit my job", which shares the question's words)."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "My name is Sam and I live in Leeds."),
+            ("2024-01-11", "I work as a nurse at St James's Hospital."),
+            ("2024-01-18", "My dog is called Biscuit, he's a beagle."),
+            ("2024-11-03", "Big news: I moved to Manchester."),
+            ("2024-12-03", "I quit my job at the hospital."),
+            ("2024-12-18", "I now work as a nurse at a clinic in Salford."),
+            ("2025-11-28", "週末は山登りをしています。"),
+            ("2025-12-08", "私の誕生日は七月十日です。")]
+    m = Memory({"data_dir": str(tmp_path / "d"), "graph_backend": "none"}, llm="offline",
+               embeddings=shared_embeddings())
+    try:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="sam")
+        first = lambda q: m.search(q, user_id="sam", limit=3, now="2025-12-20T12:00:00+00:00")["results"][0]["memory"]  # noqa: E731
+        assert "Biscuit" in first("我的狗叫什么名字？")
+        assert "Manchester" in first("私はどこに住んでいますか？")
+        assert "Salford" in first("What's my job?")
+        assert "Salford" in first("Where do I work?")
+        assert "quit" in first("Did I quit my job?")  # a question about the ending still finds it
+    finally:
+        m.close()
