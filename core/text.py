@@ -177,10 +177,17 @@ def sparse_vector(text: str) -> tuple[list[int], list[float]]:
     return ids, [counts[i] * k1p1 / (counts[i] + norm) for i in ids]
 
 
-def query_sparse_vector(text: str) -> tuple[list[int], list[float]]:
-    """Query-side sparse vector: every distinct query token with weight 1 (BM25 sums IDF * doc weight)."""
-    ids = sorted({token_id(t) for t in tokenize(text)})
-    return ids, [1.0] * len(ids)
+EXTRA_WEIGHT = 0.5  # a word the query was widened with (memoryx.search.relation_terms) counts half its own
+
+
+def query_sparse_vector(text: str, extra: str = "") -> tuple[list[int], list[float]]:
+    """Query-side sparse vector: every distinct query token with weight 1 (BM25 sums IDF * doc weight), and the
+    tokens only `extra` has (other words for what the query names) with EXTRA_WEIGHT."""
+    own = {token_id(t) for t in tokenize(text)}
+    weights = {i: EXTRA_WEIGHT for i in (token_id(t) for t in tokenize(extra)) if i not in own}
+    weights.update((i, 1.0) for i in own)
+    ids = sorted(weights)
+    return ids, [weights[i] for i in ids]
 
 
 _SPACES = re.compile(r"\s+")

@@ -31,6 +31,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.search.amounts import asks_amount
 from memoryx.search.current import asks_current
 from memoryx.search.dates import (
     asks_when,
@@ -51,8 +52,8 @@ from memoryx.search.preferences import asks_recommendation
 from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
-from memoryx.search.relation_terms import relation_keywords
 from memoryx.search.recipes import recipe_named
+from memoryx.search.relation_terms import relation_keywords
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
@@ -180,8 +181,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     # a question about the user's own life that names a relation ("my job", 我的狗) also searches the relation's
     # other words, in the three languages: the memory may say it differently ("I work as", "User's dog")
-    own_words = relation_keywords(query) if asked_role(query) == "user" else []
-    keyword_query = " ".join([semantic, *rewritten.keywords, *own_words])
+    keyword_extra = " ".join(relation_keywords(query)) if asked_role(query) == "user" else ""
+    keyword_query = " ".join([semantic, *rewritten.keywords])
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
@@ -195,7 +196,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         query=query,
         semantic_query=semantic,
         keyword_query=keyword_query,
-        tokens=tuple(tokenize(keyword_query)),
+        keyword_extra=keyword_extra,
+        tokens=tuple(tokenize(f"{keyword_query} {keyword_extra}")),
         entities=facts.entities,
         timeline=facts.timeline,
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
@@ -205,6 +207,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_filter=period_filter,
         asks_when=asks_when(query),
         aggregate=asks_aggregate(query),
+        amount=asks_amount(query),
         role=asked_role(query),
         preferences=asks_recommendation(query),
         current=asks_current(query) and not asks_when(query),

@@ -16,6 +16,7 @@ from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.amounts import states_amount
 from memoryx.search.current import asks_current_value, ends_relation
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
@@ -111,6 +112,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
+        if plan.amount and states_amount(mem.get("memory") or ""):  # "how much": the memory giving a figure
+            bonus += t.amount_bonus
         if plan.preferences and states_preference(mem.get("memory") or ""):
             bonus += t.preference_bonus
         if plan.role is not None and said_by(mem, plan.role):

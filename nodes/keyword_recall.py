@@ -29,7 +29,7 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         return {"keyword_hits": [], "preference_hits": [], "timings": {"keyword_recall": elapsed_ms(start)}}
     vectors = services_of(runtime).vectors
     hits = hits_of(vectors.keyword_search(plan.keyword_query, plan.scope, limit=plan.candidate_k,
-                                          filters=plan.filters))
+                                          filters=plan.filters, extra=plan.keyword_extra))
     events = event_phrases(plan.query)
     if events:  # a question about two events: each event's best match counts as much as the whole question's
         per_event = [hits_of(vectors.keyword_search(e, plan.scope, limit=plan.candidate_k, filters=plan.filters))
@@ -38,6 +38,6 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     liked = []
     if plan.preferences:
         liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,
-                                       limit=plan.candidate_k, filters=plan.filters)
+                                       limit=plan.candidate_k, filters=plan.filters, extra=plan.keyword_extra)
     return {"keyword_hits": hits, "preference_hits": hits_of(liked),
             "timings": {"keyword_recall": elapsed_ms(start)}}

@@ -41,6 +41,9 @@ class SearchPlan:
     # what the query says
     semantic_query: str = ""  # embedded by the dense paths (the rewritten query when rewriting is on)
     keyword_query: str = ""  # searched by BM25 (plus the rewrite's extra keywords)
+    # other words for the relation a question about the user names (memoryx.search.relation_terms), searched by
+    # BM25 beside keyword_query at half weight
+    keyword_extra: str = ""
     tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.core.text.tokenize); none: the keyword path is skipped
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] the scope's entities the query names (exact, normalised)
     names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
@@ -55,6 +58,7 @@ class SearchPlan:
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
+    amount: bool = False  # asks for a number ("how much", "the total"): figures gain (memoryx.search.amounts)
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself

@@ -13,7 +13,9 @@ Scores, in order:
    ``weight / (rrf_k + rank)``. Either way the fused relevance is scaled to [0, 1].
 2. Boosts on the fused relevance: ``time_bonus`` when the memory's time (created_at) falls in the period the
    query names; ``name_bonus`` x the share of the query's names the memory mentions; ``when_bonus`` for memories
-   that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when" or names a period.
+   that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when" or names a period;
+   ``amount_bonus`` for memories that state a figure ($12, 70 hours, 三个小时) when it asks for an amount ("how
+   much", "in total", "the difference in price"; memoryx.search.amounts).
 3. Context propagation: the ``context_seeds`` best memories lend ``context_weight`` x their relevance
    (x ``context_decay`` per extra step) to the memories stored right before and after them in the same scope
    (``context_window`` on each side, each step at most ``context_max_gap_minutes`` from the seed): the turns of a conversation
@@ -74,6 +76,8 @@ class SearchTuning(BaseModel):
     # (LongMemEval) and moved LoCoMo by +0.001; 0.85 is the value measured
     session_spread: float = Field(1.0, description=(
         "Aggregation questions: factor per further hit of a session already in the list (1 = no spreading)."))
+    amount_bonus: float = Field(0.10, description=(
+        "Added to memories that state a figure when the query asks for an amount ('how much', 'in total')."))
     preference_bonus: float = Field(0.15, description=(
         "Recommendation questions: added to memories that state a preference (likes, dislikes, favourites)."))
     current_bonus: float = Field(0.15, description=(

@@ -357,15 +357,17 @@ class VectorStore(ABC):
         return self._memories_dense([_vector(vector, self.dims, "query")], flt, max(1, int(limit)), threshold)[0]
 
     def keyword_search(self, text: str, scope: Scope, *, limit: int = 10,
-                       filters: FilterNode | None = None) -> list[VectorHit]:
-        return self.keyword_search_batch([text], scope, limit=limit, filters=filters)[0]
+                       filters: FilterNode | None = None, extra: str = "") -> list[VectorHit]:
+        """BM25 over the memories' sparse vectors; `extra`: words the query is widened with, at half weight."""
+        return self.keyword_search_batch([text], scope, limit=limit, filters=filters, extras=[extra])[0]
 
     def keyword_search_batch(self, texts: list[str], scope: Scope, *, limit: int = 10,
-                             filters: FilterNode | None = None) -> list[list[VectorHit]]:
+                             filters: FilterNode | None = None,
+                             extras: list[str] | None = None) -> list[list[VectorHit]]:
         """`keyword_search` for each text, in order, planned as one call (an add looks up every fact's
         keyword candidates at once)."""
         _check_scope(scope)
-        queries = [query_sparse_vector(t or "") for t in texts]
+        queries = [query_sparse_vector(t or "", e or "") for t, e in zip(texts, extras or [""] * len(texts))]
         asked = [i for i, (ids, _) in enumerate(queries) if ids]
         out: list[list[VectorHit]] = [[] for _ in texts]
         if asked:

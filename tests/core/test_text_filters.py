@@ -199,3 +199,11 @@ def test_make_embeddings_specs(monkeypatch):
     assert embedding_dims(emb, s) == 256
     s2 = Settings(embedding_model="openai:text-embedding-3-large", embedding_api_key="k")
     assert embedding_dims(make_embeddings(s2), s2) == 3072
+
+
+def test_words_a_query_is_widened_with_count_half():
+    ids, weights = query_sparse_vector("my job", extra="job work occupation")
+    w = dict(zip(ids, weights))
+    assert w[token_id("job")] == 1.0  # the query's own word keeps its weight
+    assert w[token_id("work")] == w[token_id("occupation")] == 0.5
+    assert query_sparse_vector("my job") == ([token_id("job")], [1.0])

@@ -1,0 +1,47 @@
+"""Questions asking for an amount prefer the memories that state one (memoryx.search.amounts)."""
+
+from __future__ import annotations
+
+from memoryx.search.amounts import asks_amount, states_amount
+
+
+def test_amount_questions():
+    for q in ("How much did I spend on each coffee mug?", "How many hours have I spent playing games in total?",
+              "What is the difference in price between my boots and the pair at the budget store?",
+              "我一共花了多少钱？", "合計でいくらかかりましたか？"):
+        assert asks_amount(q), q
+    for q in ("How many plants did I get last month?", "Where do I live?", "When did I move?", "我的狗叫什么名字？"):
+        assert not asks_amount(q), q  # a count of things is gathered, not stated
+
+
+def test_memories_stating_a_figure():
+    for text in ("I paid $12 for each mug", "it took me 70 hours", "women hold 20% of the positions",
+                 "I walk for two hours a day", "我花了三百元", "五百円でした"):
+        assert states_amount(text), text
+    for text in ("I love mugs with quotes on them", "I got a snake plant from my sister", "我喜欢喝乌龙茶"):
+        assert not states_amount(text), text
+
+
+def test_the_turn_with_the_figure_gains(tmp_path):
+    """Two turns on one topic, one giving the figure: asked "how much", the figure's turn gains `amount_bonus`
+    and the other does not; asked something else, neither gains."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    turns = ["I bought coffee mugs as birthday gifts for my coworkers, they loved the mugs.",
+             "The coffee mugs for my coworkers cost me $12 each."]
+
+    def scores(path, query, **tuning):
+        with Memory(data_dir=path, graph_backend="none", embeddings=shared_embeddings(),
+                    search_tuning=tuning) as m:
+            if not m.get_all(user_id="owner")["results"]:
+                m.add_many([{"messages": [{"role": "user", "content": t}], "user_id": "owner"} for t in turns],
+                           infer=False)
+            found = m.search(query, user_id="owner", limit=2)["results"]
+            return {("$12" in r["memory"]): r["score"] for r in found}
+
+    asked = "How much did I spend on the coffee mugs for my coworkers?"
+    on, off = scores(tmp_path / "d", asked), scores(tmp_path / "d", asked, amount_bonus=0.0)
+    assert on[True] > off[True] and on[False] == off[False]
+    other = "What did I give my coworkers?"
+    assert scores(tmp_path / "d", other) == scores(tmp_path / "d", other, amount_bonus=0.0)
