@@ -33,9 +33,13 @@ _ENDED = re.compile(
 _ASKS_VALUE = re.compile(r"\b(what|where|who|whom|which|how)\b|什么|哪|谁|何|どこ|誰|どれ|どの", re.I)
 
 
+STATEMENT_CHARS = 200  # a longer text (a chat turn) saying "used to" somewhere is not an ended relation
+
+
 def ends_relation(text: str) -> bool:
-    """"I quit my job at the hospital", "I stopped playing the guitar", 我不再..., 仕事を辞めた."""
-    return bool(_ENDED.search(text))
+    """"I quit my job at the hospital", "I stopped playing the guitar", 我不再..., 仕事を辞めた: a statement (a
+    fact-sized text) saying the relation is over."""
+    return len(text) <= STATEMENT_CHARS and bool(_ENDED.search(text))
 
 
 def asks_current_value(query: str) -> bool:

@@ -34,6 +34,8 @@ def test_an_ended_relation_is_not_how_things_stand():
     assert ends_relation("I quit my job at the hospital") and ends_relation("I cycle to work no more")
     assert ends_relation("我不再弹吉他了") and ends_relation("仕事を辞めました")
     assert not ends_relation("I now work as a nurse at a clinic")
+    # a chat turn mentioning "used to" in passing says nothing ended
+    assert not ends_relation("I'm planning a trip to Kyoto. " * 8 + "I used to love temples as a kid.")
     assert asks_current_value("What's my job?") and asks_current_value("How do I get to work?")
     assert asks_current_value("私はどこに住んでいますか？")
     assert not asks_current_value("Do I still work at the hospital?")  # yes / no: the ending answers it
