@@ -2,7 +2,10 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second] [--data-dir DIR] [--show-misses]
+
+Two lives: the first (24 statements, 24 questions) is the one ranking changes were made on; the second (20
+statements, 22 questions) was written later, to check that what was built on the first carries over.
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
