@@ -23,7 +23,7 @@ _PREFERENCE = re.compile(
     r"|喜欢|爱吃|爱看|最爱|讨厌|不喜欢|偏好|过敏|素食|好き|嫌い|大好き|苦手|アレルギー", re.I)
 
 # searched with the query's own words on the preference path (the stemmer maps the forms together)
-PREFERENCE_WORDS = "like love enjoy prefer favorite fan hate dislike allergic 喜欢 最爱 讨厌 好き 嫌い"
+PREFERENCE_WORDS = "like love enjoy prefer favorite favourite fan hate dislike allergic 喜欢 最爱 讨厌 好き 嫌い"
 
 
 def asks_recommendation(query: str) -> bool:

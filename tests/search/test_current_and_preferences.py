@@ -73,3 +73,12 @@ def test_recommendation_questions_and_preferences():
         assert not asks_recommendation(q), q
     assert states_preference("I love Italian food") and states_preference("我喜欢猫")
     assert states_preference("辛いものが苦手です") and not states_preference("I moved to Paris")
+
+
+def test_the_preference_path_reads_both_spellings():
+    """"User's favourite film is ..." is a preference the path searches for, as "favorite" is."""
+    from memoryx.core.text import tokenize
+    from memoryx.search.preferences import PREFERENCE_WORDS
+
+    words = set(tokenize(PREFERENCE_WORDS))
+    assert set(tokenize("favourite")) <= words and set(tokenize("favorite")) <= words
