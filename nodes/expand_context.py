@@ -112,7 +112,9 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
-        if plan.amount and states_amount(mem.get("memory") or ""):  # "how much": the memory giving a figure
+        # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
+        # spend": the user's own figure, not the assistant's worked examples)
+        if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):
             bonus += t.amount_bonus
         if plan.preferences and states_preference(mem.get("memory") or ""):
             bonus += t.preference_bonus
