@@ -175,10 +175,11 @@ class _NoContext(Exception):
 
 
 def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str, dict], keep: int,
-          penalty: float) -> list[dict]:
+          penalty: float, alone_chars: int = 0) -> list[dict]:
     """Context propagation from `seeds` over `rows` (memoryx.search.reads RowTimes: live, in the scope), then
     the best `keep` candidates whose SQL rows pass the scope and the filters (read whole in batches, usually
-    one), with their latest feedback when a penalty applies (finalize demotes VERY_NEGATIVE ones)."""
+    one), with their latest feedback when a penalty applies (finalize demotes VERY_NEGATIVE ones). A memory at
+    least `alone_chars` long (0: none) borrows no context."""
     t = plan.tuning
     weight, win = float(t.context_weight), int(t.context_window)
     gap = float(t.context_max_gap_minutes) * 60.0
@@ -203,6 +204,10 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
             if c is None:  # found only through its neighbour
                 c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
             elif other_side is not None and c["memory"] is not None and _other_side(c["memory"], other_side):
+                continue
+            elif alone_chars and c["memory"] is not None and len(c["memory"].get("memory") or "") >= alone_chars:
+                # a long turn says what it says: a short one ("Yes, it was great!") is answered by its
+                # neighbours, a long one borrowing from them only crowds its conversation into the top k
                 continue
             c["relevance"] += loan
             c["sources"].append("context")
@@ -265,6 +270,8 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     ids = [c["id"] for c in cands[:keep]]
     penalty = services_of(runtime).settings.feedback_very_negative_penalty
+    # a memory as long as one vector window (its text spans windows of its own) stands alone: it borrows no context
+    alone = int(services_of(runtime).settings.vector_chunk_chars)
     # the rows' times: from the scope's timeline analyze_query read (memoryx.search.reads), else read here. The
     # rows' times, the kept rows whole and their feedback: ONE read transaction (each costs a session and a
     # BEGIN). A failing context read leaves the search with plain rows and no propagation, read in a fresh
@@ -277,7 +284,7 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
                     rows = context_rows(sql, plan.scope, ids, seed_times, max_gap_s=gap)
                 except Exception as exc:
                     raise _NoContext() from exc
-            out = _kept(sql, plan, rows, seeds, by_id, keep, penalty)
+            out = _kept(sql, plan, rows, seeds, by_id, keep, penalty, alone)
     except _NoContext as failed:  # never fail a search on the context step
         log.warning("context expansion failed: %s", failed.__cause__)
         with sql.transaction(write=False):

@@ -24,7 +24,8 @@ Scores, in order:
    extracted facts stored at the same moment are not each other's context. With ``context_role``, when the
    question asks about one side of a chat (memoryx.search.speakers: "what did I ..."), the turns of the other
    side (metadata.role) neither lend nor borrow: the assistant's long replies, pulled up by the user's turns
-   next to them and pulling those up in turn, would otherwise fill the top k with one conversation.
+   next to them and pulling those up in turn, would otherwise fill the top k with one conversation. A memory as
+   long as a vector window (MEMORYX_VECTOR_CHUNK_CHARS, 800) borrows nothing: a long turn stands alone.
 4. Aggregation questions ("how many", "in total", "between", "first ... or") spread the list across sessions:
    each further hit of a session already represented scores x ``session_spread`` (memoryx.search.spread; 1, off,
    by default).
