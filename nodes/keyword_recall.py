@@ -34,7 +34,7 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     if events:  # a question about two events: each event's best match counts as much as the whole question's
         per_event = [hits_of(vectors.keyword_search(e, plan.scope, limit=plan.candidate_k, filters=plan.filters))
                      for e in events]
-        hits = with_covers(merged_hits([hits, *per_event]), per_event)
+        hits = with_covers(merged_hits([hits, *per_event]), per_event, plan.role)
     liked = []
     if plan.preferences:
         liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,

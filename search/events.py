@@ -75,14 +75,22 @@ def merged_hits(lists: list[list[dict]]) -> list[dict]:
     return sorted(best.values(), key=lambda h: -h["score"])
 
 
-def with_covers(merged: list[dict], per_event: list[list[dict]]) -> list[dict]:
-    """`merged` with each event's best hit marked: "covers" lists the events (0, 1) whose own search it tops."""
+def with_covers(merged: list[dict], per_event: list[list[dict]], role: str | None = None) -> list[dict]:
+    """`merged` with each event's best hit marked: "covers" lists the events (0, 1) whose own search it tops.
+    With `role` (the question asks about one side of a chat: "did I ..."), the best hit of that side: the
+    assistant's reply naming the event is not the user's account of it."""
     best = {}
     for i, hits in enumerate(per_event):
-        if hits:
-            best.setdefault(hits[0]["id"], set()).add(i)
+        top = next((h for h in hits if role is None or _said(h) in (None, role)), None)
+        if top is not None:
+            best.setdefault(top["id"], set()).add(i)
     return [dict(h, covers=sorted(best[h["id"]] | set(h.get("covers") or ()))) if h["id"] in best else h
             for h in merged]
+
+
+def _said(hit: dict) -> str | None:
+    """The chat side of a keyword hit (its payload's metadata.role), None when it has none."""
+    return ((hit.get("payload") or {}).get("metadata") or {}).get("role")
 
 
 def covering_first(ranked: list[dict], after: int = COVER_AFTER) -> list[dict]:

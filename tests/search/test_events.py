@@ -51,6 +51,19 @@ def test_each_events_best_keyword_hit_is_marked():
     assert [h.get("covers") for h in marked] == [None, [0, 1], None]
 
 
+def test_a_question_about_the_user_marks_the_users_own_account():
+    """"Which did I buy first ...?": the assistant's reply naming the event ("Congratulations on your new coffee
+    maker!") tops the phrase's search, but the user's turn is the account of the event that is marked."""
+    def hit(mid, role):
+        return {"id": mid, "score": 1.0, "payload": {"metadata": {"role": role}}}
+
+    merged = [hit("reply", "assistant"), hit("told", "user"), hit("other", "user")]
+    per_event = [[hit("reply", "assistant"), hit("told", "user")], [hit("other", "user")]]
+    marked = {h["id"]: h.get("covers") for h in with_covers(merged, per_event, role="user")}
+    assert marked == {"reply": None, "told": [0], "other": [1]}
+    assert {h["id"]: h.get("covers") for h in with_covers(merged, per_event)}["reply"] == [0]  # no side asked
+
+
 def test_a_buried_event_hit_moves_up_to_just_after_the_best():
     ranked = [{"id": i, "score": s, "sources": ["keyword"]} for i, s in (("a", 0.9), ("b", 0.8), ("c", 0.7),
                                                                           ("d", 0.6), ("e", 0.5))]
