@@ -83,7 +83,7 @@ class SearchTuning(BaseModel):
         "Recommendation questions: added to memories that state a preference (likes, dislikes, favourites)."))
     current_bonus: float = Field(0.15, description=(
         "Present-tense questions: added x place in time (newest 1) to candidates close to the best one."))
-    role_bonus: float = Field(0.10, description=(
+    role_bonus: float = Field(0.25, description=(
         "Added to chat turns of the side the question asks about (the user's for 'my ...', the assistant's for "
         "'what did you recommend')."))
     relation_bonus: float = Field(0.5, description=(
