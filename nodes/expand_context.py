@@ -260,6 +260,10 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     cands.sort(key=lambda x: -x["relevance"])
     keep = max(3 * limit, 30, t.rerank_top if plan.reranker else 0)
     weight, win = float(t.context_weight), int(t.context_window)
+    if plan.aggregate and not t.context_aggregate:
+        # "how many ...", "in total", "between X and Y": each part of the answer is its own event, told in its own
+        # conversation; a hit's neighbours are more of the same conversation, crowding the other events out
+        weight = 0.0
     gap = float(t.context_max_gap_minutes) * 60.0
     types = set(t.context_types or ())
     seeds = [c for c in cands[: t.context_seeds]

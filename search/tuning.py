@@ -25,7 +25,9 @@ Scores, in order:
    question asks about one side of a chat (memoryx.search.speakers: "what did I ..."), the turns of the other
    side (metadata.role) neither lend nor borrow: the assistant's long replies, pulled up by the user's turns
    next to them and pulling those up in turn, would otherwise fill the top k with one conversation. A memory as
-   long as a vector window (MEMORYX_VECTOR_CHUNK_CHARS, 800) borrows nothing: a long turn stands alone.
+   long as a vector window (MEMORYX_VECTOR_CHUNK_CHARS, 800) borrows nothing: a long turn stands alone. An
+   aggregation question (step 4) propagates no context unless ``context_aggregate``: its parts are separate
+   events in separate conversations, and a hit's neighbours would crowd the others out.
 4. Aggregation questions ("how many", "in total", "between", "first ... or") spread the list across sessions:
    each further hit of a session already represented scores x ``session_spread`` (memoryx.search.spread; 1, off,
    by default).
@@ -70,6 +72,9 @@ class SearchTuning(BaseModel):
     context_role: bool = Field(True, description=(
         "A question about one side of a chat ('what did I ...'): the other side's turns neither lend nor borrow "
         "context."))
+    context_aggregate: bool = Field(False, description=(
+        "Aggregation questions ('how many', 'in total', 'between X and Y') lend and borrow context too (off: "
+        "their parts are separate events in separate conversations)."))
     context_max_gap_minutes: float = Field(30.0, description="Largest time between two steps of a neighbourhood.")
     # only conversation turns: infer=False stores messages as episodic
     context_types: tuple[str, ...] = Field(("episodic",), description="Memory types that lend and borrow context.")

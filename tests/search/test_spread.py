@@ -25,3 +25,26 @@ def test_a_crowded_session_yields_its_place():
     assert out[:3] == ["a1", "b1", "a2"]  # the best of each session keeps its score
     assert out.index("c1") < out.index("a3")
     assert [c["score"] for c in spread(ranked)][0] == 0.90
+
+
+def test_aggregation_questions_propagate_no_context(tmp_path):
+    """"How many mugs did I buy in total?": each mug is its own event in its own conversation, so a hit lends
+    nothing to the turns around it (which would crowd the other events out); `context_aggregate` turns it back on,
+    and a question about one event keeps it."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    turns = ["I bought a red mug at the flea market.", "Yes, it was a great find.", "The stall also had old books."]
+
+    def sources(path, query, **tuning):
+        with Memory(data_dir=path, graph_backend="none", embeddings=shared_embeddings(),
+                    search_tuning=tuning) as m:
+            if not m.get_all(user_id="owner")["results"]:
+                m.add_many([{"messages": [{"role": "user", "content": t,
+                                           "timestamp": f"2024-03-02T10:00:0{i}+00:00"}], "user_id": "owner"}
+                            for i, t in enumerate(turns)], infer=False)
+            return {s for r in m.search(query, user_id="owner", limit=3)["results"] for s in r["sources"]}
+
+    assert "context" not in sources(tmp_path / "d", "How many mugs did I buy in total?")
+    assert "context" in sources(tmp_path / "d", "How many mugs did I buy in total?", context_aggregate=True)
+    assert "context" in sources(tmp_path / "d", "Where did I buy the red mug?")
