@@ -88,8 +88,10 @@ def test_a_detail_deep_in_a_long_turn_is_found_through_the_api(tmp_path):
     others = ["I like to travel to Spain in the summer.", "Can you recommend a good pasta sauce recipe?",
               "My appointment with the dentist was moved.", "The consulate website is slow today."]
     for chars, found in ((800, True), (0, False)):
+        # no neighbouring-turn context: these turns are not one conversation, and the long turn (which borrows
+        # none, being as long as a window) would be overtaken by short neighbours lending to each other
         with Memory(data_dir=tmp_path / str(chars), graph_backend="none", embeddings=shared_embeddings(),
-                    vector_chunk_chars=chars) as m:
+                    vector_chunk_chars=chars, search_tuning={"context_weight": 0.0}) as m:
             added = m.add([{"role": "assistant", "content": turn}], user_id="u", infer=False)
             m.add_many([{"messages": t, "user_id": "u"} for t in others], infer=False)
             # a question naming neither side of the chat: the long turn's own similarity decides
