@@ -32,7 +32,7 @@ from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.search.amounts import asks_amount
-from memoryx.search.current import asks_current
+from memoryx.search.current import asks_current, asks_current_value
 from memoryx.search.dates import (
     asks_when,
     checked_reference_time,
@@ -53,7 +53,8 @@ from memoryx.search.query import entity_candidates, normalize_query, proper_name
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
-from memoryx.search.relation_terms import relation_keywords
+from memoryx.search.relation_terms import relation_keywords, relation_words
+from memoryx.search.relations import cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
@@ -181,7 +182,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     # a question about the user's own life that names a relation ("my job", 我的狗) also searches the relation's
     # other words, in the three languages: the memory may say it differently ("I work as", "User's dog")
-    keyword_extra = " ".join(relation_keywords(query)) if asked_role(query) == "user" else ""
+    role = asked_role(query)
+    keyword_extra = " ".join(relation_keywords(query)) if role == "user" else ""
     keyword_query = " ".join([semantic, *rewritten.keywords])
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
@@ -208,7 +210,10 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         asks_when=asks_when(query),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
-        role=asked_role(query),
+        role=role,
+        relation_tokens=frozenset(relation_words(query)),
+        relation_cjk=frozenset(cjk_relation(query)),
+        current_value=asks_current_value(query),
         preferences=asks_recommendation(query),
         current=asks_current(query) and not asks_when(query),
         rewritten=not rewritten.empty,
@@ -216,7 +221,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         expand_depth=depth,
         # the graph is walked only from entities the query names: none found, no graph round trip
         use_graph=services.graph is not None and ctx.graph_enabled and depth > 0 and bool(facts.entities),
-        walk_from_hits=(services.graph is not None and ctx.graph_enabled and depth > 0 and asked_role(query) == "user"),
+        walk_from_hits=(services.graph is not None and ctx.graph_enabled and depth > 0 and role == "user"),
         tuning=tuning(settings),
         fusion=settings.fusion,
         rrf_k=settings.rrf_k,

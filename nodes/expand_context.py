@@ -17,12 +17,12 @@ from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.amounts import states_amount
-from memoryx.search.current import asks_current_value, ends_relation
+from memoryx.search.current import ends_relation
 from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relations import cjk_relation, relation_words, states_relation
+from memoryx.search.relations import states_relation
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -124,12 +124,11 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # the memory states the relation the question names (memoryx.search.relations): a relation the graph walk
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
-    tokens, cjk = (relation_words(plan.query), cjk_relation(plan.query)) if plan.role == "user" else (set(), None)
-    value_now = asks_current_value(plan.query)
+    tokens, cjk = (plan.relation_tokens, plan.relation_cjk) if plan.role == "user" else (frozenset(), frozenset())
     for c in cands:
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""
-        if value_now and ends_relation(text):
+        if plan.current_value and ends_relation(text):
             continue
         if c["id"] in named or ((tokens or cjk) and mem is not None and states_relation(text, tokens, cjk)):
             c["relevance"] += t.relation_bonus

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.reads import relations_near_hits
-from memoryx.search.relations import TOP_HITS, names_query, relation_words
+from memoryx.search.relations import TOP_HITS, names_query
 from memoryx.search.state import SearchState
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     """Relations one hop from the entities of the best keyword hits that name one of the query's words."""
-    tokens = relation_words(plan.query)
+    tokens = plan.relation_tokens
     if not tokens:  # the question names no relation: nothing to walk for
         return []
     around = relations_near_hits(services.sql, plan.scope, [h["id"] for h in keyword_hits[:TOP_HITS]],

@@ -26,7 +26,7 @@ from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.current import asks_current_value, prefer_latest, superseded_last
+from memoryx.search.current import prefer_latest, superseded_last
 from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
 from memoryx.search.scoring import final_scores, ordered
@@ -39,7 +39,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
     if plan.current:  # how things stand now: the latest of the close candidates first (memoryx.search.current)
-        prefer_latest(cands, plan.tuning.current_bonus, asks_current_value(plan.query))
+        prefer_latest(cands, plan.tuning.current_bonus, plan.current_value)
     final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     ranked = superseded_last(ordered(cands, None), plan.now)

@@ -70,9 +70,10 @@ def relation_keywords(query: str) -> list[str]:
     return [w for rel in named_relations(query) for w in RELATIONS[rel]]
 
 
-def relation_tokens(query: str) -> set[str]:
+def relation_words(query: str) -> set[str]:
     """The tokens a relation the question names is stated with: the question's own relation word, the Latin
-    words of its table entries (stemmed), and their CJK words of one or two characters (a CJK keyword token)."""
+    words of its table entries (stemmed: "job" also "work"), and their CJK words of one or two characters (a CJK
+    keyword token: "住" also "live"); empty: it names none."""
     out = set(asked_words(query))
     for rel in named_relations(query):
         out |= _TOKENS[rel]

@@ -4,7 +4,7 @@
 of the user (User -has_dog-> Rex, User -lives_in-> Paris), while the memories that merely share words with the
 question ("User's name is Sam") do not. The graph path walks one hop from the entities of the best keyword hits
 (`TOP_HITS`, their relations read from the system of record) and keeps the relations whose name or ends say
-the relation the question names (`relation_words`: "dog" in "my dog's name", "live" in "where do I live"):
+the relation the question names (memoryx.search.relation_terms.relation_words: "dog" in "my dog's name", "live" in "where do I live"):
 their memories are graph hits, whatever words they use, and gain the `relation_bonus` knob in ranking. This
 runs for questions about the user's own life (memoryx.search.speakers), bounding its cost to them. Without a
 graph (or when extraction made no relation of it), a memory whose text states the user's relation
@@ -14,17 +14,12 @@ graph (or when extraction made no relation of it), a memory whose text states th
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from memoryx.core.text import tokenize
-from memoryx.search.relation_terms import cjk_words, relation_tokens
+from memoryx.search.relation_terms import cjk_words
 
 TOP_HITS = 3
-
-
-def relation_words(query: str) -> set[str]:
-    """The keyword tokens of the relation the question names, with the other words of its entry in the
-    relation table (memoryx.search.relation_terms: "job" also "work", "住" also "live"); empty: it names none."""
-    return relation_tokens(query)
 
 
 # the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ...")
@@ -46,7 +41,7 @@ def cjk_relation(query: str) -> set[str]:
     return out
 
 
-def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) -> bool:
+def states_relation(text: str, tokens: AbstractSet[str], cjk: AbstractSet[str] | None = None) -> bool:
     """The memory's text states the user's relation the question names: "User's dog is called Biscuit" for
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the

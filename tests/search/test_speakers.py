@@ -19,7 +19,8 @@ def test_said_by_reads_the_stored_role():
 
 
 def test_the_relation_a_question_names():
-    from memoryx.search.relations import names_query, relation_words
+    from memoryx.search.relation_terms import relation_words
+    from memoryx.search.relations import names_query
 
     # the question's own word, with the other words of its relation (memoryx.search.relation_terms)
     assert {"dog", "puppy", "狗", "犬"} == relation_words("What's my dog's name?")
@@ -65,7 +66,8 @@ def test_the_other_sides_turns_borrow_no_context(tmp_path):
 
 
 def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
-    from memoryx.search.relations import cjk_relation, relation_words, states_relation
+    from memoryx.search.relation_terms import relation_words
+    from memoryx.search.relations import cjk_relation, states_relation
 
     dog = relation_words("What's my dog's name?")
     assert states_relation("User's dog is called Biscuit", dog)
