@@ -5,7 +5,8 @@ everyday set that judges recall is kept aside and is not this one.
     HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second] [--data-dir DIR] [--show-misses]
 
 Two lives: the first (24 statements, 24 questions) is the one ranking changes were made on; the second (20
-statements, 22 questions) was written later, to check that what was built on the first carries over.
+statements, 22 questions) was written later, to check that what was built on the first carries over (its
+misses were then read too: both are dev sets now).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -88,8 +89,9 @@ QUESTIONS = [
     ("私はどこに住んでいますか？", ["Manchester"], "ja"),
 ]
 
-# A second life, written after the ranking changes of 2026-11-27 were made on the first and never used to make
-# them: the check that what was built on the first set carries over (`--set second`).
+# A second life, written after ranking changes had been made on the first, to check that they carry over
+# (`--set second`); its misses were read afterwards, so it is a dev set too (docs/benchmarks.md says which
+# figure is the clean check).
 LIFE_SECOND = [
     (0, "Hi, I'm Lena. I live in Bristol with my boyfriend Tom."),
     (5, "I'm a software engineer at a bank."),
