@@ -124,7 +124,7 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # the memory states the relation the question names (memoryx.search.relations): a relation the graph walk
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
-    tokens, cjk = (plan.relation_tokens, plan.relation_cjk) if plan.role == "user" else (frozenset(), frozenset())
+    tokens, cjk = (set(plan.relation_tokens), set(plan.relation_cjk)) if plan.role == "user" else (set(), set())
     for c in cands:
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""

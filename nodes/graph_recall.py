@@ -77,7 +77,7 @@ def graph_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     """Relations one hop from the entities of the best keyword hits that name one of the query's words."""
-    tokens = plan.relation_tokens
+    tokens = set(plan.relation_tokens)
     if not tokens:  # the question names no relation: nothing to walk for
         return []
     around = relations_near_hits(services.sql, plan.scope, [h["id"] for h in keyword_hits[:TOP_HITS]],

@@ -60,9 +60,10 @@ class SearchPlan:
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     amount: bool = False  # asks for a number ("how much", "the total"): figures gain (memoryx.search.amounts)
     # the relation the question names, in the words that state it (memoryx.search.relations): keyword tokens
-    # ("job", "work", ...) and CJK words (狗, 犬); read by the graph walk and the ranking
-    relation_tokens: frozenset[str] = frozenset()
-    relation_cjk: frozenset[str] = frozenset()
+    # ("job", "work", ...) and CJK words (狗, 犬); read by the graph walk and the ranking. Tuples, as every
+    # collection of the plan: the graph's state is streamed as JSON (LangServe)
+    relation_tokens: tuple[str, ...] = ()
+    relation_cjk: tuple[str, ...] = ()
     current_value: bool = False  # asks what it is now ("what's my job"): an ended relation does not answer it
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context

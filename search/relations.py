@@ -14,7 +14,6 @@ graph (or when extraction made no relation of it), a memory whose text states th
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 
 from memoryx.core.text import tokenize
 from memoryx.search.relation_terms import cjk_words
@@ -41,7 +40,7 @@ def cjk_relation(query: str) -> set[str]:
     return out
 
 
-def states_relation(text: str, tokens: AbstractSet[str], cjk: AbstractSet[str] | None = None) -> bool:
+def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) -> bool:
     """The memory's text states the user's relation the question names: "User's dog is called Biscuit" for
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
