@@ -20,7 +20,9 @@ move        I/we (have) moved to X /        我(们)搬(家)到X          Xに/�
             my wife and I relocated to X                             Xに引っ越してきました
 work        I work at/for X / I joined X /  我在X工作 / 我在X上班 /  私はXで働いています /
             I started working at X /        我加入了X / 我入职了X    Xに入社しました / Xに勤めています
-            I got a job at X
+            I got a job at X /
+            I'm a <position> at X /
+            ... at X as a <position>
 leaving     I quit/left/resigned from X     我从X辞职了 / 我离开了X  Xを辞めました / Xを退職しました /
             (X capitalised: an employer)    我不在X工作了            もうXで働いていません
 like        I like/love/enjoy/adore X /     我喜欢X / 我爱X          私はXが好きです /
@@ -31,7 +33,7 @@ retraction  I don't like X anymore /        我不再喜欢X /            もう
 =========== =============================== ======================== ============================
 
 Canonical fact texts: "User's name is X", "User lives in X", "User now lives in X" (a move), "User works
-at X", "User likes X", "User no longer likes X" / "用户叫X", "用户住在X", "用户现在住在X", "用户在X工作",
+at X" ("User works at X as a <position>" when one is named), "User likes X", "User no longer likes X" / "用户叫X", "用户住在X", "用户现在住在X", "用户在X工作",
 "用户喜欢X", "用户不再喜欢X" / "ユーザーの名前はX", "ユーザーはXに住んでいる", "ユーザーは今Xに住んでいる",
 "ユーザーはXで働いている", "ユーザーはXが好き", "ユーザーはもうXが好きではない". A move is stored as the new
 home ("now lives in"), so it shares words with the old home memory and retrieval finds the memory to update.
@@ -74,6 +76,7 @@ class Statement:
     lang: str = "en"
     verb: str = ""  # "move" for moves, "" otherwise
     person: str = "first"  # "first" (I/我/私) or "third" (the canonical User/用户/ユーザー form)
+    role: str = ""  # work: the position held there ("a staff engineer"), English only
 
     @property
     def single_valued(self) -> bool:
@@ -81,7 +84,8 @@ class Statement:
 
     @property
     def key(self) -> tuple[str, str]:
-        return (self.attribute, normalize_value(self.value))
+        # a new position at the same employer is a new value of the work attribute
+        return (self.attribute, normalize_value(f"{self.value} {self.role}".strip()))
 
     def relation(self) -> str:
         return RELATION_NAMES[self.attribute][self.lang]
@@ -143,6 +147,9 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "I'm a software engineer at a bank": the position and where it is held
+    ("work", "title", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:now\s+)?(?P<r>(?:a|an)\s+[a-z][a-z -]{{1,40}}?)"
+                                       rf"\s+(?:at|for|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
@@ -193,6 +200,10 @@ _PATTERNS = {"en": _EN_PATTERNS, "zh": _ZH_PATTERNS, "ja": _JA_PATTERNS}
 _THIRD_PERSON = re.compile(r"^(?:the\s+)?user\b|^name is|^用户|^ユーザー", re.I)
 
 # clause splitting: sentence punctuation; English ", I" / " and I" / " but I"; Chinese commas
+# "I left the bank and joined Fernwood": the second statement's "I" (or "we") is left out; it is put back, as a
+# sentence of its own, before splitting
+_ELIDED_I = re.compile(r"\s+(?:and|but)\s+(?:then\s+)?(?=(?:joined|moved|relocated|quit|left|started working|started a (?:new )?job|"
+                       r"got a (?:new )?job)\b)", re.I)
 _SPLIT = re.compile(r"[.!?;。！？；\n]+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]", re.I)
 _NAME_ALONE = re.compile(r"^(?!(?:Yes|No|Ok|Okay|So|Well|Oh|Sure|Right|Then|Now|Also|Today|Yesterday)$)[A-Z][\w'’-]+$")
 
@@ -210,7 +221,9 @@ _EN_AND = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|as well as|or)\s+", re
 def split_clauses(text: str) -> list[str]:
     """Sentences and first-person clauses of a message, stripped, empty ones dropped; a greeting alone
     ("Hi!", "你好", "はじめまして") stays with the clause after it ("Hi, I'm Sam")."""
-    clauses = [c.strip(" \t\"'“”‘’") for c in _SPLIT.split(text or "") if c and c.strip(" \t\"'“”‘’")]
+    subject = re.match(r"^\s*(i|we)\b", text or "", re.I)
+    text = _ELIDED_I.sub(f". {subject.group(1)} ", text) if subject else (text or "")
+    clauses = [c.strip(" \t\"'“”‘’") for c in _SPLIT.split(text) if c and c.strip(" \t\"'“”‘’")]
     out: list[str] = []
     for clause in clauses:
         if out and _GREETING_ONLY.match(out[-1]):
@@ -220,6 +233,9 @@ def split_clauses(text: str) -> list[str]:
         else:
             out.append(clause)
     return out
+
+
+_AS_ROLE = re.compile(r"^(?P<v>.+?)\s+as\s+(?P<r>(?:a|an|the|its|their)\s+.+|[a-z][\w -]+)$", re.I)
 
 
 def _match(clause: str, lang: str) -> Statement | None:
@@ -232,16 +248,27 @@ def _match(clause: str, lang: str) -> Statement | None:
             value = re.sub(r"^(?:to|at|in)\s+", "", value) if attribute != "like" else value
             value = _EN_TAIL_TIME.sub("", value)
             # "I quit smoking" / "I left the party" / "I joined a chess club" are not jobs: an employer is named
-            # (capitalised)
-            if verb in ("leave", "join") and not value[:1].isupper():
+            # (capitalised: "Acme", "a startup called Fernwood")
+            if verb == "leave" and not value[:1].isupper():
+                continue
+            if verb == "join" and not re.search(r"(?:^|\s)[A-Z]", value):
+                continue
+            if verb == "title" and re.match(r"(?:a|an)\s+(?:big\s+|huge\s+)?(?:fan|regular|guest|customer|visitor|member)\b",
+                                            m.group("r"), re.I):
                 continue
             if verb == "intro" and re.search(r"(?:ese|ish)$", value):  # "I'm Japanese": not a name
                 continue
         if not value or len(value) > 80:
             continue
+        role = ""
+        if attribute == "work" and lang == "en":
+            role = m.group("r").strip() if verb == "title" else ""
+            held = _AS_ROLE.match(value)  # "Fernwood as a staff engineer"
+            if held:
+                value, role = held.group("v").strip(), held.group("r").strip()
         person = "third" if _THIRD_PERSON.match(clause) else "first"
         return Statement(attribute=attribute, value=value, polarity=polarity, lang=lang,
-                         verb="move" if verb == "move" else "", person=person)
+                         verb="move" if verb == "move" else "", person=person, role=role)
     return None
 
 
@@ -310,7 +337,9 @@ def fact_text(st: Statement) -> str:
     if st.attribute == "home":
         return f"User now lives in {v}" if st.verb == "move" else f"User lives in {v}"
     if st.attribute == "work":
-        return f"User works at {v}" if st.polarity else f"User no longer works at {v}"
+        if not st.polarity:
+            return f"User no longer works at {v}"
+        return f"User works at {v} as {st.role}" if st.role else f"User works at {v}"
     return f"User likes {v}" if st.polarity else f"User no longer likes {v}"
 
 

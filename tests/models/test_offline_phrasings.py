@@ -50,6 +50,13 @@ from memoryx.models.offline_rules import fact_text, parse_statements
     ("I started working at Pied Piper", ["User works at Pied Piper"]),
     ("我入职了美团", ["用户在美团工作"]),
     ("任天堂に入社しました", ["ユーザーは任天堂で働いている"]),
+    # a position, said with the employer or after it; a second statement whose "I" is left out
+    ("I'm a software engineer at a bank.", ["User works at a bank as a software engineer"]),
+    ("Actually I am now a nurse at St Mary's", ["User works at St Mary's as a nurse"]),
+    ("I joined Globex as a data analyst", ["User works at Globex as a data analyst"]),
+    ("I left the bank and joined a startup called Fernwood as a staff engineer.",
+     ["User works at a startup called Fernwood as a staff engineer"]),
+    ("We sold the flat and moved to Leeds", ["User now lives in Leeds"]),
 ])
 def test_paraphrases_are_read(text, facts):
     assert [fact_text(st) for st in parse_statements(text)] == facts
@@ -58,6 +65,7 @@ def test_paraphrases_are_read(text, facts):
 @pytest.mark.parametrize("text", [
     "I'm tired", "I'm Japanese", "I quit smoking", "I left the party early", "I'm moving to Rome next year?",
     "我是学生", "我喜欢", "私は学生です", "Big news: nothing happened",
+    "I joined a chess club", "I'm a regular at the Crown", "I'm a guest at the Ritz tonight",
 ])
 def test_near_misses_stay_unread(text):
     assert parse_statements(text) == []
@@ -67,6 +75,21 @@ def test_leaving_a_job_deletes_the_job_and_keeps_why():
     memories = [{"id": "0", "text": "User works at Initech"}, {"id": "1", "text": "User lives in Oslo"}]
     ops = judge(memories, [{"fact": 0, "text": "User no longer works at Initech"}])
     assert [(o["event"], o["id"]) for o in ops] == [("DELETE", "0"), ("ADD", None)]
+
+
+def test_a_new_position_replaces_the_old_job():
+    """A job change told as "left X and joined Y as Z": one work memory, updated, the left-out "I" restored;
+    a clause that is no statement after "and" stays with its sentence."""
+    memories = [{"id": "0", "text": "User works at a bank as a software engineer"}, {"id": "1", "text": "User lives in Oslo"}]
+    facts = extract_user_facts("I left the bank and joined a startup called Fernwood as a staff engineer.")
+    assert "User works at a startup called Fernwood as a staff engineer" in [f["text"] for f in facts]
+    ops = judge(memories, [{"fact": 0, "text": "User works at a startup called Fernwood as a staff engineer"}])
+    assert [(o["event"], o["id"]) for o in ops] == [("UPDATE", "0")]
+    # a promotion at the same employer is a new value too
+    ops = judge(memories, [{"fact": 0, "text": "User works at a bank as a senior engineer"}])
+    assert [(o["event"], o["id"]) for o in ops] == [("UPDATE", "0")]
+    assert [f["text"] for f in extract_user_facts("I went to the market and bought fresh figs")] == \
+        ["I went to the market and bought fresh figs"]
 
 
 def test_a_chat_in_three_languages_is_remembered(tmp_path):
