@@ -1,7 +1,4 @@
 """fuse: the recall paths' best-first lists -> one list with a fused relevance in [0, 1] and the paths that
-
-if TYPE_CHECKING:
-    from langgraph.runtime import Runtime
 found each hit ("sources"). The first stage of the rank node (nodes/rank.py).
 
 Weighted fusion (MEMORYX_FUSION=weighted, the default) min-max normalises each path's scores and sums them
@@ -17,6 +14,9 @@ from typing import TYPE_CHECKING
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context
 from memoryx.search.state import RankState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 PATHS = ("dense", "keyword", "graph", "time", "preference")
 RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5, "preference": 0.5}
