@@ -1,8 +1,5 @@
 """Step 7 of the add graph: reconcile the knowledge graph with this run (SQL first, then projections).
 
-if TYPE_CHECKING:
-    from langgraph.runtime import Runtime
-
 Order of work: every read and the one model call happen first, then the writes, so a failing model call
 leaves nothing half-written and a replay after a crash converges (invalidating twice is a no-op, adding a
 valid relation twice returns the first).
@@ -79,6 +76,9 @@ from memoryx.prompts.graph import (
 )
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,5 @@
 """retrieve_similar: the existing memories the judge must see.
 
-if TYPE_CHECKING:
-    from langgraph.runtime import Runtime
-
 All facts are embedded in ONE batch; for each fact the top-k memories of the same scope above the
 similarity threshold are fetched (Context.similar_top_k / similarity_threshold); hits are deduplicated,
 re-read from SQL (the system of record: a memory deleted since its projection is not shown), and their real
@@ -38,6 +35,9 @@ from memoryx.knowledge.importance import confidence, evaluate, source_of
 from memoryx.lifecycle.state import visible_filter
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 KEYWORD_TOP_K = 3  # keyword (BM25) candidates per fact, next to the dense top-k
 

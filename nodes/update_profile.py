@@ -1,8 +1,5 @@
 """update_profile: keep the user (and group) profiles in step with the memories this add run wrote.
 
-if TYPE_CHECKING:
-    from langgraph.runtime import Runtime
-
 Runs after execute_ops (and after store_raw, where it has nothing to read: raw turns are not facts). For each
 memory the run added or updated, the rules of memoryx.knowledge.profiles read profile values from its text ("User lives
 in Shanghai" -> home = Shanghai, with the memory id); the subject is the memory's own user (in a group chat,
@@ -34,6 +31,9 @@ from memoryx.models.step_calls import ask_or_fall_back, run_options
 from memoryx.prompts.profile import PROFILE_PROMPT, RETRY_PROFILE_PROMPT, ProfileUpdates, profile_input
 from memoryx.runtime.context import Context, services_of
 from memoryx.state import AddState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
