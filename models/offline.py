@@ -149,6 +149,11 @@ def _graph_handles(messages, tools) -> bool:
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'’-]+ and I)\b", re.I)
+# someone in the user's life named by name: "Daniel's birthday is on 12 March", "Marta works at a bakery"
+_NAMED_PERSON_EN = re.compile(
+    r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
+    r"Everyone|Everybody|Nobody|Someone|Somebody)\b)[A-Z][a-z]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
+    r"\s+(?:is|works|lives|has|likes|loves|plays|studies|teaches|runs|owns))\b")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
 _JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
 _EN_REWRITES = [
@@ -244,6 +249,8 @@ def _generic_fact(clause: str) -> str | None:
     lang = rules.detect_language(clause)
     clause = _dated_order(clause, lang)
     if lang == "en":
+        if _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
+            return clause
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:

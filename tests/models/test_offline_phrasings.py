@@ -144,6 +144,9 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Tom and I got engaged in Lisbon!", ["Tom and I got engaged in Lisbon"]),
     ("I live in Bristol with my boyfriend Tom.", ["User lives in Bristol with my boyfriend Tom", "User's boyfriend is Tom"]),
     ("Yes and I agree with that plan.", ["I agree with that plan"]),
+    # someone in the user's life, named
+    ("Daniel's birthday is on the 12th of March.", ["Daniel's birthday is on the 12th of March"]),
+    ("Marta works at a bakery in Seattle.", ["Marta works at a bakery in Seattle"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -156,6 +159,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "東京は大きい都市です。",  # a description, not something the speaker does
     "ありがとうございました。",
     "We are fine.",  # too short to be a fact
+    "It's raining again today.", "The weather is awful here.", "Paris is lovely",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts
