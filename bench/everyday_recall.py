@@ -2,11 +2,12 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second] [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second|third] [--data-dir DIR] [--show-misses]
 
-Two lives: the first (24 statements, 24 questions) is the one ranking changes were made on; the second (20
-statements, 22 questions) was written later, to check that what was built on the first carries over (its
-misses were then read too: both are dev sets now).
+Three lives: the first (24 statements, 24 questions) is the one ranking changes were made on; the second (20
+statements, 22 questions) was written later, to check that what was built on the first carries over; the third
+(20 statements, 22 questions) checked the changes made on the second. Each one's misses were read after its clean
+run, so all three are dev sets now (docs/benchmarks.md gives each clean figure).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -139,7 +140,56 @@ QUESTIONS_SECOND = [
     ("私の猫の名前は何ですか？", ["モチ"], "ja"),
     ("我住在哪里？", ["Cardiff"], "zh"),
 ]
-SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND)}
+# A third life, written on 2026-11-27 after the changes made on the second and before it was first run: their
+# clean check (`--set third`); its misses were read afterwards, so it is a dev set too.
+LIFE_THIRD = [
+    (0, "Hello! My name is Kenji and I'm based in Vancouver."),
+    (4, "I'm a pharmacist at a small drugstore downtown."),
+    (15, "My husband Daniel works as an architect."),
+    (33, "We have two kids, Hana and Leo."),
+    (50, "I can't eat gluten, I have coeliac disease."),
+    (80, "Our parrot is named Kiwi."),
+    (110, "I play tennis every Sunday morning."),
+    (140, "My best friend Marta lives in Seattle."),
+    (180, "I'm reading a lot of science fiction lately, Ursula Le Guin is my favourite author."),
+    (230, "I finished my first triathlon yesterday!"),
+    (280, "We moved to Victoria last month."),
+    (300, "I quit the drugstore and started working at Island Health as a clinical pharmacist."),
+    (340, "I gave up tennis because of my knee, now I swim instead."),
+    (380, "My car is a green Subaru Outback."),
+    (420, "Daniel's birthday is on the 12th of March."),
+    (470, "I hate spicy food."),
+    (510, "我的儿子Leo开始学钢琴了。"),
+    (540, "我每周三去学中文。"),
+    (580, "私の母は大阪に住んでいます。"),
+    (610, "毎晩日記を書いています。"),
+]
+
+QUESTIONS_THIRD = [
+    ("Where do I live now?", ["Victoria"], "en"),
+    ("What's my husband's name?", ["Daniel"], "en"),
+    ("What does my husband do for a living?", ["architect"], "en"),
+    ("What are my kids called?", ["Hana|Leo"], "en"),
+    ("Is there anything I can't eat?", ["gluten"], "en"),
+    ("What's my parrot's name?", ["Kiwi"], "en"),
+    ("What sport do I do now?", ["swim"], "en"),
+    ("Where does Marta live?", ["Seattle"], "en"),
+    ("Recommend me a novel.", ["science fiction|Le Guin"], "en"),
+    ("When did I do my first triathlon?", ["triathlon"], "en"),
+    ("Where do I work?", ["Island Health"], "en"),
+    ("What's my job?", ["pharmacist"], "en"),
+    ("What car do I have?", ["Subaru"], "en"),
+    ("When is Daniel's birthday?", ["March"], "en"),
+    ("What food should I avoid ordering for me?", ["spicy|gluten"], "en"),
+    ("Do I still play tennis?", ["tennis"], "en"),
+    ("What instrument is my son learning?", ["钢琴"], "en"),
+    ("我儿子在学什么？", ["钢琴"], "zh"),
+    ("我每周三做什么？", ["中文"], "zh"),
+    ("我丈夫叫什么名字？", ["Daniel"], "zh"),
+    ("母はどこに住んでいますか？", ["大阪"], "ja"),
+    ("毎晩何をしていますか？", ["日記"], "ja"),
+]
+SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
