@@ -215,7 +215,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         relation_cjk=tuple(sorted(cjk_relation(query))),
         current_value=asks_current_value(query),
         preferences=asks_recommendation(query),
-        current=asks_current(query) and not asks_when(query),
+        current=asks_current(query, names_relation=bool(relation_words(query) or cjk_relation(query)))
+        and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

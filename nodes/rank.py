@@ -1,7 +1,4 @@
 """rank: the ranking stage of the search graph and its last node - fusion (nodes/fuse.py), the SQL rows and
-
-if TYPE_CHECKING:
-    from langgraph.runtime import Runtime
 their neighbouring context (nodes/expand_context.py), the final score (`score` below), the reranker
 (nodes/rerank.py) when the plan names one, and the mem0-shaped result (nodes/finalize.py).
 
@@ -33,13 +30,17 @@ from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
 
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
 
 def score(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     cands = list(state.get("candidates") or [])
-    if plan.current:  # how things stand now: the latest of the close candidates first (memoryx.search.current)
-        prefer_latest(cands, plan.tuning.current_bonus, plan.current_value)
+    if plan.current or plan.current_value:  # how things stand now: the latest of the close candidates first,
+        # a relation that ended below those that hold (memoryx.search.current)
+        prefer_latest(cands, plan.tuning.current_bonus, plan.current_value, newest=plan.current)
     final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     ranked = superseded_last(ordered(cands, None), plan.now)

@@ -16,10 +16,11 @@ from memoryx.search.scoring import epoch_of, event_time
 
 CLOSE = 0.35  # relevance within this of the best candidate's competes on time
 
-_CURRENT = re.compile(
+_NOW = re.compile(
     r"\b(now|currently|current|these days|at the moment|at present|presently|still|latest|most recent|anymore)\b"
-    r"|\b(do|does|am|is|are) (i|my|we|our)\b|\b(what|who|where)(?:'s| is| are) my\b"
-    r"|现在|目前|当前|如今|还在|最近的|今は|現在|今の|最新|[てで]います", re.I)
+    r"|现在|目前|当前|如今|还在|最近的|今は|現在|今の|最新", re.I)
+_CURRENT = re.compile(
+    _NOW.pattern + r"|\b(do|does|am|is|are) (i|my|we|our)\b|\b(what|who|where)(?:'s| is| are) my\b|[てで]います", re.I)
 _PAST = re.compile(r"\b(did|was|were|used to|previously|before|originally|first|ago|last (year|month|week))\b"
                    r"|以前|之前|过去|当初|昔|前に", re.I)
 
@@ -36,10 +37,14 @@ _ASKS_VALUE = re.compile(r"\b(what|where|who|whom|which|how)\b|什么|哪|谁|�
 STATEMENT_CHARS = 200  # a longer text (a chat turn) saying "used to" somewhere is not an ended relation
 
 
+# ... and what holds instead: "I gave up tennis, now I swim instead" states the current value too
+_INSTEAD = re.compile(r"\b(now|instead|switched to|these days)\b|现在|改为|改成|今は|代わりに", re.I)
+
+
 def ends_relation(text: str) -> bool:
     """"I quit my job at the hospital", "I stopped playing the guitar", 我不再..., 仕事を辞めた: a statement (a
-    fact-sized text) saying the relation is over."""
-    return len(text) <= STATEMENT_CHARS and bool(_ENDED.search(text))
+    fact-sized text) saying the relation is over, and not what holds instead."""
+    return len(text) <= STATEMENT_CHARS and bool(_ENDED.search(text)) and not _INSTEAD.search(text)
 
 
 def asks_current_value(query: str) -> bool:
@@ -48,28 +53,36 @@ def asks_current_value(query: str) -> bool:
     return asks_current(query) and bool(_ASKS_VALUE.search(query))
 
 
-def asks_current(query: str) -> bool:
-    """A question about how things stand (present tense or "now"), not about the past."""
-    return bool(_CURRENT.search(query)) and not _PAST.search(query)
+def asks_current(query: str, names_relation: bool = True) -> bool:
+    """A question about how things stand, not about the past: one saying "now" (currently, still, 现在, 今は), or
+    one in the present tense about a relation that changes (`names_relation`: "where do I live", "who is my
+    manager"). "What sport do I do?" names none: a habit, whose newest mention is no better than the others."""
+    if _PAST.search(query):
+        return False
+    return bool(_NOW.search(query)) or (names_relation and bool(_CURRENT.search(query)))
 
 
-def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False) -> None:
-    """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place). When the
-    question asks for the current value (`asks_current_value`), a memory saying the relation ended ("I quit my
-    job", "I cycle to work no more") loses `bonus` instead: however recent, it is not how things stand, and it
-    ranks as older than the oldest state that still holds."""
+def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, newest: bool = True) -> None:
+    """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place; `newest`
+    False: no such bonus). When the question asks for the current value (`asks_current_value`), a memory saying
+    the relation ended ("I quit my job", "I cycle to work no more") loses `bonus` instead: however recent, it is
+    not how things stand, and it ranks as older than the oldest state that still holds."""
     if bonus <= 0 or not cands:
         return
     best = max(c["relevance"] for c in cands)
     close = [(c, event_time(c["memory"])) for c in cands if c["relevance"] >= best - CLOSE]
+    ended = {id(c) for c, _ in close if value_asked and ends_relation(c["memory"].get("memory") or "")}
+    if ended:  # however strong a match, an ended relation is below the best candidate still holding
+        holding = max((c["relevance"] for c in cands if id(c) not in ended), default=best)
+        for c, _ in close:
+            if id(c) in ended:
+                c["relevance"] = min(c["relevance"], holding) - bonus
     times = [ts for _, ts in close if ts is not None]
-    if len(times) < 2 or max(times) - min(times) <= 0:
+    if not newest or len(times) < 2 or max(times) - min(times) <= 0:
         return
     lo, span = min(times), max(times) - min(times)
     for c, ts in close:
-        if value_asked and ends_relation(c["memory"].get("memory") or ""):
-            c["relevance"] -= bonus  # an ended relation is before every state still holding
-        elif ts is not None:
+        if id(c) not in ended and ts is not None:
             c["relevance"] += bonus * (ts - lo) / span
 
 

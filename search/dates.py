@@ -28,7 +28,9 @@ MONTHS["sept"] = 9
 WEEKDAYS = {d.lower() for d in calendar.day_name}
 
 _WHEN_RE = re.compile(
-    r"^\s*(when|what (year|month|day|date|time)|how long (ago|since|before|after)?|since when|at what time)\b"
+    r"^\s*(when|how long (ago|since|before|after)?|since when|at what time)\b"
+    r"|\b(what|which) (year|month|week|weekend|day|date|time of year|season)(?:'s)?\b"
+    r"|\bhow many (days|weeks|months|years)\b"
     r"|\bwhen\b|什么时候|何时|哪一?天|哪一?年|几月|几号|几点|多久|いつ|何時|何日|何年|何月", re.I)
 
 _TIME_TEXT = re.compile(

@@ -18,6 +18,9 @@ def test_current_questions():
         assert asks_current(q), q
     for q in ("Where did I live before Paris?", "What was my first car?", "Where did I go last year?"):
         assert not asks_current(q), q
+    # present tense without "now": current only when it names a relation that changes (the caller knows)
+    assert asks_current("What sport do I do?") and not asks_current("What sport do I do?", names_relation=False)
+    assert asks_current("What sport do I do now?", names_relation=False)
 
 
 def test_latest_of_the_close_candidates_wins_and_far_ones_are_left_alone():
@@ -34,6 +37,8 @@ def test_an_ended_relation_is_not_how_things_stand():
     assert ends_relation("I quit my job at the hospital") and ends_relation("I cycle to work no more")
     assert ends_relation("我不再弹吉他了") and ends_relation("仕事を辞めました")
     assert not ends_relation("I now work as a nurse at a clinic")
+    # the ending and what holds instead, in one statement: it answers "what sport do I do now?"
+    assert not ends_relation("I gave up tennis because of my knee, now I swim instead")
     # a chat turn mentioning "used to" in passing says nothing ended
     assert not ends_relation("I'm planning a trip to Kyoto. " * 8 + "I used to love temples as a kid.")
     assert asks_current_value("What's my job?") and asks_current_value("How do I get to work?")
@@ -54,6 +59,13 @@ def test_an_ended_relation_is_not_how_things_stand():
     first, quit_, new = cands()
     prefer_latest([first, quit_, new], 0.15)  # a yes / no question: the ending counts as the event it is
     assert quit_["relevance"] > 1.0
+    # however far ahead (a keyword match of "work" in "I cycle to work no more"), below the best that holds,
+    # with or without a bonus for the newest
+    bike = _cand("bike", 1.0, "2024-12-20T00:00:00+00:00")
+    bike["memory"]["memory"] = "I cycle to work no more"
+    job = _cand("job", 0.45, "2024-10-01T00:00:00+00:00")
+    prefer_latest([bike, job], 0.15, value_asked=True, newest=False)
+    assert bike["relevance"] < job["relevance"] == 0.45
 
 
 def test_superseded_memories_rank_below_valid_ones():

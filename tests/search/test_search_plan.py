@@ -110,6 +110,11 @@ def test_dates_out_of_the_node():
     assert hi == datetime(2023, 5, 10, tzinfo=UTC).timestamp()
     assert asks_when("When did Ana move?") and asks_when("你什么时候去的东京") and asks_when("いつ行きましたか")
     assert not asks_when("Where does Ana live?")
+    # a time asked for in other words: which month / week, how many weeks
+    for q in ("Which month was John in Italy?", "In which month's game did he score 40?",
+              "After how many weeks did Tim reconnect with her?", "What year did I graduate?"):
+        assert asks_when(q), q
+    assert not asks_when("Which city did I visit?") and not asks_when("How many plants do I have?")
     assert states_time("昨天我去了公园") and states_time("We met last week") and not states_time("I like tea")
 
 
