@@ -273,8 +273,8 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
     seed_times = [ts for ts in (epoch_of(c["memory"].get("created_at")) for c in seeds) if ts is not None]
     ids = [c["id"] for c in cands[:keep]]
     penalty = services_of(runtime).settings.feedback_very_negative_penalty
-    # a memory as long as one vector window (its text spans windows of its own) stands alone: it borrows no context
-    alone = int(services_of(runtime).settings.vector_chunk_chars)
+    # a long chat turn stands alone: it borrows no context
+    alone = int(t.alone_chars)
     # the rows' times: from the scope's timeline analyze_query read (memoryx.search.reads), else read here. The
     # rows' times, the kept rows whole and their feedback: ONE read transaction (each costs a session and a
     # BEGIN). A failing context read leaves the search with plain rows and no propagation, read in a fresh

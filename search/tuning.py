@@ -24,8 +24,8 @@ Scores, in order:
    extracted facts stored at the same moment are not each other's context. With ``context_role``, when the
    question asks about one side of a chat (memoryx.search.speakers: "what did I ..."), the turns of the other
    side (metadata.role) neither lend nor borrow: the assistant's long replies, pulled up by the user's turns
-   next to them and pulling those up in turn, would otherwise fill the top k with one conversation. A memory as
-   long as a vector window (MEMORYX_VECTOR_CHUNK_CHARS, 800) borrows nothing: a long turn stands alone. An
+   next to them and pulling those up in turn, would otherwise fill the top k with one conversation. A memory at
+   least ``alone_chars`` long (800, about what the encoder reads) borrows nothing: a long turn stands alone. An
    aggregation question (step 4) propagates no context unless ``context_aggregate``: its parts are separate
    events in separate conversations, and a hit's neighbours would crowd the others out.
 4. Aggregation questions ("how many", "in total", "between", "first ... or") spread the list across sessions:
@@ -75,6 +75,8 @@ class SearchTuning(BaseModel):
     context_aggregate: bool = Field(False, description=(
         "Aggregation questions ('how many', 'in total', 'between X and Y') lend and borrow context too (off: "
         "their parts are separate events in separate conversations)."))
+    alone_chars: int = Field(800, description=(
+        "A memory at least this long (characters) borrows no context: a long chat turn says what it says (0: all borrow)."))
     context_max_gap_minutes: float = Field(30.0, description="Largest time between two steps of a neighbourhood.")
     # only conversation turns: infer=False stores messages as episodic
     context_types: tuple[str, ...] = Field(("episodic",), description="Memory types that lend and borrow context.")
