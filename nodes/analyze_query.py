@@ -49,7 +49,14 @@ from memoryx.search.plan import (
     checked_threshold,
 )
 from memoryx.search.preferences import asks_recommendation
-from memoryx.search.query import entity_candidates, normalize_query, proper_names, resolve_self_names, rewrite_query
+from memoryx.search.query import (
+    as_first_person,
+    entity_candidates,
+    normalize_query,
+    proper_names,
+    resolve_self_names,
+    rewrite_query,
+)
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
@@ -182,8 +189,10 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
     # a question about the user's own life that names a relation ("my job", 我的狗) also searches the relation's
     # other words, in the three languages: the memory may say it differently ("I work as", "User's dog")
-    role = asked_role(query)
-    keyword_extra = " ".join(relation_keywords(query)) if role == "user" else ""
+    # a question naming the user by their own name ("Where does Alice live?") is read as "Where do I live?"
+    asked = as_first_person(query, own) if own else query
+    role = asked_role(asked)
+    keyword_extra = " ".join(relation_keywords(asked)) if role == "user" else ""
     keyword_query = " ".join([semantic, *rewritten.keywords])
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
@@ -211,11 +220,11 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
         role=role,
-        relation_tokens=tuple(sorted(relation_words(query))),
-        relation_cjk=tuple(sorted(cjk_relation(query))),
-        current_value=asks_current_value(query),
+        relation_tokens=tuple(sorted(relation_words(asked))),
+        relation_cjk=tuple(sorted(cjk_relation(asked))),
+        current_value=asks_current_value(asked),
         preferences=asks_recommendation(query),
-        current=asks_current(query, names_relation=bool(relation_words(query) or cjk_relation(query)))
+        current=asks_current(asked, names_relation=bool(relation_words(asked) or cjk_relation(asked)))
         and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,

@@ -99,6 +99,20 @@ SELF_WORDS = {"en": "User", "zh": "用户", "ja": "ユーザー"}
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
 
+def as_first_person(query: str, names: list[str]) -> str:
+    """The query as the user would ask it of themselves, when it names them by one of their own names: "Where does
+    Alice live?" -> "Where does I live?", "Alice's dog" -> "my dog", "小明住在哪里" -> "我住在哪里"; what reads a
+    question about the user ("my ...", "do I ...": memoryx.search.relation_terms, speakers, current) then reads it."""
+    out = query
+    for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+        if _CJK_RUN.fullmatch(name):
+            out = out.replace(name, "私" if _KANA.search(out) else "我")
+            continue
+        out = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s|’s)(?![\w])", "my", out, flags=re.I)
+        out = re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])", "I", out, flags=re.I)
+    return out
+
+
 def resolve_self_names(query: str, names: list[str]) -> tuple[str, list[str]]:
     """(query with each of the user's own names replaced by User / 用户 / ユーザー, the names it contained)."""
     lang = "ja" if _KANA.search(query) else "zh" if _CJK_RUN.search(query) else "en"

@@ -52,3 +52,26 @@ def test_the_answer_comes_first_in_other_words_and_languages(tmp_path):
         assert "quit" in first("Did I quit my job?")  # a question about the ending still finds it
     finally:
         m.close()
+
+
+def test_a_question_naming_the_user_by_name_is_about_the_user(tmp_path):
+    """"Where does Alice live?" after "My name is Alice" and "I live in Paris": read as "where do I live", it
+    finds the home and the graph relation that states it (the walk from the hits runs for questions about the
+    user); another name is not the user."""
+    from memoryx.api.memory import Memory
+    from memoryx.search.query import as_first_person
+    from tests.support import shared_embeddings
+
+    assert as_first_person("Where does Alice live?", ["Alice"]) == "Where does I live?"
+    assert as_first_person("What is Alice's dog called?", ["Alice"]) == "What is my dog called?"
+    assert as_first_person("小明住在哪里？", ["小明"]) == "我住在哪里？"
+    assert as_first_person("Where does Alicia live?", ["Alice"]) == "Where does Alicia live?"
+    assert named_relations(as_first_person("Where does Alice live?", ["Alice"])) == ["home"]
+
+    with Memory({"data_dir": str(tmp_path / "d")}, llm="offline", embeddings=shared_embeddings()) as m:
+        m.add([{"role": "user", "content": "My name is Alice"}], user_id="alice")
+        m.add([{"role": "user", "content": "I live in Paris"}], user_id="alice")
+        res = m.search("Where does Alice live?", user_id="alice", limit=3)
+        assert "Paris" in res["results"][0]["memory"]
+        assert [(r["relationship"], r["destination"]) for r in res["relations"]] == [("lives_in", "Paris")]
+        assert m.search("Where does Bob live?", user_id="alice", limit=3)["relations"] == []
