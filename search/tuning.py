@@ -32,8 +32,9 @@ Scores, in order:
    each further hit of a session already represented scores x ``session_spread`` (memoryx.search.spread; 1, off,
    by default).
    Recommendation questions ("what should I cook", "suggest a book") add ``preference_bonus`` to memories that
-   state a preference (memoryx.search.preferences). Present-tense questions ("where do I live now") add
-   ``current_bonus`` x place in time to the candidates close to the best, and superseded memories rank below
+   state a preference (memoryx.search.preferences). Questions about how things stand ("where do I live now",
+   "who is my manager") add ``current_bonus`` x place in time to the candidates close to the best, a relation
+   that ended goes below the best candidate still holding, and superseded memories rank below
    the valid ones (memoryx.search.current). A question about two events ("how many days between X and Y",
    "which came first, X or Y", "the total of A and B") gets each event's best keyword hit just after the best
    hit (``event_cover``, memoryx.search.events).
@@ -89,7 +90,7 @@ class SearchTuning(BaseModel):
     preference_bonus: float = Field(0.15, description=(
         "Recommendation questions: added to memories that state a preference (likes, dislikes, favourites)."))
     current_bonus: float = Field(0.15, description=(
-        "Present-tense questions: added x place in time (newest 1) to candidates close to the best one."))
+        "Questions about how things stand now: added x place in time (newest 1) to candidates close to the best one."))
     role_bonus: float = Field(0.25, description=(
         "Added to chat turns of the side the question asks about (the user's for 'my ...', the assistant's for "
         "'what did you recommend')."))
