@@ -189,7 +189,53 @@ QUESTIONS_THIRD = [
     ("母はどこに住んでいますか？", ["大阪"], "ja"),
     ("毎晩何をしていますか？", ["日記"], "ja"),
 ]
-SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD)}
+# A fourth life, written on 2026-11-27 after the changes made on the third and before it was first run: their
+# clean check (`--set fourth`). Messages as people type them: several facts in one, asides, lower case.
+LIFE_FOURTH = [
+    (0, "hey, I'm Priya. I live in Dublin with my partner Alex and our dog Rufus"),
+    (6, "I teach maths at a secondary school, been doing it for six years"),
+    (20, "Alex is a nurse, she works nights at St Vincent's."),
+    (41, "I'm trying to go vegan this year, no more cheese for me!"),
+    (66, "My brother Ravi just moved to Toronto for a job at a bank."),
+    (95, "I've started running with a club on Tuesdays."),
+    (130, "ugh my knee hurts, the physio said no running for a month"),
+    (170, "I'm allergic to penicillin, found out the hard way."),
+    (215, "We bought a house in Galway! Moving next month."),
+    (250, "Finally moved into the Galway house, it's lovely."),
+    (300, "I got a new job as head of maths at a school in Galway."),
+    (340, "Rufus turned 5 today 🎂"),
+    (390, "My mum's name is Lakshmi, she lives in Chennai."),
+    (430, "I'm learning to play the cello, lessons every Saturday."),
+    (480, "我最喜欢的菜是麻婆豆腐。"),
+    (520, "我女朋友的生日是十月三号。"),
+    (560, "来月、京都に旅行します。"),
+    (600, "私は毎朝コーヒーを二杯飲みます。"),
+]
+
+QUESTIONS_FOURTH = [
+    ("Where do I live?", ["Galway"], "en"),
+    ("What's my partner's name?", ["Alex"], "en"),
+    ("What's my dog called?", ["Rufus"], "en"),
+    ("What does Alex do?", ["nurse"], "en"),
+    ("What's my job now?", ["head of maths"], "en"),
+    ("Am I vegan?", ["vegan"], "en"),
+    ("Where does my brother live?", ["Toronto"], "en"),
+    ("Can I go running at the moment?", ["running|knee"], "en"),
+    ("What medicine am I allergic to?", ["penicillin"], "en"),
+    ("How old is Rufus?", ["Rufus"], "en"),
+    ("What is my mum's name?", ["Lakshmi"], "en"),
+    ("Where does my mother live?", ["Chennai"], "en"),
+    ("What instrument am I learning?", ["cello"], "en"),
+    ("When are my cello lessons?", ["Saturday"], "en"),
+    ("What should I cook tonight?", ["麻婆豆腐|vegan"], "en"),
+    ("我最喜欢吃什么？", ["麻婆豆腐"], "zh"),
+    ("我住在哪里？", ["Galway"], "zh"),
+    ("来月どこに行きますか？", ["京都"], "ja"),
+    ("毎朝何を飲みますか？", ["コーヒー"], "ja"),
+    ("Where does Priya live?", ["Galway"], "en"),
+]
+SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
+        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

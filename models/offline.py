@@ -189,9 +189,7 @@ def extract_user_facts(content: str) -> list[dict]:
             dated = _dated_event(clause, statements)
             if dated:
                 facts.append(dated)
-            companion = _companion(clause)
-            if companion:
-                facts.append(companion)
+            facts.extend(_companions(clause))
             if statements:
                 continue
             generic = _generic_fact(clause)
@@ -215,16 +213,15 @@ def _dated_event(clause: str, statements: list) -> dict | None:
 # someone named beside the statement: "I live in Bristol with my boyfriend Tom", "I went hiking and my sister Ana
 # came too". The statement's own fact ("User lives in Bristol ...") is replaced when it changes (a move); who the
 # boyfriend is must outlive it, so it is a fact of its own
-_COMPANION_EN = re.compile(r".\b(?:with|and)\s+my\s+(\w+)\s+([A-Z][\w'’-]+)")
+_COMPANION_EN = re.compile(r".\b(?:with|and)\s+(?:my|our)\s+(\w+)\s+([A-Z][\w'’-]+)")
 
 
-def _companion(clause: str) -> dict | None:
-    """"User's boyfriend is Tom" from a clause naming "... with my boyfriend Tom" after its statement."""
-    m = _COMPANION_EN.search(clause)
-    if not m or m.group(1).lower() in {"own", "new", "old", "first", "best"}:
-        return None
-    return {"text": f"User's {m.group(1)} is {m.group(2)}", "category": "fact", "importance": 0.8,
-            "memory_type": "semantic", "owner": "user"}
+def _companions(clause: str) -> list[dict]:
+    """"User's boyfriend is Tom" (and "User's dog is Rufus") from a clause naming "... with my boyfriend Tom and
+    our dog Rufus" after its statement."""
+    return [{"text": f"User's {m.group(1)} is {m.group(2)}", "category": "fact", "importance": 0.8,
+             "memory_type": "semantic", "owner": "user"}
+            for m in _COMPANION_EN.finditer(clause) if m.group(1).lower() not in {"own", "new", "old", "first", "best"}]
 
 
 def _dated_order(clause: str, lang: str) -> str:

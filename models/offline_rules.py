@@ -7,7 +7,8 @@ parser reads those canonical texts back, so existing memories can be compared wi
 
 Covered statements (first person, and the canonical third-person form the offline model stores). Each rule
 is a sentence shape, not a list of sentences: a short lead-in before it ("Big news: ...", "So ...",
-"好消息：...", "実は、...") is skipped, and a like of several things ("I like A, B and C", "我喜欢A和B",
+"好消息：...", "実は、...") is skipped, an English statement may leave out its "I" as chat messages do ("Just
+moved to Leeds!", "I left the bank and joined Fernwood") or end in a remark after a comma ("..., love it here"), and a like of several things ("I like A, B and C", "我喜欢A和B",
 "私はAとBが好きです") is one statement per thing (`parse_clause`).
 
 =========== =============================== ======================== ============================
@@ -120,7 +121,7 @@ _EN_VALUES = r"(?P<v>[^.;!?]+?)"  # liked things may be a list: "sushi, ramen an
 # a time after a state ("I left Google last month"): the date is the message's business, not the value's
 _EN_TAIL_TIME = re.compile(r"\s+(?:(?:last|this|next)\s+\w+|yesterday|today|recently|\w+\s+\w+\s+ago|\w+\s+ago)$", re.I)
 _EN_END = r"(?:\s+(?:anymore|any more|now|too|either|very much|a lot|these days|nowadays))*\s*$"
-_ADV = r"(?:(?:really|also|just|recently|currently|now|still|actually)\s+)*"
+_ADV = r"(?:(?:really|also|just|recently|currently|now|still|actually|finally)\s+)*"
 
 _WE = r"(?:i|we|my\s+\w+\s+and\s+i)"  # the user, alone or with their household ("my wife and I moved")
 _EN_UNLIKE = (r"(?:(?:don't|do not|dont|don’t|no longer)\s+{a}(?:like|love|enjoy|care for)|(?:have\s+|'ve\s+)?"
@@ -142,7 +143,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
@@ -235,6 +236,9 @@ def split_clauses(text: str) -> list[str]:
     return out
 
 
+# a statement opening on its verb, as chat messages do ("Just moved to Leeds!", "Got a job at Acme")
+_NO_SUBJECT = re.compile(r"^(?:(?:just|finally|recently|also)\s+)?(?:moved|relocated|started|joined|got\s+a\s+(?:new\s+)?job|"
+                         r"quit|left|resigned)\b", re.I)
 _AS_ROLE = re.compile(r"^(?P<v>.+?)\s+as\s+(?P<r>(?:a|an|the|its|their)\s+.+|[a-z][\w -]+)$", re.I)
 
 
@@ -284,6 +288,10 @@ def parse_statement(clause: str) -> Statement | None:
         lead = (_LEAD_IN_EN if lang == "en" else _LEAD_IN_CJK).match(clause)
         if lead and lead.end() < len(clause):
             st = _match(clause[lead.end():].strip(), lang)
+    if st is None and lang == "en" and _NO_SUBJECT.match(clause):
+        st = _match(f"I {clause}", lang)  # "Finally moved into the Galway house": a chat leaves out the "I"
+    if st is None and lang == "en" and "," in clause:
+        st = parse_statement(clause.split(",", 1)[0])  # a remark after the statement: "..., it's lovely"
     return st
 
 

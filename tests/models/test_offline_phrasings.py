@@ -57,6 +57,11 @@ from memoryx.models.offline_rules import fact_text, parse_statements
     ("I left the bank and joined a startup called Fernwood as a staff engineer.",
      ["User works at a startup called Fernwood as a staff engineer"]),
     ("We sold the flat and moved to Leeds", ["User now lives in Leeds"]),
+    # as chat messages are typed: no "I", a remark after a comma
+    ("Finally moved into the Galway house, it's lovely.", ["User now lives in the Galway house"]),
+    ("Just moved to Leeds!", ["User now lives in Leeds"]),
+    ("Got a new job at Globex as a tester", ["User works at Globex as a tester"]),
+    ("I moved to Porto, love it here", ["User now lives in Porto"]),
 ])
 def test_paraphrases_are_read(text, facts):
     assert [fact_text(st) for st in parse_statements(text)] == facts
@@ -66,6 +71,7 @@ def test_paraphrases_are_read(text, facts):
     "I'm tired", "I'm Japanese", "I quit smoking", "I left the party early", "I'm moving to Rome next year?",
     "我是学生", "我喜欢", "私は学生です", "Big news: nothing happened",
     "I joined a chess club", "I'm a regular at the Crown", "I'm a guest at the Ritz tonight",
+    "Moved the sofa into the hall", "Left early today, so tired", "Started a new hobby",
 ])
 def test_near_misses_stay_unread(text):
     assert parse_statements(text) == []
@@ -143,6 +149,8 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # outlives the statement it came with when that one is replaced ("User lives in ..." after a move)
     ("Tom and I got engaged in Lisbon!", ["Tom and I got engaged in Lisbon"]),
     ("I live in Bristol with my boyfriend Tom.", ["User lives in Bristol with my boyfriend Tom", "User's boyfriend is Tom"]),
+    ("I live in Dublin with my partner Alex and our dog Rufus",
+     ["User lives in Dublin with my partner Alex and our dog Rufus", "User's partner is Alex", "User's dog is Rufus"]),
     ("Yes and I agree with that plan.", ["I agree with that plan"]),
     # someone in the user's life, named
     ("Daniel's birthday is on the 12th of March.", ["Daniel's birthday is on the 12th of March"]),
