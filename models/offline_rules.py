@@ -8,8 +8,9 @@ parser reads those canonical texts back, so existing memories can be compared wi
 Covered statements (first person, and the canonical third-person form the offline model stores). Each rule
 is a sentence shape, not a list of sentences: a short lead-in before it ("Big news: ...", "So ...",
 "好消息：...", "実は、...") is skipped, an English statement may leave out its "I" as chat messages do ("Just
-moved to Leeds!", "I left the bank and joined Fernwood") or end in a remark after a comma ("..., love it here"), and a like of several things ("I like A, B and C", "我喜欢A和B",
-"私はAとBが好きです") is one statement per thing (`parse_clause`).
+moved to Leeds!", "I left the bank and joined Fernwood") or end in a remark after a comma ("..., love it
+here"), and a like of several things ("I like A, B and C", "我喜欢A和B", "私はAとBが好きです") is one statement
+per thing (`parse_clause`).
 
 =========== =============================== ======================== ============================
 attribute   English                         Chinese                  Japanese
