@@ -187,12 +187,13 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     facts = scope_facts(services.sql, scope, profile_subject=profile_subject(services, scope),
                         entity_names=candidates)
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
-    # a question about the user's own life that names a relation ("my job", 我的狗) also searches the relation's
-    # other words, in the three languages: the memory may say it differently ("I work as", "User's dog")
     # a question naming the user by their own name ("Where does Alice live?") is read as "Where do I live?"
     asked = as_first_person(query, own) if own else query
     role = asked_role(asked)
-    keyword_extra = " ".join(relation_keywords(asked)) if role == "user" else ""
+    # a question that names a relation of the user ("my job", 我的狗) or of someone it names ("What does Alex do?",
+    # "Where does Marta live?") also searches the relation's other words, in the three languages: the memory may
+    # say it differently ("I work as", "User's dog", "Alex is a nurse, she works nights")
+    keyword_extra = " ".join(relation_keywords(asked, people=role != "user"))
     keyword_query = " ".join([semantic, *rewritten.keywords])
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period

@@ -50,24 +50,36 @@ _POSSESSED = re.compile(r"\b(?:my|our)\s+(\w+)", re.I)
 _DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
 
 
-def asked_words(query: str) -> set[str]:
-    """The keyword tokens of the relation an English question names ("dog" in "my dog's name")."""
-    words = [m.group(1) for rx in (_POSSESSED, _DONE_BY_ME) for m in rx.finditer(query)]
+# ... of someone the question names: "Alex's job", "where does Marta live"
+_POSSESSED_BY_NAME = re.compile(r"\b[A-Z][a-z]+(?:'s|’s)\s+(\w+)")
+_DONE_BY_NAME = re.compile(r"\b(?:do|did|does)\s+[A-Z][a-z]+\s+(\w+)")
+# "what do I do (for a living)?", "what does Alex do?": the job
+_WHAT_ONE_DOES = re.compile(
+    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?\s*\??$", re.I)
+
+
+def asked_words(query: str, people: bool = False) -> set[str]:
+    """The keyword tokens of the relation an English question names ("dog" in "my dog's name"; with `people`,
+    also of someone it names: "job" in "Alex's job")."""
+    rxs = (_POSSESSED, _DONE_BY_ME) + ((_POSSESSED_BY_NAME, _DONE_BY_NAME) if people else ())
+    words = [m.group(1) for rx in rxs for m in rx.finditer(query)]
+    if _WHAT_ONE_DOES.search(query.strip()):
+        words.append("job")
     return set(tokenize(" ".join(words)))
 
 
-def named_relations(query: str) -> list[str]:
+def named_relations(query: str, people: bool = False) -> list[str]:
     """The relations of the table the question names, in the table's order: by the English relation word
     ("my wife", "where do I live") or by a Chinese / Japanese word anywhere in it (我妹妹, 住んで)."""
-    asked = asked_words(query)
+    asked = asked_words(query, people)
     return [rel for rel in RELATIONS
             if asked & _TOKENS[rel] or any(w in query for w in _CJK[rel])]
 
 
-def relation_keywords(query: str) -> list[str]:
+def relation_keywords(query: str, people: bool = False) -> list[str]:
     """Every word, in the three languages, of the relations the question names: added to the keyword query so
     that the memory stating the relation in other words is recalled ("job" -> "work", "狗" -> "dog")."""
-    return [w for rel in named_relations(query) for w in RELATIONS[rel]]
+    return [w for rel in named_relations(query, people) for w in RELATIONS[rel]]
 
 
 def relation_words(query: str) -> set[str]:

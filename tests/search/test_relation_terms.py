@@ -15,6 +15,14 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("我妹妹什么时候结婚？") == ["sister"]
     assert named_relations("What is the capital of France?") == []
     assert named_relations("Who is my dentist?") == []  # outside the table
+    # what one does for a living; the relations of someone the question names, when asked for
+    assert named_relations("What do I do for a living?") == ["job"]
+    assert named_relations("What does Alex do?", people=True) == ["job"]
+    assert named_relations("Where does Marta live?", people=True) == ["home"]
+    assert named_relations("What is Alex's job?", people=True) == ["job"]
+    assert named_relations("What is Alex's job?") == []
+    assert named_relations("What sport do I do?") == []
+    assert named_relations("What does Jon do on weekends?", people=True) == []
 
 
 def test_the_keyword_query_gains_the_relations_other_words():
