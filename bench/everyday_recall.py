@@ -2,13 +2,13 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second|third|fourth] [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second|third|fourth|fifth] [--data-dir DIR] [--show-misses]
 
-Four lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
-(the second and third: 20 statements, 22 questions; the fourth: 18 statements typed as chat messages are, 20
-questions) was written after the changes made on the one before it and before its own first run, as their
-clean check. Each one's misses were read after that run, so all four are dev sets now (docs/benchmarks.md gives
-each clean figure).
+Five lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
+(the second and third: 20 statements, 22 questions; the fourth and fifth: 18 statements typed as chat messages
+are, 20 questions) was written after the changes made on the one before it and before its own first run, as
+their clean check. Each one's misses were read after that run, so all five are dev sets now
+(docs/benchmarks.md gives each clean figure).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -235,8 +235,53 @@ QUESTIONS_FOURTH = [
     ("毎朝何を飲みますか？", ["コーヒー"], "ja"),
     ("Where does Priya live?", ["Galway"], "en"),
 ]
+# A fifth life, written on 2026-11-27 after the changes made on the fourth and before it was first run: their
+# clean check (`--set fifth`).
+LIFE_FIFTH = [
+    (0, "Hi there, my name's Tomás and I'm from Seville, but I live in Lyon now."),
+    (9, "I work for a video game studio called Brightforge, I'm a level designer."),
+    (25, "My girlfriend Chloé is a doctor at the hospital in Lyon."),
+    (48, "We adopted two cats last week, Pip and Olive."),
+    (70, "I'm lactose intolerant so no milk in my coffee please."),
+    (100, "My sister Lucía studies architecture in Madrid."),
+    (140, "I've been playing chess online every evening."),
+    (190, "My favourite band is Radiohead."),
+    (230, "Just got back from Iceland, it was freezing!"),
+    (260, "I stopped playing chess, now I'm into sudoku."),
+    (300, "Quit Brightforge last week. Joined a small indie studio called Moth & Lantern as lead designer."),
+    (340, "Chloé and I moved to Grenoble in the spring."),
+    (380, "Olive had surgery on her paw yesterday, she's fine now."),
+    (420, "My dad Javier retired from teaching this year."),
+    (460, "我每个周末都去爬山。"),
+    (500, "我的车是一辆白色的丰田。"),
+    (540, "私の好きな食べ物はラーメンです。"),
+    (570, "妹は来年結婚します。"),
+]
+
+QUESTIONS_FIFTH = [
+    ("Where do I live now?", ["Grenoble"], "en"),
+    ("Where am I from?", ["Seville"], "en"),
+    ("Who do I work for?", ["Moth"], "en"),
+    ("What's my job title?", ["lead designer"], "en"),
+    ("What's my girlfriend's name?", ["Chloé"], "en"),
+    ("What does Chloé do?", ["doctor"], "en"),
+    ("What are my cats called?", ["Pip|Olive"], "en"),
+    ("Can I have milk?", ["lactose"], "en"),
+    ("What does my sister study?", ["architecture"], "en"),
+    ("What puzzle game do I play these days?", ["sudoku"], "en"),
+    ("Suggest some music I'd like.", ["Radiohead"], "en"),
+    ("Where did I travel to recently?", ["Iceland"], "en"),
+    ("What happened to Olive?", ["surgery"], "en"),
+    ("What did my dad do for work?", ["teaching"], "en"),
+    ("Where does Tomás live?", ["Grenoble"], "en"),
+    ("我周末做什么？", ["爬山"], "zh"),
+    ("我开什么车？", ["丰田"], "zh"),
+    ("私の好きな食べ物は何ですか？", ["ラーメン"], "ja"),
+    ("妹はいつ結婚しますか？", ["結婚"], "ja"),
+    ("What car do I drive?", ["丰田"], "en"),
+]
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
-        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH)}
+        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

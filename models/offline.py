@@ -153,7 +153,16 @@ _FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'�
 _NAMED_PERSON_EN = re.compile(
     r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
     r"Everyone|Everybody|Nobody|Someone|Somebody)\b)[A-Z][a-z]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
-    r"\s+(?:is|works|lives|has|likes|loves|plays|studies|teaches|runs|owns))\b")
+    r"\s+(?:is|was|works|worked|lives|lived|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|started|"
+    r"retired|moved|turned|became))\b")
+# a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
+_NEWS_NO_SUBJECT_EN = re.compile(
+    r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
+    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed)\s", re.I)
+# "I'm from Seville": where the user comes from, short as it is
+_ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+come)\s+(?:originally\s+)?from\s+[A-Z]", re.I)
+# the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
+_JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が)")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
 _JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
 _EN_REWRITES = [
@@ -246,8 +255,12 @@ def _generic_fact(clause: str) -> str | None:
     lang = rules.detect_language(clause)
     clause = _dated_order(clause, lang)
     if lang == "en":
-        if _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
+        if _NEWS_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
+            clause = "I " + clause[0].lower() + clause[1:]
+        elif _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
+        if _ORIGIN_EN.match(clause):
+            return re.sub(r"^i(?:'m|\s+am)", "User is", clause, count=1, flags=re.I).replace("I come", "User comes")
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:
@@ -264,6 +277,8 @@ def _generic_fact(clause: str) -> str | None:
         return "ユーザーは" + clause[2:]
     if clause.startswith("私の") and len(clause) >= 5:  # "私の誕生日は七月十日です"
         return "ユーザーの" + clause[2:]
+    if _JA_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
+        return "ユーザーの" + clause  # "妹は来年結婚します" -> "ユーザーの妹は来年結婚します"
     if _JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
         return clause  # "週末は山登りをしています": a Japanese statement names no subject when it is the speaker
     return None

@@ -21,11 +21,16 @@ from memoryx.search.relation_terms import cjk_words
 TOP_HITS = 3
 
 
-# the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ...")
-# or the user doing it ("I work as ...", "User lives in ...", "we moved to ..."); in Chinese or Japanese, the
+# the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ..."),
+# the user doing it ("I work as ...", "User lives in ...", "we moved to ...") or having it ("we adopted two
+# cats"); in Chinese or Japanese, the
 # user (用户 / 我 / ユーザー / 私) and a word of the relation (用户的狗, 我住在, ユーザーは東京に住んでいる)
 _STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
 _DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
+# ... or what the user has: "We adopted two cats", "I got a new car", "User has a dog"
+_OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
+                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|\d+)\s+)*"
+                        r"(\w+)", re.I)
 _SELF_CJK = re.compile("用户|我|ユーザー|私")
 _ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
 
@@ -45,7 +50,7 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
     possessive or the subject says whose."""
-    if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN)
+    if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
                       for m in rx.finditer(text)):
         return True
     return bool(cjk) and bool(_SELF_CJK.search(text)) and any(w in text for w in cjk)

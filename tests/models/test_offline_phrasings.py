@@ -155,6 +155,11 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # someone in the user's life, named
     ("Daniel's birthday is on the 12th of March.", ["Daniel's birthday is on the 12th of March"]),
     ("Marta works at a bakery in Seattle.", ["Marta works at a bakery in Seattle"]),
+    ("Olive had surgery on her paw yesterday.", ["Olive had surgery on her paw yesterday"]),
+    # short as it is, where the user comes from; a chat's own news without its "I"; family named by role in Japanese
+    ("I'm from Seville", ["User is from Seville"]),
+    ("Just got back from Iceland, it was freezing!", ["I just got back from Iceland, it was freezing"]),
+    ("妹は来年結婚します。", ["ユーザーの妹は来年結婚します"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -168,6 +173,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "ありがとうございました。",
     "We are fine.",  # too short to be a fact
     "It's raining again today.", "The weather is awful here.", "Paris is lovely",
+    "Got it, thanks", "Went well", "Just finished.",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

@@ -74,6 +74,10 @@ def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
     assert states_relation("Our dog Biscuit is a beagle", dog) and states_relation("my old dog Rex died", dog)
     assert not states_relation("User's name is Sam", dog)
     assert not states_relation("The neighbour's dog barks", dog)  # someone else's dog
+    # what the user has: "we adopted two cats", "I got a new dog"
+    cats = relation_words("What are my cats called?")
+    assert states_relation("We adopted two cats last week, Pip and Olive", cats)
+    assert states_relation("I just got a new dog", dog) and not states_relation("I have a meeting about cats", cats)
     assert not states_relation("User's dog is called Biscuit", set())
     assert "狗" in cjk_relation("我的狗叫什么名字？") and "犬" in cjk_relation("私の犬の名前は？")
     assert cjk_relation("我的医生叫什么？") == {"医"}  # outside the table: the character after 我的
