@@ -2,13 +2,13 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|second|third|fourth|fifth] [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|sixth] [--data-dir DIR] [--show-misses]
 
-Five lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
-(the second and third: 20 statements, 22 questions; the fourth and fifth: 18 statements typed as chat messages
+Six lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
+(the second and third: 20 statements, 22 questions; the fourth to sixth: 18 statements typed as chat messages
 are, 20 questions) was written after the changes made on the one before it and before its own first run, as
-their clean check. Each one's misses were read after that run, so all five are dev sets now
-(docs/benchmarks.md gives each clean figure).
+their clean check. Each one's misses were read after that run, so all six are dev sets now (docs/benchmarks.md
+gives each clean figure).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -280,8 +280,54 @@ QUESTIONS_FIFTH = [
     ("妹はいつ結婚しますか？", ["結婚"], "ja"),
     ("What car do I drive?", ["丰田"], "en"),
 ]
+# A sixth life, written on 2026-11-27 after the changes made on the fifth and before it was first run: their
+# clean check (`--set sixth`).
+LIFE_SIXTH = [
+    (0, "Morning! I'm Grace, a physiotherapist in Edinburgh."),
+    (12, "My wife Joanne runs a bakery on Leith Walk."),
+    (30, "Our son Callum is seven and obsessed with dinosaurs."),
+    (55, "I've been vegetarian since university."),
+    (85, "Started learning Italian on Tuesdays, it's harder than I thought"),
+    (120, "Callum broke his arm at school today, poor kid."),
+    (160, "I'm training for the Edinburgh marathon in May."),
+    (200, "My favourite author is Ali Smith."),
+    (240, "Joanne sold the bakery, she's going to teach baking classes instead."),
+    (280, "We got a puppy! A border collie called Fern."),
+    (320, "I switched clinics, I'm at the Royal Infirmary now."),
+    (360, "Can't drink coffee anymore, doctor's orders. Green tea only."),
+    (400, "My brother Euan lives in Glasgow with his husband."),
+    (440, "Finished the marathon in 4 hours 12 minutes!"),
+    (480, "我每天晚上给卡勒姆读书。"),
+    (520, "我妻子的生日是八月二十日。"),
+    (560, "毎週土曜日にテニスをしています。"),
+    (590, "私の好きな映画は千と千尋の神隠しです。"),
+]
+
+QUESTIONS_SIXTH = [
+    ("What's my job?", ["physiotherapist"], "en"),
+    ("Where do I work now?", ["Royal Infirmary"], "en"),
+    ("What does my wife do now?", ["teach"], "en"),
+    ("What's my son's name?", ["Callum"], "en"),
+    ("What is Callum into?", ["dinosaur"], "en"),
+    ("Do I eat meat?", ["vegetarian"], "en"),
+    ("What language am I learning?", ["Italian"], "en"),
+    ("What happened to Callum at school?", ["arm"], "en"),
+    ("What's my dog's name?", ["Fern"], "en"),
+    ("What breed is my dog?", ["collie"], "en"),
+    ("What can I drink?", ["tea"], "en"),
+    ("Where does my brother live?", ["Glasgow"], "en"),
+    ("What was my marathon time?", ["4 hours"], "en"),
+    ("Recommend a book for me.", ["Ali Smith"], "en"),
+    ("Where does Grace work?", ["Royal Infirmary"], "en"),
+    ("我晚上做什么？", ["读书"], "zh"),
+    ("我妻子的生日是哪天？", ["八月"], "zh"),
+    ("土曜日に何をしますか？", ["テニス"], "ja"),
+    ("私の好きな映画は何ですか？", ["千と千尋"], "ja"),
+    ("When is my wife's birthday?", ["八月"], "en"),
+]
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
-        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH)}
+        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH),
+        "sixth": (LIFE_SIXTH, QUESTIONS_SIXTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

@@ -180,11 +180,23 @@ def sparse_vector(text: str) -> tuple[list[int], list[float]]:
 EXTRA_WEIGHT = 0.5  # a word the query was widened with (memoryx.search.relation_terms) counts half its own
 
 
+def _extra_tokens(extra: str) -> list[str]:
+    """The tokens of the extra words: a CJK word of two or more characters by its pairs only - its single
+    characters ("上" of 上班) match far more than the word does (晚上)."""
+    out: list[str] = []
+    for word in (extra or "").split():
+        toks = tokenize(word)
+        if len(word) > 1 and _TOKEN_CJK.fullmatch(word[0]):
+            toks = [t for t in toks if len(t) > 1] or toks
+        out.extend(toks)
+    return out
+
+
 def query_sparse_vector(text: str, extra: str = "") -> tuple[list[int], list[float]]:
     """Query-side sparse vector: every distinct query token with weight 1 (BM25 sums IDF * doc weight), and the
     tokens only `extra` has (other words for what the query names) with EXTRA_WEIGHT."""
     own = {token_id(t) for t in tokenize(text)}
-    weights = {i: EXTRA_WEIGHT for i in (token_id(t) for t in tokenize(extra)) if i not in own}
+    weights = {i: EXTRA_WEIGHT for i in (token_id(t) for t in _extra_tokens(extra)) if i not in own}
     weights.update((i, 1.0) for i in own)
     ids = sorted(weights)
     return ids, [weights[i] for i in ids]

@@ -152,13 +152,21 @@ _FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'�
 # someone in the user's life named by name: "Daniel's birthday is on 12 March", "Marta works at a bakery"
 _NAMED_PERSON_EN = re.compile(
     r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
-    r"Everyone|Everybody|Nobody|Someone|Somebody)\b)[A-Z][a-z]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
-    r"\s+(?:is|was|works|worked|lives|lived|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|started|"
-    r"retired|moved|turned|became))\b")
+    r"Everyone|Everybody|Nobody|Someone|Somebody|Just|Finally|Recently|Also|Really|Actually|Honestly|Anyway|Then|"
+    r"So|Well|Still|Now)\b)[A-Z][a-z]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
+    r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
+    r"gave|found|left|began|won|lost|broke|came|became|[a-z]+ed))\b")
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 _NEWS_NO_SUBJECT_EN = re.compile(
     r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
-    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed)\s", re.I)
+    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|can't|cannot|don't|love|hate|need)\s", re.I)
+# a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
+_FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
+                          re.I)
+_VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did|can|will|would|go|went|got|\w+ed|\w+ing)\b",
+                      re.I)
+# a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
+_NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z])")
 # "I'm from Seville": where the user comes from, short as it is
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+come)\s+(?:originally\s+)?from\s+[A-Z]", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
@@ -178,11 +186,16 @@ _EN_REWRITES = [
 def extract_user_facts(content: str) -> list[dict]:
     """Facts of one user message: covered statements in canonical form, other first-person sentences verbatim."""
     facts: list[dict] = []
-    for sentence in _SENTENCE.findall(content or ""):
+    content = _NAMING_FRAGMENT.sub(", ", content or "")
+    for sentence in _SENTENCE.findall(content):
         sentence = sentence.strip()
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             continue  # questions carry no facts
         if is_chitchat(sentence):
+            continue
+        if facts and facts[-1]["category"] == "fact" and _FRAGMENT_EN.match(sentence) and not _VERBISH.search(sentence):
+            # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
+            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
             continue
         when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
         for clause in rules.split_clauses(sentence):
@@ -199,8 +212,8 @@ def extract_user_facts(content: str) -> list[dict]:
             if dated:
                 facts.append(dated)
             facts.extend(_companions(clause))
-            if statements:
-                continue
+            if statements and rules.reads_whole(clause):
+                continue  # else the statement was read before a comma: what follows is kept too
             generic = _generic_fact(clause)
             if generic:
                 facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})

@@ -280,6 +280,16 @@ def _match(clause: str, lang: str) -> Statement | None:
 def parse_statement(clause: str) -> Statement | None:
     """Parse one clause ("I live in Berlin", "用户住在北京") into a Statement, or None if not covered. A short
     lead-in before the statement ("Big news: ...", "So ...", "好消息：...", "実は、...") is skipped."""
+    return _parse(clause, before_comma=True)
+
+
+def reads_whole(clause: str) -> bool:
+    """The clause's statement is read from all of it, not only from what comes before a comma ("I'm Grace, a
+    physiotherapist": the name is read, and the rest is more than a remark the statement holds)."""
+    return _parse(clause, before_comma=False) is not None
+
+
+def _parse(clause: str, before_comma: bool) -> Statement | None:
     clause = unicodedata.normalize("NFKC", clause or "").replace("’", "'").strip().rstrip(".!?。！？")
     if not clause:
         return None
@@ -291,8 +301,8 @@ def parse_statement(clause: str) -> Statement | None:
             st = _match(clause[lead.end():].strip(), lang)
     if st is None and lang == "en" and _NO_SUBJECT.match(clause):
         st = _match(f"I {clause}", lang)  # "Finally moved into the Galway house": a chat leaves out the "I"
-    if st is None and lang == "en" and "," in clause:
-        st = parse_statement(clause.split(",", 1)[0])  # a remark after the statement: "..., it's lovely"
+    if st is None and before_comma and lang == "en" and "," in clause:
+        st = _parse(clause.split(",", 1)[0], True)  # a remark after the statement: "..., it's lovely"
     return st
 
 

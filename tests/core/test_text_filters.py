@@ -207,3 +207,8 @@ def test_words_a_query_is_widened_with_count_half():
     assert w[token_id("job")] == 1.0  # the query's own word keeps its weight
     assert w[token_id("work")] == w[token_id("occupation")] == 0.5
     assert query_sparse_vector("my job") == ([token_id("job")], [1.0])
+    # a CJK word the query is widened with counts as the word (its pairs), not as its single characters: "上" of
+    # 上班 would match 晚上 ("evening") in a memory about something else; a one-character word stays itself
+    ids, _ = query_sparse_vector("What's my job?", extra="上班 工作 働")
+    assert token_id("上班") in ids and token_id("働") in ids
+    assert token_id("上") not in ids and token_id("作") not in ids

@@ -160,6 +160,14 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("I'm from Seville", ["User is from Seville"]),
     ("Just got back from Iceland, it was freezing!", ["I just got back from Iceland, it was freezing"]),
     ("妹は来年結婚します。", ["ユーザーの妹は来年結婚します"]),
+    # nothing said is lost: what follows a statement read before a comma, a fragment naming what the sentence
+    # before it is about, a short verbless fragment after a fact
+    ("Morning! I'm Grace, a physiotherapist in Edinburgh.",
+     ["User's name is Grace", "User is Grace, a physiotherapist in Edinburgh"]),
+    ("We got a puppy! A border collie called Fern.", ["We got a puppy, A border collie called Fern"]),
+    ("Can't drink coffee anymore, doctor's orders. Green tea only.",
+     ["I can't drink coffee anymore, doctor's orders. Green tea only"]),
+    ("I moved to Leeds. Thanks!", ["User now lives in Leeds"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
