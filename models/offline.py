@@ -159,14 +159,19 @@ _NAMED_PERSON_EN = re.compile(
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 _NEWS_NO_SUBJECT_EN = re.compile(
     r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
-    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|can't|cannot|don't|love|hate|need)\s", re.I)
+    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|sold|can't|cannot|don't|love|hate|need)\s",
+    re.I)
+# ... or what it is doing: "Learning to sail this summer" (the "I'm" left out)
+_DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
+                                  r"studying|reading|saving|looking|going)\s", re.I)
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
 _FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
                           re.I)
 _VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did|can|will|would|go|went|got|\w+ed|\w+ing)\b",
                       re.I)
 # a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
-_NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z])")
+_NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z]"
+                              r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
 # "I'm from Seville": where the user comes from, short as it is
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+come)\s+(?:originally\s+)?from\s+[A-Z]", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
@@ -270,6 +275,8 @@ def _generic_fact(clause: str) -> str | None:
     if lang == "en":
         if _NEWS_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
             clause = "I " + clause[0].lower() + clause[1:]
+        elif _DOING_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
+            clause = "I'm " + clause[0].lower() + clause[1:]
         elif _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
         if _ORIGIN_EN.match(clause):

@@ -140,7 +140,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("like", "", False, re.compile(rf"^(?:user|the user)\s+(?:no longer|doesn't|does not)\s+(?:likes?|loves?|enjoys?)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "leave", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LEFT}{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", False, re.compile(rf"^(?:user|the user)\s+no longer works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("name", "", True, re.compile(rf"^(?:hi|hello|hey)?[\s,!]*(?:my name is|my name's|i am called|i'm called|call me)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("name", "", True, re.compile(rf"^(?:hi|hello|hey|hiya)?[\s,!]*(?:my name is|my name's|name's|i am called|i'm called|call me)\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
@@ -265,6 +265,8 @@ def _match(clause: str, lang: str) -> Statement | None:
                 continue
         if not value or len(value) > 80:
             continue
+        if lang == "ja" and ("は" in value or value.startswith("私の")):
+            continue  # "私の弟はベルリンで働いています": someone else's job, not a place of the user's
         role = ""
         if attribute == "work" and lang == "en":
             role = m.group("r").strip() if verb == "title" else ""

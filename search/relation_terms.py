@@ -31,6 +31,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "brother": ("brother", "哥哥", "弟弟", "兄", "弟"),
     "mother": ("mother", "mom", "mum", "妈妈", "母亲", "母", "お母さん"),
     "father": ("father", "dad", "爸爸", "父亲", "父", "お父さん"),
+    "grandmother": ("grandmother", "grandma", "granny", "奶奶", "外婆", "姥姥", "祖母", "おばあちゃん"),
+    "grandfather": ("grandfather", "grandpa", "爷爷", "外公", "姥爷", "祖父", "おじいちゃん"),
     "friend": ("friend", "朋友", "友達", "友人"),
     "manager": ("manager", "boss", "supervisor", "经理", "老板", "上司", "领导"),
     "colleague": ("colleague", "coworker", "同事", "同僚"),

@@ -26,6 +26,7 @@ from memoryx.models.offline_rules import fact_text, parse_statements
     ("Hey there. I'm Priya.", ["User's name is Priya"]),
     ("Hello, I am Tom Baker", ["User's name is Tom Baker"]),
     ("嗨，我是阿强", ["用户叫阿强"]),
+    ("Hiya, name's Oskar", ["User's name is Oskar"]),
     ("初めまして、ケンです", ["ユーザーの名前はケン"]),
     # leaving a job
     ("I resigned from Initech last week", ["User no longer works at Initech"]),
@@ -168,6 +169,11 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Can't drink coffee anymore, doctor's orders. Green tea only.",
      ["I can't drink coffee anymore, doctor's orders. Green tea only"]),
     ("I moved to Leeds. Thanks!", ["User now lives in Leeds"]),
+    ("Got a rescue cat last weekend! Her name is Smilla.", ["User got a rescue cat last weekend, Her name is Smilla"]),
+    ("Learning to sail this summer.", ["User is learning to sail this summer"]),
+    ("Sold my old Volvo, bought an electric bike instead.", ["I sold my old Volvo, bought an electric bike instead"]),
+    # someone else's job in Japanese is not the user's: kept as what it is
+    ("私の弟はベルリンで働いています。", ["ユーザーの弟はベルリンで働いています"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts

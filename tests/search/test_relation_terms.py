@@ -13,6 +13,8 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("私はどこに住んでいますか？") == ["home"] and named_relations("我住在哪里？") == ["home"]
     assert named_relations("What's my job?") == ["job"] and named_relations("Where do I work?") == ["job"]
     assert named_relations("我妹妹什么时候结婚？") == ["sister"]
+    assert named_relations("Where does my grandmother live?") == ["grandmother"]
+    assert named_relations("我奶奶住在哪里？") == ["grandmother", "home"]
     assert named_relations("What is the capital of France?") == []
     assert named_relations("Who is my dentist?") == []  # outside the table
     # what one does for a living; the relations of someone the question names, when asked for
