@@ -172,8 +172,8 @@ _VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did
 # a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
 _NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z]"
                               r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
-# "I'm from Seville": where the user comes from, short as it is
-_ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+come)\s+(?:originally\s+)?from\s+[A-Z]", re.I)
+# "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
+_ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
 _JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が)")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
@@ -217,7 +217,7 @@ def extract_user_facts(content: str) -> list[dict]:
             if dated:
                 facts.append(dated)
             facts.extend(_companions(clause))
-            if statements and rules.reads_whole(clause):
+            if statements and ("," not in clause or rules.reads_whole(clause)):
                 continue  # else the statement was read before a comma: what follows is kept too
             generic = _generic_fact(clause)
             if generic:
@@ -280,7 +280,7 @@ def _generic_fact(clause: str) -> str | None:
         elif _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
         if _ORIGIN_EN.match(clause):
-            return re.sub(r"^i(?:'m|\s+am)", "User is", clause, count=1, flags=re.I).replace("I come", "User comes")
+            return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:

@@ -35,8 +35,8 @@ retraction  I don't like X anymore /        我不再喜欢X /            もう
 =========== =============================== ======================== ============================
 
 Canonical fact texts: "User's name is X", "User lives in X", "User now lives in X" (a move), "User works
-at X" ("User works at X as a <position>" when one is named), "User likes X", "User no longer likes X" / "用户叫X", "用户住在X", "用户现在住在X", "用户在X工作",
-"用户喜欢X", "用户不再喜欢X" / "ユーザーの名前はX", "ユーザーはXに住んでいる", "ユーザーは今Xに住んでいる",
+at X" ("User works at X as a <position>" when one is named), "User likes X", "User no longer likes X" /
+"用户叫X", "用户住在X", "用户现在住在X", "用户在X工作", "用户喜欢X", "用户不再喜欢X" / "ユーザーの名前はX", "ユーザーはXに住んでいる", "ユーザーは今Xに住んでいる",
 "ユーザーはXで働いている", "ユーザーはXが好き", "ユーザーはもうXが好きではない". A move is stored as the new
 home ("now lives in"), so it shares words with the old home memory and retrieval finds the memory to update.
 

@@ -195,6 +195,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # say it differently ("I work as", "User's dog", "Alex is a nurse, she works nights")
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user"))
     keyword_query = " ".join([semantic, *rewritten.keywords])
+    relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
@@ -221,12 +222,11 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
         role=role,
-        relation_tokens=tuple(sorted(relation_words(asked))),
-        relation_cjk=tuple(sorted(cjk_relation(asked))),
+        relation_tokens=tuple(sorted(relation_tokens)),
+        relation_cjk=tuple(sorted(relation_cjk)),
         current_value=asks_current_value(asked),
         preferences=asks_recommendation(query),
-        current=asks_current(asked, names_relation=bool(relation_words(asked) or cjk_relation(asked)))
-        and not asks_when(query),
+        current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

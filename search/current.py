@@ -64,9 +64,9 @@ def asks_current(query: str, names_relation: bool = True) -> bool:
 
 def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, newest: bool = True) -> None:
     """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place; `newest`
-    False: no such bonus). When the question asks for the current value (`asks_current_value`), a memory saying
-    the relation ended ("I quit my job", "I cycle to work no more") loses `bonus` instead: however recent, it is
-    not how things stand, and it ranks as older than the oldest state that still holds."""
+    False: no such bonus). When the question asks for the current value (`asks_current_value`), a close memory
+    saying the relation ended ("I quit my job", "I cycle to work no more") goes `bonus` below the best candidate
+    still holding instead: however recent or strong a match, it is not how things stand."""
     if bonus <= 0 or not cands:
         return
     best = max(c["relevance"] for c in cands)

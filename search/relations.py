@@ -4,8 +4,8 @@
 of the user (User -has_dog-> Rex, User -lives_in-> Paris), while the memories that merely share words with the
 question ("User's name is Sam") do not. The graph path walks one hop from the entities of the best keyword hits
 (`TOP_HITS`, their relations read from the system of record) and keeps the relations whose name or ends say
-the relation the question names (memoryx.search.relation_terms.relation_words: "dog" in "my dog's name", "live" in "where do I live"):
-their memories are graph hits, whatever words they use, and gain the `relation_bonus` knob in ranking. This
+the relation the question names (memoryx.search.relation_terms.relation_words: "dog" in "my dog's name", "live"
+in "where do I live"): their memories are graph hits, whatever words they use, and gain the `relation_bonus` knob in ranking. This
 runs for questions about the user's own life (memoryx.search.speakers), bounding its cost to them. Without a
 graph (or when extraction made no relation of it), a memory whose text states the user's relation
 (`states_relation`: "User's dog is called Biscuit", "用户的狗叫旺财") gains the same bonus.
@@ -23,11 +23,10 @@ TOP_HITS = 3
 
 # the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ..."),
 # the user doing it ("I work as ...", "User lives in ...", "we moved to ...") or having it ("we adopted two
-# cats"); in Chinese or Japanese, the
-# user (用户 / 我 / ユーザー / 私) and a word of the relation (用户的狗, 我住在, ユーザーは東京に住んでいる)
+# cats"); in Chinese or Japanese, the user (用户 / 我 / ユーザー / 私) and a word of the relation (用户的狗, 我住在,
+# ユーザーは東京に住んでいる)
 _STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
 _DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
-# ... or what the user has: "We adopted two cats", "I got a new car", "User has a dog"
 _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
                         r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|\d+)\s+)*"
                         r"(\w+)", re.I)
