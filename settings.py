@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     qdrant_url: str | None = Field(None, description="Qdrant server URL for vector_backend=qdrant, or ':memory:' / a path for the client's local mode.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     vector_chunk_chars: int = Field(800, ge=0, description="A memory text longer than the encoder reads (MiniLM: ~1,000 characters) also gets the vectors of windows this many characters wide (a quarter for CJK text) covering the rest, up to 16; a window found returns its memory, once, at its best score. 0: one vector per memory (a detail deep in a long chat turn is then not found by meaning). A change applies to memories written afterwards (reindex for the others).")
+    vector_focus_chars: int = Field(200, ge=0, description="A memory text the encoder reads whole but several sentences long (over 1.25 x this, up to 1.25 x VECTOR_CHUNK_CHARS) also gets the vectors of windows this many characters wide (a quarter for CJK text) from its start, so one sentence of a chat turn is found by meaning, not only the turn's average. 0: none. Must be below VECTOR_CHUNK_CHARS to apply. A change applies to memories written afterwards (reindex for the others).")
     collection_prefix: str = Field("memoryx", description="Prefix of the Qdrant collections (<prefix>_memories, <prefix>_entities).")
 
     # --- graph store ---------------------------------------------------------------------------

@@ -65,16 +65,17 @@ def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embedding
     """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector')."""
     if settings.vector_backend == "edge":
         return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix,
-                               chunk_chars=settings.vector_chunk_chars)
+                               chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars)
     if settings.vector_backend == "qdrant":
         from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
 
         return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
-                                       embeddings=embeddings, chunk_chars=settings.vector_chunk_chars)
+                                       embeddings=embeddings, chunk_chars=settings.vector_chunk_chars,
+                                       focus_chars=settings.vector_focus_chars)
     if settings.vector_backend == "pgvector":
         from memoryx.stores.vectors.pgvector import PgVectorStore
 
         return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
                              hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars,
-                             pool_size=settings.pg_pool_size)
+                             pool_size=settings.pg_pool_size, focus_chars=settings.vector_focus_chars)
     raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

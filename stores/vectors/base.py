@@ -195,12 +195,13 @@ class VectorStore(ABC):
     _entities: Any
     _dialect: _Dialect
 
-    def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0):
+    def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0, focus_chars: int = 0):
         if int(dims) <= 0:
             raise InvalidInputError(f"dims must be positive, got {dims}")
         self.dims = int(dims)
         self.prefix = prefix
         self.chunk_chars = max(0, int(chunk_chars))  # window width of long texts (chunks.py); 0: no windows
+        self.focus_chars = max(0, int(focus_chars))  # window width of mid-length texts (chunks.py); 0: none
         self._closed = False
 
     # -- backend primitives ---------------------------------------------------------------------------
@@ -289,7 +290,7 @@ class VectorStore(ABC):
     def chunk_texts(self, text: str) -> list[str]:
         """The windows of a memory text that get vectors of their own (none for a short text): the caller
         embeds them and hands the vectors over as the item's ``chunk_vectors``."""
-        return text_chunks(text or "", self.chunk_chars)
+        return text_chunks(text or "", self.chunk_chars, self.focus_chars)
 
     def upsert_memories(self, items: list[dict]) -> None:
         """Write memory points; an item's ``chunk_vectors`` (the vectors of `chunk_texts(text)`) become window

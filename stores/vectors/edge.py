@@ -51,8 +51,9 @@ class EdgeVectorStore(VectorStore):
     Points are durable through Qdrant's write-ahead log; close() (and process exit) flushes segments.
     """
 
-    def __init__(self, path: Path, dims: int, *, prefix: str = "memoryx", chunk_chars: int = 0):
-        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
+    def __init__(self, path: Path, dims: int, *, prefix: str = "memoryx", chunk_chars: int = 0,
+                 focus_chars: int = 0):
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars, focus_chars=focus_chars)
         self.path = Path(path)
         self._memories = SharedShard.acquire(self.path / f"{prefix}_memories", self.dims)  # clear error if missing
         try:

@@ -69,8 +69,9 @@ class PgVectorStore(VectorStore):
     processes may open the same tables."""
 
     def __init__(self, url: str, dims: int, *, prefix: str = "memoryx", engine: sa.Engine | None = None,
-                 hnsw: bool = True, chunk_chars: int = 0, pool_size: int = 4):
-        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
+                 hnsw: bool = True, chunk_chars: int = 0, pool_size: int = 4,
+                 focus_chars: int = 0):
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars, focus_chars=focus_chars)
         self.hnsw = hnsw  # without the index, a large scope's "HNSW scan" is an exact sort: slower, same answer
         if not _IDENT.match(prefix):
             raise InvalidInputError(f"MEMORYX_COLLECTION_PREFIX={prefix!r}: the pgvector backend names tables after "

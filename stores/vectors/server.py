@@ -92,10 +92,11 @@ class QdrantServerVectorStore(VectorStore):
     """
 
     def __init__(self, client: "QdrantClient", dims: int, *, prefix: str = "memoryx",
-                 embeddings: "Embeddings | None" = None, chunk_chars: int = 0):
+                 embeddings: "Embeddings | None" = None, chunk_chars: int = 0,
+                 focus_chars: int = 0):
         from qdrant_client import models
 
-        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars)
+        super().__init__(dims, prefix=prefix, chunk_chars=chunk_chars, focus_chars=focus_chars)
         self.m = models
         self.client = client
         self.memories_collection = self._memories = f"{prefix}_memories"

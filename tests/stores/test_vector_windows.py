@@ -28,6 +28,22 @@ def test_windows_cover_the_rest_of_a_long_text():
     assert all(len(w) <= 260 for w in text_chunks(cjk, 800)) and text_chunks(cjk, 800)
 
 
+
+def test_focus_windows_split_a_mid_length_text_from_its_start():
+    turn = " ".join(f"Sentence {i} is about topic number {i}." for i in range(20))  # ~700 characters
+    assert text_chunks(turn, 800) == []  # the encoder reads it whole: no windows past its start
+    focus = text_chunks(turn, 800, 200)
+    assert len(focus) > 3 and all(len(w) <= 250 for w in focus)
+    assert focus[0].startswith("Sentence 0 ") and focus[-1].endswith("topic number 19.")
+    assert text_chunks(turn[:240], 800, 200) == []  # within one and a quarter windows: its own vector suffices
+    assert text_chunks(turn, 800, 0) == [] and text_chunks(turn, 0, 200) == []  # either switch turns them off
+    assert text_chunks(turn, 800, 800) == []  # a focus as wide as the windows is no focus
+    assert text_chunks(LONG, 800, 200) == text_chunks(LONG, 800)  # a long text keeps its wide windows
+    cjk = "我今天去了图书馆借了一本关于历史的书。" * 10  # 190 characters: mid-length for CJK
+    assert text_chunks(cjk, 800) == [] and all(len(w) <= 65 for w in text_chunks(cjk, 800, 200))
+    assert len(text_chunks(cjk, 800, 200)) >= 3
+
+
 @pytest.fixture(params=["edge", "qdrant-local", "pgvector"])
 def store(request, tmp_path):
     from qdrant_client import QdrantClient
