@@ -132,6 +132,7 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             continue
         if c["id"] in named or ((tokens or cjk) and mem is not None and states_relation(text, tokens, cjk)):
             c["relevance"] += t.relation_bonus
+            c["states_relation"] = True  # a statement of it: the latest one is how it stands (search/current.py)
 
 
 def _other_side(memory: dict, role: str) -> bool:

@@ -62,11 +62,14 @@ def asks_current(query: str, names_relation: bool = True) -> bool:
     return bool(_NOW.search(query)) or (names_relation and bool(_CURRENT.search(query)))
 
 
-def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, newest: bool = True) -> None:
+def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, newest: bool = True,
+                  statements: bool = False) -> None:
     """Add bonus x place-in-time to the relevance of the candidates close to the best one (in place; `newest`
     False: no such bonus). When the question asks for the current value (`asks_current_value`), a close memory
     saying the relation ended ("I quit my job", "I cycle to work no more") goes `bonus` below the best candidate
-    still holding instead: however recent or strong a match, it is not how things stand."""
+    still holding instead: however recent or strong a match, it is not how things stand. With `statements` (the
+    question names one relation of the user's), the latest of the close memories stating it comes first
+    (`_latest_statement_first`)."""
     if bonus <= 0 or not cands:
         return
     best = max(c["relevance"] for c in cands)
@@ -77,6 +80,8 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
         for c, _ in close:
             if id(c) in ended:
                 c["relevance"] = min(c["relevance"], holding) - bonus
+    if newest and statements and _latest_statement_first(close, ended, bonus):
+        return
     times = [ts for _, ts in close if ts is not None]
     if not newest or len(times) < 2 or max(times) - min(times) <= 0:
         return
@@ -84,6 +89,23 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
     for c, ts in close:
         if id(c) not in ended and ts is not None:
             c["relevance"] += bonus * (ts - lo) / span
+
+
+def _latest_statement_first(close: list[tuple[dict, float | None]], ended: set[int], bonus: float) -> bool:
+    """Two or more close candidates that are statements of the relation the question names ("I live in Leeds", later
+    "I moved to Manchester"): each later statement supersedes the earlier ones, however many more words the
+    earlier one shares with the question, so they are levelled at the best of them and ordered by time, the
+    latest `bonus` above the earliest; the other candidates gain nothing. Only fact-sized texts: a long chat turn
+    saying "I moved" in passing is no statement of where the user lives. False: fewer than two such."""
+    stating = [(c, ts) for c, ts in close if c.get("states_relation") and id(c) not in ended and ts is not None
+               and len(c["memory"].get("memory") or "") <= STATEMENT_CHARS]
+    times = [ts for _, ts in stating]
+    if len(stating) < 2 or max(times) - min(times) <= 0:
+        return False
+    top, lo, span = max(c["relevance"] for c, _ in stating), min(times), max(times) - min(times)
+    for c, ts in stating:
+        c["relevance"] = top + bonus * (ts - lo) / span
+    return True
 
 
 def superseded_last(ranked: list[dict], now: float | None) -> list[dict]:

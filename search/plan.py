@@ -65,6 +65,9 @@ class SearchPlan:
     relation_tokens: tuple[str, ...] = ()
     relation_cjk: tuple[str, ...] = ()
     current_value: bool = False  # asks what it is now ("what's my job"): an ended relation does not answer it
+    # names one relation of the user ("where do I live", not "what does my husband do"): of the memories stating
+    # it, the latest stands (memoryx.search.current)
+    one_relation: bool = False
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself

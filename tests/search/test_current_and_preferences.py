@@ -68,6 +68,53 @@ def test_an_ended_relation_is_not_how_things_stand():
     assert bike["relevance"] < job["relevance"] == 0.45
 
 
+def test_of_the_statements_of_one_relation_the_latest_stands():
+    """"I live in Leeds" matches "where do I live" better than "I moved to Manchester" does, and a sister's home
+    is newer than both: with `statements` (the question names one relation of the user's), the statements of it
+    are levelled and the latest comes first; the sister's gets nothing. Without, the newest bonus goes by time
+    among every close candidate."""
+    def cands():
+        leeds = _cand("leeds", 1.0, "2024-01-08T00:00:00+00:00")
+        moved = _cand("moved", 0.7, "2024-11-03T00:00:00+00:00")
+        sister = _cand("sister", 0.8, "2025-08-31T00:00:00+00:00")
+        for c, text in ((leeds, "I live in Leeds"), (moved, "I moved to Manchester"), (sister, "My sister lives in Lisbon")):
+            c["memory"]["memory"] = text
+        leeds["states_relation"] = moved["states_relation"] = True  # set by expand_context
+        return leeds, moved, sister
+
+    leeds, moved, sister = cands()
+    prefer_latest([leeds, moved, sister], 0.15, statements=True)
+    assert moved["relevance"] == 1.15 and leeds["relevance"] == 1.0 and sister["relevance"] == 0.8
+    leeds, moved, sister = cands()
+    prefer_latest([leeds, moved, sister], 0.15)
+    assert leeds["relevance"] > moved["relevance"]
+    # a chat turn saying "I moved" in passing is no statement of the home; one statement alone: time as before
+    leeds, moved, sister = cands()
+    moved["memory"]["memory"] = "I moved the meeting to Friday. " * 10
+    prefer_latest([leeds, moved, sister], 0.15, statements=True)
+    assert leeds["relevance"] == 1.0 and sister["relevance"] > 0.8
+
+
+def test_where_do_i_live_now_through_the_api(tmp_path):
+    """Statements added as said (`infer=False`, no judgment superseding the old home): the move, though it
+    shares fewer words with the question, answers it; a question naming two relations (the husband's job) is
+    not answered by the user's latest job."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "My name is Sam and I live in Leeds."), ("2024-01-20", "My husband Tom works as an architect."),
+            ("2024-11-03", "Big news: I moved to Manchester."), ("2025-03-01", "I work as a nurse at a clinic."),
+            ("2025-08-31", "My sister Ana lives in Lisbon.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="sam", infer=False)
+        now = "2025-12-20T12:00:00+00:00"
+        top = m.search("Where do I live now?", user_id="sam", limit=3, now=now)["results"]
+        assert "Manchester" in top[0]["memory"]
+        top = m.search("What does my husband do for a living?", user_id="sam", limit=3, now=now)["results"]
+        assert "architect" in top[0]["memory"]
+
+
 def test_superseded_memories_rank_below_valid_ones():
     gone = _cand("gone", 1.0, "2024-01-01T00:00:00+00:00", invalid="2024-06-01T00:00:00+00:00")
     valid = _cand("valid", 0.5, "2024-06-01T00:00:00+00:00")
