@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|seventh] [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|seventh] [--raw] [--data-dir DIR] [--show-misses]
 
 Seven lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
 (the second and third: 20 statements, 22 questions; the fourth to seventh: 18 statements typed as chat messages
@@ -12,9 +12,9 @@ their clean check. Each one's misses were read after that run, so all seven are 
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
-graph on. Then each question is `Memory.search(question, user_id=..., limit=3, now=...)`; a question is answered
-at rank k when the k-th result's text contains every word of its expected answer (case-insensitive; "a|b":
-either). Prints
+graph on; `--raw` adds each as it was said (`infer=False`) instead, to measure the ranking alone. Then each
+question is `Memory.search(question, user_id=..., limit=3, now=...)`; a question is answered at rank k when
+the k-th result's text contains every word of its expected answer (case-insensitive; "a|b": either). Prints
 top-1 and top-3, per language, and the misses.
 """
 
@@ -388,13 +388,15 @@ def main() -> int:
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--set", choices=sorted(SETS), default="first", help="which life (default the first)")
+    ap.add_argument("--raw", action="store_true",
+                    help="add each statement as it was said (infer=False): the ranking alone, no extraction")
     args = ap.parse_args()
     from memoryx import Memory
     from memoryx.settings import Settings
 
     tmp = tempfile.TemporaryDirectory(prefix="memoryx-everyday-") if args.data_dir is None else None
     data_dir = Path(tmp.name) if tmp else args.data_dir
-    user = f"everyday-{args.set}"
+    user = f"everyday-{args.set}" + ("-raw" if args.raw else "")
     life, questions = SETS[args.set]
     m = Memory(Settings(data_dir=data_dir), llm="offline")
     try:
@@ -402,13 +404,13 @@ def main() -> int:
         if not m.get_all(user_id=user, limit=1)["results"]:
             for day, text in life:
                 when = (START + timedelta(days=day)).isoformat()
-                m.add([{"role": "user", "content": text, "timestamp": when}], user_id=user)
+                m.add([{"role": "user", "content": text, "timestamp": when}], user_id=user, infer=not args.raw)
         added = time.perf_counter() - t0
         rows = []
         for question, words, lang in questions:
             results = m.search(question, user_id=user, limit=3, now=NOW)["results"]
             rows.append((question, lang, answered_at(results, words), [r["memory"] for r in results]))
-        print(f"everyday questions ({args.set} set): {len(life)} statements (added in {added:.1f} s, infer=True, offline model, "
+        print(f"everyday questions ({args.set} set): {len(life)} statements (added in {added:.1f} s, infer={not args.raw}, offline model, "
               f"graph on), {len(rows)} questions")
         for lang in ("all", "en", "zh", "ja"):
             sel = [r for r in rows if lang in ("all", r[1])]
