@@ -159,11 +159,15 @@ _NAMED_PERSON_EN = re.compile(
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 _NEWS_NO_SUBJECT_EN = re.compile(
     r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
-    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|sold|can't|cannot|don't|love|hate|need)\s",
+    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|sold|can't|cannot|don't|love|hate|need|"
+    r"gave|quit|stopped|switched|joined|signed|picked|found|lost|made|paid|dropped|broke)\s",
     re.I)
 # ... or what it is doing: "Learning to sail this summer" (the "I'm" left out)
 _DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
-                                  r"studying|reading|saving|looking|going)\s", re.I)
+                                  r"studying|reading|saving|looking|going|doing|taking|making|playing|getting)\s",
+                                  re.I)
+# the user as the subject of a later part: "The move is done, we're in Nottingham now"
+_FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
 _FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
                           re.I)
@@ -175,7 +179,7 @@ _NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called
 # "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
-_JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が)")
+_JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
 _JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
 _EN_REWRITES = [
@@ -203,6 +207,7 @@ def extract_user_facts(content: str) -> list[dict]:
             facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
             continue
         when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
+        generic_at = None  # the sentence's last fact kept as said: a remark after it goes on with it
         for clause in rules.split_clauses(sentence):
             if mentions_time(clause) and leading_time(clause + " x") and not leading_time(clause):
                 when = clause
@@ -221,7 +226,11 @@ def extract_user_facts(content: str) -> list[dict]:
                 continue  # else the statement was read before a comma: what follows is kept too
             generic = _generic_fact(clause)
             if generic:
+                generic_at = len(facts)
                 facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})
+            elif not statements and generic_at is not None and not is_chitchat(clause):
+                # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
+                facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
     return facts
 
 
@@ -281,6 +290,8 @@ def _generic_fact(clause: str) -> str | None:
             return clause
         if _ORIGIN_EN.match(clause):
             return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
+        if _FIRST_PERSON_LATER_EN.search(clause) and not _FIRST_PERSON_EN.match(clause) and len(clause.split()) >= 4:
+            return clause
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:

@@ -174,6 +174,13 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Sold my old Volvo, bought an electric bike instead.", ["I sold my old Volvo, bought an electric bike instead"]),
     # someone else's job in Japanese is not the user's: kept as what it is
     ("私の弟はベルリンで働いています。", ["ユーザーの弟はベルリンで働いています"]),
+    # a remark after a fact kept as said goes on with it; the user as the subject of a later part; more news
+    # without "I"; family named by role, then の
+    ("I can't eat shellfish, I'm allergic.", ["I can't eat shellfish, I'm allergic"]),
+    ("The move is done, we're in Nottingham now.", ["The move is done, we're in Nottingham now"]),
+    ("Gave up coffee, only green tea now.", ["I gave up coffee, only green tea now"]),
+    ("Doing the couch to 5k programme, week 3 now.", ["User is doing the couch to 5k programme, week 3 now"]),
+    ("息子の誕生日は十一月五日です。", ["ユーザーの息子の誕生日は十一月五日です"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
