@@ -22,7 +22,7 @@ from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relations import states_relation
+from memoryx.search.relations import about_person, people_of, states_relation
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -125,12 +125,15 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
     tokens, cjk = (set(plan.relation_tokens), set(plan.relation_cjk)) if plan.role == "user" else (set(), set())
+    # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
+    people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
     for c in cands:
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""
         if plan.current_value and ends_relation(text):
             continue
-        if c["id"] in named or ((tokens or cjk) and mem is not None and states_relation(text, tokens, cjk)):
+        if c["id"] in named or ((tokens or cjk) and mem is not None and (states_relation(text, tokens, cjk)
+                                                                         or about_person(text, people))):
             c["relevance"] += t.relation_bonus
             c["states_relation"] = True  # a statement of it: the latest one is how it stands (search/current.py)
 

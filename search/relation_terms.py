@@ -49,6 +49,8 @@ _TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
 # an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
 _POSSESSED = re.compile(r"\b(?:my|our)\s+(\w+)", re.I)
+# "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
+_POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
 _DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
 
 
@@ -67,7 +69,8 @@ def asked_words(query: str, people: bool = False) -> set[str]:
     words = [m.group(1) for rx in rxs for m in rx.finditer(query)]
     if _WHAT_ONE_DOES.search(query.strip()):
         words.append("job")
-    return set(tokenize(" ".join(words)))
+    chained = set(tokenize(" ".join(m.group(1) for m in _POSSESSED_CHAIN.finditer(query))))
+    return set(tokenize(" ".join(words))) | {t for t in chained if any(t in ts for ts in _TOKENS.values())}
 
 
 def named_relations(query: str, people: bool = False) -> list[str]:

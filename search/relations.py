@@ -8,7 +8,10 @@ the relation the question names (memoryx.search.relation_terms.relation_words: "
 in "where do I live"): their memories are graph hits, whatever words they use, and gain the `relation_bonus` knob in ranking. This
 runs for questions about the user's own life (memoryx.search.speakers), bounding its cost to them. Without a
 graph (or when extraction made no relation of it), a memory whose text states the user's relation
-(`states_relation`: "User's dog is called Biscuit", "用户的狗叫旺财") gains the same bonus.
+(`states_relation`: "User's dog is called Biscuit", "用户的狗叫旺财") gains the same bonus, and so does a memory
+about the person the relation is, by the name another memory gives them ("my husband": "User's husband Karim
+drives a taxi" names him, so "Karim started his own removals business" is about him: `people_of`,
+`about_person`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,24 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
                       for m in rx.finditer(text)):
         return True
     return bool(cjk) and bool(_SELF_CJK.search(text)) and any(w in text for w in cjk)
+
+
+_PERSON_OF = re.compile(r"\b(?i:user's|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)\s+"
+                        r"([A-Z][\w'’-]+)")
+
+
+def people_of(texts: list[str], tokens: set[str]) -> set[str]:
+    """The names the memories give the relation asked about: "Karim" from "User's husband Karim drives a taxi"
+    for "my husband"."""
+    return {m.group(2).removesuffix("'s").removesuffix("’s") for text in texts for m in _PERSON_OF.finditer(text)
+            if set(tokenize(m.group(1))) & tokens}
+
+
+def about_person(text: str, names: set[str]) -> bool:
+    """The memory is a statement about one of these people: its subject is their name ("Karim started his own
+    removals business", "Karim's van broke down")."""
+    head = re.match(r"[A-Z][\w-]+", text)
+    return bool(head) and head.group(0) in names
 
 
 def names_query(relation: dict, tokens: set[str]) -> bool:

@@ -85,3 +85,36 @@ def test_a_question_naming_the_user_by_name_is_about_the_user(tmp_path):
         assert "Paris" in res["results"][0]["memory"]
         assert [(r["relationship"], r["destination"]) for r in res["relations"]] == [("lives_in", "Paris")]
         assert m.search("Where does Bob live?", user_id="alice", limit=3)["relations"] == []
+
+
+def test_a_relation_of_a_relation_and_the_person_a_relation_is():
+    from memoryx.search.relations import about_person, people_of
+
+    # "my son's birthday" names the birthday too; "my dog's name" names no "name" relation
+    assert named_relations("When is my son's birthday?") == ["son", "birthday"]
+    assert named_relations("What's my dog's name?") == ["dog"]
+    # the name a memory gives the relation asked about, and what is said of that person
+    words = {"husband", "spous"}
+    assert people_of(["User's husband Karim drives a taxi", "My sister Ana lives in Lisbon"], words) == {"Karim"}
+    assert people_of(["my husband is Karim"], words) == set()  # not "my husband <Name>": not read
+    assert about_person("Karim started his own removals business", {"Karim"})
+    assert not about_person("I met Karim at the station", {"Karim"})
+
+
+def test_the_answer_about_someone_the_user_names(tmp_path):
+    """Statements added as said: the husband's new work is about him though it names him only by name; the son's birthday, said in Japanese, answers the English question naming both."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "My husband Karim drives a taxi."), ("2024-02-01", "My son Idris is 7."),
+            ("2024-05-10", "I teach chemistry at a school in Leicester."),
+            ("2024-07-15", "Karim started his own removals business."), ("2024-08-02", "My son does judo now."), ("2024-09-01", "私の息子の誕生日は十一月五日です。")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="n", infer=False)
+        first = lambda q: m.search(q, user_id="n", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]  # noqa: E731
+        found = m.search("What does my husband do now?", user_id="n", limit=3, now="2025-01-20T12:00:00+00:00")
+        # both statements about him first, above the son's news sharing the question's words
+        assert {r["memory"] for r in found["results"][:2]} == {"My husband Karim drives a taxi.",
+                                                             "Karim started his own removals business."}
+        assert "誕生日" in first("When is my son's birthday?")
