@@ -370,9 +370,55 @@ QUESTIONS_SEVENTH = [
     ("弟はどこで働いていますか？", ["ベルリン"], "ja"),
     ("Where does my grandmother live?", ["斯德哥尔摩"], "en"),
 ]
+# An eighth life, written on 2026-11-27 (a later session) before that session's changes to the offline model:
+# their clean check (`--set eighth`).
+LIFE_EIGHTH = [
+    (0, "hello! I'm Nadia, I teach chemistry at a secondary school in Leicester."),
+    (12, "my son Idris is 7, he's obsessed with dinosaurs"),
+    (30, "I can't eat shellfish, I'm allergic."),
+    (55, "We got a tortoise called Gus. He's older than me lol"),
+    (80, "My husband Karim drives a taxi."),
+    (115, "Doing the couch to 5k programme, week 3 now."),
+    (150, "I switched to teaching part time, Mondays to Wednesdays."),
+    (190, "Karim started his own removals business."),
+    (230, "Idris broke his arm at football, he's in a cast for six weeks."),
+    (270, "We're moving to Nottingham in August, new school for Idris."),
+    (300, "The move is done, we're in Nottingham now."),
+    (340, "My best friend Hana is getting married in Kyoto next spring."),
+    (380, "I've been listening to a lot of jazz, Nina Simone mostly."),
+    (420, "Gave up coffee, only green tea now."),
+    (450, "我妈妈每年冬天都去开罗。"),
+    (480, "我最近在学阿拉伯语书法。"),
+    (510, "夫はサッカーが大好きです。"),
+    (540, "息子の誕生日は十一月五日です。"),
+]
+
+QUESTIONS_EIGHTH = [
+    ("What's my name?", ["Nadia"], "en"),
+    ("What subject do I teach?", ["chemistry"], "en"),
+    ("Which days do I work?", ["Monday"], "en"),
+    ("How old is my son?", ["7"], "en"),
+    ("What is Idris into?", ["dinosaur"], "en"),
+    ("What am I allergic to?", ["shellfish"], "en"),
+    ("What's our tortoise called?", ["Gus"], "en"),
+    ("What does my husband do now?", ["removals"], "en"),
+    ("What happened to Idris's arm?", ["broke|cast"], "en"),
+    ("Where do I live now?", ["Nottingham"], "en"),
+    ("Whose wedding is in Kyoto?", ["Hana"], "en"),
+    ("Suggest some music for me.", ["jazz|Nina Simone"], "en"),
+    ("What do I drink these days?", ["green tea"], "en"),
+    ("How is my running going?", ["5k"], "en"),
+    ("我妈妈冬天去哪里？", ["开罗"], "zh"),
+    ("我在学什么？", ["书法"], "zh"),
+    ("夫の好きなスポーツは何ですか？", ["サッカー"], "ja"),
+    ("息子の誕生日はいつですか？", ["十一月"], "ja"),
+    ("When is my son's birthday?", ["十一月|November"], "en"),
+    ("What sport does my husband love?", ["サッカー|football"], "en"),
+]
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
         "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH),
-        "sixth": (LIFE_SIXTH, QUESTIONS_SIXTH), "seventh": (LIFE_SEVENTH, QUESTIONS_SEVENTH)}
+        "sixth": (LIFE_SIXTH, QUESTIONS_SIXTH), "seventh": (LIFE_SEVENTH, QUESTIONS_SEVENTH),
+        "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
