@@ -153,14 +153,15 @@ _FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'�
 _NAMED_PERSON_EN = re.compile(
     r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
     r"Everyone|Everybody|Nobody|Someone|Somebody|Just|Finally|Recently|Also|Really|Actually|Honestly|Anyway|Then|"
-    r"So|Well|Still|Now)\b)[A-Z][a-z]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
+    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
     r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
-    r"gave|found|left|began|won|lost|broke|came|became|[a-z]+ed))\b")
+    r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
+    r"paid|ran|rode|said|sang|saw|sent|spent|swam|taught|told|wrote|[a-z]+ed))\b")
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 _NEWS_NO_SUBJECT_EN = re.compile(
     r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
     r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|sold|can't|cannot|don't|love|hate|need|"
-    r"gave|quit|stopped|switched|joined|signed|picked|found|lost|made|paid|dropped|broke)\s",
+    r"gave|quit|stopped|switched|joined|signed|picked|found|lost|made|paid|dropped|broke|been)\s",
     re.I)
 # ... or what it is doing: "Learning to sail this summer" (the "I'm" left out)
 _DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
@@ -176,6 +177,11 @@ _VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did
 # a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
 _NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z]"
                               r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
+# ... in Chinese or Japanese: "娘が生まれました！名前はマヤです。"
+_NAMING_FRAGMENT_CJK = re.compile(r"^(?:名前は|名前が|名字叫|名字是|它叫|她叫|他叫)")
+# "Favourite band at the moment: Arctic Monkeys": a favourite said as a label and its value
+_FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s+(?:at the moment|right now|"
+                                 r"these days|ever|of all time))?\s*:\s*(.+)$", re.I)
 # "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
@@ -201,6 +207,9 @@ def extract_user_facts(content: str) -> list[dict]:
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             continue  # questions carry no facts
         if is_chitchat(sentence):
+            continue
+        if facts and _NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
+            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}、{sentence.rstrip('。！!')}")
             continue
         if facts and facts[-1]["category"] == "fact" and _FRAGMENT_EN.match(sentence) and not _VERBISH.search(sentence):
             # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
@@ -282,8 +291,11 @@ def _generic_fact(clause: str) -> str | None:
     lang = rules.detect_language(clause)
     clause = _dated_order(clause, lang)
     if lang == "en":
+        label = _FAVOURITE_LABEL_EN.match(clause)
+        if label:
+            return f"User's {label.group(1).lower()} is {label.group(2).strip()}"
         if _NEWS_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
-            clause = "I " + clause[0].lower() + clause[1:]
+            clause = ("I've " if clause.lower().startswith("been ") else "I ") + clause[0].lower() + clause[1:]
         elif _DOING_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
             clause = "I'm " + clause[0].lower() + clause[1:]
         elif _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:

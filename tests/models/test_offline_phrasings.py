@@ -181,6 +181,14 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Gave up coffee, only green tea now.", ["I gave up coffee, only green tea now"]),
     ("Doing the couch to 5k programme, week 3 now.", ["User is doing the couch to 5k programme, week 3 now"]),
     ("息子の誕生日は十一月五日です。", ["ユーザーの息子の誕生日は十一月五日です"]),
+    # a name given as "<Name> here"; "Been ..." without "I've"; a favourite as a label; named people and pets
+    # with accents and irregular verbs; the name of what the sentence before is about, in Japanese
+    ("hey there, Bruno here. I'm a paramedic in Porto.", ["User's name is Bruno", "User is a paramedic in Porto"]),
+    ("Been learning the drums for a month.", ["User has been learning the drums for a month"]),
+    ("Favourite band at the moment: Arctic Monkeys.", ["User's favourite band is Arctic Monkeys"]),
+    ("Inês opened her own clinic in Matosinhos.", ["Inês opened her own clinic in Matosinhos"]),
+    ("Luna hurt her leg chasing a cat, she's limping.", ["Luna hurt her leg chasing a cat, she's limping"]),
+    ("娘が生まれました！名前はマヤです。", ["ユーザーの娘が生まれました、名前はマヤです"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
