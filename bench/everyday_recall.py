@@ -415,10 +415,55 @@ QUESTIONS_EIGHTH = [
     ("When is my son's birthday?", ["十一月|November"], "en"),
     ("What sport does my husband love?", ["サッカー|football"], "en"),
 ]
+# A ninth life, written on 2026-11-27 after that session's changes and before its own first run: their clean
+# check (`--set ninth`).
+LIFE_NINTH = [
+    (0, "hey there, Bruno here. I'm a paramedic in Porto."),
+    (9, "My girlfriend Inês is a vet."),
+    (20, "Vegetarian since 2019, no fish either."),
+    (45, "We adopted a greyhound! Her name is Luna."),
+    (70, "my dad turns 60 on the 2nd of October"),
+    (100, "Been learning the drums for a month, my neighbours hate me."),
+    (140, "I really dislike musicals."),
+    (180, "Inês opened her own clinic in Matosinhos."),
+    (220, "Luna hurt her leg chasing a cat, she's limping."),
+    (260, "Bought a flat in Braga, moving in December."),
+    (300, "We've moved, Braga is home now."),
+    (330, "I left the ambulance service, I'm a firefighter now."),
+    (370, "Favourite band at the moment: Arctic Monkeys."),
+    (410, "Sold my motorbike, I take the train to work these days."),
+    (450, "我姐姐在伦敦当护士。"),
+    (490, "我每个星期天去游泳。"),
+    (520, "母はリスボンに住んでいます。"),
+    (550, "娘が生まれました！名前はマヤです。"),
+]
+
+QUESTIONS_NINTH = [
+    ("What's my name?", ["Bruno"], "en"),
+    ("What's my job now?", ["firefighter"], "en"),
+    ("What does my girlfriend do?", ["vet|clinic"], "en"),
+    ("Can I eat salmon?", ["vegetarian|fish"], "en"),
+    ("What's our dog called?", ["Luna"], "en"),
+    ("When is my dad's birthday?", ["October"], "en"),
+    ("What instrument am I learning?", ["drums"], "en"),
+    ("Recommend a show for date night.", ["musicals"], "en"),
+    ("Where is Inês's clinic?", ["Matosinhos"], "en"),
+    ("What happened to Luna?", ["leg|limping"], "en"),
+    ("Where do I live now?", ["Braga"], "en"),
+    ("How do I get to work?", ["train"], "en"),
+    ("Suggest a band I might like.", ["Arctic Monkeys"], "en"),
+    ("Do I still have a motorbike?", ["motorbike"], "en"),
+    ("我姐姐做什么工作？", ["护士"], "zh"),
+    ("我星期天做什么？", ["游泳"], "zh"),
+    ("母はどこに住んでいますか？", ["リスボン"], "ja"),
+    ("娘の名前は何ですか？", ["マヤ"], "ja"),
+    ("What's my daughter's name?", ["マヤ|Maya"], "en"),
+    ("Where does my mother live?", ["リスボン|Lisbon"], "en"),
+]
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
         "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH),
         "sixth": (LIFE_SIXTH, QUESTIONS_SIXTH), "seventh": (LIFE_SEVENTH, QUESTIONS_SEVENTH),
-        "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH)}
+        "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH), "ninth": (LIFE_NINTH, QUESTIONS_NINTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
