@@ -304,6 +304,8 @@ def _generic_fact(clause: str) -> str | None:
             return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
         if _FIRST_PERSON_LATER_EN.search(clause) and not _FIRST_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
+        if not _VERBISH.search(clause) and len(clause.split()) >= 3 and not _FIRST_PERSON_EN.match(clause):
+            return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:
