@@ -60,8 +60,8 @@ from memoryx.search.query import (
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
-from memoryx.search.relation_terms import named_relations, relation_keywords, relation_words
-from memoryx.search.relations import cjk_relation
+from memoryx.search.relation_terms import ONE_AT_A_TIME, named_relations, relation_keywords, relation_words
+from memoryx.search.relations import asks_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
@@ -196,6 +196,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user"))
     keyword_query = " ".join([semantic, *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
+    relations = named_relations(asked)
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
@@ -219,13 +220,14 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
         asks_when=asks_when(query),
+        asks_name=asks_name(asked),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
         role=role,
         relation_tokens=tuple(sorted(relation_tokens)),
         relation_cjk=tuple(sorted(relation_cjk)),
         current_value=asks_current_value(asked),
-        one_relation=role == "user" and len(named_relations(asked)) == 1,
+        one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
         preferences=asks_recommendation(query),
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,

@@ -22,7 +22,7 @@ from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relations import about_person, people_of, states_relation
+from memoryx.search.relations import about_person, gives_name, people_of, states_relation
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -132,10 +132,13 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         text = (mem or {}).get("memory") or ""
         if plan.current_value and ends_relation(text):
             continue
-        if c["id"] in named or ((tokens or cjk) and mem is not None and (states_relation(text, tokens, cjk)
-                                                                         or about_person(text, people))):
+        person = about_person(text, people) if people and mem is not None else None
+        if c["id"] in named or ((tokens or cjk) and mem is not None
+                                and (person or states_relation(text, tokens, cjk))):
             c["relevance"] += t.relation_bonus
-            c["states_relation"] = True  # a statement of it: the latest one is how it stands (search/current.py)
+            if plan.asks_name and gives_name(text, tokens):
+                c["relevance"] += t.naming_bonus
+            c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
 
 
 def _other_side(memory: dict, role: str) -> bool:

@@ -54,6 +54,7 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
+    asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
@@ -65,8 +66,8 @@ class SearchPlan:
     relation_tokens: tuple[str, ...] = ()
     relation_cjk: tuple[str, ...] = ()
     current_value: bool = False  # asks what it is now ("what's my job"): an ended relation does not answer it
-    # names one relation of the user ("where do I live", not "what does my husband do"): of the memories stating
-    # it, the latest stands (memoryx.search.current)
+    # names one relation of the user that holds one value at a time ("where do I live", not "what does my husband
+    # do" nor "how old is my son"): of the memories stating it, the latest stands (memoryx.search.current)
     one_relation: bool = False
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context

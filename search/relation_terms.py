@@ -45,6 +45,10 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
 }
 
+# relations the user holds one of at a time, a new statement replacing the last ("I moved to ..."); the others
+# are people and pets, of whom each statement may say something else ("my son is 7", "my son does judo now")
+ONE_AT_A_TIME = frozenset({"home", "job", "car", "school"})
+
 _TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for rel, words in RELATIONS.items()}
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
 # an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
@@ -59,7 +63,7 @@ _POSSESSED_BY_NAME = re.compile(r"\b[A-Z][a-z]+(?:'s|’s)\s+(\w+)")
 _DONE_BY_NAME = re.compile(r"\b(?:do|did|does)\s+[A-Z][a-z]+\s+(\w+)")
 # "what do I do (for a living)?", "what does Alex do?": the job
 _WHAT_ONE_DOES = re.compile(
-    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?\s*\??$", re.I)
+    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?(?:\s+(?:now|these\s+days|nowadays))?\s*\??$", re.I)
 
 
 def asked_words(query: str, people: bool = False) -> set[str]:

@@ -69,11 +69,27 @@ def people_of(texts: list[str], tokens: set[str]) -> set[str]:
             if set(tokenize(m.group(1))) & tokens}
 
 
-def about_person(text: str, names: set[str]) -> bool:
-    """The memory is a statement about one of these people: its subject is their name ("Karim started his own
-    removals business", "Karim's van broke down")."""
+def about_person(text: str, names: set[str]) -> str | None:
+    """The person of `names` the memory is a statement about, its subject ("Karim started his own removals
+    business", "Karim's van broke down"); None: none of them."""
     head = re.match(r"[A-Z][\w-]+", text)
-    return bool(head) and head.group(0) in names
+    return head.group(0) if head and head.group(0) in names else None
+
+
+# a question asking a name ("what's my dog's name", "what is my son called", 我女儿叫什么名字, 娘の名前は), and a
+# memory giving one ("My dog is called Pepper", "User's son Callum ...", 我的狗叫旺财, 猫の名前はモチです)
+_ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b|名字|叫什么|名前", re.I)
+_GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+[A-Z]|叫[^什]|名前は")
+
+
+def asks_name(query: str) -> bool:
+    return bool(_ASKS_NAME.search(query))
+
+
+def gives_name(text: str, tokens: set[str]) -> bool:
+    """The memory names the one the relation is (it states the relation already): "My dog is called Pepper",
+    "User's son Callum is seven" for "my son" (`tokens`), not "My dog loves the beach"."""
+    return bool(_GIVES_NAME.search(text)) or bool(people_of([text], tokens))
 
 
 def names_query(relation: dict, tokens: set[str]) -> bool:

@@ -64,6 +64,9 @@ class SearchTuning(BaseModel):
     weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
     time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")
     name_bonus: float = Field(0.10, description="Times the share of the query's names the memory mentions.")
+    naming_bonus: float = Field(0.15, description=(
+        "Added to a memory stating the relation a question asks the name of when it gives a name ('My dog is "
+        "called Pepper' for 'what's my dog's name', not 'My dog loves the beach')."))
     when_bonus: float = Field(0.10, description=(
         "Added to memories that state a time when the query asks 'when' or names a period."))
     context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")
