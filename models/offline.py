@@ -187,7 +187,7 @@ _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
 _JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
-_JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|てる|てた)[。！]?$")
+_JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|てる|てた)[。！]?$")
 _EN_REWRITES = [
     (re.compile(r"^i am\b", re.I), "User is"),
     (re.compile(r"^i'm\b", re.I), "User is"),

@@ -130,7 +130,8 @@ _EN_UNLIKE = (r"(?:(?:don't|do not|dont|don’t|no longer)\s+{a}(?:like|love|enj
               r"(?:have\s+|'ve\s+)?(?:gone|went)\s+off|(?:got|grew|am|'m)\s+(?:tired|bored|sick)\s+of)").format(a=_ADV)
 _EN_LIKE = r"(?:like|love|enjoy|adore|(?:'m|am)\s+{a}(?:into|fond of|a\s+(?:big\s+|huge\s+)?fan of))".format(a=_ADV)
 _EN_WORK = (r"(?:(?:work|(?:'m|am)\s+{a}working|(?:have|'ve)\s+been\s+working|(?:started|began)\s+(?:working|a\s+(?:new\s+)?job)|"
-            r"got\s+a\s+(?:new\s+)?job|(?:'m|am)\s+employed)\s+(?:at|for|with|by))").format(a=_ADV)
+            r"(?:got|took|accepted|landed)\s+a\s+(?:new\s+|full-time\s+|part-time\s+)?job|(?:'m|am)\s+employed)\s+"
+            r"(?:at|for|with|by))").format(a=_ADV)
 _EN_LEFT = (r"(?:quit|left|resigned\s+from|(?:'m|am)\s+leaving|(?:have|'ve)\s+left|(?:no longer|don't|do not)\s+work\s+"
             r"(?:at|for)|(?:stopped|quit)\s+working\s+(?:at|for))\s+(?:my\s+job\s+(?:at|with)\s+)?")
 
@@ -144,7 +145,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     # "hey there, Bruno here": the name alone, then "here", after a greeting
-    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
+    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
@@ -240,7 +241,8 @@ def split_clauses(text: str) -> list[str]:
 
 
 # a statement opening on its verb, as chat messages do ("Just moved to Leeds!", "Got a job at Acme")
-_NO_SUBJECT = re.compile(r"^(?:(?:just|finally|recently|also)\s+)?(?:moved|relocated|started|joined|got\s+a\s+(?:new\s+)?job|"
+_NO_SUBJECT = re.compile(r"^(?:(?:just|finally|recently|also)\s+)?(?:moved|relocated|started|joined|"
+                         r"(?:got|took|accepted|landed)\s+a\s+(?:new\s+|full-time\s+|part-time\s+)?job|"
                          r"quit|left|resigned)\b", re.I)
 _AS_ROLE = re.compile(r"^(?P<v>.+?)\s+as\s+(?P<r>(?:a|an|the|its|their)\s+.+|[a-z][\w -]+)$", re.I)
 

@@ -189,6 +189,10 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Inês opened her own clinic in Matosinhos.", ["Inês opened her own clinic in Matosinhos"]),
     ("Luna hurt her leg chasing a cat, she's limping.", ["Luna hurt her leg chasing a cat, she's limping"]),
     ("娘が生まれました！名前はマヤです。", ["ユーザーの娘が生まれました、名前はマヤです"]),
+    # a name given alone after the greeting's sentence; a job taken; a Japanese habit in the plain polite form
+    ("Hi! Mei here, I'm a graphic designer.", ["User's name is Mei", "User is a graphic designer"]),
+    ("Took a full-time job at an ad agency downtown.", ["User works at an ad agency downtown"]),
+    ("週末はよくハイキングに行きます。", ["週末はよくハイキングに行きます"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
