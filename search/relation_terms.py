@@ -43,6 +43,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "car": ("car", "drive", "车", "开车", "車", "運転"),
     "school": ("school", "university", "college", "study", "学校", "大学", "上学"),
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
+    "favourite": ("favourite", "favorite", "最喜欢", "最爱", "一番好き", "好きな"),
 }
 
 # relations the user holds one of at a time, a new statement replacing the last ("I moved to ..."); the others

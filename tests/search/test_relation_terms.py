@@ -25,6 +25,9 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("What is Alex's job?") == []
     assert named_relations("What sport do I do?") == []
     assert named_relations("What does Jon do on weekends?", people=True) == []
+    # a favourite, whatever the language it was said in
+    assert named_relations("What's my favourite novel?") == ["favourite"]
+    assert named_relations("我最喜欢的电影是什么？") == ["favourite"] and named_relations("私の好きな映画は何ですか？") == ["favourite"]
 
 
 def test_the_keyword_query_gains_the_relations_other_words():
@@ -37,7 +40,8 @@ def test_the_keyword_query_gains_the_relations_other_words():
 def test_the_answer_comes_first_in_other_words_and_languages(tmp_path):
     """One user's statements, with the offline model (extraction on) and no graph: a Chinese question finds the
     English memory of the dog, a Japanese one the home, "what's my job" the job now held (not the one left,
-    nor the recent "I quit my job", which shares the question's words)."""
+    nor the recent "I quit my job", which shares the question's words), an English one the favourite novel said
+    in Chinese."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
@@ -48,7 +52,7 @@ def test_the_answer_comes_first_in_other_words_and_languages(tmp_path):
             ("2024-12-03", "I quit my job at the hospital."),
             ("2024-12-18", "I now work as a nurse at a clinic in Salford."),
             ("2025-11-28", "週末は山登りをしています。"),
-            ("2025-12-08", "私の誕生日は七月十日です。")]
+            ("2025-12-08", "私の誕生日は七月十日です。"), ("2025-12-12", "我最喜欢的小说是《活着》。")]
     m = Memory({"data_dir": str(tmp_path / "d"), "graph_backend": "none"}, llm="offline",
                embeddings=shared_embeddings())
     try:
@@ -60,6 +64,7 @@ def test_the_answer_comes_first_in_other_words_and_languages(tmp_path):
         assert "Salford" in first("What's my job?")
         assert "Salford" in first("Where do I work?")
         assert "quit" in first("Did I quit my job?")  # a question about the ending still finds it
+        assert "活着" in first("What's my favourite novel?")
     finally:
         m.close()
 
