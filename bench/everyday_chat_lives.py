@@ -1,4 +1,4 @@
-"""The everyday bench's fourth to ninth lives (bench/everyday_recall.py): statements typed as chat messages
+"""The everyday bench's fourth to tenth lives (bench/everyday_recall.py): statements typed as chat messages
 are - several facts in one, asides, lower case, subjects left out - each life (days after its start, what the
 user said) and its questions (question, words the answer holds, language)."""
 
@@ -273,4 +273,50 @@ QUESTIONS_NINTH = [
     ("娘の名前は何ですか？", ["マヤ"], "ja"),
     ("What's my daughter's name?", ["マヤ|Maya"], "en"),
     ("Where does my mother live?", ["リスボン|Lisbon"], "en"),
+]
+
+# A tenth life, written on 2026-11-27 after the ninth's changes and before its own first run: their clean check
+# (`--set tenth`).
+LIFE_TENTH = [
+    (0, "Hi! Mei here, I'm a graphic designer, freelance, based in Vancouver."),
+    (14, "I have two kids, Leo who's 9 and Ava who's 5."),
+    (35, "Lactose intolerant, so oat milk for me."),
+    (60, "My partner Sam works at a brewery."),
+    (95, "We got a kitten, we named him Tofu."),
+    (130, "Started pottery classes on Thursday evenings, loving it."),
+    (170, "Ava lost her first tooth today!"),
+    (210, "Took a full-time job at an ad agency downtown, no more freelancing."),
+    (250, "Sam quit the brewery, he's a barista now."),
+    (290, "I can't stand country music."),
+    (330, "We're renting a cabin in Whistler for New Year."),
+    (370, "Relocated to Victoria, smaller place but closer to my parents."),
+    (410, "Leo joined the swim team, practice is Saturday mornings."),
+    (450, "我爸爸是退休的数学老师。"),
+    (480, "我最喜欢的小说是《活着》。"),
+    (510, "週末はよくハイキングに行きます。"),
+    (540, "妹は大阪で看護師をしています。"),
+    (570, "Tofu knocked over my plant again, cheeky cat."),
+]
+
+QUESTIONS_TENTH = [
+    ("What's my name?", ["Mei"], "en"),
+    ("What do I do for work now?", ["agency"], "en"),
+    ("How old is Leo?", ["9"], "en"),
+    ("Can I have a latte with regular milk?", ["lactose|oat"], "en"),
+    ("Where does my partner work now?", ["barista"], "en"),
+    ("What's our kitten's name?", ["Tofu"], "en"),
+    ("What class do I take on Thursdays?", ["pottery"], "en"),
+    ("What happened to Ava?", ["tooth"], "en"),
+    ("Suggest some music for a road trip.", ["country"], "en"),
+    ("Where are we going for New Year?", ["Whistler"], "en"),
+    ("Where do I live now?", ["Victoria"], "en"),
+    ("When does Leo have swim practice?", ["Saturday"], "en"),
+    ("Am I still freelancing?", ["freelanc"], "en"),
+    ("What did Tofu do?", ["plant"], "en"),
+    ("我爸爸以前做什么工作？", ["数学老师"], "zh"),
+    ("推荐一本小说给我。", ["活着"], "zh"),
+    ("週末は何をしますか？", ["ハイキング"], "ja"),
+    ("妹の仕事は何ですか？", ["看護師"], "ja"),
+    ("What did my dad do for a living?", ["数学老师"], "en"),
+    ("What's my favourite novel?", ["活着"], "en"),
 ]
