@@ -58,7 +58,9 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     return bool(cjk) and bool(_SELF_CJK.search(text)) and any(w in text for w in cjk)
 
 
-_PERSON_OF = re.compile(r"\b(?i:user's|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)\s+"
+# "User's husband Karim", "Our dog is a labrador called Rocco", "my sister, Ana": the relation word, then the name
+_PERSON_OF = re.compile(r"\b(?i:user's|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)"
+                        r"(?:,?\s+|\s+(?i:is|was)\s+(?i:an?\s+)?(?:\w+\s+){0,2}?(?i:called|named)\s+)"
                         r"([A-Z][\w'’-]+)")
 
 
