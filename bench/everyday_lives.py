@@ -1,4 +1,4 @@
-"""The everyday bench's first three lives (bench/everyday_recall.py): statements as people write them, each
+"""The everyday bench's lives written as statements (the first three and the eleventh) (bench/everyday_recall.py): statements as people write them, each
 life (days after its start, what the user said) and its questions (question, words the answer holds, language)."""
 
 from __future__ import annotations
@@ -157,4 +157,73 @@ QUESTIONS_THIRD = [
     ("我丈夫叫什么名字？", ["Daniel"], "zh"),
     ("母はどこに住んでいますか？", ["大阪"], "ja"),
     ("毎晩何をしていますか？", ["日記"], "ja"),
+]
+
+# An eleventh life, written on 2026-11-27 after the tenth's changes and before its own first run: their clean
+# check (`--set eleventh`). Statements as people write them, as the first three, but more of them (30), so
+# several memories compete for each question.
+LIFE_ELEVENTH = [
+    (0, "My name is Elena and I live in Turin."),
+    (4, "I work as an accountant at a car parts company."),
+    (9, "My husband Marco is a chef."),
+    (15, "We have a daughter called Sofia, she is four."),
+    (22, "My mother lives in Genoa."),
+    (30, "I'm allergic to cats."),
+    (41, "Our dog is a labrador called Rocco."),
+    (55, "My brother Luca works in Milan as a lawyer."),
+    (70, "I love hiking in the Alps."),
+    (88, "My favourite film is Cinema Paradiso."),
+    (105, "I drive a red Fiat Panda."),
+    (120, "Sofia started kindergarten this week."),
+    (140, "I'm learning German on Tuesday evenings."),
+    (160, "My best friend Giulia moved to Berlin."),
+    (185, "I don't eat pork."),
+    (210, "Marco opened his own restaurant in the city centre."),
+    (240, "I ran the Turin half marathon in 1 hour 58 minutes."),
+    (270, "My manager is called Paolo."),
+    (300, "We moved to a bigger flat in Moncalieri."),
+    (330, "I left the car parts company."),
+    (345, "I now work as a finance manager at a hospital."),
+    (370, "My new manager is Chiara."),
+    (400, "I sold the Panda and bought an electric Renault Zoe."),
+    (430, "I stopped learning German and started Spanish instead."),
+    (460, "My father passed away last spring, I miss him."),
+    (490, "Rocco is getting old, he turned ten."),
+    (520, "我女儿喜欢画画。"),
+    (550, "我每天早上喝绿茶。"),
+    (580, "夫の誕生日は三月三日です。"),
+    (610, "来月、家族でローマに行きます。"),
+]
+
+QUESTIONS_ELEVENTH = [
+    ("What's my name?", ["Elena"], "en"),
+    ("Where do I live now?", ["Moncalieri"], "en"),
+    ("What's my job?", ["finance manager"], "en"),
+    ("Where do I work now?", ["hospital"], "en"),
+    ("What does my husband do?", ["chef|restaurant"], "en"),
+    ("What's my daughter's name?", ["Sofia"], "en"),
+    ("Where does my mother live?", ["Genoa"], "en"),
+    ("Can I have a cat?", ["allergic"], "en"),
+    ("What's my dog's name?", ["Rocco"], "en"),
+    ("What does my brother do?", ["lawyer"], "en"),
+    ("Recommend a weekend activity for me.", ["hiking"], "en"),
+    ("What's my favourite film?", ["Cinema Paradiso"], "en"),
+    ("What car do I drive now?", ["Renault|Zoe"], "en"),
+    ("What language am I learning now?", ["Spanish"], "en"),
+    ("Where does Giulia live?", ["Berlin"], "en"),
+    ("Suggest a dinner for me.", ["pork"], "en"),
+    ("What was my half marathon time?", ["1 hour 58"], "en"),
+    ("Who is my manager?", ["Chiara"], "en"),
+    ("How old is our dog?", ["ten"], "en"),
+    ("Where is Marco's restaurant?", ["city centre"], "en"),
+    ("When did Sofia start kindergarten?", ["kindergarten"], "en"),
+    ("Where does Elena live?", ["Moncalieri"], "en"),
+    ("我女儿喜欢什么？", ["画画"], "zh"),
+    ("我早上喝什么？", ["绿茶"], "zh"),
+    ("夫の誕生日はいつですか？", ["三月"], "ja"),
+    ("来月どこに行きますか？", ["ローマ"], "ja"),
+    ("What does my daughter like to do?", ["画画"], "en"),
+    ("When is my husband's birthday?", ["三月"], "en"),
+    ("What do I drink in the morning?", ["绿茶|green tea"], "en"),
+    ("Is my father still alive?", ["passed away"], "en"),
 ]
