@@ -55,7 +55,24 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
                       for m in rx.finditer(text)):
         return True
-    return bool(cjk) and bool(_SELF_CJK.search(text)) and any(w in text for w in cjk)
+    return bool(cjk) and _states_cjk(text, cjk)
+
+
+_CJK_CLAUSE_END = re.compile(r"[，。,.！!？?、；;]")
+
+
+def _states_cjk(text: str, cjk: set[str]) -> bool:
+    """The user's relation in Chinese or Japanese: the user possessing it (用户的狗, ユーザーの犬: the word right
+    after the possessive), or the user as the subject of a clause naming it (我住在上海, 用户妹妹下个月结婚,
+    ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" states the mother, not the user's home."""
+    for m in _SELF_CJK.finditer(text):
+        rest = text[m.end():]
+        if rest[:1] in ("的", "の"):
+            if any(rest[1:].startswith(w) for w in cjk):
+                return True
+        elif any(w in _CJK_CLAUSE_END.split(rest, maxsplit=1)[0] for w in cjk):
+            return True
+    return False
 
 
 # "User's husband Karim", "Our dog is a labrador called Rocco", "my sister, Ana": the relation word, then the name

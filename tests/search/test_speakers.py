@@ -86,6 +86,14 @@ def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
     assert states_relation("用户的狗叫旺财", set(), {"狗"}) and states_relation("ユーザーの犬はポチ", set(), {"犬"})
     assert not states_relation("用户的名字是小明", set(), {"狗"})
     assert not states_relation("邻居的狗很吵", set(), {"狗"})  # not the user's
+    # the user as subject names the relation anywhere in its clause; a family member the user possesses is the
+    # subject of what follows: their home is not the user's
+    home = {"住", "搬"}
+    assert states_relation("用户住在上海", set(), home) and states_relation("ユーザーは東京に住んでいる", set(), home)
+    assert not states_relation("ユーザーの母は大阪に住んでいます", set(), home)
+    assert not states_relation("用户的奶奶住在斯德哥尔摩", set(), home)
+    assert states_relation("ユーザーの母は大阪に住んでいます", set(), {"母", "住"})
+    assert states_relation("用户妹妹下个月结婚", set(), {"妹妹"})
 
 
 def test_what_is_my_dogs_name_finds_the_dog_not_the_name(tmp_path):
