@@ -167,6 +167,11 @@ _NEWS_NO_SUBJECT_EN = re.compile(
 _DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
                                   r"studying|reading|saving|looking|going|doing|taking|making|playing|getting)\s",
                                   re.I)
+# any other statement opening on its verb: "Turned 40 today", "Heading to Paris next week" (kept as said: the verb
+# may not take "I" as it stands)
+_VERB_FIRST_EN = re.compile(r"^(?!(?:morning|evening|nothing|something|anything|everything|during|meeting|wedding|"
+                            r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)[a-z]{2,}(?:ed|ing)\s",
+                            re.I)
 # the user as the subject of a later part: "The move is done, we're in Nottingham now"
 _FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
@@ -306,6 +311,8 @@ def _generic_fact(clause: str) -> str | None:
             return clause
         if not _VERBISH.search(clause) and len(clause.split()) >= 3 and not _FIRST_PERSON_EN.match(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker
+        if _VERB_FIRST_EN.match(clause) and len(clause.split()) >= 3:
+            return clause
         if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
             return None
         for pattern, repl in _EN_REWRITES:

@@ -193,6 +193,8 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Hi! Mei here, I'm a graphic designer.", ["User's name is Mei", "User is a graphic designer"]),
     ("Took a full-time job at an ad agency downtown.", ["User works at an ad agency downtown"]),
     ("週末はよくハイキングに行きます。", ["週末はよくハイキングに行きます"]),
+    # any other statement opening on its verb, kept as said
+    ("Turned 40 today.", ["Turned 40 today"]), ("Heading to Paris next week.", ["Heading to Paris next week"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -206,7 +208,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "ありがとうございました。",
     "We are fine.",  # too short to be a fact
     "It's raining again today.", "The weather is awful here.", "Paris is lovely",
-    "Got it, thanks", "Went well", "Just finished.",
+    "Got it, thanks", "Went well", "Just finished.", "Meeting went well.",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts
