@@ -60,7 +60,7 @@ from memoryx.search.query import (
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
-from memoryx.search.relation_terms import ONE_AT_A_TIME, named_relations, relation_keywords, relation_words
+from memoryx.search.relation_terms import ONE_AT_A_TIME, PEOPLE, named_relations, relation_keywords, relation_words
 from memoryx.search.relations import asks_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
@@ -228,6 +228,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         relation_cjk=tuple(sorted(relation_cjk)),
         current_value=asks_current_value(asked),
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
+        people_asked=any(r in PEOPLE for r in relations),
         preferences=asks_recommendation(query),
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.reads import relations_near_hits
-from memoryx.search.relations import TOP_HITS, names_query
+from memoryx.search.relations import TOP_HITS, names_query, someone_of_users
 from memoryx.search.state import SearchState
 
 if TYPE_CHECKING:
@@ -82,7 +82,10 @@ def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
         return []
     around = relations_near_hits(services.sql, plan.scope, [h["id"] for h in keyword_hits[:TOP_HITS]],
                               include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
-    return [dict(r, named=True) for r in around if names_query(r, tokens)]
+    # a question about the user's own relation ("where do I live") is not answered by one of their people's
+    # ("用户岳母 住在 慕尼黑"); one naming a person ("where does my mother live") is
+    return [dict(r, named=True) for r in around if names_query(r, tokens)
+            and (plan.people_asked or not someone_of_users(str(r.get("source") or "")))]
 
 
 def _follow_links(services, scope, best: dict[str, float]) -> dict[str, float]:

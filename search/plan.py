@@ -69,6 +69,7 @@ class SearchPlan:
     # names one relation of the user that holds one value at a time ("where do I live", not "what does my husband
     # do" nor "how old is my son"): of the memories stating it, the latest stands (memoryx.search.current)
     one_relation: bool = False
+    people_asked: bool = False  # names one of the user's people or pets ("my mother"), not only the user's own relation
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself

@@ -33,6 +33,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "father": ("father", "dad", "爸爸", "父亲", "父", "お父さん"),
     "grandmother": ("grandmother", "grandma", "granny", "奶奶", "外婆", "姥姥", "祖母", "おばあちゃん"),
     "grandfather": ("grandfather", "grandpa", "爷爷", "外公", "姥爷", "祖父", "おじいちゃん"),
+    "mother-in-law": ("岳母", "婆婆", "丈母娘", "義母"),  # the English word's tokens would be "mother"
+    "father-in-law": ("岳父", "公公", "老丈人", "義父"),
     "friend": ("friend", "朋友", "友達", "友人"),
     "manager": ("manager", "boss", "supervisor", "经理", "老板", "上司", "领导"),
     "colleague": ("colleague", "coworker", "同事", "同僚"),
@@ -45,6 +47,11 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
     "favourite": ("favourite", "favorite", "最喜欢", "最爱", "一番好き", "好きな"),
 }
+
+# the relations that are people or pets: a CJK memory opening on the user and one of them ("用户岳母住在慕尼黑")
+# says what that one does, not the user
+PEOPLE = frozenset(RELATIONS) - {"job", "home", "birthday", "car", "school", "allergy", "favourite"}
+PEOPLE_CJK = tuple(sorted({w for rel in PEOPLE for w in RELATIONS[rel] if CJK_CHAR.search(w)}, key=len, reverse=True))
 
 # relations the user holds one of at a time, a new statement replacing the last ("I moved to ..."); the others
 # are people and pets, of whom each statement may say something else ("my son is 7", "my son does judo now")

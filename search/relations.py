@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from memoryx.core.text import tokenize
-from memoryx.search.relation_terms import cjk_words
+from memoryx.search.relation_terms import PEOPLE_CJK, cjk_words
 
 TOP_HITS = 3
 
@@ -64,12 +64,15 @@ _CJK_CLAUSE_END = re.compile(r"[，。,.！!？?、；;]")
 def _states_cjk(text: str, cjk: set[str]) -> bool:
     """The user's relation in Chinese or Japanese: the user possessing it (用户的狗, ユーザーの犬: the word right
     after the possessive), or the user as the subject of a clause naming it (我住在上海, 用户妹妹下个月结婚,
-    ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" states the mother, not the user's home."""
+    ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" and "用户岳母住在慕尼黑" state the mother and
+    the mother-in-law, not the user's home."""
     for m in _SELF_CJK.finditer(text):
         rest = text[m.end():]
         if rest[:1] in ("的", "の"):
             if any(rest[1:].startswith(w) for w in cjk):
                 return True
+        elif rest.startswith(PEOPLE_CJK) and not any(rest.startswith(w) for w in cjk):
+            continue  # "用户岳母住在慕尼黑": the mother-in-law's home, not the user's
         elif any(w in _CJK_CLAUSE_END.split(rest, maxsplit=1)[0] for w in cjk):
             return True
     return False
@@ -109,6 +112,16 @@ def gives_name(text: str, tokens: set[str]) -> bool:
     """The memory names the one the relation is (it states the relation already): "My dog is called Pepper",
     "User's son Callum is seven" for "my son" (`tokens`), not "My dog loves the beach"."""
     return bool(_GIVES_NAME.search(text)) or bool(people_of([text], tokens))
+
+
+# an entity named as someone of the user's ("用户岳母", "User's sister", "ユーザーの母"), not the user
+_SELF_AND_MORE = re.compile(r"^(?i:(?:the\s+)?user['’]s)\s*\S|^(?:用户的?|我的?|ユーザーの?|私の?)[^\s的の]")
+
+
+def someone_of_users(name: str) -> bool:
+    """The graph entity is one of the user's people, named through the user ("用户岳母" lives in Munich: not the
+    user's home), not the user ("User", "用户")."""
+    return bool(_SELF_AND_MORE.match((name or "").strip()))
 
 
 def names_query(relation: dict, tokens: set[str]) -> bool:

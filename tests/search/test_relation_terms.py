@@ -134,3 +134,23 @@ def test_the_answer_about_someone_the_user_names(tmp_path):
         assert "誕生日" in first("When is my son's birthday?")
         # a dog is not held one at a time like a home: what is newest said of it does not supersede its name
         assert first("What's my dog's name?") == "My dog is called Pepper."
+
+
+def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
+    """With the graph: the offline model draws 用户岳母 -住在-> 慕尼黑 from "我岳母住在慕尼黑"; walked from the
+    best hits for "where do I live", that relation is the mother-in-law's, not the user's home."""
+    from memoryx.api.memory import Memory
+    from memoryx.search.relations import someone_of_users
+    from tests.support import shared_embeddings
+
+    assert someone_of_users("用户岳母") and someone_of_users("User's sister") and someone_of_users("ユーザーの母")
+    assert not someone_of_users("用户") and not someone_of_users("User") and not someone_of_users("Users")
+    said = [("2024-01-01", "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
+            ("2024-01-08", "We finally bought a house in Lüneburg."), ("2024-02-01", "Moved in last weekend, boxes everywhere."),
+            ("2024-06-01", "我岳母住在慕尼黑。")]
+    with Memory({"data_dir": str(tmp_path / "d")}, llm="offline", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="j")
+        first = lambda q: m.search(q, user_id="j", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]  # noqa: E731
+        assert "慕尼黑" not in first("Where do I live now?")
+        assert "慕尼黑" in first("我岳母住在哪里？")
