@@ -1,4 +1,4 @@
-"""The everyday bench's fourth to tenth lives (bench/everyday_recall.py): statements typed as chat messages
+"""The everyday bench's fourth to tenth and twelfth lives (bench/everyday_recall.py): statements typed as chat messages
 are - several facts in one, asides, lower case, subjects left out - each life (days after its start, what the
 user said) and its questions (question, words the answer holds, language)."""
 
@@ -319,4 +319,50 @@ QUESTIONS_TENTH = [
     ("妹の仕事は何ですか？", ["看護師"], "ja"),
     ("What did my dad do for a living?", ["数学老师"], "en"),
     ("What's my favourite novel?", ["活着"], "en"),
+]
+
+# A twelfth life, written on 2026-11-27 after the eleventh's changes and before its own first run: their clean
+# check (`--set twelfth`).
+LIFE_TWELFTH = [
+    (0, "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
+    (8, "my wife Anja teaches piano"),
+    (20, "no coffee for me, caffeine gives me headaches"),
+    (38, "Adopted two rabbits, Hase and Igel."),
+    (60, "my twins Paul and Emma turn 3 next month"),
+    (90, "Training for a triathlon in September!"),
+    (125, "can't stand reality TV"),
+    (160, "Anja got a place in the city orchestra"),
+    (200, "Switched teams at work, I'm on the mobile app team now."),
+    (240, "We finally bought a house in Lüneburg."),
+    (270, "Moved in last weekend, boxes everywhere."),
+    (310, "Finished the triathlon in 2:48!"),
+    (350, "Igel is sick, the vet says it's his teeth."),
+    (390, "Quit the bank. Starting at a game studio in Berlin in May, remote mostly."),
+    (430, "我岳母住在慕尼黑。"),
+    (460, "我最近开始学做寿司。"),
+    (490, "妻の好きな作曲家はショパンです。"),
+    (520, "毎週金曜日にサッカーをしています。"),
+]
+
+QUESTIONS_TWELFTH = [
+    ("What's my name?", ["Jonas"], "en"),
+    ("How old am I?", ["34"], "en"),
+    ("Who do I work for now?", ["game studio"], "en"),
+    ("What does my wife do?", ["piano|orchestra"], "en"),
+    ("Can I have an espresso?", ["caffeine|coffee"], "en"),
+    ("What are my rabbits called?", ["Hase"], "en"),
+    ("How old are my twins?", ["3"], "en"),
+    ("What was my triathlon time?", ["2:48"], "en"),
+    ("Recommend a TV show.", ["reality TV"], "en"),
+    ("Where do I live now?", ["Lüneburg"], "en"),
+    ("Which team am I on?", ["mobile app"], "en"),
+    ("What's wrong with Igel?", ["teeth|sick"], "en"),
+    ("Do I still work at the bank?", ["Quit the bank"], "en"),
+    ("When do I start the new job?", ["May"], "en"),
+    ("我岳母住在哪里？", ["慕尼黑"], "zh"),
+    ("我最近在学什么？", ["寿司"], "zh"),
+    ("妻の好きな作曲家は誰ですか？", ["ショパン"], "ja"),
+    ("金曜日は何をしていますか？", ["サッカー"], "ja"),
+    ("Who is my wife's favourite composer?", ["ショパン|Chopin"], "en"),
+    ("What sport do I play on Fridays?", ["サッカー|football|soccer"], "en"),
 ]
