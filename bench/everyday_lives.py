@@ -1,5 +1,6 @@
-"""The everyday bench's lives written as statements (the first three and the eleventh) (bench/everyday_recall.py): statements as people write them, each
-life (days after its start, what the user said) and its questions (question, words the answer holds, language)."""
+"""The everyday bench's lives written as statements, as people write them (the first three and the eleventh; run
+by bench/everyday_recall.py): each life (days after its start, what the user said) and its questions (question,
+words the answer holds, language)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ everyday set that judges recall is kept aside and is not this one.
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
 (the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements typed as
 chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was written after the changes made
-on the one before it and before its own first run, as their clean check. Each one's misses were read after that run, so all twelve are dev sets now
-(docs/benchmarks.md gives each clean figure).
+on the one before it and before its own first run, as their clean check. Each one's misses were read after that
+run, so all twelve are dev sets now (docs/benchmarks.md gives each clean figure).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -88,7 +88,8 @@ def main() -> int:
         for question, words, lang in questions:
             results = m.search(question, user_id=user, limit=3, now=NOW)["results"]
             rows.append((question, lang, answered_at(results, words), [r["memory"] for r in results]))
-        print(f"everyday questions ({args.set} set): {len(life)} statements (added in {added:.1f} s, infer={not args.raw}, offline model, "
+        print(f"everyday questions ({args.set} set): {len(life)} statements (added in {added:.1f} s, "
+              f"infer={not args.raw}, offline model, "
               f"graph on), {len(rows)} questions")
         for lang in ("all", "en", "zh", "ja"):
             sel = [r for r in rows if lang in ("all", r[1])]

@@ -170,8 +170,8 @@ _DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learn
 # any other statement opening on its verb: "Turned 40 today", "Heading to Paris next week" (kept as said: the verb
 # may not take "I" as it stands)
 _VERB_FIRST_EN = re.compile(r"^(?!(?:morning|evening|nothing|something|anything|everything|during|meeting|wedding|"
-                            r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)[a-z]{2,}(?:ed|ing)\s",
-                            re.I)
+                            r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)"
+                            r"[a-z]{2,}(?:ed|ing)\s", re.I)
 # the user as the subject of a later part: "The move is done, we're in Nottingham now"
 _FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."

@@ -145,7 +145,8 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     # "hey there, Bruno here": the name alone, then "here", after a greeting
-    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
+    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?"
+                                       r"(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),

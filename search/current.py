@@ -68,8 +68,8 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
     False: no such bonus). When the question asks for the current value (`asks_current_value`), a close memory
     saying the relation ended ("I quit my job", "I cycle to work no more") goes `bonus` below the best candidate
     still holding instead: however recent or strong a match, it is not how things stand. With `statements` (the
-    question names one relation of the user's), the latest of the close memories stating it comes first
-    (`_latest_statement_first`)."""
+    question names one relation of the user's held one at a time: where they live, their job), the latest of the
+    close memories stating it comes first (`_latest_statement_first`)."""
     if bonus <= 0 or not cands:
         return
     best = max(c["relevance"] for c in cands)
@@ -92,8 +92,8 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
 
 
 def _latest_statement_first(close: list[tuple[dict, float | None]], ended: set[int], bonus: float) -> bool:
-    """Two or more close candidates that are statements of the relation the question names ("I live in Leeds", later
-    "I moved to Manchester"): each later statement supersedes the earlier ones, however many more words the
+    """Two or more close candidates that are statements of the relation the question names ("I live in Leeds",
+    later "I moved to Manchester"): each later statement supersedes the earlier ones, however many more words the
     earlier one shares with the question, so they are levelled at the best of them and ordered by time, the
     latest `bonus` above the earliest; the other candidates gain nothing. Only fact-sized texts: a long chat turn
     saying "I moved" in passing is no statement of where the user lives. False: fewer than two such."""

@@ -71,7 +71,8 @@ _POSSESSED_BY_NAME = re.compile(r"\b[A-Z][a-z]+(?:'s|’s)\s+(\w+)")
 _DONE_BY_NAME = re.compile(r"\b(?:do|did|does)\s+[A-Z][a-z]+\s+(\w+)")
 # "what do I do (for a living)?", "what does Alex do?": the job
 _WHAT_ONE_DOES = re.compile(
-    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?(?:\s+(?:now|these\s+days|nowadays))?\s*\??$", re.I)
+    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?"
+    r"(?:\s+(?:now|these\s+days|nowadays))?\s*\??$", re.I)
 
 
 def asked_words(query: str, people: bool = False) -> set[str]:

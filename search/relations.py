@@ -11,7 +11,9 @@ graph (or when extraction made no relation of it), a memory whose text states th
 (`states_relation`: "User's dog is called Biscuit", "用户的狗叫旺财") gains the same bonus, and so does a memory
 about the person the relation is, by the name another memory gives them ("my husband": "User's husband Karim
 drives a taxi" names him, so "Karim started his own removals business" is about him: `people_of`,
-`about_person`).
+`about_person`). A question asking a name prefers, of those, the memory giving one (`gives_name`); one about the
+user's own relation is not answered by a graph relation of one of their people ("用户岳母 住在 慕尼黑":
+`someone_of_users`).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ _GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+[A-Z]|叫[^什]|
 
 
 def asks_name(query: str) -> bool:
+    """The question asks what someone or something is called."""
     return bool(_ASKS_NAME.search(query))
 
 

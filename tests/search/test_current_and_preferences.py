@@ -77,7 +77,8 @@ def test_of_the_statements_of_one_relation_the_latest_stands():
         leeds = _cand("leeds", 1.0, "2024-01-08T00:00:00+00:00")
         moved = _cand("moved", 0.7, "2024-11-03T00:00:00+00:00")
         sister = _cand("sister", 0.8, "2025-08-31T00:00:00+00:00")
-        for c, text in ((leeds, "I live in Leeds"), (moved, "I moved to Manchester"), (sister, "My sister lives in Lisbon")):
+        for c, text in ((leeds, "I live in Leeds"), (moved, "I moved to Manchester"),
+                        (sister, "My sister lives in Lisbon")):
             c["memory"]["memory"] = text
         leeds["states_relation"] = moved["states_relation"] = True  # set by expand_context
         return leeds, moved, sister
@@ -102,7 +103,8 @@ def test_where_do_i_live_now_through_the_api(tmp_path):
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
-    said = [("2024-01-08", "My name is Sam and I live in Leeds."), ("2024-01-20", "My husband Tom works as an architect."),
+    said = [("2024-01-08", "My name is Sam and I live in Leeds."),
+            ("2024-01-20", "My husband Tom works as an architect."),
             ("2024-11-03", "Big news: I moved to Manchester."), ("2025-03-01", "I work as a nurse at a clinic."),
             ("2025-08-31", "My sister Ana lives in Lisbon.")]
     with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:

@@ -115,18 +115,22 @@ def test_a_relation_of_a_relation_and_the_person_a_relation_is():
 
 def test_the_answer_about_someone_the_user_names(tmp_path):
     """Statements added as said: the husband's new work is about him though it names him only by name, and
-    the dog's newest news does not answer its name; the son's birthday, said in Japanese, answers the English question naming both."""
+    the dog's newest news does not answer its name; the son's birthday, said in Japanese, answers the English
+    question naming both."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
     said = [("2024-01-08", "My husband Karim drives a taxi."), ("2024-02-01", "My son Idris is 7."),
             ("2024-05-10", "I teach chemistry at a school in Leicester."),
             ("2024-07-15", "Karim started his own removals business."), ("2024-08-02", "My son does judo now."),
-            ("2024-10-01", "My dog is called Pepper."), ("2024-10-20", "My dog loves the beach now."), ("2024-09-01", "私の息子の誕生日は十一月五日です。")]
+            ("2024-10-01", "My dog is called Pepper."), ("2024-10-20", "My dog loves the beach now."),
+            ("2024-09-01", "私の息子の誕生日は十一月五日です。")]
     with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
         for day, text in said:
             m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="n", infer=False)
-        first = lambda q: m.search(q, user_id="n", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]  # noqa: E731
+        def first(q: str) -> str:
+            return m.search(q, user_id="n", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]
+
         found = m.search("What does my husband do now?", user_id="n", limit=3, now="2025-01-20T12:00:00+00:00")
         # both statements about him first, above the son's news sharing the question's words
         assert {r["memory"] for r in found["results"][:2]} == {"My husband Karim drives a taxi.",
@@ -146,11 +150,14 @@ def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
     assert someone_of_users("用户岳母") and someone_of_users("User's sister") and someone_of_users("ユーザーの母")
     assert not someone_of_users("用户") and not someone_of_users("User") and not someone_of_users("Users")
     said = [("2024-01-01", "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
-            ("2024-01-08", "We finally bought a house in Lüneburg."), ("2024-02-01", "Moved in last weekend, boxes everywhere."),
+            ("2024-01-08", "We finally bought a house in Lüneburg."),
+            ("2024-02-01", "Moved in last weekend, boxes everywhere."),
             ("2024-06-01", "我岳母住在慕尼黑。")]
     with Memory({"data_dir": str(tmp_path / "d")}, llm="offline", embeddings=shared_embeddings()) as m:
         for day, text in said:
             m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="j")
-        first = lambda q: m.search(q, user_id="j", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]  # noqa: E731
+        def first(q: str) -> str:
+            return m.search(q, user_id="j", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]
+
         assert "慕尼黑" not in first("Where do I live now?")
         assert "慕尼黑" in first("我岳母住在哪里？")
