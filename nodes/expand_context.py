@@ -116,7 +116,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # spend": the user's own figure, not the assistant's worked examples)
         if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):
             bonus += t.amount_bonus
-        if plan.preferences and states_preference(mem.get("memory") or ""):
+        # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
+        if plan.preferences and states_preference(mem.get("memory") or "", own=not plan.people_asked):
             bonus += t.preference_bonus
         if plan.role is not None and said_by(mem, plan.role):
             bonus += t.role_bonus

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core.text import tokenize
+from memoryx.search.relation_terms import PEOPLE_CJK, PEOPLE_WORDS
+
 _RECOMMENDATION = re.compile(
     r"\bshould i\b|\brecommend|\bsuggest|\bany (ideas|tips|suggestions|advice)\b|\bideas? for\b|\badvice\b"
     r"|\bwhat (to|can i|could i|shall i) (cook|eat|make|read|watch|buy|get|do|wear|play|listen|try|visit|bring|order)"
@@ -19,7 +22,8 @@ _RECOMMENDATION = re.compile(
 
 _PREFERENCE = re.compile(
     r"\b(like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favou?rites?|fan of|"
-    r"into|keen on|hate|hates|dislike|dislikes|can't stand|allergic|vegetarian|vegan|avoid)\b"
+    r"into|keen on|hate|hates|dislike|dislikes|can't stand|allergic|vegetarian|vegan|avoid|"
+    r"(?:don't|do not|can't|cannot|never|no longer)\s+(?:eat|drink))\b"
     r"|喜欢|爱吃|爱看|最爱|讨厌|不喜欢|偏好|过敏|素食|好き|嫌い|大好き|苦手|アレルギー", re.I)
 
 # searched with the query's own words on the preference path (the stemmer maps the forms together)
@@ -30,5 +34,22 @@ def asks_recommendation(query: str) -> bool:
     return bool(_RECOMMENDATION.search(query))
 
 
-def states_preference(text: str) -> bool:
-    return bool(_PREFERENCE.search(text))
+# a memory opening on one of the user's people: "User's daughter loves drawing", "用户女儿喜欢画画", "ユーザーの夫は..."
+_OPENS_ON_SOMEONE_EN = re.compile(r"^(?:user['’]s|my|our)\s+(?:(?:little|older|younger|best|new)\s+)?(\w+)", re.I)
+_OPENS_ON_SELF_CJK = re.compile(r"^(?:用户|我|ユーザー|私)(?:的|の)?")
+
+
+def states_preference(text: str, own: bool = False) -> bool:
+    """The memory says what someone likes or dislikes; with `own`, the user themselves, not one of their people
+    ("Suggest a dinner for me" is not answered by "User's daughter loves drawing")."""
+    if not _PREFERENCE.search(text):
+        return False
+    return not own or not _opens_on_someone(text)
+
+
+def _opens_on_someone(text: str) -> bool:
+    m = _OPENS_ON_SOMEONE_EN.match(text)
+    if m and set(tokenize(m.group(1))) & PEOPLE_WORDS:
+        return True
+    m = _OPENS_ON_SELF_CJK.match(text)
+    return bool(m) and text[m.end():].startswith(PEOPLE_CJK)

@@ -53,6 +53,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
 PEOPLE = frozenset(RELATIONS) - {"job", "home", "birthday", "car", "school", "allergy", "favourite"}
 PEOPLE_CJK = tuple(sorted({w for rel in PEOPLE for w in RELATIONS[rel] if CJK_CHAR.search(w)}, key=len, reverse=True))
 
+PEOPLE_WORDS = frozenset(t for rel in PEOPLE for w in RELATIONS[rel] if not CJK_CHAR.search(w) for t in tokenize(w))
+
 # relations the user holds one of at a time, a new statement replacing the last ("I moved to ..."); the others
 # are people and pets, of whom each statement may say something else ("my son is 7", "my son does judo now")
 ONE_AT_A_TIME = frozenset({"home", "job", "car", "school"})

@@ -134,6 +134,33 @@ def test_recommendation_questions_and_preferences():
         assert not asks_recommendation(q), q
     assert states_preference("I love Italian food") and states_preference("我喜欢猫")
     assert states_preference("辛いものが苦手です") and not states_preference("I moved to Paris")
+    assert states_preference("I don't eat pork") and states_preference("I can't drink milk")
+    # the user's own, not one of their people's
+    for text in ("User's daughter loves drawing", "用户女儿喜欢画画", "ユーザーの夫はサッカーが大好きです"):
+        assert states_preference(text) and not states_preference(text, own=True), text
+    assert states_preference("User likes hiking in the Alps", own=True) and states_preference("我喜欢寿司", own=True)
+
+
+def test_a_recommendation_for_me_reads_my_preferences(tmp_path):
+    """"Suggest a dinner for me": the dietary rule the user stated, not what their daughter likes (said in
+    Chinese, which the preference path's words find first); "a gift for my daughter" reads hers."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "My husband Marco is a chef."), ("2024-03-01", "I don't eat pork."),
+            ("2024-04-01", "I love hiking in the Alps."), ("2024-05-01", "My favourite film is Cinema Paradiso."),
+            ("2024-06-01", "我女儿喜欢画画。"), ("2024-07-01", "I started learning German."),
+            ("2024-08-01", "我每天早上喝绿茶。")]
+    with Memory({"data_dir": str(tmp_path / "d"), "graph_backend": "none"}, llm="offline",
+                embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="e")
+
+        def first(q: str) -> str:
+            return m.search(q, user_id="e", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]
+
+        assert "pork" in first("Suggest a dinner for me.")
+        assert "画画" in first("Suggest a gift for my daughter.")
 
 
 def test_the_preference_path_reads_both_spellings():
