@@ -307,13 +307,14 @@ def _generic_fact(clause: str) -> str | None:
             return clause
         if _ORIGIN_EN.match(clause):
             return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
-        if _FIRST_PERSON_LATER_EN.search(clause) and not _FIRST_PERSON_EN.match(clause) and len(clause.split()) >= 4:
+        first_person, words = bool(_FIRST_PERSON_EN.match(clause)), len(clause.split())
+        if not first_person and words >= 4 and _FIRST_PERSON_LATER_EN.search(clause):
             return clause
-        if not _VERBISH.search(clause) and len(clause.split()) >= 3 and not _FIRST_PERSON_EN.match(clause):
+        if not first_person and words >= 3 and not _VERBISH.search(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker
-        if _VERB_FIRST_EN.match(clause) and len(clause.split()) >= 3:
+        if words >= 3 and _VERB_FIRST_EN.match(clause):
             return clause
-        if not _FIRST_PERSON_EN.match(clause) or len(clause.split()) < 4:
+        if not first_person or words < 4:
             return None
         for pattern, repl in _EN_REWRITES:
             if pattern.match(clause):

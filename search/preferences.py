@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.core.text import tokenize
-from memoryx.search.relation_terms import PEOPLE_CJK, PEOPLE_WORDS
+from memoryx.search.relations import opens_on_someone
 
 _RECOMMENDATION = re.compile(
     r"\bshould i\b|\brecommend|\bsuggest|\bany (ideas|tips|suggestions|advice)\b|\bideas? for\b|\badvice\b"
@@ -34,22 +33,9 @@ def asks_recommendation(query: str) -> bool:
     return bool(_RECOMMENDATION.search(query))
 
 
-# a memory opening on one of the user's people: "User's daughter loves drawing", "用户女儿喜欢画画", "ユーザーの夫は..."
-_OPENS_ON_SOMEONE_EN = re.compile(r"^(?:user['’]s|my|our)\s+(?:(?:little|older|younger|best|new)\s+)?(\w+)", re.I)
-_OPENS_ON_SELF_CJK = re.compile(r"^(?:用户|我|ユーザー|私)(?:的|の)?")
-
-
 def states_preference(text: str, own: bool = False) -> bool:
     """The memory says what someone likes or dislikes; with `own`, the user themselves, not one of their people
     ("Suggest a dinner for me" is not answered by "User's daughter loves drawing")."""
     if not _PREFERENCE.search(text):
         return False
-    return not own or not _opens_on_someone(text)
-
-
-def _opens_on_someone(text: str) -> bool:
-    m = _OPENS_ON_SOMEONE_EN.match(text)
-    if m and set(tokenize(m.group(1))) & PEOPLE_WORDS:
-        return True
-    m = _OPENS_ON_SELF_CJK.match(text)
-    return bool(m) and text[m.end():].startswith(PEOPLE_CJK)
+    return not own or not opens_on_someone(text)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from memoryx.core.text import tokenize
-from memoryx.search.relation_terms import PEOPLE_CJK, cjk_words
+from memoryx.search.relation_terms import PEOPLE_CJK, PEOPLE_WORDS, cjk_words
 
 TOP_HITS = 3
 
@@ -80,10 +80,23 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
     return False
 
 
+# the user's own one: "User's husband", "my little sister", "our dog" (group 1: the word after the possessive)
+_USERS_EN = r"(?i:user['’]s|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)"
 # "User's husband Karim", "Our dog is a labrador called Rocco", "my sister, Ana": the relation word, then the name
-_PERSON_OF = re.compile(r"\b(?i:user's|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)"
-                        r"(?:,?\s+|\s+(?i:is|was)\s+(?i:an?\s+)?(?:\w+\s+){0,2}?(?i:called|named)\s+)"
-                        r"([A-Z][\w'’-]+)")
+_PERSON_OF = re.compile(r"\b" + _USERS_EN
+                        + r"(?:,?\s+|\s+(?i:is|was)\s+(?i:an?\s+)?(?:\w+\s+){0,2}?(?i:called|named)\s+)([A-Z][\w'’-]+)")
+_OPENS_ON_USERS_EN = re.compile("^" + _USERS_EN)
+_OPENS_ON_SELF_CJK = re.compile(f"^(?:{_SELF_CJK.pattern})(?:的|の)?")
+
+
+def opens_on_someone(text: str) -> bool:
+    """The memory opens on one of the user's people or pets: "User's daughter loves drawing", "用户女儿喜欢画画",
+    "ユーザーの夫は...": what follows is theirs, not the user's."""
+    m = _OPENS_ON_USERS_EN.match(text)
+    if m and set(tokenize(m.group(1))) & PEOPLE_WORDS:
+        return True
+    m = _OPENS_ON_SELF_CJK.match(text)
+    return bool(m) and text[m.end():].startswith(PEOPLE_CJK)
 
 
 def people_of(texts: list[str], tokens: set[str]) -> set[str]:
