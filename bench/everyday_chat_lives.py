@@ -184,8 +184,8 @@ QUESTIONS_SEVENTH = [
     ("弟はどこで働いていますか？", ["ベルリン"], "ja"),
     ("Where does my grandmother live?", ["斯德哥尔摩"], "en"),
 ]
-# An eighth life, written on 2026-11-27 (a later session) before that session's changes to the offline model:
-# their clean check (`--set eighth`).
+# An eighth life, written on 2026-11-27 after the changes made on the seventh and before its own first run: their
+# clean check (`--set eighth`).
 LIFE_EIGHTH = [
     (0, "hello! I'm Nadia, I teach chemistry at a secondary school in Leicester."),
     (12, "my son Idris is 7, he's obsessed with dinosaurs"),
@@ -229,8 +229,8 @@ QUESTIONS_EIGHTH = [
     ("When is my son's birthday?", ["十一月|November"], "en"),
     ("What sport does my husband love?", ["サッカー|football"], "en"),
 ]
-# A ninth life, written on 2026-11-27 after that session's changes and before its own first run: their clean
-# check (`--set ninth`).
+# A ninth life, written on 2026-11-27 after the changes made on the eighth and before its own first run: their
+# clean check (`--set ninth`).
 LIFE_NINTH = [
     (0, "hey there, Bruno here. I'm a paramedic in Porto."),
     (9, "My girlfriend Inês is a vet."),
