@@ -366,3 +366,49 @@ QUESTIONS_TWELFTH = [
     ("Who is my wife's favourite composer?", ["ショパン|Chopin"], "en"),
     ("What sport do I play on Fridays?", ["サッカー|football|soccer"], "en"),
 ]
+
+# A thirteenth life, written on 2026-11-27 before any change of that day's fifth session and before it was first
+# run: its clean check (`--set thirteenth`). Longer messages, each with a request to the assistant around the fact.
+LIFE_THIRTEENTH = [
+    (0, "Hey! I'm Priya, I work as a nurse at St Mary's hospital in Leeds. Can you help me plan my week?"),
+    (5, "I'm vegetarian btw, so no meat in any recipes please"),
+    (12, "my husband Arjun is a civil engineer, he's always busy with some bridge project"),
+    (25, "we have a cat named Mango, she's 6 and very fat lol"),
+    (40, "Could you suggest some stretches? I hurt my lower back lifting a patient last week."),
+    (70, "My sister Kavya is getting married in December in Mumbai, need ideas for a gift"),
+    (100, "i've been learning the violin for a few months, it's hard but fun"),
+    (130, "Arjun's birthday is on the 3rd of March, remind me to think of something"),
+    (170, "I got promoted to ward manager today!!"),
+    (210, "We're thinking of moving to York, the commute is killing Arjun"),
+    (250, "Update: we moved to York last month. Much quieter here."),
+    (290, "I'm allergic to penicillin, good to know if I ask about meds"),
+    (330, "Mango had to go to the vet, she's on a diet now haha"),
+    (370, "Started night shifts this week, sleep schedule is a mess"),
+    (410, "我的好朋友美玲下个月来英国看我。"),
+    (440, "我每天早上跑步五公里。"),
+    (470, "夫はインド料理が一番好きです。"),
+    (500, "来年の春に日本へ旅行する予定です。"),
+]
+
+QUESTIONS_THIRTEENTH = [
+    ("What's my job?", ["nurse|ward manager"], "en"),
+    ("Where do I live now?", ["York"], "en"),
+    ("What does my husband do?", ["civil engineer"], "en"),
+    ("What's my cat called?", ["Mango"], "en"),
+    ("Suggest a dinner recipe for me.", ["vegetarian"], "en"),
+    ("What instrument am I learning?", ["violin"], "en"),
+    ("When is Arjun's birthday?", ["3rd of March"], "en"),
+    ("Where is my sister's wedding?", ["Mumbai"], "en"),
+    ("What's my current role at work?", ["ward manager"], "en"),
+    ("Can I take amoxicillin?", ["penicillin"], "en"),
+    ("Why is my back hurting?", ["lower back"], "en"),
+    ("Is my cat on a diet?", ["diet"], "en"),
+    ("What shifts am I working?", ["night shifts"], "en"),
+    ("How old is Mango?", ["6"], "en"),
+    ("谁下个月来看我？", ["美玲"], "zh"),
+    ("我每天早上做什么运动？", ["跑步"], "zh"),
+    ("夫の好きな料理は何ですか？", ["インド料理"], "ja"),
+    ("来年の春に何をする予定ですか？", ["日本"], "ja"),
+    ("What food does my husband like best?", ["インド料理|Indian"], "en"),
+    ("Who is coming to visit me next month?", ["美玲"], "en"),
+]
