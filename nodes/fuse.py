@@ -4,6 +4,13 @@ found each hit ("sources"). The first stage of the rank node (nodes/rank.py).
 Weighted fusion (MEMORYX_FUSION=weighted, the default) min-max normalises each path's scores and sums them
 with the path weights of MEMORYX_SEARCH_TUNING; reciprocal-rank fusion (rrf) sums weight / (rrf_k + rank),
 every path counting alike and the period-restricted list half.
+
+Min-max takes a list's last hit as the floor: right for a full list, whose end is where matching gives out,
+wrong for a path that found fewer hits than it was asked for. A keyword search that matched two memories of a
+small store has no non-match at its end, and min-max would give the second hit - "night shifts" for "What
+shifts am I working?" - no keyword credit at all. The paths that return only matches (keyword, graph,
+preference) are therefore scaled by their best score alone when their list is short; the similarity paths
+(dense, time) rank every memory and keep min-max.
 """
 
 from __future__ import annotations
@@ -20,19 +27,23 @@ if TYPE_CHECKING:
 
 PATHS = ("dense", "keyword", "graph", "time", "preference")
 RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5, "preference": 0.5}
+MATCH_PATHS = frozenset({"keyword", "graph", "preference"})  # every hit matched; a short list ran out of matches
 
 
-def _minmax(values: list[float]) -> list[float]:
+def _minmax(values: list[float], floor: float | None = None) -> list[float]:
     if not values:
         return []
-    lo, hi = min(values), max(values)
+    lo, hi = (min(values) if floor is None else floor), max(values)
     if hi - lo < 1e-12:
         return [1.0] * len(values)
-    return [(v - lo) / (hi - lo) for v in values]
+    return [max(0.0, (v - lo) / (hi - lo)) for v in values]
 
 
-def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[str, float], rrf_k: int) -> list[dict]:
-    """Fuse best-first hit lists. Returns [{"id", "relevance" (0..1), "sources", "path_scores", "payload"}]."""
+def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[str, float], rrf_k: int,
+              asked: int | None = None) -> list[dict]:
+    """Fuse best-first hit lists (`asked`: the hits each path was asked for; a match path that returned fewer
+    is scaled from 0, not from its last hit). Returns [{"id", "relevance" (0..1), "sources", "path_scores",
+    "payload"}]."""
     fused: dict[str, dict] = {}
     for path in PATHS:
         hits = path_hits.get(path) or []
@@ -40,7 +51,8 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
             continue
         w = float(weights.get(path, 0.0))
         if method == "weighted":
-            contrib = [w * s for s in _minmax([h["score"] for h in hits])]
+            short = path in MATCH_PATHS and asked is not None and len(hits) < asked
+            contrib = [w * s for s in _minmax([h["score"] for h in hits], floor=0.0 if short else None)]
         else:
             contrib = [w / (rrf_k + rank + 1) for rank in range(len(hits))]
         seen: set[str] = set()
@@ -76,5 +88,5 @@ def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
     fused = fuse_hits({"dense": state.get("dense_hits") or [], "keyword": state.get("keyword_hits") or [],
                        "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or [],
                        "preference": state.get("preference_hits") or []},
-                      method=plan.fusion, weights=weights, rrf_k=plan.rrf_k)
+                      method=plan.fusion, weights=weights, rrf_k=plan.rrf_k, asked=plan.candidate_k)
     return {"fused": fused, "timings": {"fuse": elapsed_ms(start)}}

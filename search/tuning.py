@@ -9,7 +9,8 @@ default applies. The defaults were chosen on the LoCoMo retrieval benchmark by c
 Scores, in order:
 
 1. Each recall path returns a best-first list of ``candidate_k`` hits. Weighted fusion (default) min-max
-   normalises each path's scores to [0, 1] and sums them with the path weights; RRF sums
+   normalises each path's scores to [0, 1] (a keyword, graph or preference list that ran out of matches is
+   scaled from 0 instead) and sums them with the path weights; RRF sums
    ``weight / (rrf_k + rank)``. Either way the fused relevance is scaled to [0, 1].
 2. Boosts on the fused relevance: ``time_bonus`` when the memory's time (created_at) falls in the period the
    query names; ``name_bonus`` x the share of the query's names the memory mentions; ``when_bonus`` for memories

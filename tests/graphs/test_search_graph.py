@@ -290,6 +290,38 @@ def test_fuse_hits_rrf_and_weighted():
     assert {x["id"] for x in weighted} == {"a", "b", "c"} and weighted[-1]["relevance"] == 0.0
 
 
+def test_fuse_hits_short_match_list_scales_from_zero():
+    """A keyword path that found two matches of the ten it was asked for: the second keeps its keyword credit
+    (7/8 of the first's), where min-max over the list would give it none; a full list keeps min-max."""
+    hits = {"dense": [{"id": "a", "score": 0.5}, {"id": "b", "score": 0.6}, {"id": "c", "score": 0.1}],
+            "keyword": [{"id": "a", "score": 8.0}, {"id": "b", "score": 7.0}]}
+    short = {x["id"]: x["relevance"] for x in fuse_hits(hits, method="weighted", weights={"dense": 0.5,
+                                                                                          "keyword": 0.5},
+                                                        rrf_k=60, asked=10)}
+    assert short["b"] == 1.0 and short["a"] > 0.8 and short["c"] == 0.0
+    full = {x["id"]: x["relevance"] for x in fuse_hits(hits, method="weighted", weights={"dense": 0.5,
+                                                                                         "keyword": 0.5},
+                                                       rrf_k=60, asked=2)}
+    assert full["a"] == 1.0 and full["b"] < 0.6
+
+
+def test_a_second_keyword_match_of_a_small_store_keeps_its_credit(tmp_path):
+    """Through the public API: "What shifts am I working?" matches "work" in the job statement and "shifts" in
+    the longer shift statement (so the job statement is the keyword path's best); the shift statement, closer in
+    meaning, comes first."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = ["I work as a nurse at St Mary's hospital in Leeds", "my husband Arjun is a civil engineer",
+            "User started night shifts this week (week of 2025-01-06), sleep schedule is a mess",
+            "we have a cat named Mango, she's 6", "User is allergic to penicillin"]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for text in said:
+            m.add([{"role": "user", "content": text}], user_id="p", infer=False)
+        found = m.search("What shifts am I working?", user_id="p", limit=3)["results"]
+    assert found[0]["memory"].startswith("User started night shifts")
+
+
 def test_recipes_keyword_vector_hybrid(svc):
     user = _user()
     serial = add(svc, user, "The router serial number is XQ7731ZB")
