@@ -60,7 +60,9 @@ from memoryx.search.query import (
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
-from memoryx.search.relation_terms import ONE_AT_A_TIME, PEOPLE, named_relations, relation_keywords, relation_words
+from memoryx.search.relation_terms import (
+    ONE_AT_A_TIME, PEOPLE, attribute_words, named_relations, relation_keywords, relation_words,
+)
 from memoryx.search.relations import asks_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
@@ -197,6 +199,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     keyword_query = " ".join([semantic, *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
+    attribute_tokens, attribute_cjk = attribute_words(relations)
     period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
@@ -229,6 +232,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         current_value=asks_current_value(asked),
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
         people_asked=any(r in PEOPLE for r in relations),
+        attribute_tokens=tuple(sorted(attribute_tokens)),
+        attribute_cjk=tuple(sorted(attribute_cjk)),
         preferences=asks_recommendation(query),
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,

@@ -22,7 +22,7 @@ from memoryx.search.dates import states_time
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relations import about_person, gives_name, people_of, states_relation
+from memoryx.search.relations import about_person, gives_name, people_of, says_attribute, states_relation
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -126,6 +126,9 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
     tokens, cjk = (set(plan.relation_tokens), set(plan.relation_cjk)) if plan.role == "user" else (set(), set())
+    # asked something of one of the user's people ("where does my grandmother live"), the user's own home or job
+    # is not it: the person is the relation stated, what is asked of them gains `attribute_bonus`
+    tokens, cjk = tokens - set(plan.attribute_tokens), cjk - set(plan.attribute_cjk)
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
     for c in cands:
@@ -139,6 +142,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] += t.relation_bonus
             if plan.asks_name and gives_name(text, tokens):
                 c["relevance"] += t.naming_bonus
+            if says_attribute(text, plan.attribute_tokens, plan.attribute_cjk):
+                c["relevance"] += t.attribute_bonus
             c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
 
 

@@ -70,6 +70,10 @@ class SearchPlan:
     # do" nor "how old is my son"): of the memories stating it, the latest stands (memoryx.search.current)
     one_relation: bool = False
     people_asked: bool = False  # names one of the user's people or pets ("my mother"), not only the user's own relation
+    # what the question asks of that person ("my son's birthday": birthday, 誕生日 ...): a memory stating the
+    # relation gains `attribute_bonus` when it also says this (memoryx.search.relation_terms.attribute_words)
+    attribute_tokens: tuple[str, ...] = ()
+    attribute_cjk: tuple[str, ...] = ()
     rewritten: bool = False  # a model rewrote the query
     # the scope's live memories read with the query analysis (memoryx.search.reads): the candidates' context
     # window comes from it; None (a large scope): expand_context reads the window itself

@@ -38,8 +38,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "friend": ("friend", "朋友", "友達", "友人"),
     "manager": ("manager", "boss", "supervisor", "经理", "老板", "上司", "领导"),
     "colleague": ("colleague", "coworker", "同事", "同僚"),
-    "job": ("job", "work", "occupation", "profession", "career", "employer", "工作", "职业", "上班", "仕事",
-            "職業", "働"),
+    "job": ("job", "work", "occupation", "profession", "career", "employer", "role", "position", "promoted", "hired",
+            "工作", "职业", "上班", "仕事", "職業", "働"),
     "home": ("live", "home", "moved", "reside", "address", "住", "搬", "引っ越", "住所"),
     "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
     "car": ("car", "drive", "车", "开车", "車", "運転"),
@@ -62,7 +62,9 @@ ONE_AT_A_TIME = frozenset({"home", "job", "car", "school"})
 _TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for rel, words in RELATIONS.items()}
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
 # an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
-_POSSESSED = re.compile(r"\b(?:my|our)\s+(\w+)", re.I)
+# (past a word saying which one: "my current job", "my new car", "my older sister")
+_WHICH_ONE = r"(?:current|new|old|present|previous|former|last|latest|first|usual|own|older|younger|eldest|youngest)"
+_POSSESSED = re.compile(rf"\b(?:my|our)\s+(?:{_WHICH_ONE}\s+)?(\w+)", re.I)
 # "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
 _POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
 _DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
@@ -111,6 +113,16 @@ def relation_words(query: str) -> set[str]:
         out |= _TOKENS[rel]
         out |= {w for w in _CJK[rel] if len(w) <= 2}
     return out
+
+
+def attribute_words(relations: list[str]) -> tuple[set[str], set[str]]:
+    """What a question asks of one of the user's people: the keyword tokens and CJK words of the relations it
+    names besides the person ("my son's birthday": birthday, 生日, 誕生日 ...; "where does my grandmother live":
+    live, 住 ...). Empty unless it names a person or pet and something of theirs."""
+    if not any(rel in PEOPLE for rel in relations):
+        return set(), set()
+    held = [rel for rel in relations if rel not in PEOPLE]
+    return {t for rel in held for t in _TOKENS[rel]}, {w for rel in held for w in _CJK[rel]}
 
 
 def cjk_words(query: str) -> set[str]:

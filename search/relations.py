@@ -119,6 +119,12 @@ _ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b|名字|叫什么|名�
 _GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+[A-Z]|叫[^什]|名前は")
 
 
+def says_attribute(text: str, tokens: tuple[str, ...], cjk: tuple[str, ...]) -> bool:
+    """The memory says the thing a question asks of one of the user's people (its birthday: "birthday", "生日",
+    "誕生日"; where they live: "live", "住")."""
+    return bool(tokens and set(tokenize(text)) & set(tokens)) or any(w in text for w in cjk)
+
+
 def asks_name(query: str) -> bool:
     """The question asks what someone or something is called."""
     return bool(_ASKS_NAME.search(query))

@@ -68,6 +68,9 @@ class SearchTuning(BaseModel):
     naming_bonus: float = Field(0.15, description=(
         "Added to a memory stating the relation a question asks the name of when it gives a name ('My dog is "
         "called Pepper' for 'what's my dog's name', not 'My dog loves the beach')."))
+    attribute_bonus: float = Field(0.15, description=(
+        "Added to a memory stating the relation a question names when it also says what the question asks of "
+        "that person ('ユーザーの息子の誕生日は十一月五日です' for 'when is my son's birthday', not 'My son is 7')."))
     when_bonus: float = Field(0.10, description=(
         "Added to memories that state a time when the query asks 'when' or names a period."))
     context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")

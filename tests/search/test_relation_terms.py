@@ -3,7 +3,8 @@ a user meets with them: the memory stating the relation first, whatever words or
 
 from __future__ import annotations
 
-from memoryx.search.relation_terms import named_relations, relation_keywords
+from memoryx.search.relation_terms import attribute_words, named_relations, relation_keywords
+from memoryx.search.relations import says_attribute
 
 
 def test_a_relation_is_read_in_three_languages():
@@ -12,6 +13,9 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("Where do I live now?") == ["home"]
     assert named_relations("私はどこに住んでいますか？") == ["home"] and named_relations("我住在哪里？") == ["home"]
     assert named_relations("What's my job?") == ["job"] and named_relations("Where do I work?") == ["job"]
+    # past a word saying which one
+    assert named_relations("What's my current job?") == ["job"] and named_relations("my older sister") == ["sister"]
+    assert named_relations("What's my current role at work?") == ["job"]
     assert named_relations("我妹妹什么时候结婚？") == ["sister"]
     assert named_relations("Where does my grandmother live?") == ["grandmother"]
     assert named_relations("我奶奶住在哪里？") == ["grandmother", "home"]
@@ -28,6 +32,17 @@ def test_a_relation_is_read_in_three_languages():
     # a favourite, whatever the language it was said in
     assert named_relations("What's my favourite novel?") == ["favourite"]
     assert named_relations("我最喜欢的电影是什么？") == ["favourite"] and named_relations("私の好きな映画は何ですか？") == ["favourite"]
+
+
+def test_what_is_asked_of_one_of_the_users_people():
+    tokens, cjk = attribute_words(named_relations("When is my son's birthday?"))
+    assert "birthday" in tokens and "誕生日" in cjk
+    assert says_attribute("ユーザーの息子の誕生日は十一月五日です", tuple(tokens), tuple(cjk))
+    assert not says_attribute("My son Idris is 7.", tuple(tokens), tuple(cjk))
+    assert says_attribute("My son was born on 5 November", tuple(tokens), tuple(cjk))
+    # nobody of the user's named: the relation is the user's own, nothing is asked of anyone
+    assert attribute_words(named_relations("What's my job?")) == (set(), set())
+    assert attribute_words(named_relations("What's my dog's name?")) == (set(), set())
 
 
 def test_the_keyword_query_gains_the_relations_other_words():
