@@ -8,7 +8,7 @@ from memoryx.search.amounts import asks_amount, states_amount
 def test_amount_questions():
     for q in ("How much did I spend on each coffee mug?", "How many hours have I spent playing games in total?",
               "What is the difference in price between my boots and the pair at the budget store?",
-              "我一共花了多少钱？", "合計でいくらかかりましたか？"):
+              "我一共花了多少钱？", "合計でいくらかかりましたか？", "How old is Mango?", "我儿子几岁了？"):
         assert asks_amount(q), q
     for q in ("How many plants did I get last month?", "Where do I live?", "When did I move?", "我的狗叫什么名字？"):
         assert not asks_amount(q), q  # a count of things is gathered, not stated
@@ -16,9 +16,10 @@ def test_amount_questions():
 
 def test_memories_stating_a_figure():
     for text in ("I paid $12 for each mug", "it took me 70 hours", "women hold 20% of the positions",
-                 "I walk for two hours a day", "我花了三百元", "五百円でした"):
+                 "I walk for two hours a day", "我花了三百元", "五百円でした", "we have a cat named Mango, she's 6"):
         assert states_amount(text), text
-    for text in ("I love mugs with quotes on them", "I got a snake plant from my sister", "我喜欢喝乌龙茶"):
+    for text in ("I love mugs with quotes on them", "I got a snake plant from my sister", "我喜欢喝乌龙茶",
+                 "User got promoted to ward manager today (2024-06-26)"):  # a date written beside it is no amount
         assert not states_amount(text), text
 
 
