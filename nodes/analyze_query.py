@@ -40,6 +40,7 @@ from memoryx.search.dates import (
     checked_time_range,
     query_period,
 )
+from memoryx.search.places import asks_where
 from memoryx.search.plan import (
     SearchPlan,
     checked_depth,
@@ -223,6 +224,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
         asks_when=asks_when(query),
+        asks_where=asks_where(query),
         asks_name=asks_name(asked),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),

@@ -19,6 +19,7 @@ from memoryx.runtime.context import Context, services_of
 from memoryx.search.amounts import states_amount
 from memoryx.search.current import ends_relation
 from memoryx.search.dates import states_time
+from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
@@ -112,6 +113,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(mem.get("memory") or ""):
             bonus += t.when_bonus
+        if plan.asks_where and states_place(mem.get("memory") or ""):
+            bonus += t.place_bonus
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
         if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):

@@ -54,6 +54,7 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
+    asks_where: bool = False  # asks for a place: memories naming one gain `place_bonus` (memoryx.search.places)
     asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)

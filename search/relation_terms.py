@@ -40,7 +40,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "colleague": ("colleague", "coworker", "同事", "同僚"),
     "job": ("job", "work", "occupation", "profession", "career", "employer", "role", "position", "promoted", "hired",
             "工作", "职业", "上班", "仕事", "職業", "働"),
-    "home": ("live", "home", "moved", "reside", "address", "住", "搬", "引っ越", "住所"),
+    "home": ("live", "home", "moved", "reside", "address", "house", "flat", "apartment", "住", "搬", "引っ越", "住所"),
     "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
     "car": ("car", "drive", "车", "开车", "車", "運転"),
     "school": ("school", "university", "college", "study", "学校", "大学", "上学"),

@@ -71,6 +71,8 @@ class SearchTuning(BaseModel):
     attribute_bonus: float = Field(0.15, description=(
         "Added to a memory stating the relation a question names when it also says what the question asks of "
         "that person ('ユーザーの息子の誕生日は十一月五日です' for 'when is my son's birthday', not 'My son is 7')."))
+    place_bonus: float = Field(0.10, description=(
+        "Added to memories that name a place ('a house in Lüneburg', '住在斯德哥尔摩') when the query asks where."))
     when_bonus: float = Field(0.10, description=(
         "Added to memories that state a time when the query asks 'when' or names a period."))
     context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")

@@ -49,6 +49,7 @@ def test_the_keyword_query_gains_the_relations_other_words():
     words = relation_keywords("我的狗叫什么名字？")
     assert "dog" in words and "犬" in words
     assert {"work", "occupation", "仕事"} <= set(relation_keywords("What's my job?"))
+    assert {"house", "moved", "住"} <= set(relation_keywords("Where do I live now?"))  # "bought a house in ..."
     assert relation_keywords("What is the capital of France?") == []
 
 
