@@ -64,7 +64,7 @@ from memoryx.search.recipes import recipe_named
 from memoryx.search.relation_terms import (
     ONE_AT_A_TIME, PEOPLE, attribute_words, named_relations, relation_keywords, relation_words,
 )
-from memoryx.search.relations import asks_name, cjk_relation
+from memoryx.search.relations import asks_name, asks_own_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
@@ -226,6 +226,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         asks_when=asks_when(query),
         asks_where=asks_where(query),
         asks_name=asks_name(asked),
+        asks_own_name=asks_own_name(query),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
         role=role,

@@ -23,7 +23,9 @@ from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relations import about_person, gives_name, people_of, says_attribute, states_relation
+from memoryx.search.relations import (
+    about_person, gives_name, gives_own_name, people_of, says_attribute, states_relation,
+)
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
 from memoryx.search.state import RankState
@@ -115,6 +117,10 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             bonus += t.when_bonus
         if plan.asks_where and states_place(mem.get("memory") or ""):
             bonus += t.place_bonus
+        # "what's my name": the user introducing themselves ("Hiya, name's Oskar"), not a pet being named ("we
+        # named him Tofu", which the question's own word "name" would read as a statement of it)
+        if plan.asks_own_name and gives_own_name(mem.get("memory") or ""):
+            bonus += t.relation_bonus
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
         if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):
@@ -132,6 +138,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # asked something of one of the user's people ("where does my grandmother live"), the user's own home or job
     # is not it: the person is the relation stated, what is asked of them gains `attribute_bonus`
     tokens, cjk = tokens - set(plan.attribute_tokens), cjk - set(plan.attribute_cjk)
+    if plan.asks_own_name:  # the user's own name is stated as `gives_own_name` reads it (above)
+        tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
     for c in cands:

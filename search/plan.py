@@ -55,6 +55,7 @@ class SearchPlan:
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
     asks_where: bool = False  # asks for a place: memories naming one gain `place_bonus` (memoryx.search.places)
+    asks_own_name: bool = False  # "what's my name": the memories giving the user's own name gain `relation_bonus`
     asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)

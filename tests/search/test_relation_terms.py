@@ -4,7 +4,7 @@ a user meets with them: the memory stating the relation first, whatever words or
 from __future__ import annotations
 
 from memoryx.search.relation_terms import attribute_words, named_relations, relation_keywords
-from memoryx.search.relations import says_attribute
+from memoryx.search.relations import asks_own_name, gives_own_name, says_attribute
 
 
 def test_a_relation_is_read_in_three_languages():
@@ -43,6 +43,34 @@ def test_what_is_asked_of_one_of_the_users_people():
     # nobody of the user's named: the relation is the user's own, nothing is asked of anyone
     assert attribute_words(named_relations("What's my job?")) == (set(), set())
     assert attribute_words(named_relations("What's my dog's name?")) == (set(), set())
+
+
+def test_the_users_own_name():
+    for q in ("What's my name?", "我叫什么名字？", "私の名前は何ですか？"):
+        assert asks_own_name(q), q
+    assert not asks_own_name("What's my dog's name?") and not asks_own_name("What's my daughter's name?")
+    for text in ("Hiya, name's Oskar, I'm a software tester", "hey there, Bruno here.", "Hi, I'm Lena.",
+                 "User's name is Sam", "我叫李娜", "私は田中です"):
+        assert gives_own_name(text), text
+    for text in ("Got a rescue cat last weekend! Her name is Smilla.", "Her name's Luna", "we named him Tofu",
+                 "I'm vegetarian", "My daughter is called Maya"):
+        assert not gives_own_name(text), text
+
+
+def test_the_users_introduction_answers_what_their_name_is(tmp_path):
+    """Said as chat messages, added as said: the pet's name shares the question's word "name", the introduction
+    does not, and comes first."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "Hiya, name's Oskar, I'm a software tester at a fintech in Stockholm."),
+            ("2024-06-01", "Learning to sail this summer, first lesson on Saturday."),
+            ("2024-09-14", "Got a rescue cat last weekend! Her name is Smilla.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="o", infer=False)
+        found = m.search("What's my name?", user_id="o", limit=3, now="2025-01-20T12:00:00+00:00")["results"]
+    assert found[0]["memory"].startswith("Hiya, name's Oskar")
 
 
 def test_the_keyword_query_gains_the_relations_other_words():
