@@ -69,6 +69,7 @@ from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
 from memoryx.search.state import SearchState
+from memoryx.search.time_words import time_keywords
 from memoryx.search.tuning import tuning
 
 if TYPE_CHECKING:
@@ -196,7 +197,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # a question that names a relation of the user ("my job", 我的狗) or of someone it names ("What does Alex do?",
     # "Where does Marta live?") also searches the relation's other words, in the three languages: the memory may
     # say it differently ("I work as", "User's dog", "Alex is a nurse, she works nights")
-    keyword_extra = " ".join(relation_keywords(asked, people=role != "user"))
+    # ... and so does one naming a weekday or a time of day ("on Fridays": 金曜, 星期五), habits being told with them
+    keyword_extra = " ".join(relation_keywords(asked, people=role != "user") + time_keywords(query))
     keyword_query = " ".join([semantic, *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
