@@ -15,7 +15,8 @@ import re
 _UNITS = (r"hours?|minutes?|days?|weeks?|months?|years?|pages?|miles?|kilometers?|km|pounds?|lbs?|kilos?|kg|"
           r"dollars?|euros?|points?|stars?|followers?|times?|cups?|books?|episodes?|videos?|steps?|percent")
 _ASKS = re.compile(
-    rf"\bhow much\b|\bhow many (?:{_UNITS})\b|\bhow old\b|\bwhat age\b|\b(?:in )?total\b|\bdifference\b|\bpercentage\b|\baltogether\b"
+    rf"\bhow much\b|\bhow many (?:{_UNITS})\b|\bhow old\b|\bwhat age\b"
+    r"|\b(?:in )?total\b|\bdifference\b|\bpercentage\b|\baltogether\b"
     r"|\b(?:spend|spent|cost|costs|price|paid|pay|save|saved|earn|earned|raise|raised)\b"
     r"|多少钱|花了多少|一共|总共|总计|差多少|几个小时|多少小时|几岁|多大|いくら|合計|全部で|何時間|何ページ|何歳", re.I)
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
