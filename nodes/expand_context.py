@@ -117,10 +117,11 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             bonus += t.when_bonus
         if plan.asks_where and states_place(mem.get("memory") or ""):
             bonus += t.place_bonus
-        # "what's my name": the user introducing themselves ("Hiya, name's Oskar"), not a pet being named ("we
-        # named him Tofu", which the question's own word "name" would read as a statement of it)
-        if plan.asks_own_name and gives_own_name(mem.get("memory") or ""):
-            bonus += t.relation_bonus
+        # "what's my name": the user introducing themselves ("Hiya, name's Oskar"); a pet or a child being named
+        # ("Her name is Luna", "we named him Tofu") shares the question's one word and answers someone else's
+        if plan.asks_own_name:
+            text = mem.get("memory") or ""
+            bonus += t.relation_bonus if gives_own_name(text) else -t.relation_bonus if gives_name(text, set()) else 0.0
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
         if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):

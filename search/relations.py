@@ -116,7 +116,7 @@ def about_person(text: str, names: set[str]) -> str | None:
 # a question asking a name ("what's my dog's name", "what is my son called", 我女儿叫什么名字, 娘の名前は), and a
 # memory giving one ("My dog is called Pepper", "User's son Callum ...", 我的狗叫旺财, 猫の名前はモチです)
 _ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b|名字|叫什么|名前", re.I)
-_GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+[A-Z]|叫[^什]|名前は")
+_GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+(?i:(?:him|her|it|them)\s+)?[A-Z]|叫[^什]|名前は")
 
 
 def says_attribute(text: str, tokens: tuple[str, ...], cjk: tuple[str, ...]) -> bool:

@@ -59,7 +59,7 @@ def test_the_users_own_name():
 
 def test_the_users_introduction_answers_what_their_name_is(tmp_path):
     """Said as chat messages, added as said: the pet's name shares the question's word "name", the introduction
-    does not, and comes first."""
+    does not, and comes first; a pet or a child being named answers someone else's name."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
@@ -70,7 +70,21 @@ def test_the_users_introduction_answers_what_their_name_is(tmp_path):
         for day, text in said:
             m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="o", infer=False)
         found = m.search("What's my name?", user_id="o", limit=3, now="2025-01-20T12:00:00+00:00")["results"]
-    assert found[0]["memory"].startswith("Hiya, name's Oskar")
+        assert found[0]["memory"].startswith("Hiya, name's Oskar")
+        # the tenth everyday life (bench/everyday_chat_lives.py), as its user said it
+        import sys
+        from datetime import datetime, timedelta, timezone
+        from pathlib import Path
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+        from everyday_chat_lives import LIFE_TENTH
+
+        start = datetime(2024, 1, 8, 19, 0, tzinfo=timezone.utc)
+        for day, text in LIFE_TENTH:
+            when = (start + timedelta(days=day)).isoformat()
+            m.add([{"role": "user", "content": text, "timestamp": when}], user_id="m", infer=False)
+        found = m.search("What's my name?", user_id="m", limit=3, now="2025-12-20T12:00:00+00:00")["results"]
+        assert found[0]["memory"].startswith("Hi! Mei here")
 
 
 def test_the_keyword_query_gains_the_relations_other_words():
@@ -155,6 +169,7 @@ def test_a_relation_of_a_relation_and_the_person_a_relation_is():
     assert gives_name("My dog is called Pepper.", {"dog"}) and gives_name("User's son Callum is seven", {"son"})
     assert gives_name("我的狗叫旺财", set()) and gives_name("猫の名前はモチです", set())
     assert not gives_name("My dog loves the beach now.", {"dog"})
+    assert gives_name("We got a kitten, we named him Tofu.", set())
 
 
 def test_the_answer_about_someone_the_user_names(tmp_path):
