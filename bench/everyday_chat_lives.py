@@ -367,8 +367,8 @@ QUESTIONS_TWELFTH = [
     ("What sport do I play on Fridays?", ["サッカー|football|soccer"], "en"),
 ]
 
-# A thirteenth life, written on 2026-11-27 before any change of that day's fifth session and before it was first
-# run: its clean check (`--set thirteenth`). Longer messages, each with a request to the assistant around the fact.
+# A thirteenth life, written on 2026-11-27 after the twelfth's changes and before its own first run: their clean
+# check (`--set thirteenth`). Longer messages, each with a request to the assistant around the fact.
 LIFE_THIRTEENTH = [
     (0, "Hey! I'm Priya, I work as a nurse at St Mary's hospital in Leeds. Can you help me plan my week?"),
     (5, "I'm vegetarian btw, so no meat in any recipes please"),

@@ -103,7 +103,7 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         mem = c["memory"]
         if mem is None:
             continue
-        bonus = 0.0
+        bonus, text = 0.0, mem.get("memory") or ""
         if window:
             ts = event_time(mem)
             if ts is not None and window[0] <= ts < window[1]:
@@ -113,21 +113,22 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             bonus += t.name_bonus * hit / len(patterns)
         # a "when" question, or one naming a period ("a month ago"): the memory that says when (its "today",
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
-        if (plan.asks_when or window) and states_time(mem.get("memory") or ""):
+        if (plan.asks_when or window) and states_time(text):
             bonus += t.when_bonus
-        if plan.asks_where and states_place(mem.get("memory") or ""):
+        if plan.asks_where and states_place(text):
             bonus += t.place_bonus
         # "what's my name": the user introducing themselves ("Hiya, name's Oskar"); a pet or a child being named
         # ("Her name is Luna", "we named him Tofu") shares the question's one word and answers someone else's
-        if plan.asks_own_name:
-            text = mem.get("memory") or ""
-            bonus += t.relation_bonus if gives_own_name(text) else -t.relation_bonus if gives_name(text, set()) else 0.0
+        if plan.asks_own_name and gives_own_name(text):
+            bonus += t.relation_bonus
+        elif plan.asks_own_name and gives_name(text, set()):
+            bonus -= t.relation_bonus
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
-        if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(mem.get("memory") or ""):
+        if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
             bonus += t.amount_bonus
         # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
-        if plan.preferences and states_preference(mem.get("memory") or "", own=not plan.people_asked):
+        if plan.preferences and states_preference(text, own=not plan.people_asked):
             bonus += t.preference_bonus
         if plan.role is not None and said_by(mem, plan.role):
             bonus += t.role_bonus

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import re
 
-from memoryx.search.dates import MONTHS
+from memoryx.search.dates import MONTHS, WEEKDAYS
 
 _ASKS = re.compile(r"\bwhere\b|哪里|哪儿|在哪|什么地方|どこ", re.I)
-_NOT_PLACES = "|".join(sorted({*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                               "sunday", "christmas", "easter"}, key=len, reverse=True))
+_NOT_PLACES = "|".join(sorted({*MONTHS, *WEEKDAYS, "christmas", "easter"}, key=len, reverse=True))
 _PLACE_EN = re.compile(rf"\b(?:in|to|at|from|near)\s+(?:the\s+)?(?!(?i:{_NOT_PLACES})\b)[A-Z][\w'’-]+")
 _PLACE_CJK = re.compile(r"住在|搬到|搬去|来自|に住|へ引っ越|に引っ越|で働")
 

@@ -72,15 +72,17 @@ def test_the_users_introduction_answers_what_their_name_is(tmp_path):
         found = m.search("What's my name?", user_id="o", limit=3, now="2025-01-20T12:00:00+00:00")["results"]
         assert found[0]["memory"].startswith("Hiya, name's Oskar")
         # the tenth everyday life (bench/everyday_chat_lives.py), as its user said it
-        import sys
+        import importlib.util
         from datetime import datetime, timedelta, timezone
         from pathlib import Path
 
-        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-        from everyday_chat_lives import LIFE_TENTH
+        spec = importlib.util.spec_from_file_location(
+            "everyday_chat_lives", Path(__file__).resolve().parents[2] / "bench" / "everyday_chat_lives.py")
+        lives = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(lives)
 
         start = datetime(2024, 1, 8, 19, 0, tzinfo=timezone.utc)
-        for day, text in LIFE_TENTH:
+        for day, text in lives.LIFE_TENTH:
             when = (start + timedelta(days=day)).isoformat()
             m.add([{"role": "user", "content": text, "timestamp": when}], user_id="m", infer=False)
         found = m.search("What's my name?", user_id="m", limit=3, now="2025-12-20T12:00:00+00:00")["results"]
