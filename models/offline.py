@@ -174,6 +174,13 @@ _VERB_FIRST_EN = re.compile(r"^(?!(?:morning|evening|nothing|something|anything|
                             r"[a-z]{2,}(?:ed|ing)\s", re.I)
 # the user as the subject of a later part: "The move is done, we're in Nottingham now"
 _FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
+# a sentence about the user's things or plans that opens on what it is about: "The heating in my flat is broken",
+# "The wedding is set for June 14th" (kept as said when it names something of the user's or a time)
+_THING_FIRST_EN = re.compile(r"^the\s+\w+(?:\s+[\w'’-]+){0,4}?\s+(?:is|are|was|were|has|have|had|will|got|\w+ed)\b",
+                             re.I)
+# a sentence going on about what the one before it named: "Churro ate my shoe. He's 8 months old"
+_PRONOUN_GOES_ON_EN = re.compile(r"^(?:he|she|they|it)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|had|will|can|"
+                                 r"\w+s|\w+ed)\b)", re.I)
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
 _FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
                           re.I)
@@ -215,6 +222,10 @@ def extract_user_facts(content: str) -> list[dict]:
             continue
         if facts and _NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
             facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}、{sentence.rstrip('。！!')}")
+            continue
+        if facts and _PRONOUN_GOES_ON_EN.match(sentence) and not is_chitchat(sentence):
+            # "He's 8 months old" says nothing alone: it goes on with the fact it follows, which names him
+            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
             continue
         if facts and facts[-1]["category"] == "fact" and _FRAGMENT_EN.match(sentence) and not _VERBISH.search(sentence):
             # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
@@ -309,6 +320,9 @@ def _generic_fact(clause: str) -> str | None:
             return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
         first_person, words = bool(_FIRST_PERSON_EN.match(clause)), len(clause.split())
         if not first_person and words >= 4 and _FIRST_PERSON_LATER_EN.search(clause):
+            return clause
+        if not first_person and words >= 4 and _THING_FIRST_EN.match(clause) \
+                and (re.search(r"\b(?:my|our)\b", clause, re.I) or mentions_time(clause)):
             return clause
         if not first_person and words >= 3 and not _VERBISH.search(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker

@@ -63,6 +63,7 @@ from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.relation_terms import (
     ONE_AT_A_TIME, PEOPLE, attribute_words, named_relations, relation_keywords, relation_words,
+    without_job_idiom,
 )
 from memoryx.search.relations import asks_name, asks_own_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
@@ -199,7 +200,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # say it differently ("I work as", "User's dog", "Alex is a nurse, she works nights")
     # ... and so does one naming a weekday or a time of day ("on Fridays": 金曜, 星期五), habits being told with them
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user") + time_keywords(query))
-    keyword_query = " ".join([semantic, *rewritten.keywords])
+    keyword_query = " ".join([without_job_idiom(semantic), *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)

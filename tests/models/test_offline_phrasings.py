@@ -195,6 +195,13 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("週末はよくハイキングに行きます。", ["週末はよくハイキングに行きます"]),
     # any other statement opening on its verb, kept as said
     ("Turned 40 today.", ["Turned 40 today"]), ("Heading to Paris next week.", ["Heading to Paris next week"]),
+    # a sentence opening on the user's thing or plan, after a request or alone; one going on about what the
+    # sentence before it named ("He" is the dog) is kept with that one
+    ("Can you help me write to my landlord? The boiler in my flat is leaking again.",
+     ["The boiler in my flat is leaking again"]),
+    ("The party is planned for next Friday, at the lake.", ["The party is planned for next Friday, at the lake"]),
+    ("Pixel chewed my charger. She's 5 months old and into everything!",
+     ["Pixel chewed my charger. She's 5 months old and into everything"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -209,6 +216,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "We are fine.",  # too short to be a fact
     "It's raining again today.", "The weather is awful here.", "Paris is lovely",
     "Got it, thanks", "Went well", "Just finished.", "Meeting went well.",
+    "The museum was built by the Romans.", "He is a famous painter.",  # nothing of the user's, no time: trivia
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

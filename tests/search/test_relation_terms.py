@@ -201,6 +201,28 @@ def test_the_answer_about_someone_the_user_names(tmp_path):
         assert first("What's my dog's name?") == "My dog is called Pepper."
 
 
+def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
+    """Asked what the fiancée does: the girlfriend she was is the relation stated, "is a dentist" says the job
+    without a word of the job relation, and "for a living" does not search "lives" in the brother's news."""
+    from memoryx.api.memory import Memory
+    from memoryx.search.relation_terms import without_job_idiom
+    from tests.support import shared_embeddings
+
+    assert without_job_idiom("What does my wife do for a living?").split() == ["What", "does", "my", "wife", "do", "?"]
+    assert without_job_idiom("Is it good for work?") == "Is it good for work?"  # the job is not what it asks
+    tokens, _ = attribute_words(named_relations("What does my fiancée do for a living?"))
+    assert "dentist" in tokens and not attribute_words(named_relations("What do I do for a living?"))[0]
+    said = [("2024-01-20", "My girlfriend Lucía is a dentist, she keeps telling me to floss more"),
+            ("2024-04-10", "My brother Diego lives in Buenos Aires, he works as a chef in a steakhouse"),
+            ("2024-06-15", "Lucía and I got engaged last night!!")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="t", infer=False)
+        found = m.search("What does my fiancée do for a living?", user_id="t", limit=3,
+                         now="2025-01-20T12:00:00+00:00")["results"]
+        assert "dentist" in found[0]["memory"]
+
+
 def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
     """With the graph: the offline model draws 用户岳母 -住在-> 慕尼黑 from "我岳母住在慕尼黑"; walked from the
     best hits for "where do I live", that relation is the mother-in-law's, not the user's home."""
