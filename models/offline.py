@@ -178,6 +178,10 @@ _FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|
 # "The wedding is set for June 14th" (kept as said when it names something of the user's or a time)
 _THING_FIRST_EN = re.compile(r"^the\s+\w+(?:\s+[\w'’-]+){0,4}?\s+(?:is|are|was|were|has|have|had|will|got|\w+ed)\b",
                              re.I)
+# what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",
+# "My boss promoted me" (not a request: those open on the verb or on "please", "can you")
+_USER_AS_OBJECT_EN = re.compile(r"^(?!(?:please|can|could|would|will|let|help|tell|give|show|make|remind|send|"
+                                r"ask|call|thank|thanks|get|find|write|do|don't)\b)[A-Za-z].*\b(?:me|us)\b", re.I)
 # a sentence going on about what the one before it named: "Churro ate my shoe. He's 8 months old"
 _PRONOUN_GOES_ON_EN = re.compile(r"^(?:he|she|they|it)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|had|will|can|"
                                  r"\w+s|\w+ed)\b)", re.I)
@@ -198,6 +202,8 @@ _FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
 _JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
+# ... or by a name written in katakana, as foreign names are: "クロエは猫アレルギーです"
+_JA_NAMED_TOPIC = re.compile(r"^[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が)(?!何|どこ|いつ|誰)")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
 _JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|てる|てた)[。！]?$")
 _EN_REWRITES = [
@@ -324,6 +330,8 @@ def _generic_fact(clause: str) -> str | None:
         if not first_person and words >= 4 and _THING_FIRST_EN.match(clause) \
                 and (re.search(r"\b(?:my|our)\b", clause, re.I) or mentions_time(clause)):
             return clause
+        if not first_person and words >= 5 and _USER_AS_OBJECT_EN.match(clause) and _VERBISH.search(clause):
+            return clause
         if not first_person and words >= 3 and not _VERBISH.search(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker
         if words >= 3 and _VERB_FIRST_EN.match(clause):
@@ -346,14 +354,24 @@ def _generic_fact(clause: str) -> str | None:
         return "ユーザーの" + clause[2:]
     if _JA_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
         return "ユーザーの" + clause  # "妹は来年結婚します" -> "ユーザーの妹は来年結婚します"
+    if _JA_NAMED_TOPIC.match(clause) and len(clause) >= 7:
+        return clause  # "クロエは猫アレルギーです": someone in the user's life, named, as _NAMED_PERSON_EN keeps
     if _JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
         return clause  # "週末は山登りをしています": a Japanese statement names no subject when it is the speaker
     return None
 
 
+def _statement(text: str):
+    """The statement a memory or fact holds for the judge. "User moved to Toronto from Osaka two years ago" is
+    the dated event kept beside the home ("User now lives in Toronto", which a move updates): it stays true
+    after the next move, so it is not a statement to replace."""
+    st = rules.parse_statement(text)
+    return None if st is not None and st.verb == "move" else st
+
+
 def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
     """Deterministic decisions for the judge prompt: see the module docstring."""
-    parsed_mem = [(m, rules.parse_statement(m.get("text", ""))) for m in memories]
+    parsed_mem = [(m, _statement(m.get("text", ""))) for m in memories]
     ops: list[dict] = []
     touched: set[str] = set()
 
@@ -370,7 +388,7 @@ def judge(memories: list[dict], facts: list[dict]) -> list[dict]:
         index = fact.get("fact", 0)
         text = fact.get("text", "")
         owner = fact.get("owner", "user")
-        st = rules.parse_statement(text)
+        st = _statement(text)
         same_owner = [(m, s) for m, s in parsed_mem if m.get("owner", "user") == owner]
         norm = fact_key(text)
 

@@ -152,10 +152,16 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "Mississauga is home now", "home is Porto these days": the place, capitalised
+    ("home", "", True, re.compile(rf"^(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+is\s+(?i:(?:my\s+|our\s+)?home){_EN_END}")),
+    ("home", "", True, re.compile(rf"^(?i:(?:my\s+|our\s+)?home\s+is\s+(?:now\s+)?)(?P<v>[A-Z][^,.;!?]*?){_EN_END}")),
     ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm a software engineer at a bank": the position and where it is held
     ("work", "title", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:now\s+)?(?P<r>(?:a|an)\s+[a-z][a-z -]{{1,40}}?)"
                                        rf"\s+(?:at|for|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "I got an offer from Shopify, starting Monday": the employer the user is about to work for
+    ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?(?:got|accepted|took)\s+"
+                                      rf"(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
@@ -257,6 +263,8 @@ def _match(clause: str, lang: str) -> Statement | None:
         if lang == "en":
             value = re.sub(r"^(?:to|at|in)\s+", "", value) if attribute != "like" else value
             value = _EN_TAIL_TIME.sub("", value)
+            if attribute == "home":  # "I moved to Toronto from Osaka": Toronto; Osaka is where they came from
+                value = re.sub(r"\s+from\s+.*$", "", value)
             # "I quit smoking" / "I left the party" / "I joined a chess club" are not jobs: an employer is named
             # (capitalised: "Acme", "a startup called Fernwood")
             if verb == "leave" and not value[:1].isupper():

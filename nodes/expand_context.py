@@ -24,7 +24,7 @@ from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.relations import (
-    about_person, gives_name, gives_own_name, people_of, says_attribute, states_relation,
+    about_person, about_someone_else, gives_name, gives_own_name, people_of, says_attribute, states_relation,
 )
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
@@ -148,6 +148,11 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""
         if plan.current_value and ends_relation(text):
+            continue
+        # asked the user's own relation ("where do I live"), a statement of one of their people ("My dad lives in
+        # Kyoto") answers for that person: it is not the user's, however many words it shares with the question
+        if (tokens or cjk) and not plan.people_asked and c["id"] not in named and about_someone_else(text):
+            c["relevance"] -= t.relation_bonus
             continue
         person = about_person(text, people) if people and mem is not None else None
         if c["id"] in named or ((tokens or cjk) and mem is not None

@@ -84,7 +84,10 @@ def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
                               include_invalid=plan.include_invalid, limit=MAX_RELATIONS)
     # a question about the user's own relation ("where do I live") is not answered by one of their people's
     # ("用户岳母 住在 慕尼黑"); one naming a person ("where does my mother live") is
-    return [dict(r, named=True) for r in around if names_query(r, tokens)
+    # ... and one asking something of a person ("what is my sister's job") is answered by a relation naming that
+    # person, not by the user's own job
+    person = tokens - set(plan.attribute_tokens) if plan.attribute_tokens else tokens
+    return [dict(r, named=True) for r in around if names_query(r, tokens) and names_query(r, person)
             and (plan.people_asked or not someone_of_users(str(r.get("source") or "")))]
 
 

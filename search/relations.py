@@ -35,6 +35,9 @@ _DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|r
 _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
                         r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|\d+)\s+)*"
                         r"(\w+)", re.I)
+# "Mississauga is home now", "home is Porto these days": the user's home, said without a possessive
+_HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]")
+_HOME_TOKENS = frozenset(tokenize("home"))
 _SELF_CJK = re.compile("用户|我|ユーザー|私")
 _ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
 
@@ -56,6 +59,8 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     possessive or the subject says whose."""
     if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
                       for m in rx.finditer(text)):
+        return True
+    if tokens & _HOME_TOKENS and _HOME_IS.search(text):
         return True
     return bool(cjk) and _states_cjk(text, cjk)
 
@@ -97,6 +102,17 @@ def opens_on_someone(text: str) -> bool:
         return True
     m = _OPENS_ON_SELF_CJK.match(text)
     return bool(m) and text[m.end():].startswith(PEOPLE_CJK)
+
+
+# the user beside them: "My wife and I moved to Leeds", "my sister came with me", "我和妹妹", "妹と私"
+_WITH_USER = re.compile(r"\b(?:and|with)\s+(?:i|me|us)\b|\b(?:we|we're|we've|our|us)\b|和我|跟我|我们|と私|と僕", re.I)
+
+
+def about_someone_else(text: str) -> bool:
+    """The memory is a statement of one of the user's people, not of the user: "My dad lives in Kyoto", "My
+    partner Chloe works as a paramedic" (`opens_on_someone`), unless the user is in it too ("My wife and I moved
+    to Leeds")."""
+    return opens_on_someone(text) and not _WITH_USER.search(text)
 
 
 def people_of(texts: list[str], tokens: set[str]) -> set[str]:

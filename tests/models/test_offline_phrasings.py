@@ -63,6 +63,10 @@ from memoryx.models.offline_rules import fact_text, parse_statements
     ("Just moved to Leeds!", ["User now lives in Leeds"]),
     ("Got a new job at Globex as a tester", ["User works at Globex as a tester"]),
     ("I moved to Porto, love it here", ["User now lives in Porto"]),
+    # where the user came from is not where they live; a home said as "X is home"; a job offer taken
+    ("I moved to Toronto from Osaka two years ago", ["User now lives in Toronto"]),
+    ("Mississauga is home now", ["User lives in Mississauga"]),
+    ("Good news, I got an offer from Shopify, starting Monday", ["User works at Shopify"]),
 ])
 def test_paraphrases_are_read(text, facts):
     assert [fact_text(st) for st in parse_statements(text)] == facts
@@ -73,6 +77,7 @@ def test_paraphrases_are_read(text, facts):
     "我是学生", "我喜欢", "私は学生です", "Big news: nothing happened",
     "I joined a chess club", "I'm a regular at the Crown", "I'm a guest at the Ritz tonight",
     "Moved the sofa into the hall", "Left early today, so tired", "Started a new hobby",
+    "Home is where the heart is", "This is home cooking", "I got an offer of help from a neighbour",
 ])
 def test_near_misses_stay_unread(text):
     assert parse_statements(text) == []
@@ -97,6 +102,15 @@ def test_a_new_position_replaces_the_old_job():
     assert [(o["event"], o["id"]) for o in ops] == [("UPDATE", "0")]
     assert [f["text"] for f in extract_user_facts("I went to the market and bought fresh figs")] == \
         ["I went to the market and bought fresh figs"]
+
+
+def test_a_move_keeps_the_dated_move_before_it():
+    """The dated event beside a home ("User moved to Toronto ... (2022)") stays true after the next move: the
+    judge updates the home and leaves the event."""
+    memories = [{"id": "0", "text": "User now lives in Toronto"},
+                {"id": "1", "text": "User moved to Toronto from Osaka two years ago (2022)"}]
+    ops = judge(memories, [{"fact": 0, "text": "User lives in Mississauga"}])
+    assert [(o["event"], o["id"]) for o in ops] == [("UPDATE", "0")]
 
 
 def test_a_chat_in_three_languages_is_remembered(tmp_path):
@@ -202,6 +216,9 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("The party is planned for next Friday, at the lake.", ["The party is planned for next Friday, at the lake"]),
     ("Pixel chewed my charger. She's 5 months old and into everything!",
      ["Pixel chewed my charger. She's 5 months old and into everything"]),
+    # what happened to the user, with them as its object; someone named in katakana, as the topic
+    ("Northwind laid off half the team, including me.", ["Northwind laid off half the team, including me"]),
+    ("クロエは猫アレルギーです。", ["クロエは猫アレルギーです"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -217,6 +234,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "It's raining again today.", "The weather is awful here.", "Paris is lovely",
     "Got it, thanks", "Went well", "Just finished.", "Meeting went well.",
     "The museum was built by the Romans.", "He is a famous painter.",  # nothing of the user's, no time: trivia
+    "コーヒーはどこですか。",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

@@ -223,6 +223,49 @@ def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
         assert "dentist" in found[0]["memory"]
 
 
+def test_the_users_own_relation_is_not_one_of_their_peoples(tmp_path):
+    """Asked where the user lives or works, what their dad or partner does is theirs, however many words it
+    shares with the question; "Mississauga is home now" states the user's home without a possessive. The
+    user beside the person ("My wife and I moved") is still the user."""
+    from memoryx.api.memory import Memory
+    from memoryx.search.relations import about_someone_else
+    from tests.support import shared_embeddings
+
+    assert about_someone_else("My dad lives in Kyoto, he's retired now.")
+    assert not about_someone_else("My wife and I moved to Leeds.") and not about_someone_else("I live in Leeds.")
+    assert not about_someone_else("My new job starts Monday")
+    said = [("2024-01-08", "Hello! I'm Hiro, I moved to Toronto from Osaka two years ago."),
+            ("2024-01-12", "I'm a UX designer at a fintech startup called Maple Pay."),
+            ("2024-01-17", "My partner Chloe works as a paramedic."),
+            ("2024-10-18", "Moving day done! Mississauga is home now."),
+            ("2025-06-10", "My dad lives in Kyoto, he's retired now.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="h", infer=False)
+        def first(q: str) -> str:
+            return m.search(q, user_id="h", limit=3, now="2025-12-20T12:00:00+00:00")["results"][0]["memory"]
+
+        assert "Mississauga" in first("Where do I live now?")
+        assert "Maple Pay" in first("Where do I work?")
+        assert "Kyoto" in first("Where does my dad live?")  # asked of him, his is the answer
+
+
+def test_a_persons_job_is_not_the_users_in_the_graph(tmp_path):
+    """With the graph: walked from the best hits for "what is my sister's job", the user's own works_at relation
+    says a job but not hers; her statement, in Chinese, comes first."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "I'm a UX designer at a fintech startup called Maple Pay."),
+            ("2024-03-01", "Good news, I got an offer from Shopify, starting Monday as a senior designer."),
+            ("2024-05-01", "My partner Chloe works as a paramedic."), ("2024-06-01", "我姐姐是律师，住在上海。")]
+    with Memory({"data_dir": str(tmp_path / "d")}, llm="offline", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="s")
+        found = m.search("What is my sister's job?", user_id="s", limit=3, now="2025-01-20T12:00:00+00:00")
+        assert "律师" in found["results"][0]["memory"]
+
+
 def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
     """With the graph: the offline model draws 用户岳母 -住在-> 慕尼黑 from "我岳母住在慕尼黑"; walked from the
     best hits for "where do I live", that relation is the mother-in-law's, not the user's home."""
