@@ -202,6 +202,8 @@ _FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\
 _ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
 _JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
+# a favourite said without 私の: "一番好きな花はバラです", "好きな食べ物は寿司です"
+_JA_FAVOURITE = re.compile(r"^(?:一番|いちばん|最も)?好きな[^、。はが]{1,10}は")
 # ... or by a name written in katakana, as foreign names are: "クロエは猫アレルギーです"
 _JA_NAMED_TOPIC = re.compile(r"^[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が)(?!何|どこ|いつ|誰)")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
@@ -354,6 +356,8 @@ def _generic_fact(clause: str) -> str | None:
         return "ユーザーの" + clause[2:]
     if _JA_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
         return "ユーザーの" + clause  # "妹は来年結婚します" -> "ユーザーの妹は来年結婚します"
+    if _JA_FAVOURITE.match(clause) and len(clause) >= 6:
+        return "ユーザーの" + clause  # "一番好きな花はバラです": the speaker's favourite, said without 私の
     if _JA_NAMED_TOPIC.match(clause) and len(clause) >= 7:
         return clause  # "クロエは猫アレルギーです": someone in the user's life, named, as _NAMED_PERSON_EN keeps
     if _JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:

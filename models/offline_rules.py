@@ -152,6 +152,10 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "I'm now in a two-bed flat in Reading": a home, then where it is
+    ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i'm|i am|we're|we are)\s+{_ADV}(?:living\s+)?in\s+(?:a|an|the|our|my)\s+"
+                                  rf"(?:[\w-]+\s+){{0,3}}?(?:flat|house|apartment|condo|cottage|bungalow|home)\s+in\s+"
+                                  rf"{_EN_VALUE}{_EN_END}", re.I)),
     # "Mississauga is home now", "home is Porto these days": the place, capitalised
     ("home", "", True, re.compile(rf"^(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+is\s+(?i:(?:my\s+|our\s+)?home){_EN_END}")),
     ("home", "", True, re.compile(rf"^(?i:(?:my\s+|our\s+)?home\s+is\s+(?:now\s+)?)(?P<v>[A-Z][^,.;!?]*?){_EN_END}")),

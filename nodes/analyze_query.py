@@ -31,7 +31,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
-from memoryx.search.amounts import asks_amount
+from memoryx.search.amounts import asks_age, asks_amount, asks_own_age, without_own_age_idiom
 from memoryx.search.current import asks_current, asks_current_value
 from memoryx.search.dates import (
     asks_when,
@@ -49,7 +49,7 @@ from memoryx.search.plan import (
     checked_relation_types,
     checked_threshold,
 )
-from memoryx.search.preferences import asks_recommendation
+from memoryx.search.preferences import asks_food, asks_recommendation
 from memoryx.search.query import (
     as_first_person,
     entity_candidates,
@@ -200,7 +200,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # say it differently ("I work as", "User's dog", "Alex is a nurse, she works nights")
     # ... and so does one naming a weekday or a time of day ("on Fridays": 金曜, 星期五), habits being told with them
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user") + time_keywords(query))
-    keyword_query = " ".join([without_job_idiom(semantic), *rewritten.keywords])
+    # "for a living", "how old am I": what the question asks, not words a memory shares ("lives in", "old")
+    keyword_query = " ".join([without_own_age_idiom(without_job_idiom(semantic)), *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)
@@ -232,15 +233,19 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         asks_own_name=asks_own_name(query),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
+        asks_age=asks_age(query),
+        asks_own_age=asks_own_age(query),
         role=role,
         relation_tokens=tuple(sorted(relation_tokens)),
         relation_cjk=tuple(sorted(relation_cjk)),
-        current_value=asks_current_value(asked),
+        # a name or an age does not end: "I'm 67 and retired" still says who the user is and how old
+        current_value=asks_current_value(asked) and not asks_own_name(query) and not asks_age(query),
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
         people_asked=any(r in PEOPLE for r in relations),
         attribute_tokens=tuple(sorted(attribute_tokens)),
         attribute_cjk=tuple(sorted(attribute_cjk)),
         preferences=asks_recommendation(query),
+        food=asks_recommendation(query) and asks_food(query),
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,

@@ -16,15 +16,16 @@ from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.amounts import states_amount
+from memoryx.search.amounts import gives_age, gives_own_age, states_amount
 from memoryx.search.current import ends_relation
 from memoryx.search.dates import states_time
 from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
-from memoryx.search.preferences import states_preference
+from memoryx.search.preferences import states_food, states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.relations import (
-    about_person, about_someone_else, gives_name, gives_own_name, people_of, says_attribute, states_relation,
+    about_person, about_someone_else, gives_name, gives_own_name, opens_on_someone, people_of, says_attribute,
+    states_relation,
 )
 from memoryx.search.scoring import epoch_of, event_time
 from memoryx.search.speakers import said_by
@@ -125,10 +126,24 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             bonus -= t.relation_bonus
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
-        if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
+        # ("how old": the figure is an age, "I'm 67", the user's own unless the question names someone else, not
+        # "three years ago")
+        if plan.asks_own_age:  # the user giving their age states what is asked, as their name does (above)
+            if gives_own_age(text):
+                bonus += t.relation_bonus
+        elif plan.asks_age:
+            if gives_age(text):
+                # asked of one of the user's people ("how old is our dog"), the age is what is asked of them
+                bonus += t.amount_bonus + (t.attribute_bonus if plan.people_asked else 0.0)
+        elif plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
             bonus += t.amount_bonus
         # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
-        if plan.preferences and states_preference(text, own=not plan.people_asked):
+        # (about food: what they eat or cannot, "I don't eat pork", "I have coeliac disease", not their favourite
+        # author)
+        if plan.food:
+            if states_food(text) and not opens_on_someone(text):
+                bonus += t.preference_bonus
+        elif plan.preferences and states_preference(text, own=not plan.people_asked):
             bonus += t.preference_bonus
         if plan.role is not None and said_by(mem, plan.role):
             bonus += t.role_bonus
@@ -151,7 +166,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             continue
         # asked the user's own relation ("where do I live"), a statement of one of their people ("My dad lives in
         # Kyoto") answers for that person: it is not the user's, however many words it shares with the question
-        if (tokens or cjk) and not plan.people_asked and c["id"] not in named and about_someone_else(text):
+        if (tokens or cjk or plan.asks_own_age) and not plan.people_asked and c["id"] not in named \
+                and about_someone_else(text):
             c["relevance"] -= t.relation_bonus
             continue
         person = about_person(text, people) if people and mem is not None else None

@@ -87,7 +87,9 @@ def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     # ... and one asking something of a person ("what is my sister's job") is answered by a relation naming that
     # person, not by the user's own job
     person = tokens - set(plan.attribute_tokens) if plan.attribute_tokens else tokens
-    return [dict(r, named=True) for r in around if names_query(r, tokens) and names_query(r, person)
+    person_cjk = set(plan.relation_cjk) - set(plan.attribute_cjk)
+    return [dict(r, named=True) for r in around if names_query(r, tokens)
+            and (not plan.attribute_tokens or names_query(r, person, person_cjk))
             and (plan.people_asked or not someone_of_users(str(r.get("source") or "")))]
 
 

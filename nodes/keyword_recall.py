@@ -15,7 +15,7 @@ from memoryx.core.runs import elapsed_ms
 from memoryx.nodes.dense_recall import hits_of
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.events import event_phrases, merged_hits, with_covers
-from memoryx.search.preferences import PREFERENCE_WORDS
+from memoryx.search.preferences import FOOD_WORDS, PREFERENCE_WORDS
 from memoryx.search.state import SearchState
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ def keyword_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         hits = with_covers(merged_hits([hits, *per_event]), per_event, plan.role)
     liked = []
     if plan.preferences:
-        liked = vectors.keyword_search(f"{plan.keyword_query} {PREFERENCE_WORDS}", plan.scope,
+        words = f"{PREFERENCE_WORDS} {FOOD_WORDS}" if plan.food else PREFERENCE_WORDS
+        liked = vectors.keyword_search(f"{plan.keyword_query} {words}", plan.scope,
                                        limit=plan.candidate_k, filters=plan.filters, extra=plan.keyword_extra)
     return {"keyword_hits": hits, "preference_hits": hits_of(liked),
             "timings": {"keyword_recall": elapsed_ms(start)}}

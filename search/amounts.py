@@ -38,3 +38,54 @@ _ISO_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 def states_amount(text: str) -> bool:
     """The memory states a figure ("$12", "70 hours", "20%", "two weeks", "三个小时", "500円"; an age: "she's 6")."""
     return bool(_STATES.search(_ISO_DATE.sub(" ", text)))
+
+
+# an age asked ("how old am I", "what age is my son", 几岁, 何歳) and one given: "I'm 67", "she's 8 months old",
+# "turned 5", "34岁", "6歳" (not "three years ago", nor "67 minutes")
+_ASKS_AGE = re.compile(r"\bhow old\b|\bwhat age\b|几岁|多大了?|多少岁|何歳|いくつ", re.I)
+_AGE_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+              r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety")
+_GIVES_AGE = re.compile(
+    r"\b\d{1,3}\s*(?:years?|months?|weeks?)[\s-]+old\b|\b(?:i'm|i am|user is|he's|she's|he is|she is|it's|is|turned|"
+    r"turns|turning|aged?)\s+(?:now\s+|only\s+|just\s+)?(?:\d{1,3}\b(?!\s*(?:[:.,/]\d|%|(?:" + _UNITS + r")\b))"
+    r"|(?:" + _AGE_WORDS + r")\b(?=\s*(?:[,.;!?)]|$|and\b|now\b|today\b|this\b|last\b|next\b|in\b|on\b)))"
+    r"|[0-9一二三四五六七八九十两]+\s*(?:岁|歳|才)", re.I)
+
+
+def asks_age(query: str) -> bool:
+    """The question asks how old someone is."""
+    return bool(_ASKS_AGE.search(query))
+
+
+_ASKS_OWN_AGE = re.compile(r"\bhow old (?:am i|will i be)\b|\bwhat age am i\b|\bmy age\b|我(?:今年)?(?:几岁|多大|多少岁)|我的年龄"
+                           r"|私は(?:今)?何歳|私の年齢", re.I)
+
+
+def without_own_age_idiom(query: str) -> str:
+    """The keyword query of "how old am I?" without "old": the user says their age as "I'm 67", and "old" would
+    match "our old cottage" or the dog "getting old"."""
+    return re.sub(r"\bhow\s+old\b", "how", query, flags=re.I) if asks_own_age(query) else query
+
+
+def asks_own_age(query: str) -> bool:
+    """The question asks the user's own age ("how old am I", 我几岁, 私は何歳): someone else's is no answer."""
+    return bool(_ASKS_OWN_AGE.search(query))
+
+
+# the user giving their own: "I'm 67 and retired", "User is 34", "I turned 40 today", "I'm Jonas, 34, ...",
+# "我今年34岁", "私は30歳です"
+_GIVES_OWN_AGE = re.compile(
+    r"(?:\b(?:i'm|i am|user is|i turned|user turned|i'll be|i will be)|^(?:just\s+)?turned)\s+(?:now\s+|only\s+|just\s+)?"
+    r"(?:\d{1,3}|" + _AGE_WORDS + r")\b(?!\s*(?:[:.,/]\d|%|(?:" + _UNITS + r")\b(?!\s+old)))"
+    r"|\b(?:i'm|i am|user is)\s+[A-Z][\w'’-]+,\s*\d{1,3}\b|^(?:user|i)\b[^.]{0,20}\baged?\s+\d{1,3}\b"
+    r"|(?:我|用户)(?:今年|现在)?[0-9一二三四五六七八九十两]+\s*岁|(?:私|ユーザー)は(?:今)?[0-9一二三四五六七八九十]+\s*歳", re.I)
+
+
+def gives_own_age(text: str) -> bool:
+    """The user says how old they are ("I'm 67 and retired", "我今年34岁"); "Rocco turned ten" is the dog's."""
+    return bool(_GIVES_OWN_AGE.search(_ISO_DATE.sub(" ", text)))
+
+
+def gives_age(text: str) -> bool:
+    """The memory says how old someone is ("I'm 67 and retired", "He's 8 months old", "我女儿6岁")."""
+    return bool(_GIVES_AGE.search(_ISO_DATE.sub(" ", text)))

@@ -62,6 +62,9 @@ class SearchPlan:
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     amount: bool = False  # asks for a number ("how much", "the total"): figures gain (memoryx.search.amounts)
+    asks_age: bool = False  # asks how old someone is: a memory giving an age gains `amount_bonus` (not any figure)
+    asks_own_age: bool = False  # ... the user's own: one of their people's age loses `relation_bonus`
+    food: bool = False  # a recommendation about food: what the user eats or cannot is the preference that answers
     # the relation the question names, in the words that state it (memoryx.search.relations): keyword tokens
     # ("job", "work", ...) and CJK words (狗, 犬); read by the graph walk and the ranking. Tuples, as every
     # collection of the plan: the graph's state is streamed as JSON (LangServe)

@@ -29,6 +29,30 @@ _PREFERENCE = re.compile(
 PREFERENCE_WORDS = "like love enjoy prefer favorite favourite fan hate dislike allergic 喜欢 最爱 讨厌 好き 嫌い"
 
 
+# a recommendation about food ("suggest a dinner recipe", "what should I cook", 推荐一道菜, 何を食べたらいい) is
+# answered by what the user eats or cannot ("I don't eat pork", "I'm lactose intolerant", "I can't have
+# gluten"), not by their favourite author
+_FOOD_ASKED = re.compile(
+    r"\b(?:recipes?|cook|cooking|dinner|lunch|breakfast|brunch|meals?|eat|eating|snacks?|dish|dishes|bake|"
+    r"restaurants?|menu|food|drinks?|dessert|cuisine)\b|吃|菜|做饭|餐|食谱|料理|食べ|ご飯|レシピ|飲み", re.I)
+_FOOD_STATED = re.compile(
+    r"\b(?:eat|eats|eating|ate|drink|drinks|food|foods|cook|cooking|cuisine|dish|dishes|meals?|diet|vegetarian|vegan|"
+    r"pescatarian|allerg\w*|intoleran\w*|coeliac|celiac|gluten|dairy|lactose|meat|fish|pork|beef|chicken|seafood|"
+    r"shellfish|nuts?|peanuts?|spicy|sugar|salt|caffeine|coffee|tea|alcohol|halal|kosher)\b"
+    r"|吃|喝|菜|素食|过敏|忌口|饮食|食べ|飲|料理|アレルギー|ベジタリアン", re.I)
+FOOD_WORDS = "eat drink food diet vegetarian vegan allergic intolerant gluten dairy 吃 过敏 素食 食べ アレルギー"
+
+
+def asks_food(query: str) -> bool:
+    """A recommendation about food or drink."""
+    return bool(_FOOD_ASKED.search(query))
+
+
+def states_food(text: str) -> bool:
+    """The memory says something of what the user eats or drinks: a like, a diet, an allergy, a rule."""
+    return bool(_FOOD_STATED.search(text))
+
+
 def asks_recommendation(query: str) -> bool:
     return bool(_RECOMMENDATION.search(query))
 

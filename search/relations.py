@@ -36,7 +36,10 @@ _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally
                         r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|\d+)\s+)*"
                         r"(\w+)", re.I)
 # "Mississauga is home now", "home is Porto these days": the user's home, said without a possessive
-_HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]")
+# ... and "I'm now in a two-bed flat in Reading": the user in a dwelling
+_HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]"
+                      r"|\b(?i:i'm|i am|we're|we are|user is)\s+(?i:(?:now|finally|still)\s+)?(?i:living\s+)?in\s+"
+                      r"(?i:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?i:flat|house|apartment|condo|cottage|bungalow)\b")
 _HOME_TOKENS = frozenset(tokenize("home"))
 _SELF_CJK = re.compile("用户|我|ユーザー|私")
 _ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
@@ -182,7 +185,8 @@ def someone_of_users(name: str) -> bool:
     return bool(_SELF_AND_MORE.match((name or "").strip()))
 
 
-def names_query(relation: dict, tokens: set[str]) -> bool:
-    """The relation's name or one of its ends says one of `tokens` ("has_dog" for "my dog")."""
+def names_query(relation: dict, tokens: set[str], cjk: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The relation's name or one of its ends says one of `tokens` ("has_dog" for "my dog") or holds one of the
+    CJK words `cjk` ("ユーザーの夫" for 夫)."""
     text = " ".join(str(relation.get(k) or "").replace("_", " ") for k in ("relation", "source", "target"))
-    return bool(tokens & set(tokenize(text)))
+    return bool(tokens & set(tokenize(text))) or any(w in text for w in cjk)

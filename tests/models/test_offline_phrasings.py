@@ -67,6 +67,7 @@ from memoryx.models.offline_rules import fact_text, parse_statements
     ("I moved to Toronto from Osaka two years ago", ["User now lives in Toronto"]),
     ("Mississauga is home now", ["User lives in Mississauga"]),
     ("Good news, I got an offer from Shopify, starting Monday", ["User works at Shopify"]),
+    ("I'm now in a two-bed flat in Reading", ["User lives in Reading"]),
 ])
 def test_paraphrases_are_read(text, facts):
     assert [fact_text(st) for st in parse_statements(text)] == facts
@@ -77,7 +78,7 @@ def test_paraphrases_are_read(text, facts):
     "我是学生", "我喜欢", "私は学生です", "Big news: nothing happened",
     "I joined a chess club", "I'm a regular at the Crown", "I'm a guest at the Ritz tonight",
     "Moved the sofa into the hall", "Left early today, so tired", "Started a new hobby",
-    "Home is where the heart is", "This is home cooking", "I got an offer of help from a neighbour",
+    "Home is where the heart is", "This is home cooking", "I'm in a meeting in London", "I got an offer of help from a neighbour",
 ])
 def test_near_misses_stay_unread(text):
     assert parse_statements(text) == []
@@ -219,6 +220,7 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # what happened to the user, with them as its object; someone named in katakana, as the topic
     ("Northwind laid off half the team, including me.", ["Northwind laid off half the team, including me"]),
     ("クロエは猫アレルギーです。", ["クロエは猫アレルギーです"]),
+    ("一番好きな花はバラです。", ["ユーザーの一番好きな花はバラです"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts

@@ -47,3 +47,44 @@ def test_the_turn_with_the_figure_gains(tmp_path):
     assert on[True] - on[False] > off[True] - off[False] + 0.01
     other = "What did I give my coworkers?"
     assert scores(tmp_path / "d", other) == scores(tmp_path / "d", other, amount_bonus=0.0)
+
+
+def test_ages_asked_and_given():
+    from memoryx.search.amounts import asks_age, asks_own_age, gives_age, gives_own_age
+
+    for q in ("How old am I?", "What age is my son?", "我女儿几岁了？", "私は何歳ですか？"):
+        assert asks_age(q), q
+    assert asks_own_age("How old am I?") and asks_own_age("我几岁？") and not asks_own_age("How old is our dog?")
+    for text in ("User is 67 and retired", "hi, I'm Jonas, 34, software developer", "I turned 40 today",
+                 "I'm 29 years old", "我今年34岁", "私は30歳です"):
+        assert gives_own_age(text), text
+    for text in ("Rocco is getting old, he turned ten", "My son is 7", "I'm 5 minutes away", "我女儿6岁"):
+        assert not gives_own_age(text), text
+    for text in ("User is 67 and retired", "He's 8 months old", "Rocco is getting old, he turned ten",
+                 "we have a daughter called Sofia, she is four.", "我女儿6岁", "娘は5歳です"):
+        assert gives_age(text), text
+    for text in ("My husband passed away three years ago (2021)", "I ran 10 km", "It is one of the best",
+                 "the flat is 5 km away", "I was there for 3 hours"):
+        assert not gives_age(text), text
+
+
+def test_the_users_age_and_their_dogs(tmp_path):
+    """Asked "how old am I", the user giving their age comes first, above a granddaughter's birthday news that
+    reads closer; asked the dog's age, the statement giving it (in words) comes above the dog's introduction."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "Good morning. My name is Margaret, I'm 67 and retired from teaching primary school."),
+            ("2024-01-28", "My granddaughter Evie turned 5 last week, she's mad about unicorns."),
+            ("2024-02-14", "Our dog is a labrador called Rocco."),
+            ("2024-06-02", "I volunteer at the Oxfam shop on Tuesdays."),
+            ("2024-09-20", "Rocco is getting old, he turned ten.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="g", infer=False)
+        def first(q: str) -> str:
+            return m.search(q, user_id="g", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]
+
+        assert "67" in first("How old am I?")
+        assert "turned ten" in first("How old is our dog?")
+        assert "Margaret" in first("What's my name?")  # "retired" ends no name

@@ -170,3 +170,30 @@ def test_the_preference_path_reads_both_spellings():
 
     words = set(tokenize(PREFERENCE_WORDS))
     assert set(tokenize("favourite")) <= words and set(tokenize("favorite")) <= words
+
+
+def test_a_food_recommendation_reads_what_the_user_eats():
+    from memoryx.search.preferences import asks_food, states_food
+
+    for q in ("Can you suggest a dinner recipe for me?", "What should I cook tonight?", "推荐一道菜",
+              "晩ご飯のおすすめは？"):
+        assert asks_food(q), q
+    assert not asks_food("Suggest a book I might enjoy.") and not asks_food("Recommend a TV show for me.")
+    for text in ("I don't eat pork, never have.", "I can't have gluten, I have coeliac disease.", "我不吃辣",
+                 "乳製品のアレルギーがあります"):
+        assert states_food(text), text
+    assert not states_food("My favourite author is Agatha Christie")
+
+
+def test_a_dinner_recipe_is_answered_by_the_diet_not_the_favourite_author(tmp_path):
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-08", "My favourite author is Agatha Christie, I've read all her books twice."),
+            ("2024-02-01", "I don't eat pork, never have."), ("2024-03-01", "I love the sea in winter.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="f", infer=False)
+        found = m.search("Can you suggest a dinner recipe for me?", user_id="f", limit=3,
+                         now="2025-01-20T12:00:00+00:00")["results"]
+        assert "pork" in found[0]["memory"]

@@ -34,6 +34,27 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("我最喜欢的电影是什么？") == ["favourite"] and named_relations("私の好きな映画は何ですか？") == ["favourite"]
 
 
+def test_a_doctor_and_grandchildren_are_the_users_people():
+    assert named_relations("Who is my doctor?") == ["doctor"] and named_relations("我的医生是谁？") == ["doctor"]
+    assert named_relations("What's my granddaughter's name?") == ["granddaughter"]
+    assert named_relations("孫の名前は？") == ["grandchild"]
+
+
+def test_who_my_doctor_is(tmp_path):
+    """"My new GP ... is Dr Okafor" states the doctor the question asks about; "The doctor says ..." only
+    shares its word."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-04-01", "The doctor says my blood pressure is a bit high, so I'm cutting down on salt."),
+            ("2024-12-01", "My new GP in Reading is Dr Okafor, very kind.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="d", infer=False)
+        found = m.search("Who is my doctor?", user_id="d", limit=2, now="2025-01-20T12:00:00+00:00")["results"]
+        assert "Okafor" in found[0]["memory"]
+
+
 def test_what_is_asked_of_one_of_the_users_people():
     tokens, cjk = attribute_words(named_relations("When is my son's birthday?"))
     assert "birthday" in tokens and "誕生日" in cjk

@@ -80,7 +80,7 @@ def test_a_memory_stating_the_users_relation_is_told_from_one_sharing_words():
     assert states_relation("I just got a new dog", dog) and not states_relation("I have a meeting about cats", cats)
     assert not states_relation("User's dog is called Biscuit", set())
     assert "狗" in cjk_relation("我的狗叫什么名字？") and "犬" in cjk_relation("私の犬の名前は？")
-    assert cjk_relation("我的医生叫什么？") == {"医"}  # outside the table: the character after 我的
+    assert cjk_relation("我的老师叫什么？") == {"老"}  # outside the table: the character after 我的
     assert cjk_relation("What is my dog's name?") == {"狗", "犬"}  # the relation's CJK words, for CJK memories
     assert cjk_relation("What is the capital of France?") == set()
     assert states_relation("用户的狗叫旺财", set(), {"狗"}) and states_relation("ユーザーの犬はポチ", set(), {"犬"})
