@@ -2,7 +2,8 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|sixteenth] [--raw] [--data-dir DIR] [--show-misses]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|seventeenth] [--raw] [--data-dir DIR]
+        [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
 (the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements typed as
@@ -37,13 +38,17 @@ NOW = datetime(2025, 12, 20, 12, 0, tzinfo=timezone.utc)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the lives beside this script, however it is run
 from everyday_chat_lives import (  # noqa: E402
-    LIFE_EIGHTH, LIFE_FIFTEENTH, LIFE_FIFTH, LIFE_FOURTEENTH, LIFE_FOURTH, LIFE_NINTH, LIFE_SEVENTH, LIFE_SIXTEENTH, LIFE_SIXTH, LIFE_TENTH, LIFE_THIRTEENTH,
+    LIFE_EIGHTH, LIFE_FIFTH, LIFE_FOURTH, LIFE_NINTH, LIFE_SEVENTH, LIFE_SIXTH, LIFE_TENTH, LIFE_THIRTEENTH,
     LIFE_TWELFTH,
-    QUESTIONS_EIGHTH, QUESTIONS_FIFTEENTH, QUESTIONS_FIFTH, QUESTIONS_FOURTEENTH, QUESTIONS_FOURTH, QUESTIONS_NINTH, QUESTIONS_SEVENTH, QUESTIONS_SIXTEENTH, QUESTIONS_SIXTH,
+    QUESTIONS_EIGHTH, QUESTIONS_FIFTH, QUESTIONS_FOURTH, QUESTIONS_NINTH, QUESTIONS_SEVENTH, QUESTIONS_SIXTH,
     QUESTIONS_TENTH, QUESTIONS_THIRTEENTH, QUESTIONS_TWELFTH,
 )
 from everyday_lives import (  # noqa: E402
     LIFE, LIFE_ELEVENTH, LIFE_SECOND, LIFE_THIRD, QUESTIONS, QUESTIONS_ELEVENTH, QUESTIONS_SECOND, QUESTIONS_THIRD,
+)
+from everyday_more_lives import (  # noqa: E402
+    LIFE_FIFTEENTH, LIFE_FOURTEENTH, LIFE_SEVENTEENTH, LIFE_SIXTEENTH,
+    QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
 )
 
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
@@ -52,9 +57,10 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH), "ninth": (LIFE_NINTH, QUESTIONS_NINTH),
         "tenth": (LIFE_TENTH, QUESTIONS_TENTH), "eleventh": (LIFE_ELEVENTH, QUESTIONS_ELEVENTH),
         "twelfth": (LIFE_TWELFTH, QUESTIONS_TWELFTH), "thirteenth": (LIFE_THIRTEENTH, QUESTIONS_THIRTEENTH),
-        "fourteenth": (LIFE_FOURTEENTH, QUESTIONS_FOURTEENTH),
-        "fifteenth": (LIFE_FIFTEENTH, QUESTIONS_FIFTEENTH),
-        "sixteenth": (LIFE_SIXTEENTH, QUESTIONS_SIXTEENTH)}
+        "fourteenth": (QUESTIONS_FOURTEENTH),
+        "fifteenth": (QUESTIONS_FIFTEENTH),
+        "sixteenth": (QUESTIONS_SIXTEENTH),
+        "seventeenth": (QUESTIONS_SEVENTEENTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

@@ -41,6 +41,13 @@ from memoryx.models import offline_graph
 from memoryx.models import offline_rules as rules
 from memoryx.models.llm_io import message_text
 from memoryx.models.offline_answers import RULE_TASKS, rule_answer
+from memoryx.models.offline_shapes import (
+    DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
+    FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
+    JA_OWN_DOING, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN,
+    PRONOUN_GOES_ON_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN,
+    says_when, written_english,
+)
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
 
@@ -147,95 +154,27 @@ def _graph_handles(messages, tools) -> bool:
     return offline_graph.handles(messages, tools)
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
-_FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'’-]+ and I)\b", re.I)
-# someone in the user's life named by name: "Daniel's birthday is on 12 March", "Marta works at a bakery"
-_NAMED_PERSON_EN = re.compile(
-    r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
-    r"Everyone|Everybody|Nobody|Someone|Somebody|Just|Finally|Recently|Also|Really|Actually|Honestly|Anyway|Then|"
-    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
-    r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
-    r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
-    r"paid|ran|rode|said|sang|saw|sent|spent|swam|taught|told|wrote|[a-z]+ed))\b")
-# a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
-_NEWS_NO_SUBJECT_EN = re.compile(
-    r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"
-    r"tried|booked|adopted|won|ran|spent|watched|cooked|flew|drove|passed|sold|can't|cannot|don't|love|hate|need|"
-    r"gave|quit|stopped|switched|joined|signed|picked|found|lost|made|paid|dropped|broke|been)\s",
-    re.I)
-# ... or what it is doing: "Learning to sail this summer" (the "I'm" left out)
-_DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
-                                  r"studying|reading|saving|looking|going|doing|taking|making|playing|getting)\s",
-                                  re.I)
-# any other statement opening on its verb: "Turned 40 today", "Heading to Paris next week" (kept as said: the verb
-# may not take "I" as it stands)
-_VERB_FIRST_EN = re.compile(r"^(?!(?:morning|evening|nothing|something|anything|everything|during|meeting|wedding|"
-                            r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)"
-                            r"[a-z]{2,}(?:ed|ing)\s", re.I)
-# the user as the subject of a later part: "The move is done, we're in Nottingham now"
-_FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
-# a sentence about the user's things or plans that opens on what it is about: "The heating in my flat is broken",
-# "The wedding is set for June 14th" (kept as said when it names something of the user's or a time)
-_THING_FIRST_EN = re.compile(r"^the\s+\w+(?:\s+[\w'’-]+){0,4}?\s+(?:is|are|was|were|has|have|had|will|got|\w+ed)\b",
-                             re.I)
-# what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",
-# "My boss promoted me" (not a request: those open on the verb or on "please", "can you")
-_USER_AS_OBJECT_EN = re.compile(r"^(?!(?:please|can|could|would|will|let|help|tell|give|show|make|remind|send|"
-                                r"ask|call|thank|thanks|get|find|write|do|don't)\b)[A-Za-z].*\b(?:me|us)\b", re.I)
-# a sentence going on about what the one before it named: "Churro ate my shoe. He's 8 months old"
-_PRONOUN_GOES_ON_EN = re.compile(r"^(?:he|she|they|it)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|had|will|can|"
-                                 r"\w+s|\w+ed)\b)", re.I)
-# a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
-_FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
-                          re.I)
-_VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did|can|will|would|go|went|got|\w+ed|\w+ing)\b",
-                      re.I)
-# a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
-_NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z]"
-                              r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
-# ... in Chinese or Japanese: "娘が生まれました！名前はマヤです。"
-_NAMING_FRAGMENT_CJK = re.compile(r"^(?:名前は|名前が|名字叫|名字是|它叫|她叫|他叫)")
-# "Favourite band at the moment: Arctic Monkeys": a favourite said as a label and its value
-_FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s+(?:at the moment|right now|"
-                                 r"these days|ever|of all time))?\s*:\s*(.+)$", re.I)
-# "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
-_ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
-# the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
-_JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
-# a favourite said without 私の: "一番好きな花はバラです", "好きな食べ物は寿司です"
-_JA_FAVOURITE = re.compile(r"^(?:一番|いちばん|最も)?好きな[^、。はが]{1,10}は")
-# ... or by a name written in katakana, as foreign names are: "クロエは猫アレルギーです"
-_JA_NAMED_TOPIC = re.compile(r"^[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が)(?!何|どこ|いつ|誰)")
-# what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
-_JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|てる|てた)[。！]?$")
-_EN_REWRITES = [
-    (re.compile(r"^i am\b", re.I), "User is"),
-    (re.compile(r"^i'm\b", re.I), "User is"),
-    (re.compile(r"^i have\b", re.I), "User has"),
-    (re.compile(r"^i've\b", re.I), "User has"),
-    (re.compile(r"^i was\b", re.I), "User was"),
-    (re.compile(r"^my\b", re.I), "User's"),
-]
-
-
 def extract_user_facts(content: str) -> list[dict]:
     """Facts of one user message: covered statements in canonical form, other first-person sentences verbatim."""
     facts: list[dict] = []
-    content = _NAMING_FRAGMENT.sub(", ", content or "")
-    for sentence in _SENTENCE.findall(content):
+    content = NAMING_FRAGMENT.sub(", ", written_english(content or ""))
+    for sentence in SENTENCE.findall(content):
         sentence = sentence.strip()
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             continue  # questions carry no facts
         if is_chitchat(sentence):
             continue
-        if facts and _NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
+        if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
             facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}、{sentence.rstrip('。！!')}")
             continue
-        if facts and _PRONOUN_GOES_ON_EN.match(sentence) and not is_chitchat(sentence):
+        if facts and PRONOUN_GOES_ON_EN.match(sentence) and not is_chitchat(sentence):
             # "He's 8 months old" says nothing alone: it goes on with the fact it follows, which names him
             facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
             continue
-        if facts and facts[-1]["category"] == "fact" and _FRAGMENT_EN.match(sentence) and not _VERBISH.search(sentence):
+        if facts and FIGURE_FRAGMENT.match(sentence):  # the figure of the fact before it
+            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}, {sentence.rstrip('.!')}")
+            continue
+        if facts and facts[-1]["category"] == "fact" and FRAGMENT_EN.match(sentence) and not VERBISH.search(sentence):
             # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
             facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
             continue
@@ -302,7 +241,7 @@ def _dated_order(clause: str, lang: str) -> str:
         return clause
     expr, rest = lead
     if lang == "en":
-        return f"{rest} {expr[0].lower() + expr[1:]}" if _FIRST_PERSON_EN.match(rest) else clause
+        return f"{rest} {expr[0].lower() + expr[1:]}" if FIRST_PERSON_EN.match(rest) else clause
     if lang == "zh":
         return f"我{expr}{rest[1:]}" if rest.startswith("我") and not rest.startswith("我们") else clause
     body = rest[2:] if rest.startswith("私は") else rest
@@ -315,32 +254,38 @@ def _generic_fact(clause: str) -> str | None:
     lang = rules.detect_language(clause)
     clause = _dated_order(clause, lang)
     if lang == "en":
-        label = _FAVOURITE_LABEL_EN.match(clause)
+        if FILLER_EN.match(clause) and FILLER_EN.sub("", clause):
+            clause = FILLER_EN.sub("", clause)  # "hey I'm zoe, ..." is "I'm zoe, ..."
+        label = FAVOURITE_LABEL_EN.match(clause)
         if label:
             return f"User's {label.group(1).lower()} is {label.group(2).strip()}"
-        if _NEWS_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
+        if NEWS_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
             clause = ("I've " if clause.lower().startswith("been ") else "I ") + clause[0].lower() + clause[1:]
-        elif _DOING_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
+        elif DOING_NO_SUBJECT_EN.match(clause) and len(clause.split()) >= 3:
             clause = "I'm " + clause[0].lower() + clause[1:]
-        elif _NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
+        elif NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
-        if _ORIGIN_EN.match(clause):
-            return _ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
-        first_person, words = bool(_FIRST_PERSON_EN.match(clause)), len(clause.split())
-        if not first_person and words >= 4 and _FIRST_PERSON_LATER_EN.search(clause):
+        if ORIGIN_EN.match(clause):
+            return ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
+        first_person, words = bool(FIRST_PERSON_EN.match(clause)), len(clause.split())
+        if not first_person and words >= 4 and FIRST_PERSON_LATER_EN.search(clause):
             return clause
-        if not first_person and words >= 4 and _THING_FIRST_EN.match(clause) \
-                and (re.search(r"\b(?:my|our)\b", clause, re.I) or mentions_time(clause)):
+        if not first_person and words >= 4 and THING_FIRST_EN.match(clause) \
+                and (re.search(r"\b(?:my|our)\b", clause, re.I) or says_when(clause)):
             return clause
-        if not first_person and words >= 5 and _USER_AS_OBJECT_EN.match(clause) and _VERBISH.search(clause):
+        if not first_person and words >= 4 and SCHEDULED_EN.match(clause) and says_when(clause):
             return clause
-        if not first_person and words >= 3 and not _VERBISH.search(clause):
+        if not first_person and words >= 4 and FAMILY_FIRST_EN.match(clause):
+            return "User's " + clause  # "mum's birthday is 2nd of june" -> "User's mum's birthday is ..."
+        if not first_person and words >= 5 and USER_AS_OBJECT_EN.match(clause) and VERBISH.search(clause):
+            return clause
+        if not first_person and words >= 3 and not VERBISH.search(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker
-        if words >= 3 and _VERB_FIRST_EN.match(clause):
+        if words >= 3 and VERB_FIRST_EN.match(clause):
             return clause
         if not first_person or words < 4:
             return None
-        for pattern, repl in _EN_REWRITES:
+        for pattern, repl in EN_REWRITES:
             if pattern.match(clause):
                 return pattern.sub(repl, clause, count=1)
         if mentions_time(clause):  # a dated event ("I went to Paris yesterday"): about the user
@@ -354,13 +299,13 @@ def _generic_fact(clause: str) -> str | None:
         return "ユーザーは" + clause[2:]
     if clause.startswith("私の") and len(clause) >= 5:  # "私の誕生日は七月十日です"
         return "ユーザーの" + clause[2:]
-    if _JA_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
+    if JA_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
         return "ユーザーの" + clause  # "妹は来年結婚します" -> "ユーザーの妹は来年結婚します"
-    if _JA_FAVOURITE.match(clause) and len(clause) >= 6:
+    if JA_FAVOURITE.match(clause) and len(clause) >= 6:
         return "ユーザーの" + clause  # "一番好きな花はバラです": the speaker's favourite, said without 私の
-    if _JA_NAMED_TOPIC.match(clause) and len(clause) >= 7:
-        return clause  # "クロエは猫アレルギーです": someone in the user's life, named, as _NAMED_PERSON_EN keeps
-    if _JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
+    if JA_NAMED_TOPIC.match(clause) and len(clause) >= 7:
+        return clause  # "クロエは猫アレルギーです": someone in the user's life, named, as NAMED_PERSON_EN keeps
+    if JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
         return clause  # "週末は山登りをしています": a Japanese statement names no subject when it is the speaker
     return None
 

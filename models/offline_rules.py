@@ -135,6 +135,11 @@ _EN_WORK = (r"(?:(?:work|(?:'m|am)\s+{a}working|(?:have|'ve)\s+been\s+working|(?
 _EN_LEFT = (r"(?:quit|left|resigned\s+from|(?:'m|am)\s+leaving|(?:have|'ve)\s+left|(?:no longer|don't|do not)\s+work\s+"
             r"(?:at|for)|(?:stopped|quit)\s+working\s+(?:at|for))\s+(?:my\s+job\s+(?:at|with)\s+)?")
 
+# what "hey im ..." says instead of a name
+_NOT_NAMES = frozenset("back here there home fine good ok okay sorry sure new done free late lost sick ill sad glad "
+                       "bored tired ready busy so just not also still really very too on in at off out up down all "
+                       "alright well great".split())
+
 _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     # (attribute, verb, polarity, pattern) -- retractions first, they contain the like verbs
     ("like", "", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_UNLIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
@@ -144,6 +149,9 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("name", "", True, re.compile(rf"^(?:hi|hello|hey|hiya)?[\s,!]*(?:my name is|my name's|name's|i am called|i'm called|call me)\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
+    # "hey im zoe, ...": typed in lower case, a name after a greeting, alone before the comma
+    ("name", "intro", True, re.compile(r"^(?i:hi|hello|hey|hiya)(?i:\s+there)?[\s,!]+(?i:i'm|i am)\s+"
+                                       r"(?P<v>[a-z][a-z'-]+)$")),
     # "hey there, Bruno here": the name alone, then "here", after a greeting
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?"
                                        r"(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
@@ -280,6 +288,10 @@ def _match(clause: str, lang: str) -> Statement | None:
                 continue
             if verb == "intro" and re.search(r"(?:ese|ish)$", value):  # "I'm Japanese": not a name
                 continue
+            if verb == "intro" and value.islower():  # "hey im zoe": a name, unless it says how they are
+                if value in _NOT_NAMES or re.search(r"(?:ed|ing|y|ly|ful)$", value):
+                    continue
+                value = value.capitalize()
         if not value or len(value) > 80:
             continue
         if lang == "ja" and ("は" in value or value.startswith("私の")):

@@ -23,6 +23,7 @@ from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_food, states_preference
 from memoryx.search.reads import context_rows, memory_dicts
+from memoryx.search.relation_terms import HOME_WORDS
 from memoryx.search.relations import (
     about_person, about_someone_else, gives_name, gives_own_name, opens_on_someone, people_of, says_attribute,
     states_relation,
@@ -159,11 +160,15 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
+    asks_home_place = plan.asks_where and bool((tokens | cjk) & HOME_WORDS)
     for c in cands:
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""
-        if plan.current_value and ends_relation(text):
-            continue
+        if plan.current_value:  # (ended as the relation asked about: another clause may state it anew)
+            c["ended"] = ends_relation(text, (lambda clause: states_relation(clause, tokens, cjk)) if tokens or cjk
+                                       else None)
+            if c["ended"]:
+                continue
         # asked the user's own relation ("where do I live"), a statement of one of their people ("My dad lives in
         # Kyoto") answers for that person: it is not the user's, however many words it shares with the question
         if (tokens or cjk or plan.asks_own_age) and not plan.people_asked and c["id"] not in named \
@@ -171,6 +176,10 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] -= t.relation_bonus
             continue
         person = about_person(text, people) if people and mem is not None else None
+        # asked where the user lives, a statement naming no place ("Moved in last weekend, boxes everywhere") does
+        # not answer
+        if asks_home_place and c["id"] not in named and not states_place(text):
+            continue
         if c["id"] in named or ((tokens or cjk) and mem is not None
                                 and (person or states_relation(text, tokens, cjk))):
             c["relevance"] += t.relation_bonus

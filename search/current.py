@@ -11,6 +11,7 @@ valid one whatever their score (`superseded_last`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from memoryx.search.scoring import epoch_of, event_time
 
@@ -41,10 +42,18 @@ STATEMENT_CHARS = 200  # a longer text (a chat turn) saying "used to" somewhere 
 _INSTEAD = re.compile(r"\b(now|instead|switched to|these days)\b|现在|改为|改成|今は|代わりに", re.I)
 
 
-def ends_relation(text: str) -> bool:
+_CLAUSES = re.compile(r"[,;:!.()。，！]+|\s+(?:and|but|so)\s+")
+
+
+def ends_relation(text: str, states_anew: Callable[[str], bool] | None = None) -> bool:
     """"I quit my job at the hospital", "I stopped playing the guitar", 我不再..., 仕事を辞めた: a statement (a
-    fact-sized text) saying the relation is over, and not what holds instead."""
-    return len(text) <= STATEMENT_CHARS and bool(_ENDED.search(text)) and not _INSTEAD.search(text)
+    fact-sized text) saying the relation is over, and not what holds instead - "now", "instead", or, given
+    `states_anew` (a clause states the relation asked about), another clause stating it: "Sam and I broke up,
+    moving back in with Ruth" ends a partner, not the home asked about."""
+    if len(text) > STATEMENT_CHARS or not _ENDED.search(text) or _INSTEAD.search(text):
+        return False
+    return states_anew is None or not any(c.strip() and not _ENDED.search(c) and states_anew(c.strip())
+                                          for c in _CLAUSES.split(text))
 
 
 def asks_current_value(query: str) -> bool:
@@ -74,7 +83,7 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
         return
     best = max(c["relevance"] for c in cands)
     close = [(c, event_time(c["memory"])) for c in cands if c["relevance"] >= best - CLOSE]
-    ended = {id(c) for c, _ in close if value_asked and ends_relation(c["memory"].get("memory") or "")}
+    ended = {id(c) for c, _ in close if value_asked and c.get("ended", ends_relation(c["memory"].get("memory") or ""))}
     if ended:  # however strong a match, an ended relation is below the best candidate still holding
         holding = max((c["relevance"] for c in cands if id(c) not in ended), default=best)
         for c, _ in close:

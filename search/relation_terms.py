@@ -23,8 +23,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "pet": ("pet", "宠物", "ペット"),
     "wife": ("wife", "spouse", "妻子", "老婆", "太太", "妻", "奥さん"),
     "husband": ("husband", "spouse", "丈夫", "老公", "夫", "旦那"),
-    "partner": ("partner", "girlfriend", "boyfriend", "fiancée", "fiancee", "fiancé", "fiance", "女朋友", "男朋友",
-                "未婚妻", "未婚夫", "恋人", "彼女", "彼氏", "婚約者"),
+    "partner": ("partner", "girlfriend", "boyfriend", "bf", "gf", "fiancée", "fiancee", "fiancé", "fiance", "女朋友",
+                "男朋友", "未婚妻", "未婚夫", "恋人", "彼女", "彼氏", "婚約者"),
     "daughter": ("daughter", "女儿", "娘"),
     "son": ("son", "儿子", "息子"),
     "child": ("child", "children", "kid", "孩子", "子供", "子ども"),
@@ -49,7 +49,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
              "引っ越", "住所"),
     "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
     "car": ("car", "drive", "车", "开车", "車", "運転"),
-    "school": ("school", "university", "college", "study", "学校", "大学", "上学"),
+    "school": ("school", "university", "uni", "college", "study", "student", "学校", "大学", "上学", "学生"),
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
     "favourite": ("favourite", "favorite", "最喜欢", "最爱", "一番好き", "好きな"),
 }
@@ -82,6 +82,7 @@ PEOPLE_WORDS = frozenset(t for rel in PEOPLE for w in RELATIONS[rel] if not CJK_
 ONE_AT_A_TIME = frozenset({"home", "job", "car", "school"})
 
 _TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for rel, words in RELATIONS.items()}
+HOME_WORDS = frozenset(_TOKENS["home"]) | frozenset(w for w in RELATIONS["home"] if CJK_CHAR.search(w))
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
 # an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
 # (past a word saying which one: "my current job", "my new car", "my older sister")
@@ -89,7 +90,8 @@ _WHICH_ONE = r"(?:current|new|old|present|previous|former|last|latest|first|usua
 _POSSESSED = re.compile(rf"\b(?:my|our)\s+(?:{_WHICH_ONE}\s+)?(\w+)", re.I)
 # "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
 _POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
-_DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had)\s+(?:i|we)\s+(\w+)", re.I)
+_DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had|am|are|was|were)\s+(?:i|we)\s+"
+                         r"(?:(?:still|really|usually|ever|also|even|actually|currently|now|normally)\s+)?(\w+)", re.I)
 
 
 # ... of someone the question names: "Alex's job", "where does Marta live"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from memoryx.core.text import tokenize
+from memoryx.search.current import STATEMENT_CHARS
 from memoryx.search.relation_terms import PEOPLE_CJK, PEOPLE_WORDS, cjk_words
 
 TOP_HITS = 3
@@ -41,6 +42,10 @@ _HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:
                       r"|\b(?i:i'm|i am|we're|we are|user is)\s+(?i:(?:now|finally|still)\s+)?(?i:living\s+)?in\s+"
                       r"(?i:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?i:flat|house|apartment|condo|cottage|bungalow)\b")
 _HOME_TOKENS = frozenset(tokenize("home"))
+_BEING_EN = re.compile(r"\b(?i:i'm|im|i am|user is)\s+(?:[\w'’-]+,?\s+){0,5}?(\w+)\s+(?i:at|in|for|with|on)\b")
+# ... or as chats leave the user out: "moved to Leith", "living with Ruth now" (a verb opening the text or a clause)
+_DONE_EN = re.compile(r"(?:^|[,;:!.()]\s*)(?:(?:just|finally|now|also)\s+)?([a-z]+(?:ing|ed)(?:\s+[a-z]+){0,2})\b",
+                      re.I)
 _SELF_CJK = re.compile("用户|我|ユーザー|私")
 _ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
 
@@ -63,7 +68,12 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
                       for m in rx.finditer(text)):
         return True
-    if tokens & _HOME_TOKENS and _HOME_IS.search(text):
+    # a statement as chats type it, in a fact-sized text (a long chat turn has a clause opening on "working" or
+    # "I'm ... at" on every topic): "moved out of the flat, living with Sam", "Mississauga is home now", "User is
+    # zoe, 2nd year med student at edinburgh uni"
+    if tokens and len(text) <= STATEMENT_CHARS and (
+            any(set(tokenize(m.group(1))) & tokens for rx in (_DONE_EN, _BEING_EN) for m in rx.finditer(text))
+            or (tokens & _HOME_TOKENS and _HOME_IS.search(text))):
         return True
     return bool(cjk) and _states_cjk(text, cjk)
 
@@ -162,6 +172,7 @@ _ASKS_OWN_NAME = re.compile(r"\b(?:my|user's)\s+(?:full\s+|first\s+|last\s+)?nam
 _GIVES_OWN_NAME = re.compile(
     r"(?:\b(?i:my\s+name\s+is|my\s+name's|i'm|i\s+am|call\s+me)|(?<!\w\s)\b(?i:name's))\s+[A-Z][\w'’-]+"
     r"|^\W*(?:(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+)?[A-Z][\w'’-]+\s+here\b"
+    r"|^\W*(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+(?i:i'?m|i\s+am)\s+[a-z][\w'’-]+(?=\s*[,.!]|$)"
     r"|(?i:user's\s+name\s+is)|我叫|我的名字|私の名前は|私は[^\s。、]{1,8}です")
 
 

@@ -221,6 +221,13 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Northwind laid off half the team, including me.", ["Northwind laid off half the team, including me"]),
     ("クロエは猫アレルギーです。", ["クロエは猫アレルギーです"]),
     ("一番好きな花はバラです。", ["ユーザーの一番好きな花はバラです"]),
+    # typed fast: lower case, no apostrophes, no "I", no "my"; a date after a request; a figure after a fact
+    ("hey im zoe, 2nd year med student at edinburgh uni",
+     ["User's name is Zoe", "User is zoe, 2nd year med student at edinburgh uni"]),
+    ("can u quiz me on anatomy? exam is on the 14th of jan", ["exam is on the 14th of jan"]),
+    ("passed the anatomy exam!! 78%", ["I passed the anatomy exam, 78%"]),
+    ("mum's birthday is 2nd of june, need gift ideas", ["User's mum's birthday is 2nd of june, need gift ideas"]),
+    ("i really dont like horror movies", ["User no longer likes horror movies"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -237,8 +244,18 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "Got it, thanks", "Went well", "Just finished.", "Meeting went well.",
     "The museum was built by the Romans.", "He is a famous painter.",  # nothing of the user's, no time: trivia
     "コーヒーはどこですか。",
+    "hey im back", "hi im new here", "it is on monday", "hey im so tired",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts
 
     assert extract_user_facts(text) == []
+
+
+def test_english_typed_fast_is_read_as_written():
+    from memoryx.models.offline_shapes import written_english
+
+    assert written_english("hey im zoe, i dont eat meat, shes my flatmate") == \
+        "hey I'm zoe, I don't eat meat, she's my flatmate"
+    assert written_english("I'm fine, it's in the cupboard") == "I'm fine, it's in the cupboard"
+    assert written_english("我不吃肉") == "我不吃肉"

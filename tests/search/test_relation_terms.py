@@ -55,6 +55,50 @@ def test_who_my_doctor_is(tmp_path):
         assert "Okafor" in found[0]["memory"]
 
 
+def test_chat_typed_statements_and_questions():
+    """A statement typed without its "I" ("moved out of the flat, living with Sam") states the home; "2nd year
+    med student at edinburgh uni" the school; "do I still work" and "am I studying" name the job and the school;
+    a break-up followed by a move ends a partner, not the home asked about."""
+    from memoryx.search.current import ends_relation
+    from memoryx.search.relation_terms import relation_words
+    from memoryx.search.relations import states_relation
+
+    assert named_relations("Do I still work at the cafe?") == ["job"]
+    assert named_relations("What am I studying?") == ["school"]
+    home, school = relation_words("Who do I live with now?"), relation_words("Where do I study?")
+    assert states_relation("moved out of the flat, living with Sam in Leith now", home)
+    assert states_relation("Sam and i broke up :( moving back in with Ruth", home)
+    assert states_relation("User is zoe, 2nd year med student at edinburgh uni", school)
+    assert not states_relation("the party was amazing, dancing all night", home)
+    assert ends_relation("Sam and i broke up :(")
+    assert not ends_relation("Sam and i broke up :( moving back in with Ruth", lambda c: states_relation(c, home))
+
+
+def test_who_the_user_lives_with_now(tmp_path):
+    """Typed fast: the latest statement of the home answers, though it opens on a break-up; asked where, "Moved
+    in last weekend" names no place and does not."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    said = [("2024-01-10", "my flatmate Ruth is doing law, shes super messy lol"),
+            ("2024-06-10", "moved out of the flat, living with Sam in Leith now"),
+            ("2024-11-02", "Sam and i broke up :( moving back in with Ruth"),
+            ("2024-01-01", "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
+            ("2025-01-05", "We finally bought a house in Lüneburg."),
+            ("2025-02-01", "Moved in last weekend, boxes everywhere.")]
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for day, text in said[:3]:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="z", infer=False)
+        for day, text in said[3:]:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="j", infer=False)
+        # (with only the two statements of the move, the newest one's recency outweighs the missing place)
+        def first(q: str, user: str) -> str:
+            return m.search(q, user_id=user, limit=3, now="2025-03-20T12:00:00+00:00")["results"][0]["memory"]
+
+        assert "Ruth" in first("Who do I live with now?", "z")
+        assert "Lüneburg" in first("Where do I live now?", "j")
+
+
 def test_what_is_asked_of_one_of_the_users_people():
     tokens, cjk = attribute_words(named_relations("When is my son's birthday?"))
     assert "birthday" in tokens and "誕生日" in cjk
