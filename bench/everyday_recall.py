@@ -57,10 +57,10 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH), "ninth": (LIFE_NINTH, QUESTIONS_NINTH),
         "tenth": (LIFE_TENTH, QUESTIONS_TENTH), "eleventh": (LIFE_ELEVENTH, QUESTIONS_ELEVENTH),
         "twelfth": (LIFE_TWELFTH, QUESTIONS_TWELFTH), "thirteenth": (LIFE_THIRTEENTH, QUESTIONS_THIRTEENTH),
-        "fourteenth": (QUESTIONS_FOURTEENTH),
-        "fifteenth": (QUESTIONS_FIFTEENTH),
-        "sixteenth": (QUESTIONS_SIXTEENTH),
-        "seventeenth": (QUESTIONS_SEVENTEENTH)}
+        "fourteenth": (LIFE_FOURTEENTH, QUESTIONS_FOURTEENTH),
+        "fifteenth": (LIFE_FIFTEENTH, QUESTIONS_FIFTEENTH),
+        "sixteenth": (LIFE_SIXTEENTH, QUESTIONS_SIXTEENTH),
+        "seventeenth": (LIFE_SEVENTEENTH, QUESTIONS_SEVENTEENTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
