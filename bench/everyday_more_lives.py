@@ -1,7 +1,7 @@
 """More of the everyday bench's lives (run by bench/everyday_recall.py), each written before its own first run
 as a clean check of the changes made on the one before it: with the assistant's replies (the fourteenth), more
 facts changing over time (the fifteenth), an older user (the sixteenth), a student typing fast (the
-seventeenth). Each life: (days after the bench's START, what the user said[, the assistant's reply]); its
+seventeenth), a parent in their forties (the eighteenth). Each life: (days after the bench's START, what the user said[, the assistant's reply]); its
 questions: (question, words the answering memory must contain ("a|b": either), language)."""
 
 from __future__ import annotations
@@ -232,4 +232,53 @@ QUESTIONS_SEVENTEENTH = [
     ("好きなバンドは何ですか？", ["Radiohead"], "ja"),
     ("来週どこに行きますか？", ["ロンドン"], "ja"),
     ("What's my favourite band?", ["Radiohead"], "en"),
+]
+
+# An eighteenth life, written on 2026-11-27 after the seventeenth's changes and before its own first run: their
+# clean check (`--set eighteenth`). A parent in their forties, statements plain and typed, some with replies.
+LIFE_EIGHTEENTH = [
+    (0, "Hi, I'm Daniel. I'm a civil servant in Ottawa and a dad of two.", "Hi Daniel! How can I help?"),
+    (7, "My daughter Ava is 12 and plays the cello."),
+    (15, "my son Leo is 9, he's obsessed with minecraft"),
+    (28, "My wife Nadia is a pharmacist at the General hospital."),
+    (44, "I'm trying to lose weight, my doctor wants me under 90 kg", "Good goal. Small steady changes work best."),
+    (70, "Can you plan a birthday party for Leo? He turns 10 on March 3rd."),
+    (96, "We're allergic to cats in this house, so no cat cafés lol"),
+    (130, "Started running 3 times a week, Tuesdays Thursdays and Sundays"),
+    (165, "Nadia got a new job at a pharmacy downtown, better hours."),
+    (200, "Ava wants to go to music camp in July, it's in Montreal."),
+    (240, "I drive a grey Honda CR-V, need snow tires advice"),
+    (275, "we're selling the house and moving to Kanata in the fall"),
+    (320, "Moved! Kanata is great, the kids love the new school."),
+    (360, "Leo broke his wrist skateboarding, cast for 6 weeks"),
+    (400, "I got promoted to senior policy analyst"),
+    (440, "My favourite hockey team is the Senators, obviously."),
+    (480, "我每个周六早上去游泳。"),
+    (510, "我父母住在多伦多。"),
+    (540, "娘のアヴァは来年高校生になります。"),
+    (570, "毎晩寝る前に本を読みます。"),
+]
+
+QUESTIONS_EIGHTEENTH = [
+    ("What's my name?", ["Daniel"], "en"),
+    ("Where do I live now?", ["Kanata"], "en"),
+    ("What's my job?", ["senior policy analyst|civil servant"], "en"),
+    ("What instrument does my daughter play?", ["cello"], "en"),
+    ("How old is Leo?", ["9|10"], "en"),
+    ("What does my wife do?", ["pharmacist|pharmacy"], "en"),
+    ("Where does Nadia work now?", ["pharmacy downtown"], "en"),
+    ("What's my target weight?", ["90 kg"], "en"),
+    ("When is Leo's birthday?", ["March 3rd"], "en"),
+    ("Can we get a cat?", ["allergic to cats"], "en"),
+    ("Which days do I run?", ["Tuesdays"], "en"),
+    ("Where is Ava's music camp?", ["Montreal"], "en"),
+    ("What car do I drive?", ["CR-V"], "en"),
+    ("What happened to Leo's wrist?", ["broke his wrist"], "en"),
+    ("What's my son obsessed with?", ["minecraft"], "en"),
+    ("What's my favourite hockey team?", ["Senators"], "en"),
+    ("我周六早上做什么？", ["游泳"], "zh"),
+    ("我父母住在哪里？", ["多伦多"], "zh"),
+    ("アヴァは来年何になりますか？", ["高校生"], "ja"),
+    ("毎晩寝る前に何をしますか？", ["本"], "ja"),
+    ("Where do my parents live?", ["多伦多|Toronto"], "en"),
 ]

@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|seventeenth] [--raw] [--data-dir DIR]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|eighteenth] [--raw] [--data-dir DIR]
         [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
@@ -47,8 +47,8 @@ from everyday_lives import (  # noqa: E402
     LIFE, LIFE_ELEVENTH, LIFE_SECOND, LIFE_THIRD, QUESTIONS, QUESTIONS_ELEVENTH, QUESTIONS_SECOND, QUESTIONS_THIRD,
 )
 from everyday_more_lives import (  # noqa: E402
-    LIFE_FIFTEENTH, LIFE_FOURTEENTH, LIFE_SEVENTEENTH, LIFE_SIXTEENTH,
-    QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
+    LIFE_EIGHTEENTH, LIFE_FIFTEENTH, LIFE_FOURTEENTH, LIFE_SEVENTEENTH, LIFE_SIXTEENTH,
+    QUESTIONS_EIGHTEENTH, QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
 )
 
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
@@ -60,7 +60,8 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "fourteenth": (LIFE_FOURTEENTH, QUESTIONS_FOURTEENTH),
         "fifteenth": (LIFE_FIFTEENTH, QUESTIONS_FIFTEENTH),
         "sixteenth": (LIFE_SIXTEENTH, QUESTIONS_SIXTEENTH),
-        "seventeenth": (LIFE_SEVENTEENTH, QUESTIONS_SEVENTEENTH)}
+        "seventeenth": (LIFE_SEVENTEENTH, QUESTIONS_SEVENTEENTH),
+        "eighteenth": (LIFE_EIGHTEENTH, QUESTIONS_EIGHTEENTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

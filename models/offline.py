@@ -45,7 +45,7 @@ from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
     JA_OWN_DOING, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN,
-    PRONOUN_GOES_ON_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN,
+    NAME_IN_QUESTION_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN,
     says_when, written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
@@ -158,10 +158,16 @@ def extract_user_facts(content: str) -> list[dict]:
     """Facts of one user message: covered statements in canonical form, other first-person sentences verbatim."""
     facts: list[dict] = []
     content = NAMING_FRAGMENT.sub(", ", written_english(content or ""))
+    named = None  # the one person a question just named: "Can you plan a party for Leo? He turns 10 on March 3rd"
     for sentence in SENTENCE.findall(content):
         sentence = sentence.strip()
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
+            names = set(NAME_IN_QUESTION_EN.findall(sentence))
+            named = names.pop() if len(names) == 1 else None
             continue  # questions carry no facts
+        if not facts and named and PRONOUN_GOES_ON_EN.match(sentence):
+            sentence = PRONOUN_SUBJECT_EN.sub(named, sentence, count=1)  # "He turns 10" -> "Leo turns 10"
+        named = None
         if is_chitchat(sentence):
             continue
         if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about

@@ -18,6 +18,7 @@ NAMED_PERSON_EN = re.compile(
     r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
     r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
     r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
+    r"wants|needs|goes|gets|starts|turns|thinks|takes|makes|keeps|tries|visits|joins|leaves|hates|"
     r"paid|ran|rode|said|sang|saw|sent|spent|swam|taught|told|wrote|[a-z]+ed))\b")
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 NEWS_NO_SUBJECT_EN = re.compile(
@@ -69,6 +70,9 @@ USER_AS_OBJECT_EN = re.compile(r"^(?!(?:please|can|could|would|will|let|help|tel
 # a sentence going on about what the one before it named: "Churro ate my shoe. He's 8 months old"
 PRONOUN_GOES_ON_EN = re.compile(r"^(?:he|she|they|it)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|had|will|can|"
                                  r"\w+s|\w+ed)\b)", re.I)
+# ... its pronoun, and a name inside a question before it (not its first word): "plan a party for Leo?"
+PRONOUN_SUBJECT_EN = re.compile(r"^(?:he|she|they)(?=['’\s])", re.I)
+NAME_IN_QUESTION_EN = re.compile(r"(?<=\s)(?!(?:I|I'm|I've|I'd|I'll)\b)[A-ZÀ-Ý][a-zß-ÿ]+\b")
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
 FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
                           re.I)

@@ -32,6 +32,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "brother": ("brother", "哥哥", "弟弟", "兄", "弟"),
     "mother": ("mother", "mom", "mum", "妈妈", "母亲", "母", "お母さん"),
     "father": ("father", "dad", "爸爸", "父亲", "父", "お父さん"),
+    "parents": ("parents", "父母", "爸妈", "両親"),
     "grandmother": ("grandmother", "grandma", "granny", "奶奶", "外婆", "姥姥", "祖母", "おばあちゃん"),
     "grandfather": ("grandfather", "grandpa", "爷爷", "外公", "姥爷", "祖父", "おじいちゃん"),
     "granddaughter": ("granddaughter", "孙女", "外孙女"),

@@ -228,6 +228,10 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("passed the anatomy exam!! 78%", ["I passed the anatomy exam, 78%"]),
     ("mum's birthday is 2nd of june, need gift ideas", ["User's mum's birthday is 2nd of june, need gift ideas"]),
     ("i really dont like horror movies", ["User no longer likes horror movies"]),
+    # "He" after a question naming one person is that person; someone named who wants something
+    ("Can you plan a birthday party for Leo? He turns 10 on March 3rd.", ["Leo turns 10 on March 3rd"]),
+    ("Ava wants to go to music camp in July, it's in Montreal.",
+     ["Ava wants to go to music camp in July, it's in Montreal"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -259,3 +263,9 @@ def test_english_typed_fast_is_read_as_written():
         "hey I'm zoe, I don't eat meat, she's my flatmate"
     assert written_english("I'm fine, it's in the cupboard") == "I'm fine, it's in the cupboard"
     assert written_english("我不吃肉") == "我不吃肉"
+
+
+def test_he_after_a_question_naming_two_people_is_neither():
+    from memoryx.models.offline import extract_user_facts
+
+    assert [f["text"] for f in extract_user_facts("Should I call Tom or Ana? He said it's fine.")] == ["He said it's fine"]

@@ -38,6 +38,8 @@ def test_a_doctor_and_grandchildren_are_the_users_people():
     assert named_relations("Who is my doctor?") == ["doctor"] and named_relations("我的医生是谁？") == ["doctor"]
     assert named_relations("What's my granddaughter's name?") == ["granddaughter"]
     assert named_relations("孫の名前は？") == ["grandchild"]
+    assert named_relations("Where do my parents live?") == ["parents"]
+    assert "父母" in relation_keywords("Where do my parents live?", people=True)
 
 
 def test_who_my_doctor_is(tmp_path):
