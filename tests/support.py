@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +35,22 @@ def shared_embeddings():
     from memoryx.models.embeddings import make_embeddings
 
     return make_embeddings(Settings())
+
+
+@contextmanager
+def told(tmp_path, said: list[tuple[str, str]], *, user_id: str = "u", now: str = "2025-01-20T12:00:00+00:00",
+         infer: bool = False, **memory_options):
+    """A Memory told `said` through the public API - (day, text) pairs, each a user turn at 19:00 UTC that day,
+    added as said (`infer=False`, no graph) unless asked otherwise - and a function giving the text of the first
+    result for a question asked at `now`."""
+    from memoryx.api.memory import Memory
+
+    options = {"data_dir": tmp_path, "graph_backend": "none", "embeddings": shared_embeddings(), **memory_options}
+    with Memory(**options) as m:
+        for day, text in said:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id=user_id,
+                  infer=infer)
+        yield lambda q: m.search(q, user_id=user_id, limit=3, now=now)["results"][0]["memory"]
 
 
 def make_services(tmp_path, *, llm: Any = "offline", extraction_llm=None, judgment_llm=None, graph_llm=None,

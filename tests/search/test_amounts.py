@@ -71,20 +71,14 @@ def test_ages_asked_and_given():
 def test_the_users_age_and_their_dogs(tmp_path):
     """Asked "how old am I", the user giving their age comes first, above a granddaughter's birthday news that
     reads closer; asked the dog's age, the statement giving it (in words) comes above the dog's introduction."""
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     said = [("2024-01-08", "Good morning. My name is Margaret, I'm 67 and retired from teaching primary school."),
             ("2024-01-28", "My granddaughter Evie turned 5 last week, she's mad about unicorns."),
             ("2024-02-14", "Our dog is a labrador called Rocco."),
             ("2024-06-02", "I volunteer at the Oxfam shop on Tuesdays."),
             ("2024-09-20", "Rocco is getting old, he turned ten.")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="g", infer=False)
-        def first(q: str) -> str:
-            return m.search(q, user_id="g", limit=3, now="2025-01-20T12:00:00+00:00")["results"][0]["memory"]
-
+    with told(tmp_path, said) as first:
         assert "67" in first("How old am I?")
         assert "turned ten" in first("How old is our dog?")
         assert "Margaret" in first("What's my name?")  # "retired" ends no name

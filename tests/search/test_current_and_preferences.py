@@ -186,14 +186,9 @@ def test_a_food_recommendation_reads_what_the_user_eats():
 
 
 def test_a_dinner_recipe_is_answered_by_the_diet_not_the_favourite_author(tmp_path):
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     said = [("2024-01-08", "My favourite author is Agatha Christie, I've read all her books twice."),
             ("2024-02-01", "I don't eat pork, never have."), ("2024-03-01", "I love the sea in winter.")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="f", infer=False)
-        found = m.search("Can you suggest a dinner recipe for me?", user_id="f", limit=3,
-                         now="2025-01-20T12:00:00+00:00")["results"]
-        assert "pork" in found[0]["memory"]
+    with told(tmp_path, said) as first:
+        assert "pork" in first("Can you suggest a dinner recipe for me?")

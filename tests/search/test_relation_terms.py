@@ -45,16 +45,12 @@ def test_a_doctor_and_grandchildren_are_the_users_people():
 def test_who_my_doctor_is(tmp_path):
     """"My new GP ... is Dr Okafor" states the doctor the question asks about; "The doctor says ..." only
     shares its word."""
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     said = [("2024-04-01", "The doctor says my blood pressure is a bit high, so I'm cutting down on salt."),
             ("2024-12-01", "My new GP in Reading is Dr Okafor, very kind.")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="d", infer=False)
-        found = m.search("Who is my doctor?", user_id="d", limit=2, now="2025-01-20T12:00:00+00:00")["results"]
-        assert "Okafor" in found[0]["memory"]
+    with told(tmp_path, said) as first:
+        assert "Okafor" in first("Who is my doctor?")
 
 
 def test_chat_typed_statements_and_questions():
@@ -79,26 +75,19 @@ def test_chat_typed_statements_and_questions():
 def test_who_the_user_lives_with_now(tmp_path):
     """Typed fast: the latest statement of the home answers, though it opens on a break-up; asked where, "Moved
     in last weekend" names no place and does not."""
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
+    from tests.support import told
 
-    said = [("2024-01-10", "my flatmate Ruth is doing law, shes super messy lol"),
-            ("2024-06-10", "moved out of the flat, living with Sam in Leith now"),
-            ("2024-11-02", "Sam and i broke up :( moving back in with Ruth"),
-            ("2024-01-01", "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
-            ("2025-01-05", "We finally bought a house in Lüneburg."),
-            ("2025-02-01", "Moved in last weekend, boxes everywhere.")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said[:3]:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="z", infer=False)
-        for day, text in said[3:]:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="j", infer=False)
-        # (with only the two statements of the move, the newest one's recency outweighs the missing place)
-        def first(q: str, user: str) -> str:
-            return m.search(q, user_id=user, limit=3, now="2025-03-20T12:00:00+00:00")["results"][0]["memory"]
-
-        assert "Ruth" in first("Who do I live with now?", "z")
-        assert "Lüneburg" in first("Where do I live now?", "j")
+    flatmates = [("2024-01-10", "my flatmate Ruth is doing law, shes super messy lol"),
+                 ("2024-06-10", "moved out of the flat, living with Sam in Leith now"),
+                 ("2024-11-02", "Sam and i broke up :( moving back in with Ruth")]
+    # (with only the two statements of the move, the newest one's recency outweighs the missing place)
+    house = [("2024-01-01", "hi, I'm Jonas, 34, software developer at a bank in Hamburg"),
+             ("2025-01-05", "We finally bought a house in Lüneburg."),
+             ("2025-02-01", "Moved in last weekend, boxes everywhere.")]
+    with told(tmp_path / "z", flatmates, now="2025-03-20T12:00:00+00:00") as first:
+        assert "Ruth" in first("Who do I live with now?")
+    with told(tmp_path / "j", house, now="2025-03-20T12:00:00+00:00") as first:
+        assert "Lüneburg" in first("Where do I live now?")
 
 
 def test_what_is_asked_of_one_of_the_users_people():
@@ -271,9 +260,8 @@ def test_the_answer_about_someone_the_user_names(tmp_path):
 def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
     """Asked what the fiancée does: the girlfriend she was is the relation stated, "is a dentist" says the job
     without a word of the job relation, and "for a living" does not search "lives" in the brother's news."""
-    from memoryx.api.memory import Memory
     from memoryx.search.relation_terms import without_job_idiom
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     assert without_job_idiom("What does my wife do for a living?").split() == ["What", "does", "my", "wife", "do", "?"]
     assert without_job_idiom("Is it good for work?") == "Is it good for work?"  # the job is not what it asks
@@ -282,21 +270,16 @@ def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
     said = [("2024-01-20", "My girlfriend Lucía is a dentist, she keeps telling me to floss more"),
             ("2024-04-10", "My brother Diego lives in Buenos Aires, he works as a chef in a steakhouse"),
             ("2024-06-15", "Lucía and I got engaged last night!!")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="t", infer=False)
-        found = m.search("What does my fiancée do for a living?", user_id="t", limit=3,
-                         now="2025-01-20T12:00:00+00:00")["results"]
-        assert "dentist" in found[0]["memory"]
+    with told(tmp_path, said) as first:
+        assert "dentist" in first("What does my fiancée do for a living?")
 
 
 def test_the_users_own_relation_is_not_one_of_their_peoples(tmp_path):
     """Asked where the user lives or works, what their dad or partner does is theirs, however many words it
     shares with the question; "Mississauga is home now" states the user's home without a possessive. The
     user beside the person ("My wife and I moved") is still the user."""
-    from memoryx.api.memory import Memory
     from memoryx.search.relations import about_someone_else
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     assert about_someone_else("My dad lives in Kyoto, he's retired now.")
     assert not about_someone_else("My wife and I moved to Leeds.") and not about_someone_else("I live in Leeds.")
@@ -306,12 +289,7 @@ def test_the_users_own_relation_is_not_one_of_their_peoples(tmp_path):
             ("2024-01-17", "My partner Chloe works as a paramedic."),
             ("2024-10-18", "Moving day done! Mississauga is home now."),
             ("2025-06-10", "My dad lives in Kyoto, he's retired now.")]
-    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="h", infer=False)
-        def first(q: str) -> str:
-            return m.search(q, user_id="h", limit=3, now="2025-12-20T12:00:00+00:00")["results"][0]["memory"]
-
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "Mississauga" in first("Where do I live now?")
         assert "Maple Pay" in first("Where do I work?")
         assert "Kyoto" in first("Where does my dad live?")  # asked of him, his is the answer
@@ -320,17 +298,13 @@ def test_the_users_own_relation_is_not_one_of_their_peoples(tmp_path):
 def test_a_persons_job_is_not_the_users_in_the_graph(tmp_path):
     """With the graph: walked from the best hits for "what is my sister's job", the user's own works_at relation
     says a job but not hers; her statement, in Chinese, comes first."""
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
+    from tests.support import told
 
     said = [("2024-01-08", "I'm a UX designer at a fintech startup called Maple Pay."),
             ("2024-03-01", "Good news, I got an offer from Shopify, starting Monday as a senior designer."),
             ("2024-05-01", "My partner Chloe works as a paramedic."), ("2024-06-01", "我姐姐是律师，住在上海。")]
-    with Memory({"data_dir": str(tmp_path / "d")}, llm="offline", embeddings=shared_embeddings()) as m:
-        for day, text in said:
-            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="s")
-        found = m.search("What is my sister's job?", user_id="s", limit=3, now="2025-01-20T12:00:00+00:00")
-        assert "律师" in found["results"][0]["memory"]
+    with told(tmp_path / "d", said, infer=True, llm="offline", graph_backend="falkordb") as first:
+        assert "律师" in first("What is my sister's job?")
 
 
 def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
