@@ -16,14 +16,20 @@ Query periods (memoryx.search.dates) reuse the same core.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["TimeRef", "annotate", "base_time", "find_times", "first_date", "leading_time", "mentions_time",
-           "resolve"]
+__all__ = ["MONTHS", "WEEKDAYS", "TimeRef", "annotate", "base_time", "find_times", "first_date", "leading_time",
+           "mentions_time", "names_date", "resolve"]
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS["sept"] = 9
+WEEKDAYS = {d.lower() for d in calendar.day_name}
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,19 @@ def find_times(text: str, base: Any = None) -> list[TimeRef]:
 def mentions_time(text: str) -> bool:
     """The text names a relative date this module reads (no resolving)."""
     return bool(text) and _EXPRESSIONS.search(text) is not None
+
+
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+# a date or a time said as such: "on the 14th of jan", "June 3rd", "at 3pm", "on Fridays"
+_NAMED_DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\b"
+                         rf"|\b(?:{_MONTH_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+                         r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
+
+
+def names_date(text: str) -> bool:
+    """The text names a date, a clock time or a weekday as such ("exam is on the 14th of jan", "at 3pm"), not
+    relative to a day (`mentions_time`)."""
+    return bool(text) and _NAMED_DATE.search(text) is not None
 
 
 def leading_time(text: str) -> tuple[str, str] | None:

@@ -44,9 +44,9 @@ from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
-    JA_OWN_DOING, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN,
-    NAME_IN_QUESTION_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN,
-    says_when, written_english,
+    JA_OWN_DOING, NAME_IN_QUESTION_EN, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN,
+    ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN,
+    VERB_FIRST_EN, VERBISH, says_when, written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
@@ -171,18 +171,18 @@ def extract_user_facts(content: str) -> list[dict]:
         if is_chitchat(sentence):
             continue
         if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
-            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}、{sentence.rstrip('。！!')}")
+            facts[-1] = _going_on(facts[-1], "、", sentence.rstrip("。！!"))
             continue
-        if facts and PRONOUN_GOES_ON_EN.match(sentence) and not is_chitchat(sentence):
+        if facts and PRONOUN_GOES_ON_EN.match(sentence):
             # "He's 8 months old" says nothing alone: it goes on with the fact it follows, which names him
-            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
+            facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
             continue
         if facts and FIGURE_FRAGMENT.match(sentence):  # the figure of the fact before it
-            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}, {sentence.rstrip('.!')}")
+            facts[-1] = _going_on(facts[-1], ", ", sentence.rstrip(".!"))
             continue
         if facts and facts[-1]["category"] == "fact" and FRAGMENT_EN.match(sentence) and not VERBISH.search(sentence):
             # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
-            facts[-1] = dict(facts[-1], text=f"{facts[-1]['text']}. {sentence.rstrip('.!')}")
+            facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
             continue
         when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
         generic_at = None  # the sentence's last fact kept as said: a remark after it goes on with it
@@ -210,6 +210,11 @@ def extract_user_facts(content: str) -> list[dict]:
                 # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
                 facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
     return facts
+
+
+def _going_on(fact: dict, separator: str, more: str) -> dict:
+    """The fact with what the next sentence adds to it."""
+    return dict(fact, text=f"{fact['text']}{separator}{more}")
 
 
 def _dated_event(clause: str, statements: list) -> dict | None:
@@ -260,8 +265,7 @@ def _generic_fact(clause: str) -> str | None:
     lang = rules.detect_language(clause)
     clause = _dated_order(clause, lang)
     if lang == "en":
-        if FILLER_EN.match(clause) and FILLER_EN.sub("", clause):
-            clause = FILLER_EN.sub("", clause)  # "hey I'm zoe, ..." is "I'm zoe, ..."
+        clause = FILLER_EN.sub("", clause) or clause  # "hey I'm zoe, ..." is "I'm zoe, ..."
         label = FAVOURITE_LABEL_EN.match(clause)
         if label:
             return f"User's {label.group(1).lower()} is {label.group(2).strip()}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.core.timeparse import mentions_time
+from memoryx.core.timeparse import mentions_time, names_date
 from memoryx.models import offline_rules as rules
 
 SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
@@ -28,64 +28,61 @@ NEWS_NO_SUBJECT_EN = re.compile(
     re.I)
 # ... or what it is doing: "Learning to sail this summer" (the "I'm" left out)
 DOING_NO_SUBJECT_EN = re.compile(r"^(?:(?:just|finally|still|also)\s+)?(?:learning|training|planning|trying|working|"
-                                  r"studying|reading|saving|looking|going|doing|taking|making|playing|getting)\s",
-                                  re.I)
+                                 r"studying|reading|saving|looking|going|doing|taking|making|playing|getting)\s",
+                                 re.I)
 # any other statement opening on its verb: "Turned 40 today", "Heading to Paris next week" (kept as said: the verb
 # may not take "I" as it stands)
 VERB_FIRST_EN = re.compile(r"^(?!(?:morning|evening|nothing|something|anything|everything|during|meeting|wedding|"
-                            r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)"
-                            r"[a-z]{2,}(?:ed|ing)\s", re.I)
+                           r"building|ceiling|spring|thing|king|red|bed|need|seed|feed|speed|weed)\b)"
+                           r"[a-z]{2,}(?:ed|ing)\s", re.I)
 # the user as the subject of a later part: "The move is done, we're in Nottingham now"
 FIRST_PERSON_LATER_EN = re.compile(r"[,;]\s*(?:(?:and|but|so|now)\s+)?(?:i|i'm|i've|we|we're|we've)\b", re.I)
 # a sentence about the user's things or plans that opens on what it is about: "The heating in my flat is broken",
 # "The wedding is set for June 14th" (kept as said when it names something of the user's or a time)
 THING_FIRST_EN = re.compile(r"^the\s+\w+(?:\s+[\w'’-]+){0,4}?\s+(?:is|are|was|were|has|have|had|will|got|\w+ed)\b",
-                             re.I)
+                            re.I)
 # ... or, typed without "the", when it is: "exam is on the 14th of jan", "interview's at 3 tomorrow"
 SCHEDULED_EN = re.compile(r"^(?!(?:it|this|that|there|here|he|she|they|you|we|weather)\b)[a-z]\w*(?:\s+\w+){0,2}?"
-                           r"(?:\s+(?:is|are|was|were)|['’]s)\s+(?:on|at|in|set for|planned for|scheduled for|due)\b", re.I)
-# a date or a time said as such: "on the 14th of jan", "June 3rd", "at 3pm", "on Fridays"
-MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-DATE_EN = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}\b|\b{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
-                      r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
+                          r"(?:\s+(?:is|are|was|were)|['’]s)\s+(?:on|at|in|set for|planned for|scheduled for|due)\b", re.I)
 
 
 def says_when(clause: str) -> bool:
-    return mentions_time(clause) or bool(DATE_EN.search(clause))
+    """The clause says when: a relative date ("next week") or a date said as such ("on the 14th of jan")."""
+    return mentions_time(clause) or names_date(clause)
 
 
 # someone of the user's family typed without "my": "mum's birthday is 2nd of june", "dad is retiring"
 FAMILY_FIRST_EN = re.compile(r"^(?:mum|mom|dad|mother|father|sister|brother|wife|husband|son|daughter|grandma|"
-                              r"grandpa|nan|gran|granny|bf|gf|boyfriend|girlfriend|partner|fiance|fiancee)"
-                              r"(?:['’]s\s+\w+|\s+(?:is|was|has|had|got|just|\w+s|\w+ed))\b", re.I)
+                             r"grandpa|nan|gran|granny|bf|gf|boyfriend|girlfriend|partner|fiance|fiancee)"
+                             r"(?:['’]s\s+\w+|\s+(?:is|was|has|had|got|just|\w+s|\w+ed))\b", re.I)
 # a greeting or filler before what is said: "hey I'm zoe", "btw I'm gluten free", "ok so I moved"
 FILLER_EN = re.compile(r"^(?:(?:hey|hi|hello|hiya|yo|morning|ok|okay|so|btw|lol|omg|ugh|well|anyway)\b[\s,!.:-]*)+",
-                        re.I)
+                       re.I)
 # a figure after a statement: "passed the anatomy exam!! 78%"
 FIGURE_FRAGMENT = re.compile(r"^[$€£]?\d[\d.,:/]*\s*(?:%|[a-z]{1,8})?[.!]*$", re.I)
 # what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",
 # "My boss promoted me" (not a request: those open on the verb or on "please", "can you")
 USER_AS_OBJECT_EN = re.compile(r"^(?!(?:please|can|could|would|will|let|help|tell|give|show|make|remind|send|"
-                                r"ask|call|thank|thanks|get|find|write|do|don't)\b)[A-Za-z].*\b(?:me|us)\b", re.I)
+                               r"ask|call|thank|thanks|get|find|write|do|don't)\b)[A-Za-z].*\b(?:me|us)\b", re.I)
 # a sentence going on about what the one before it named: "Churro ate my shoe. He's 8 months old"
 PRONOUN_GOES_ON_EN = re.compile(r"^(?:he|she|they|it)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|had|will|can|"
-                                 r"\w+s|\w+ed)\b)", re.I)
+                                r"\w+s|\w+ed)\b)", re.I)
 # ... its pronoun, and a name inside a question before it (not its first word): "plan a party for Leo?"
 PRONOUN_SUBJECT_EN = re.compile(r"^(?:he|she|they)(?=['’\s])", re.I)
 NAME_IN_QUESTION_EN = re.compile(r"(?<=\s)(?!(?:I|I'm|I've|I'd|I'll)\b)[A-ZÀ-Ý][a-zß-ÿ]+\b")
 # a short verbless fragment after a statement: "Green tea only.", "Every Sunday."
 FRAGMENT_EN = re.compile(r"^(?!(?:i|we|my|our|it|this|that|you|he|she|they)\b)[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}[.!]?$",
-                          re.I)
+                         re.I)
 VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|have|has|had|do|does|did|can|will|would|go|went|got|\w+ed|\w+ing)\b",
-                      re.I)
+                     re.I)
 # a fragment naming what the sentence before it is about: "We got a puppy! A border collie called Fern."
 NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|named)\s+[A-Z]"
-                              r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
+                             r"|(?:Her|His|Its|Their)\s+names?\s+(?:is|are)\s+[A-Z])")
 # ... in Chinese or Japanese: "娘が生まれました！名前はマヤです。"
 NAMING_FRAGMENT_CJK = re.compile(r"^(?:名前は|名前が|名字叫|名字是|它叫|她叫|他叫)")
 # "Favourite band at the moment: Arctic Monkeys": a favourite said as a label and its value
 FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s+(?:at the moment|right now|"
-                                 r"these days|ever|of all time))?\s*:\s*(.+)$", re.I)
+                                r"these days|ever|of all time))?\s*:\s*(.+)$", re.I)
 # "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
 ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"

@@ -206,6 +206,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)
     period = query_period(query, reference or present_of(facts.latest_event))
+    recommendation, age = asks_recommendation(query), asks_age(query)
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
     period_filter = None
@@ -233,19 +234,19 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         asks_own_name=asks_own_name(query),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
-        asks_age=asks_age(query),
+        asks_age=age,
         asks_own_age=asks_own_age(query),
         role=role,
         relation_tokens=tuple(sorted(relation_tokens)),
         relation_cjk=tuple(sorted(relation_cjk)),
         # a name or an age does not end: "I'm 67 and retired" still says who the user is and how old
-        current_value=asks_current_value(asked) and not asks_own_name(query) and not asks_age(query),
+        current_value=asks_current_value(asked) and not asks_own_name(query) and not age,
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
         people_asked=any(r in PEOPLE for r in relations),
         attribute_tokens=tuple(sorted(attribute_tokens)),
         attribute_cjk=tuple(sorted(attribute_cjk)),
-        preferences=asks_recommendation(query),
-        food=asks_recommendation(query) and asks_food(query),
+        preferences=recommendation,
+        food=recommendation and asks_food(query),
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
         rewritten=not rewritten.empty,
         recipe=recipe,

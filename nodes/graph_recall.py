@@ -86,8 +86,7 @@ def _named_from_hits(services, plan, keyword_hits: list[dict]) -> list[dict]:
     # ("用户岳母 住在 慕尼黑"); one naming a person ("where does my mother live") is
     # ... and one asking something of a person ("what is my sister's job") is answered by a relation naming that
     # person, not by the user's own job
-    person = tokens - set(plan.attribute_tokens) if plan.attribute_tokens else tokens
-    person_cjk = set(plan.relation_cjk) - set(plan.attribute_cjk)
+    person, person_cjk = tokens - set(plan.attribute_tokens), set(plan.relation_cjk) - set(plan.attribute_cjk)
     return [dict(r, named=True) for r in around if names_query(r, tokens)
             and (not plan.attribute_tokens or names_query(r, person, person_cjk))
             and (plan.people_asked or not someone_of_users(str(r.get("source") or "")))]

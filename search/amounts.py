@@ -57,8 +57,13 @@ def asks_age(query: str) -> bool:
     return bool(_ASKS_AGE.search(query))
 
 
-_ASKS_OWN_AGE = re.compile(r"\bhow old (?:am i|will i be)\b|\bwhat age am i\b|\bmy age\b|我(?:今年)?(?:几岁|多大|多少岁)|我的年龄"
-                           r"|私は(?:今)?何歳|私の年齢", re.I)
+_ASKS_OWN_AGE = re.compile(r"\bhow old (?:am i|will i be)\b|\bwhat age am i\b|\bmy age\b"
+                           r"|我(?:今年)?(?:几岁|多大|多少岁)|我的年龄|私は(?:今)?何歳|私の年齢", re.I)
+
+
+def asks_own_age(query: str) -> bool:
+    """The question asks the user's own age ("how old am I", 我几岁, 私は何歳): someone else's is no answer."""
+    return bool(_ASKS_OWN_AGE.search(query))
 
 
 def without_own_age_idiom(query: str) -> str:
@@ -67,15 +72,11 @@ def without_own_age_idiom(query: str) -> str:
     return re.sub(r"\bhow\s+old\b", "how", query, flags=re.I) if asks_own_age(query) else query
 
 
-def asks_own_age(query: str) -> bool:
-    """The question asks the user's own age ("how old am I", 我几岁, 私は何歳): someone else's is no answer."""
-    return bool(_ASKS_OWN_AGE.search(query))
-
-
 # the user giving their own: "I'm 67 and retired", "User is 34", "I turned 40 today", "I'm Jonas, 34, ...",
 # "我今年34岁", "私は30歳です"
 _GIVES_OWN_AGE = re.compile(
-    r"(?:\b(?:i'm|i am|user is|i turned|user turned|i'll be|i will be)|^(?:just\s+)?turned)\s+(?:now\s+|only\s+|just\s+)?"
+    r"(?:\b(?:i'm|i am|user is|i turned|user turned|i'll be|i will be)|^(?:just\s+)?turned)"
+    r"\s+(?:now\s+|only\s+|just\s+)?"
     r"(?:\d{1,3}|" + _AGE_WORDS + r")\b(?!\s*(?:[:.,/]\d|%|(?:" + _UNITS + r")\b(?!\s+old)))"
     r"|\b(?:i'm|i am|user is)\s+[A-Z][\w'’-]+,\s*\d{1,3}\b|^(?:user|i)\b[^.]{0,20}\baged?\s+\d{1,3}\b"
     r"|(?:我|用户)(?:今年|现在)?[0-9一二三四五六七八九十两]+\s*岁|(?:私|ユーザー)は(?:今)?[0-9一二三四五六七八九十]+\s*歳", re.I)

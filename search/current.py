@@ -83,7 +83,8 @@ def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, ne
         return
     best = max(c["relevance"] for c in cands)
     close = [(c, event_time(c["memory"])) for c in cands if c["relevance"] >= best - CLOSE]
-    ended = {id(c) for c, _ in close if value_asked and c.get("ended", ends_relation(c["memory"].get("memory") or ""))}
+    ended = {id(c) for c, _ in close if value_asked and (c["ended"] if "ended" in c
+                                                         else ends_relation(c["memory"].get("memory") or ""))}
     if ended:  # however strong a match, an ended relation is below the best candidate still holding
         holding = max((c["relevance"] for c in cands if id(c) not in ended), default=best)
         for c, _ in close:

@@ -12,20 +12,15 @@
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from memoryx.core.filters import to_epoch
-from memoryx.core.timeparse import find_times
+from memoryx.core.timeparse import MONTHS, WEEKDAYS, find_times
 from memoryx.errors import InvalidInputError
 
-MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-MONTHS["sept"] = 9
-WEEKDAYS = {d.lower() for d in calendar.day_name}
 
 _WHEN_RE = re.compile(
     r"^\s*(when|how long (ago|since|before|after)?|since when|at what time)\b"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.search.dates import MONTHS, WEEKDAYS
+from memoryx.core.timeparse import MONTHS, WEEKDAYS
 
 _ASKS = re.compile(r"\bwhere\b|哪里|哪儿|在哪|什么地方|どこ", re.I)
 _NOT_PLACES = "|".join(sorted({*MONTHS, *WEEKDAYS, "christmas", "easter"}, key=len, reverse=True))

@@ -15,7 +15,7 @@ from memoryx.core.text import CJK_CLASS
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
 from memoryx.prompts.search import RETRY_REWRITE_PROMPT, REWRITE_QUERY_PROMPT, QueryRewrite
-from memoryx.search.dates import MONTHS, WEEKDAYS
+from memoryx.core.timeparse import MONTHS, WEEKDAYS
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage

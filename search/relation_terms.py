@@ -83,6 +83,8 @@ PEOPLE_WORDS = frozenset(t for rel in PEOPLE for w in RELATIONS[rel] if not CJK_
 ONE_AT_A_TIME = frozenset({"home", "job", "car", "school"})
 
 _TOKENS = {rel: {t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for rel, words in RELATIONS.items()}
+_OCCUPATION_TOKENS = frozenset(t for w in OCCUPATIONS if not CJK_CHAR.search(w) for t in tokenize(w))
+_OCCUPATION_CJK = frozenset(w for w in OCCUPATIONS if CJK_CHAR.search(w))
 HOME_WORDS = frozenset(_TOKENS["home"]) | frozenset(w for w in RELATIONS["home"] if CJK_CHAR.search(w))
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
 # an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
@@ -157,9 +159,10 @@ def attribute_words(relations: list[str]) -> tuple[set[str], set[str]]:
     if not any(rel in PEOPLE for rel in relations):
         return set(), set()
     held = [rel for rel in relations if rel not in PEOPLE]
-    named = [w for w in OCCUPATIONS] if "job" in held else []
-    return ({t for rel in held for t in _TOKENS[rel]} | {t for w in named if not CJK_CHAR.search(w) for t in tokenize(w)},
-            {w for rel in held for w in _CJK[rel]} | {w for w in named if CJK_CHAR.search(w)})
+    tokens, cjk = {t for rel in held for t in _TOKENS[rel]}, {w for rel in held for w in _CJK[rel]}
+    if "job" in held:  # what they do may be said as what they are: "Lucía is a dentist"
+        tokens, cjk = tokens | _OCCUPATION_TOKENS, cjk | _OCCUPATION_CJK
+    return tokens, cjk
 
 
 def cjk_words(query: str) -> set[str]:

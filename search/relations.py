@@ -22,7 +22,7 @@ import re
 
 from memoryx.core.text import tokenize
 from memoryx.search.current import STATEMENT_CHARS
-from memoryx.search.relation_terms import PEOPLE_CJK, PEOPLE_WORDS, cjk_words
+from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, cjk_words
 
 TOP_HITS = 3
 
@@ -41,7 +41,6 @@ _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally
 _HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]"
                       r"|\b(?i:i'm|i am|we're|we are|user is)\s+(?i:(?:now|finally|still)\s+)?(?i:living\s+)?in\s+"
                       r"(?i:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?i:flat|house|apartment|condo|cottage|bungalow)\b")
-_HOME_TOKENS = frozenset(tokenize("home"))
 _BEING_EN = re.compile(r"\b(?i:i'm|im|i am|user is)\s+(?:[\w'’-]+,?\s+){0,5}?(\w+)\s+(?i:at|in|for|with|on)\b")
 # ... or as chats leave the user out: "moved to Leith", "living with Ruth now" (a verb opening the text or a clause)
 _DONE_EN = re.compile(r"(?:^|[,;:!.()]\s*)(?:(?:just|finally|now|also)\s+)?([a-z]+(?:ing|ed)(?:\s+[a-z]+){0,2})\b",
@@ -73,7 +72,7 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     # zoe, 2nd year med student at edinburgh uni"
     if tokens and len(text) <= STATEMENT_CHARS and (
             any(set(tokenize(m.group(1))) & tokens for rx in (_DONE_EN, _BEING_EN) for m in rx.finditer(text))
-            or (tokens & _HOME_TOKENS and _HOME_IS.search(text))):
+            or (tokens & HOME_WORDS and _HOME_IS.search(text))):
         return True
     return bool(cjk) and _states_cjk(text, cjk)
 
