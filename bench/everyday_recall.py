@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|eighteenth] [--raw] [--data-dir DIR]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|twentieth] [--raw] [--data-dir DIR]
         [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
@@ -50,6 +50,9 @@ from everyday_more_lives import (  # noqa: E402
     LIFE_EIGHTEENTH, LIFE_FIFTEENTH, LIFE_FOURTEENTH, LIFE_SEVENTEENTH, LIFE_SIXTEENTH,
     QUESTIONS_EIGHTEENTH, QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
 )
+from everyday_later_lives import (  # noqa: E402
+    LIFE_NINETEENTH, LIFE_TWENTIETH, QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH,
+)
 
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
         "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH),
@@ -61,7 +64,9 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "fifteenth": (LIFE_FIFTEENTH, QUESTIONS_FIFTEENTH),
         "sixteenth": (LIFE_SIXTEENTH, QUESTIONS_SIXTEENTH),
         "seventeenth": (LIFE_SEVENTEENTH, QUESTIONS_SEVENTEENTH),
-        "eighteenth": (LIFE_EIGHTEENTH, QUESTIONS_EIGHTEENTH)}
+        "eighteenth": (LIFE_EIGHTEENTH, QUESTIONS_EIGHTEENTH),
+        "nineteenth": (LIFE_NINETEENTH, QUESTIONS_NINETEENTH),
+        "twentieth": (LIFE_TWENTIETH, QUESTIONS_TWENTIETH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

@@ -1,0 +1,105 @@
+"""Later lives of the everyday bench (run by bench/everyday_recall.py), each written before its own first run as
+a clean check of the changes made before it: a nurse whose messages carry several facts each and whose facts
+change by correction (the nineteenth), and a user who tells the assistant what to remember ("Remember that...",
+"FYI", "Note:"), as people talk to a memory-enabled chatbot (the twentieth). Each life: (days after the bench's
+START, what the user said[, the assistant's reply]); its questions: (question, words the answering memory must
+contain ("a|b": either), language)."""
+
+from __future__ import annotations
+
+# A nineteenth life, written on 2026-11-27 (the seventh session) before any change of that session and before its
+# own first run: the clean check of the eighteenth's changes (`--set nineteenth`). Several facts to a message,
+# corrections, plans and past trips.
+LIFE_NINETEENTH = [
+    (0, "Hi! I'm Priya, 34, a nurse at Manchester Royal Infirmary. Married to Arjun, he's an accountant."),
+    (6, "We have twin girls, Maya and Isha, they're 5."),
+    (14, "I have asthma so I always carry an inhaler"),
+    (25, "My manager Karen is making me do too many night shifts, ugh"),
+    (40, "I'm vegetarian, have been since uni"),
+    (60, "I play badminton every Thursday evening with colleagues"),
+    (85, "Our anniversary is on 12 October, any gift ideas for Arjun?", "How about a personalised photo book?"),
+    (110, "Karen left! My new manager is Tom, much nicer"),
+    (140, "We drive a blue Skoda Octavia, it's due for its MOT"),
+    (170, "Last summer we went to Crete with the girls, best holiday ever"),
+    (200, "Actually I'm not fully vegetarian anymore, I started eating fish again"),
+    (240, "We got a rabbit for the girls, his name is Biscuit"),
+    (280, "I got a job in the ICU at Salford Royal, starting in March!"),
+    (320, "Thinking of moving to Leeds next year to be closer to my parents"),
+    (360, "Arjun is training for the Manchester marathon in April"),
+    (400, "我对花生过敏。"),
+    (430, "双胞胎女儿在学钢琴。"),
+    (460, "夫の誕生日は5月20日です。"),
+    (490, "週末はよく家族でハイキングに行きます。"),
+]
+
+QUESTIONS_NINETEENTH = [
+    ("What's my name?", ["Priya"], "en"),
+    ("How old am I?", ["34"], "en"),
+    ("What's my husband's name?", ["Arjun"], "en"),
+    ("What does my husband do?", ["accountant"], "en"),
+    ("Where do I work now?", ["Salford"], "en"),
+    ("Who is my manager?", ["Tom"], "en"),
+    ("What are my daughters called?", ["Maya|Isha"], "en"),
+    ("What health condition do I have?", ["asthma"], "en"),
+    ("Do I eat fish?", ["fish"], "en"),
+    ("When do I play badminton?", ["Thursday"], "en"),
+    ("When is our wedding anniversary?", ["12 October"], "en"),
+    ("What car do we have?", ["Skoda"], "en"),
+    ("Where did we go last summer?", ["Crete"], "en"),
+    ("What's the rabbit called?", ["Biscuit"], "en"),
+    ("Where are we thinking of moving?", ["Leeds"], "en"),
+    ("What is Arjun training for?", ["marathon"], "en"),
+    ("我对什么过敏？", ["花生"], "zh"),
+    ("女儿们在学什么？", ["钢琴"], "zh"),
+    ("夫の誕生日はいつですか？", ["5月20日"], "ja"),
+    ("週末は何をしますか？", ["ハイキング"], "ja"),
+    ("What am I allergic to?", ["花生|peanut"], "en"),
+]
+
+# A twentieth life, written on 2026-11-27 (the seventh session) together with the nineteenth, before any change of
+# that session; run first only after the changes made on the nineteenth, as their clean check (`--set twentieth`).
+# The user tells the assistant what to keep.
+LIFE_TWENTIETH = [
+    (0, "Remember that I'm allergic to penicillin."),
+    (3, "FYI my name's Kenji, I live in Berlin, in Kreuzberg."),
+    (8, "Note: my wife's name is Lena and her birthday is on 3 April."),
+    (15, "please remember I go to the gym Mon/Wed/Fri at 7am"),
+    (25, "For future reference: I work remotely for Rakuten as a data engineer."),
+    (40, "My son Yuki started kindergarten today!"),
+    (60, "Keep in mind I don't drink alcohol."),
+    (90, "Just so you know, we adopted a cat, her name is Mochi."),
+    (120, "Update: I switched teams, I'm on the search team now."),
+    (150, "Remember my bike lock code is 3812."),
+    (190, "We moved to Prenzlauer Berg last weekend."),
+    (230, "My favourite restaurant in Berlin is Cocolo Ramen."),
+    (270, "Lena is pregnant! The baby is due in March."),
+    (310, "I've started learning the guitar, my teacher is called Marco."),
+    (350, "No more gym for me, I do yoga at home now."),
+    (400, "覚えておいて：母は大阪に住んでいます。"),
+    (440, "私の好きな季節は秋です。"),
+    (480, "请记住，我每天早上喝绿茶。"),
+    (520, "我的车是一辆白色的大众高尔夫。"),
+]
+
+QUESTIONS_TWENTIETH = [
+    ("What am I allergic to?", ["penicillin"], "en"),
+    ("What's my name?", ["Kenji"], "en"),
+    ("Where do I live now?", ["Prenzlauer Berg"], "en"),
+    ("When is my wife's birthday?", ["3 April"], "en"),
+    ("Do I still go to the gym?", ["yoga"], "en"),
+    ("Who do I work for?", ["Rakuten"], "en"),
+    ("What's my job?", ["data engineer"], "en"),
+    ("What team am I on?", ["search team"], "en"),
+    ("What's my cat's name?", ["Mochi"], "en"),
+    ("Can I have a beer?", ["alcohol"], "en"),
+    ("What's my bike lock code?", ["3812"], "en"),
+    ("What's my favourite restaurant?", ["Cocolo"], "en"),
+    ("When is the baby due?", ["March"], "en"),
+    ("Who is my guitar teacher?", ["Marco"], "en"),
+    ("What's my son's name?", ["Yuki"], "en"),
+    ("母はどこに住んでいますか？", ["大阪"], "ja"),
+    ("好きな季節は何ですか？", ["秋"], "ja"),
+    ("我每天早上喝什么？", ["绿茶"], "zh"),
+    ("我开什么车？", ["高尔夫"], "zh"),
+    ("Where does my mother live?", ["大阪|Osaka"], "en"),
+]
