@@ -86,7 +86,7 @@ QUESTIONS_TWENTIETH = [
     ("What's my name?", ["Kenji"], "en"),
     ("Where do I live now?", ["Prenzlauer Berg"], "en"),
     ("When is my wife's birthday?", ["3 April"], "en"),
-    ("Do I still go to the gym?", ["yoga"], "en"),
+    ("Do I still go to the gym?", ["No more gym|yoga"], "en"),
     ("Who do I work for?", ["Rakuten"], "en"),
     ("What's my job?", ["data engineer"], "en"),
     ("What team am I on?", ["search team"], "en"),
@@ -102,4 +102,53 @@ QUESTIONS_TWENTIETH = [
     ("我每天早上喝什么？", ["绿茶"], "zh"),
     ("我开什么车？", ["高尔夫"], "zh"),
     ("Where does my mother live?", ["大阪|Osaka"], "en"),
+]
+
+# A twenty-first life, written on 2026-11-27 (the seventh session) after the changes made on the nineteenth and
+# twentieth and before its own first run: their clean check (`--set twentyfirst`). The questions are asked as a
+# user asks a chatbot to recall ("Do you remember ...", "Remind me ...").
+LIFE_TWENTYFIRST = [
+    (0, "Hey, I'm Wei Ling, I work in marketing at a bank in Singapore."),
+    (5, "My boyfriend Marcus is a physiotherapist, we've been together 3 years"),
+    (12, "I'm trying to eat less sugar, my dentist told me off lol"),
+    (20, "We have a golden retriever called Toffee, she's 2"),
+    (33, "My sister Mei just had a baby boy, his name is Ethan!", "Congratulations, you're an aunt!"),
+    (50, "I do pilates on Monday and Wednesday evenings"),
+    (75, "Booked a trip to Seoul in October with Marcus, so excited"),
+    (100, "my laptop died, bought a new MacBook Air"),
+    (130, "Marcus proposed!!! We're getting married next spring"),
+    (160, "I'm allergic to shellfish, found out the hard way last night"),
+    (190, "New job! I'm moving to a tech startup as head of marketing"),
+    (220, "We're moving into a flat in Tiong Bahru next month"),
+    (260, "Toffee hurt her paw at the park, vet says rest for two weeks"),
+    (300, "My favourite podcast at the moment is Hidden Brain"),
+    (340, "My dad is retiring in June after 35 years as a bus driver"),
+    (380, "我妈妈住在槟城。"),
+    (410, "我每个周末都去上烹饪课。"),
+    (440, "彼氏の誕生日は8月8日です。"),
+    (470, "日本語を勉強しています。"),
+]
+
+QUESTIONS_TWENTYFIRST = [
+    ("Do you remember my name?", ["Wei Ling"], "en"),
+    ("Remind me, what does my boyfriend do?", ["physiotherapist"], "en"),
+    ("Where do I work now?", ["startup"], "en"),
+    ("What's my dog called?", ["Toffee"], "en"),
+    ("Do you remember my nephew's name?", ["Ethan"], "en"),
+    ("Which evenings do I do pilates?", ["Monday"], "en"),
+    ("Where am I going in October?", ["Seoul"], "en"),
+    ("What laptop do I have?", ["MacBook"], "en"),
+    ("Am I engaged?", ["proposed"], "en"),
+    ("Can you suggest a seafood dish for dinner?", ["shellfish"], "en"),
+    ("What's my new role?", ["head of marketing"], "en"),
+    ("Where are we moving?", ["Tiong Bahru"], "en"),
+    ("What happened to Toffee?", ["paw"], "en"),
+    ("Any podcast I like?", ["Hidden Brain"], "en"),
+    ("What did my dad do for work?", ["bus driver"], "en"),
+    ("Remind me what my dentist said", ["sugar"], "en"),
+    ("我妈妈住在哪里？", ["槟城"], "zh"),
+    ("我周末做什么？", ["烹饪"], "zh"),
+    ("彼氏の誕生日はいつですか？", ["8月8日"], "ja"),
+    ("何を勉強していますか？", ["日本語"], "ja"),
+    ("Where does my mum live?", ["槟城|Penang"], "en"),
 ]
