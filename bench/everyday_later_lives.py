@@ -56,9 +56,10 @@ QUESTIONS_NINETEENTH = [
     ("What am I allergic to?", ["花生|peanut"], "en"),
 ]
 
-# A twentieth life, written on 2026-11-27 (the seventh session) together with the nineteenth, before any change of
-# that session; run first only after the changes made on the nineteenth, as their clean check (`--set twentieth`).
-# The user tells the assistant what to keep.
+# A twentieth life, written on 2026-11-27 (the seventh session) together with the nineteenth and, like it, first run
+# before any change of that session: a clean check of the eighteenth's changes (`--set twentieth`). The user tells
+# the assistant what to keep. Its key for "Do I still go to the gym?" was widened after that run to the memory
+# "No more gym for me" (which answers it), as the offline model keeps it apart from "I do yoga at home now".
 LIFE_TWENTIETH = [
     (0, "Remember that I'm allergic to penicillin."),
     (3, "FYI my name's Kenji, I live in Berlin, in Kreuzberg."),

@@ -140,9 +140,10 @@ def mentions_time(text: str) -> bool:
 
 
 _MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
-# a date or a time said as such: "on the 14th of jan", "June 3rd", "at 3pm", "on Fridays"
+# a date or a time said as such: "on the 14th of jan", "June 3rd", "due in March", "at 3pm", "on Fridays"
 _NAMED_DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\b"
                          rf"|\b(?:{_MONTH_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+                         rf"|\b(?:in|by|since|until|till|from|due)\s+(?:early\s+|late\s+|mid-?)?(?:{_MONTH_NAMES})\b"
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
 
 

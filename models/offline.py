@@ -45,8 +45,9 @@ from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
     JA_OWN_DOING, NAME_IN_QUESTION_EN, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN,
-    ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, THING_FIRST_EN, USER_AS_OBJECT_EN,
-    VERB_FIRST_EN, VERBISH, says_when, written_english,
+    ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, STATEMENT_BEFORE_QUESTION,
+    THING_FIRST_EN, TOLD_TO_KEEP, USER_AS_OBJECT_EN, VERB_FIRST_EN, VERBISH, ZH_FAMILY_TOPIC, says_when,
+    written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
@@ -160,14 +161,19 @@ def extract_user_facts(content: str) -> list[dict]:
     content = NAMING_FRAGMENT.sub(", ", written_english(content or ""))
     named = None  # the one person a question just named: "Can you plan a party for Leo? He turns 10 on March 3rd"
     for sentence in SENTENCE.findall(content):
-        sentence = sentence.strip()
+        sentence = _told_to_keep(sentence.strip())
+        asked = None
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             names = set(NAME_IN_QUESTION_EN.findall(sentence))
-            named = names.pop() if len(names) == 1 else None
-            continue  # questions carry no facts
+            asked = names.pop() if len(names) == 1 else None
+            head = STATEMENT_BEFORE_QUESTION.match(sentence)
+            if not head:
+                named = asked
+                continue  # questions carry no facts, but for a statement said before one in the same sentence
+            sentence = head.group(1) or head.group(2)
         if not facts and named and PRONOUN_GOES_ON_EN.match(sentence):
             sentence = PRONOUN_SUBJECT_EN.sub(named, sentence, count=1)  # "He turns 10" -> "Leo turns 10"
-        named = None
+        named = asked
         if is_chitchat(sentence):
             continue
         if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
@@ -210,6 +216,16 @@ def extract_user_facts(content: str) -> list[dict]:
                 # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
                 facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
     return facts
+
+
+def _told_to_keep(sentence: str) -> str:
+    """The sentence without the words asking the assistant to keep it: "Remember that I'm allergic to
+    penicillin" -> "I'm allergic to penicillin", "hey, FYI my name's Kenji" -> "my name's Kenji"."""
+    lead = FILLER_EN.match(sentence)
+    start = lead.end() if lead else 0
+    told = TOLD_TO_KEEP.match(sentence[start:])
+    rest = sentence[start + told.end():].strip() if told else ""
+    return rest if rest else sentence
 
 
 def _going_on(fact: dict, separator: str, more: str) -> dict:
@@ -302,6 +318,8 @@ def _generic_fact(clause: str) -> str | None:
             return re.sub(r"^i\b", "User", clause, count=1, flags=re.I)
         return clause
     if lang == "zh":
+        if ZH_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
+            return "用户的" + clause  # "双胞胎女儿在学钢琴" -> "用户的双胞胎女儿在学钢琴"
         if not clause.startswith("我") or len(clause) < 4:
             return None
         return "用户" + clause[1:] if not clause.startswith("我们") else clause

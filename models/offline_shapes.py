@@ -15,7 +15,7 @@ FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'’
 NAMED_PERSON_EN = re.compile(
     r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
     r"Everyone|Everybody|Nobody|Someone|Somebody|Just|Finally|Recently|Also|Really|Actually|Honestly|Anyway|Then|"
-    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,2}(?:is|are|was|were)|"
+    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,3}(?:is|are|was|were)|"
     r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
     r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
     r"wants|needs|goes|gets|starts|turns|thinks|takes|makes|keeps|tries|visits|joins|leaves|hates|"
@@ -58,6 +58,24 @@ FAMILY_FIRST_EN = re.compile(r"^(?:mum|mom|dad|mother|father|sister|brother|wife
 # a greeting or filler before what is said: "hey I'm zoe", "btw I'm gluten free", "ok so I moved"
 FILLER_EN = re.compile(r"^(?:(?:hey|hi|hello|hiya|yo|morning|ok|okay|so|btw|lol|omg|ugh|well|anyway)\b[\s,!.:-]*)+",
                        re.I)
+# what the user asks the assistant to keep, before the fact itself: "Remember that I'm allergic to penicillin",
+# "FYI my name's Kenji", "Note: ...", "请记住，...", "覚えておいて：..." (the fact is what follows)
+TOLD_TO_KEEP = re.compile(
+    # a label, then anything: "FYI my name's Kenji", "Note: ...", "Update: I switched teams"
+    r"^(?:(?:please\s+)?note|fyi|just\s+fyi|(?:quick\s+|small\s+)?update|reminder|heads\s+up|for\s+(?:future\s+)?reference"
+    r"|for\s+the\s+record)\s*[:,\-–—]\s*|^(?:fyi|just\s+so\s+you\s+know)[:,\-–—]?\s+"
+    # ... a request to keep, then a statement (not "Remember to call the plumber")
+    r"|^(?:(?:please|pls|plz)\s+)?(?:remember|note|keep\s+in\s+mind|don['’]?t\s+forget|never\s+forget|make\s+a\s+note)"
+    r"(?:\s+(?:of\s+)?that)?[:,]?\s+(?=(?:i|i'm|i've|my|we|we're|we've|our|(?-i:[A-Z])[\w'’-]*)\b)"
+    r"|^(?:请|請)?(?:记住|記住|记一下|记得|备注|備註)(?:一下)?[：:，,、]\s*"
+    r"|^(?:覚えておいて|覚えといて|メモして)(?:ください|ね)?[：:、，,]\s*|^メモ[：:]\s*", re.I)
+# a statement said before the question it leads to, in one sentence: "Our anniversary is on 12 October, any gift
+# ideas for Arjun?", "我女儿下个月生日，送什么好？" (the part before the comma is kept)
+STATEMENT_BEFORE_QUESTION = re.compile(r"^((?:i|i'm|i've|my|we|we're|we've|our)\s[^,?]{8,}?),\s*\S"
+                                       r"|^((?:我|私)[^，、？?]{4,}?)[，、]\s*\S", re.I)
+# the user's family named by its role, as Chinese says it without 我的: "双胞胎女儿在学钢琴", "老公下周出差"
+ZH_FAMILY_TOPIC = re.compile(r"^(?![我用])[\u4e00-\u9fff]{0,3}?(?:女儿|儿子|老公|老婆|丈夫|妻子|太太|妈妈|爸爸|母亲|父亲|父母|爸妈|"
+                             r"哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公|孩子|男朋友|女朋友|孙子|孙女)(?!吗)")
 # a figure after a statement: "passed the anatomy exam!! 78%"
 FIGURE_FRAGMENT = re.compile(r"^[$€£]?\d[\d.,:/]*\s*(?:%|[a-z]{1,8})?[.!]*$", re.I)
 # what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",

@@ -32,7 +32,7 @@ from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.search.amounts import asks_age, asks_amount, asks_own_age, without_own_age_idiom
-from memoryx.search.current import asks_current, asks_current_value
+from memoryx.search.current import asks_current, asks_current_value, asks_still
 from memoryx.search.dates import (
     asks_when,
     checked_reference_time,
@@ -57,6 +57,7 @@ from memoryx.search.query import (
     proper_names,
     resolve_self_names,
     rewrite_query,
+    without_recall_request,
 )
 from memoryx.search.query_vectors import prefetch
 from memoryx.search.reads import scope_facts
@@ -160,7 +161,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         record_access=bool(state.get("record_access", True)),
         now=reference.timestamp() if reference is not None else None,
     )
-    query = normalize_query(state.get("query"))
+    query = without_recall_request(normalize_query(state.get("query")))
     if not query:
         return {"plan": base, "timings": {"analyze_query": elapsed_ms(start)}}
 
@@ -242,12 +243,15 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         # a name or an age does not end: "I'm 67 and retired" still says who the user is and how old
         current_value=asks_current_value(asked) and not asks_own_name(query) and not age,
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
+        still=asks_still(asked),
         people_asked=any(r in PEOPLE for r in relations),
         attribute_tokens=tuple(sorted(attribute_tokens)),
         attribute_cjk=tuple(sorted(attribute_cjk)),
         preferences=recommendation,
         food=recommendation and asks_food(query),
-        current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query),
+        # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
+        current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query)
+        and not asks_name(asked),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

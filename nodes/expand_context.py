@@ -17,7 +17,7 @@ from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.amounts import gives_age, gives_own_age, states_amount
-from memoryx.search.current import ends_relation
+from memoryx.search.current import ends_relation, ends_topic
 from memoryx.search.dates import states_time
 from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
@@ -155,12 +155,15 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     tokens, cjk = (set(plan.relation_tokens), set(plan.relation_cjk)) if plan.role == "user" else (set(), set())
     # asked something of one of the user's people ("where does my grandmother live"), the user's own home or job
     # is not it: the person is the relation stated, what is asked of them gains `attribute_bonus`
-    tokens, cjk = tokens - set(plan.attribute_tokens), cjk - set(plan.attribute_cjk)
+    # (the relation's tokens hold its short CJK words too: "住" is what is asked of them, not who)
+    tokens, cjk = tokens - set(plan.attribute_tokens) - set(plan.attribute_cjk), cjk - set(plan.attribute_cjk)
     if plan.asks_own_name:  # the user's own name is stated as `gives_own_name` reads it (above)
         tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
     asks_home_place = plan.asks_where and bool((tokens | cjk) & HOME_WORDS)
+    attribute_tokens, attribute_cjk = set(plan.attribute_tokens), set(plan.attribute_cjk)
+    asked_of_person = plan.people_asked and bool(attribute_tokens or attribute_cjk) and bool(tokens or cjk)
     for c in cands:
         mem = c["memory"]
         text = (mem or {}).get("memory") or ""
@@ -176,18 +179,28 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] -= t.relation_bonus
             continue
         person = about_person(text, people) if people and mem is not None else None
+        # asked whether something still holds, a memory saying it ended ("No more gym for me") states it too
+        ended_asked = plan.still and mem is not None and ends_topic(text, plan.query)
+        # ... and asked something of one of them ("where does my mother live"), the user's own ("I live in Berlin")
+        if asked_of_person and not person and c["id"] not in named and mem is not None \
+                and states_relation(text, attribute_tokens, attribute_cjk) and not states_relation(text, tokens, cjk):
+            c["relevance"] -= t.relation_bonus
+            continue
         # asked where the user lives, a statement naming no place ("Moved in last weekend, boxes everywhere") does
         # not answer
         if asks_home_place and c["id"] not in named and not states_place(text):
             continue
-        if c["id"] in named or ((tokens or cjk) and mem is not None
-                                and (person or states_relation(text, tokens, cjk))):
+        if c["id"] in named or ended_asked or ((tokens or cjk) and mem is not None
+                                               and (person or states_relation(text, tokens, cjk))):
             c["relevance"] += t.relation_bonus
             if plan.asks_name and gives_name(text, tokens):
                 c["relevance"] += t.naming_bonus
             if says_attribute(text, plan.attribute_tokens, plan.attribute_cjk):
                 c["relevance"] += t.attribute_bonus
             c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
+        elif tokens and plan.asks_name and mem is not None and gives_own_name(text):
+            # asked the name of one of the user's people or pets ("my dog's name"), the user's own is not it
+            c["relevance"] -= t.relation_bonus
 
 
 def _other_side(memory: dict, role: str) -> bool:

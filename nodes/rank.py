@@ -41,7 +41,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     if plan.current or plan.current_value:  # how things stand now: the latest of the close candidates first,
         # a relation that ended below those that hold (memoryx.search.current)
         prefer_latest(cands, plan.tuning.current_bonus, plan.current_value, newest=plan.current,
-                      statements=plan.one_relation)
+                      statements=plan.one_relation or plan.still)
     final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     ranked = superseded_last(ordered(cands, None), plan.now)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memoryx.core.text import tokenize
 from memoryx.search.scoring import epoch_of, event_time
 
 CLOSE = 0.35  # relevance within this of the best candidate's competes on time
@@ -60,6 +61,26 @@ def asks_current_value(query: str) -> bool:
     """A present-tense question asking what, where or who ("What's my job?"): a memory saying the relation
     ended does not answer it, though it names it; a yes/no question ("Do I still work there?") it does."""
     return asks_current(query) and bool(_ASKS_VALUE.search(query))
+
+
+# a question asking whether something still holds ("Do I still go to the gym?", "Am I still with Sam?")
+_STILL = re.compile(r"\b(still|anymore|any more|no longer)\b|还在|仍然|依然|まだ", re.I)
+_STILL_WORDS = frozenset(tokenize("still anymore any more no longer"))
+
+
+def asks_still(query: str) -> bool:
+    """A yes/no question whether something still holds: the newest memory on it answers, its end as well as its
+    going on ("No more gym for me" for "Do I still go to the gym?")."""
+    return bool(_STILL.search(query)) and not _ASKS_VALUE.search(query) and not _PAST.search(query)
+
+
+def ends_topic(text: str, query: str) -> bool:
+    """The memory says something the question asks about ended: "No more gym for me, I do yoga now" for "Do I
+    still go to the gym?" (a fact-sized text saying a relation ended, sharing a word of the question besides
+    "still")."""
+    if len(text) > STATEMENT_CHARS or not _ENDED.search(text):  # (what holds instead may follow: it answers too)
+        return False
+    return bool((set(tokenize(query)) - _STILL_WORDS) & set(tokenize(text)))
 
 
 def asks_current(query: str, names_relation: bool = True) -> bool:

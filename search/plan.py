@@ -71,6 +71,9 @@ class SearchPlan:
     relation_tokens: tuple[str, ...] = ()
     relation_cjk: tuple[str, ...] = ()
     current_value: bool = False  # asks what it is now ("what's my job"): an ended relation does not answer it
+    # asks whether something still holds ("do I still go to the gym"): a memory saying it ended states it too, and
+    # the newest statement comes first (memoryx.search.current.asks_still)
+    still: bool = False
     # names one relation of the user that holds one value at a time ("where do I live", not "what does my husband
     # do" nor "how old is my son"): of the memories stating it, the latest stands (memoryx.search.current)
     one_relation: bool = False

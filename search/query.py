@@ -31,6 +31,23 @@ def normalize_query(query: Any) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", query)).strip()
 
 
+# a question asked as a request to recall ("Do you remember my dog's name?", "Remind me, what does my wife do?",
+# "Can you tell me again where I parked?"): what is asked is what follows
+_RECALL_REQUEST = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so)\b[,!]?\s*)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+    r"(?:remind\s+me(?:\s+again)?(?:\s+of)?|(?:do|did)\s+you\s+(?:still\s+)?(?:remember|recall|know)"
+    r"|tell\s+me\s+again|i\s+(?:forgot|forget|can['’]?t\s+remember|don['’]?t\s+remember))\b\s*[,:\-–—]?\s*"
+    r"|^(?:你还记得|你记得|还记得|提醒我一下|提醒我)[，,：:]?|^(?:覚えてる|覚えています)[？?]?[、，,]?", re.I)
+
+
+def without_recall_request(query: str) -> str:
+    """The question without the request to recall around it: "Do you remember my name?" -> "my name?",
+    "Remind me, what does my boyfriend do?" -> "what does my boyfriend do?"; the query itself when nothing is
+    left."""
+    rest = _RECALL_REQUEST.sub("", query, count=1).strip()
+    return rest if len(rest) >= 2 else query
+
+
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD = re.compile(rf"(?:(?![{CJK_CLASS}])[^\W_])+(?:['’.\-](?:(?![{CJK_CLASS}])[^\W_])+)*")
 

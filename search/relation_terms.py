@@ -21,13 +21,13 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "dog": ("dog", "puppy", "狗", "犬"),
     "cat": ("cat", "kitten", "猫"),
     "pet": ("pet", "宠物", "ペット"),
-    "wife": ("wife", "spouse", "妻子", "老婆", "太太", "妻", "奥さん"),
-    "husband": ("husband", "spouse", "丈夫", "老公", "夫", "旦那"),
+    "wife": ("wife", "spouse", "married", "妻子", "老婆", "太太", "妻", "奥さん"),
+    "husband": ("husband", "spouse", "married", "丈夫", "老公", "夫", "旦那"),
     "partner": ("partner", "girlfriend", "boyfriend", "bf", "gf", "fiancée", "fiancee", "fiancé", "fiance", "女朋友",
                 "男朋友", "未婚妻", "未婚夫", "恋人", "彼女", "彼氏", "婚約者"),
-    "daughter": ("daughter", "女儿", "娘"),
-    "son": ("son", "儿子", "息子"),
-    "child": ("child", "children", "kid", "孩子", "子供", "子ども"),
+    "daughter": ("daughter", "girl", "女儿", "娘"),
+    "son": ("son", "boy", "儿子", "息子"),
+    "child": ("child", "children", "kid", "twins", "孩子", "子供", "子ども"),
     "sister": ("sister", "姐姐", "妹妹", "姉", "妹"),
     "brother": ("brother", "哥哥", "弟弟", "兄", "弟"),
     "mother": ("mother", "mom", "mum", "妈妈", "母亲", "母", "お母さん"),
@@ -52,6 +52,10 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "car": ("car", "drive", "车", "开车", "車", "運転"),
     "school": ("school", "university", "uni", "college", "study", "student", "学校", "大学", "上学", "学生"),
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
+    # a health condition is said by its name ("I have asthma"): the common chronic ones are its words
+    "health": ("health", "condition", "illness", "disease", "diagnosed", "medical", "medication", "asthma", "diabetes",
+               "diabetic", "coeliac", "celiac", "migraine", "arthritis", "epilepsy", "eczema", "hypertension",
+               "cholesterol", "持病", "疾病", "哮喘", "糖尿病", "高血压", "喘息"),
     "favourite": ("favourite", "favorite", "最喜欢", "最爱", "一番好き", "好きな"),
 }
 
@@ -73,7 +77,7 @@ OCCUPATIONS = (
 
 # the relations that are people or pets: a CJK memory opening on the user and one of them ("用户岳母住在慕尼黑")
 # says what that one does, not the user
-PEOPLE = frozenset(RELATIONS) - {"job", "home", "birthday", "car", "school", "allergy", "favourite"}
+PEOPLE = frozenset(RELATIONS) - {"job", "home", "birthday", "car", "school", "allergy", "health", "favourite"}
 PEOPLE_CJK = tuple(sorted({w for rel in PEOPLE for w in RELATIONS[rel] if CJK_CHAR.search(w)}, key=len, reverse=True))
 
 PEOPLE_WORDS = frozenset(t for rel in PEOPLE for w in RELATIONS[rel] if not CJK_CHAR.search(w) for t in tokenize(w))
@@ -91,6 +95,14 @@ _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in REL
 # (past a word saying which one: "my current job", "my new car", "my older sister")
 _WHICH_ONE = r"(?:current|new|old|present|previous|former|last|latest|first|usual|own|older|younger|eldest|youngest)"
 _POSSESSED = re.compile(rf"\b(?:my|our)\s+(?:{_WHICH_ONE}\s+)?(\w+)", re.I)
+# "what health condition do I have", "which car do we drive": the thing asked about, named before "do I"
+_WHAT_ONE_HAS = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?(\w+(?:\s+\w+)?)\s+"
+                           r"(?:do|did|does|am|are|was|were)\s+(?:i|we)\b", re.I)
+# ... and a question asked inside a request, in statement order: "(do you know) where I live", "what I do now"
+_ASKED_IN_ORDER = re.compile(r"\b(?:where|what|who|when|which)\s+(?:i|we)\s+"
+                             r"(?:(?:still|usually|currently|now|actually)\s+)?(\w+)", re.I)
+# ... and done by one of the user's people: "where does my mother live", "where did our son study"
+_DONE_BY_MINE = re.compile(r"\b(?:do|does|did)\s+(?:my|our)\s+(?:\w+\s+)?\w+\s+(live|work|study|drive)\b", re.I)
 # "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
 _POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
 _DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had|am|are|was|were)\s+(?:i|we)\s+"
@@ -120,7 +132,7 @@ def asked_words(query: str, people: bool = False) -> set[str]:
     """The keyword tokens of the relation an English question names ("dog" in "my dog's name"; with `people`,
     also of someone it names: "job" in "Alex's job")."""
     rxs = (_POSSESSED, _DONE_BY_ME) + ((_POSSESSED_BY_NAME, _DONE_BY_NAME) if people else ())
-    words = [m.group(1) for rx in rxs for m in rx.finditer(query)]
+    words = [m.group(1) for rx in rxs + (_WHAT_ONE_HAS, _ASKED_IN_ORDER, _DONE_BY_MINE) for m in rx.finditer(query)]
     if _WHAT_ONE_DOES.search(query.strip()):
         words.append("job")
     chained = set(tokenize(" ".join(m.group(1) for m in _POSSESSED_CHAIN.finditer(query))))

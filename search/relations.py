@@ -34,7 +34,7 @@ TOP_HITS = 3
 _STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
 _DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
 _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
-                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|\d+)\s+)*"
+                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|twin|\d+)\s+)*"
                         r"(\w+)", re.I)
 # "Mississauga is home now", "home is Porto these days": the user's home, said without a possessive
 # ... and "I'm now in a two-bed flat in Reading": the user in a dwelling
@@ -78,6 +78,18 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
 
 
 _CJK_CLAUSE_END = re.compile(r"[，。,.！!？?、；;]")
+_CJK_TOPIC_SPLIT = re.compile(r"[，。,.！!？?、；;：:]")
+
+
+def _opens_on(clause: str, cjk: set[str]) -> bool:
+    """A clause opening on one of the user's people, as Chinese and Japanese name family without 我的 / 私の:
+    "母は大阪に住んでいます", "双胞胎女儿在学钢琴" (the person, then は / が / の or the rest of the clause)."""
+    for w in cjk:
+        if w in PEOPLE_CJK and clause.startswith(w):
+            rest = clause[len(w):]
+            if re.match(r"(?:は|が|の(?!日)|们|[\u4e00-\u9fff])", rest):
+                return True
+    return False
 
 
 def _states_cjk(text: str, cjk: set[str]) -> bool:
@@ -85,6 +97,8 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
     after the possessive), or the user as the subject of a clause naming it (我住在上海, 用户妹妹下个月结婚,
     ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" and "用户岳母住在慕尼黑" state the mother and
     the mother-in-law, not the user's home."""
+    if any(_opens_on(clause.strip(), cjk) for clause in _CJK_TOPIC_SPLIT.split(text)):
+        return True
     for m in _SELF_CJK.finditer(text):
         rest = text[m.end():]
         if rest[:1] in ("的", "の"):

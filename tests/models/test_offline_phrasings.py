@@ -232,6 +232,19 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("Can you plan a birthday party for Leo? He turns 10 on March 3rd.", ["Leo turns 10 on March 3rd"]),
     ("Ava wants to go to music camp in July, it's in Montreal.",
      ["Ava wants to go to music camp in July, it's in Montreal"]),
+    # the user asking the assistant to keep it: the fact is what follows ("Remember to ..." asks no keeping)
+    ("Remember that I'm allergic to penicillin.", ["User is allergic to penicillin"]),
+    ("please remember my bike lock code is 3812", ["User's bike lock code is 3812"]),
+    ("For future reference: I work remotely for Rakuten as a data engineer.",
+     ["I work remotely for Rakuten as a data engineer"]),
+    ("请记住，我每天早上喝绿茶。", ["用户每天早上喝绿茶"]),
+    ("覚えておいて：母は大阪に住んでいます。", ["ユーザーの母は大阪に住んでいます"]),
+    # a statement before the question it leads to, in one sentence; family named without 我的; a month as a date
+    ("Our anniversary is on 12 October, any gift ideas for Arjun?", ["Our anniversary is on 12 October"]),
+    ("我女儿下个月过生日，送什么好？", ["用户女儿下个月过生日"]),
+    ("双胞胎女儿在学钢琴。", ["用户的双胞胎女儿在学钢琴"]),
+    ("The baby is due in March.", ["The baby is due in March"]),
+    ("Evie's little brother Sam was born this morning!", ["Evie's little brother Sam was born this morning"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -249,6 +262,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "The museum was built by the Romans.", "He is a famous painter.",  # nothing of the user's, no time: trivia
     "コーヒーはどこですか。",
     "hey im back", "hi im new here", "it is on monday", "hey im so tired",
+    "I was wondering, could you help me?", "Any ideas, my friend?", "我们下周去哪里？",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

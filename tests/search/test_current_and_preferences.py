@@ -192,3 +192,20 @@ def test_a_dinner_recipe_is_answered_by_the_diet_not_the_favourite_author(tmp_pa
             ("2024-02-01", "I don't eat pork, never have."), ("2024-03-01", "I love the sea in winter.")]
     with told(tmp_path, said) as first:
         assert "pork" in first("Can you suggest a dinner recipe for me?")
+
+
+def test_do_i_still_is_answered_by_the_newest_memory_saying_it_ended(tmp_path):
+    """"Do I still go to the gym?": "No more gym for me" is the answer, though "I go to the gym" states the habit
+    in the question's own words; asked what holds now, an ended relation still does not answer."""
+    from memoryx.search.current import asks_still, ends_topic
+    from tests.support import told
+
+    assert asks_still("Do I still go to the gym?") and asks_still("Am I still with Sam?")
+    assert not asks_still("What do I still owe?") and not asks_still("Did I still go?")
+    assert ends_topic("No more gym for me, I do yoga at home now.", "Do I still go to the gym?")
+    assert not ends_topic("No more coffee for me.", "Do I still go to the gym?")
+    said = [("2024-01-23", "please remember I go to the gym Mon/Wed/Fri at 7am"),
+            ("2024-03-01", "Keep in mind I don't drink alcohol."),
+            ("2024-12-23", "No more gym for me, I do yoga at home now.")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "No more gym" in first("Do I still go to the gym?")

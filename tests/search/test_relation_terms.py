@@ -17,7 +17,8 @@ def test_a_relation_is_read_in_three_languages():
     assert named_relations("What's my current job?") == ["job"] and named_relations("my older sister") == ["sister"]
     assert named_relations("What's my current role at work?") == ["job"]
     assert named_relations("我妹妹什么时候结婚？") == ["sister"]
-    assert named_relations("Where does my grandmother live?") == ["grandmother"]
+    # (what is asked of her is named too: where she lives)
+    assert named_relations("Where does my grandmother live?") == ["grandmother", "home"]
     assert named_relations("我奶奶住在哪里？") == ["grandmother", "home"]
     assert named_relations("What is the capital of France?") == []
     assert named_relations("Who is my dentist?") == []  # outside the table
@@ -38,7 +39,7 @@ def test_a_doctor_and_grandchildren_are_the_users_people():
     assert named_relations("Who is my doctor?") == ["doctor"] and named_relations("我的医生是谁？") == ["doctor"]
     assert named_relations("What's my granddaughter's name?") == ["granddaughter"]
     assert named_relations("孫の名前は？") == ["grandchild"]
-    assert named_relations("Where do my parents live?") == ["parents"]
+    assert named_relations("Where do my parents live?") == ["parents", "home"]
     assert "父母" in relation_keywords("Where do my parents live?", people=True)
 
 
@@ -328,3 +329,57 @@ def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
 
         assert "慕尼黑" not in first("Where do I live now?")
         assert "慕尼黑" in first("我岳母住在哪里？")
+
+
+def test_a_spouse_said_married_daughters_said_girls_and_a_condition_by_its_name(tmp_path):
+    """"Married to Arjun" states the husband, "twin girls" the daughters, "I have asthma" a health condition: each
+    comes first over a memory sharing the question's words ("his name is Biscuit" is the rabbit's) or a newer
+    one about them (a name does not change with time)."""
+    from memoryx.search.relation_terms import named_relations
+    from tests.support import told
+
+    assert named_relations("What health condition do I have?") == ["health"]
+    assert named_relations("What car do we have?") == ["car"]
+    said = [("2024-01-08", "Hi! I'm Priya, 34, a nurse at Manchester Royal Infirmary. Married to Arjun, he's an "
+                           "accountant."),
+            ("2024-01-14", "We have twin girls, Maya and Isha, they're 5."),
+            ("2024-01-22", "I have asthma so I always carry an inhaler"),
+            ("2024-02-17", "I'm vegetarian, have been since uni"),
+            ("2024-09-03", "We got a rabbit for the girls, his name is Biscuit"),
+            ("2025-02-10", "双胞胎女儿在学钢琴。")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "Arjun" in first("What's my husband's name?")
+        assert "Maya" in first("What are my daughters called?")
+        assert "asthma" in first("What health condition do I have?")
+
+
+def test_family_named_without_my_in_chinese_or_japanese_states_them(tmp_path):
+    """Japanese and Chinese name the family without 私の / 我的 ("母は大阪に住んでいます"): asked where the user's
+    mother lives, that is her statement, not the user's own home."""
+    from memoryx.search.relations import states_relation
+    from tests.support import told
+
+    assert states_relation("覚えておいて：母は大阪に住んでいます。", set(), {"母", "お母さん"})
+    assert not states_relation("母の日にカードを送りました。", set(), {"母", "お母さん"})
+    said = [("2024-01-11", "FYI my name's Kenji, I live in Berlin, in Kreuzberg."),
+            ("2024-04-08", "Just so you know, we adopted a cat, her name is Mochi."),
+            ("2024-07-15", "覚えておいて：母は大阪に住んでいます。")]
+    with told(tmp_path, said) as first:
+        assert "大阪" in first("Where does my mother live?")
+
+
+def test_a_question_asked_as_a_request_to_recall(tmp_path):
+    """"Do you remember my name?", "Remind me, what does my boyfriend do?": the request around the question is not
+    what is searched ("remember" would find "please remember ..." memories)."""
+    from memoryx.search.query import without_recall_request
+    from tests.support import told
+
+    assert without_recall_request("Do you remember my name?") == "my name?"
+    assert without_recall_request("Remind me, what does my boyfriend do?") == "what does my boyfriend do?"
+    assert without_recall_request("你还记得我的狗叫什么吗？") == "我的狗叫什么吗？"
+    assert without_recall_request("Remember?") == "Remember?"
+    said = [("2024-01-08", "Hey, I'm Wei, I teach maths in Penang."),
+            ("2024-02-01", "please remember I go to the gym on Mondays"),
+            ("2024-03-01", "Remember my locker code is 3812.")]
+    with told(tmp_path, said) as first:
+        assert "Wei" in first("Do you remember my name?")
