@@ -44,7 +44,7 @@ from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
-    JA_OWN_DOING, NAME_IN_QUESTION_EN, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN,
+    JA_OWN_DOING, NAME_IN_QUESTION_EN, NAMED_NEWS_EN, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN,
     ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, STATEMENT_BEFORE_QUESTION,
     THING_FIRST_EN, TOLD_TO_KEEP, USER_AS_OBJECT_EN, VERB_FIRST_EN, VERBISH, ZH_FAMILY_TOPIC, says_when,
     written_english,
@@ -291,6 +291,8 @@ def _generic_fact(clause: str) -> str | None:
             clause = "I'm " + clause[0].lower() + clause[1:]
         elif NAMED_PERSON_EN.match(clause) and len(clause.split()) >= 4:
             return clause
+        elif NAMED_PERSON_EN.match(clause) and NAMED_NEWS_EN.match(clause):
+            return clause  # "Marcus proposed", "Karen left": what someone in the user's life just did
         if ORIGIN_EN.match(clause):
             return ORIGIN_EN.sub(lambda m: "User comes" if m.group(1) else "User is", clause, count=1)
         first_person, words = bool(FIRST_PERSON_EN.match(clause)), len(clause.split())

@@ -175,6 +175,10 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?(?:got|accepted|took)\s+"
                                       rf"(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
+    # "I'm moving to a tech startup as head of marketing": a move with a position is a new job, not a home
+    ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:moving|switching|going|starting)\s+"
+                                      rf"(?:over\s+)?(?:to|at)\s+(?P<v>[^,.;!?]+?\s+as\s+(?:a|an|the|head|lead|chief|senior|junior|director|"
+                                  rf"manager|principal|staff)\s[^,.;!?]+?){_EN_END}", re.I)),
     ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
     ("like", "", True, re.compile(rf"^(?:user|the user)\s+(?:likes|loves|enjoys)\s+{_EN_VALUE}{_EN_END}", re.I)),

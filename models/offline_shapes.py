@@ -20,6 +20,8 @@ NAMED_PERSON_EN = re.compile(
     r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
     r"wants|needs|goes|gets|starts|turns|thinks|takes|makes|keeps|tries|visits|joins|leaves|hates|"
     r"paid|ran|rode|said|sang|saw|sent|spent|swam|taught|told|wrote|[a-z]+ed))\b")
+# ... in two or three words, when it is news: "Marcus proposed", "Karen left" (not "Paris is lovely")
+NAMED_NEWS_EN = re.compile(r"^\S+\s+(?:\w+ed|left|quit|won|lost|passed\s+away)(?:\s+\w+)?[.!]*$", re.I)
 # a chat message's own news without its "I": "Just got back from Iceland", "Went hiking with Ana on Sunday"
 NEWS_NO_SUBJECT_EN = re.compile(
     r"^(?:(?:just|finally|recently|also)\s+)?(?:got|went|came|had|bought|finished|started|visited|saw|met|took|"

@@ -45,6 +45,8 @@ _BEING_EN = re.compile(r"\b(?i:i'm|im|i am|user is)\s+(?:[\w'’-]+,?\s+){0,5}?(
 # ... or as chats leave the user out: "moved to Leith", "living with Ruth now" (a verb opening the text or a clause)
 _DONE_EN = re.compile(r"(?:^|[,;:!.()]\s*)(?:(?:just|finally|now|also)\s+)?([a-z]+(?:ing|ed)(?:\s+[a-z]+){0,2})\b",
                       re.I)
+# ... or announced as chats do: "New job! I'm moving to a startup", "Got a new car!"
+_NEW_EN = re.compile(r"(?:^|[.!?]\s+)(?i:(?:got|started|bought)\s+a\s+)?(?i:new)\s+(\w+)\s*!")
 _SELF_CJK = re.compile("用户|我|ユーザー|私")
 _ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
 
@@ -71,7 +73,7 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     # "I'm ... at" on every topic): "moved out of the flat, living with Sam", "Mississauga is home now", "User is
     # zoe, 2nd year med student at edinburgh uni"
     if tokens and len(text) <= STATEMENT_CHARS and (
-            any(set(tokenize(m.group(1))) & tokens for rx in (_DONE_EN, _BEING_EN) for m in rx.finditer(text))
+            any(set(tokenize(m.group(1))) & tokens for rx in (_DONE_EN, _BEING_EN, _NEW_EN) for m in rx.finditer(text))
             or (tokens & HOME_WORDS and _HOME_IS.search(text))):
         return True
     return bool(cjk) and _states_cjk(text, cjk)

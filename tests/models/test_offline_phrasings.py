@@ -245,6 +245,10 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("双胞胎女儿在学钢琴。", ["用户的双胞胎女儿在学钢琴"]),
     ("The baby is due in March.", ["The baby is due in March"]),
     ("Evie's little brother Sam was born this morning!", ["Evie's little brother Sam was born this morning"]),
+    # a move with a position is a new job (a move "as soon as I can" is not); news in two words
+    ("New job! I'm moving to a tech startup as head of marketing", ["User works at a tech startup as head of marketing"]),
+    ("I'm moving to Leeds as soon as I can", ["User is moving to Leeds as soon as I can"]),
+    ("Marcus proposed!!! We're getting married next spring", ["Marcus proposed", "We're getting married next spring"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -262,7 +266,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "The museum was built by the Romans.", "He is a famous painter.",  # nothing of the user's, no time: trivia
     "コーヒーはどこですか。",
     "hey im back", "hi im new here", "it is on monday", "hey im so tired",
-    "I was wondering, could you help me?", "Any ideas, my friend?", "我们下周去哪里？",
+    "I was wondering, could you help me?", "Any ideas, my friend?", "我们下周去哪里？", "Tom is nice.",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

@@ -209,3 +209,16 @@ def test_do_i_still_is_answered_by_the_newest_memory_saying_it_ended(tmp_path):
             ("2024-12-23", "No more gym for me, I do yoga at home now.")]
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "No more gym" in first("Do I still go to the gym?")
+
+
+def test_a_new_job_announced_is_where_the_user_works_now(tmp_path):
+    """"New job! I'm moving to a tech startup as head of marketing" states the job ("New job!"), so asked where the
+    user works now, it is the newer statement of it and comes before the introduction naming the bank."""
+    from tests.support import told
+
+    said = [("2024-01-08", "Hey, I'm Wei Ling, I work in marketing at a bank in Singapore."),
+            ("2024-03-01", "I do pilates on Monday and Wednesday evenings"),
+            ("2024-07-17", "New job! I'm moving to a tech startup as head of marketing"),
+            ("2024-08-16", "We're moving into a flat in Tiong Bahru next month")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "startup" in first("Where do I work now?")
