@@ -115,6 +115,8 @@ def main() -> int:
               f"graph on), {len(rows)} questions")
         for lang in ("all", "en", "zh", "ja"):
             sel = [r for r in rows if lang in ("all", r[1])]
+            if not sel:  # a life asked in fewer languages
+                continue
             top1 = sum(1 for r in sel if r[2] == 1) / len(sel)
             top3 = sum(1 for r in sel if r[2] is not None) / len(sel)
             print(f"  {lang:4s} n={len(sel):2d}  top-1 {top1:.2f}  top-3 {top3:.2f}")

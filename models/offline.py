@@ -44,10 +44,10 @@ from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
-    JA_OWN_DOING, NAME_IN_QUESTION_EN, NAMED_NEWS_EN, NAMED_PERSON_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN,
-    ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN, SENTENCE, STATEMENT_BEFORE_QUESTION,
-    THING_FIRST_EN, TOLD_TO_KEEP, USER_AS_OBJECT_EN, VERB_FIRST_EN, VERBISH, ZH_FAMILY_TOPIC, says_when,
-    written_english,
+    JA_OWN_DOING, JA_OWN_HAVING, NAME_IN_QUESTION_EN, NAMED_NEWS_EN, NAMED_PERSON_EN, NAMING_FRAGMENT,
+    NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN,
+    SENTENCE, STATEMENT_BEFORE_QUESTION, THING_FIRST_EN, TOLD_TO_KEEP, USER_AS_OBJECT_EN, VERB_FIRST_EN, VERBISH,
+    ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, says_when, written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
@@ -322,6 +322,8 @@ def _generic_fact(clause: str) -> str | None:
     if lang == "zh":
         if ZH_FAMILY_TOPIC.match(clause) and len(clause) >= 5:
             return "用户的" + clause  # "双胞胎女儿在学钢琴" -> "用户的双胞胎女儿在学钢琴"
+        if ZH_NAMED_TOPIC.match(clause) and len(clause) >= 6:
+            return clause  # "王磊最近在学弹吉他": someone in the user's life, named, as NAMED_PERSON_EN keeps
         if not clause.startswith("我") or len(clause) < 4:
             return None
         return "用户" + clause[1:] if not clause.startswith("我们") else clause
@@ -335,6 +337,8 @@ def _generic_fact(clause: str) -> str | None:
         return "ユーザーの" + clause  # "一番好きな花はバラです": the speaker's favourite, said without 私の
     if JA_NAMED_TOPIC.match(clause) and len(clause) >= 7:
         return clause  # "クロエは猫アレルギーです": someone in the user's life, named, as NAMED_PERSON_EN keeps
+    if JA_OWN_HAVING.match(clause):
+        return clause  # "えびアレルギーがあります": the speaker's, as a Japanese statement leaves them out
     if JA_OWN_DOING.search(clause) and "が" not in clause and len(clause) >= 6:
         return clause  # "週末は山登りをしています": a Japanese statement names no subject when it is the speaker
     return None

@@ -78,6 +78,11 @@ STATEMENT_BEFORE_QUESTION = re.compile(r"^((?:i|i'm|i've|my|we|we're|we've|our)\
 # the user's family named by its role, as Chinese says it without 我的: "双胞胎女儿在学钢琴", "老公下周出差"
 ZH_FAMILY_TOPIC = re.compile(r"^(?![我用])[\u4e00-\u9fff]{0,3}?(?:女儿|儿子|老公|老婆|丈夫|妻子|太太|妈妈|爸爸|母亲|父亲|父母|爸妈|"
                              r"哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公|孩子|男朋友|女朋友|孙子|孙女)(?!吗)")
+# ... or by a name, as the topic of what they do or have: "王磊最近在学弹吉他", "朵朵的好朋友叫小米" (a two- or
+# three-character name, then what is said of them; not a time, a place or a pronoun: "今天天气很好")
+ZH_NAMED_TOPIC = re.compile(r"^(?!(?:今天|明天|昨天|现在|最近|这个|那个|这里|那里|我们|你们|他们|她们|大家|天气|北京|上海|东京|"
+                            r"工作|公司|学校|时间|这|那|你|他|她|它|我|用户))[\u4e00-\u9fff]{2,3}"
+                            r"(?:最近|现在|已经|刚刚|刚|正在|开始|下个月|明年|今年|每天|在学|在|要|会|喜欢|的[\u4e00-\u9fff]{1,3}(?:叫|是))")
 # a figure after a statement: "passed the anatomy exam!! 78%"
 FIGURE_FRAGMENT = re.compile(r"^[$€£]?\d[\d.,:/]*\s*(?:%|[a-z]{1,8})?[.!]*$", re.I)
 # what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",
@@ -106,13 +111,17 @@ FAVOURITE_LABEL_EN = re.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s
 # "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
 ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"
-JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父)(?:は|が|の(?!日))")
+JA_FAMILY_TOPIC = re.compile(r"^(?:妹|姉|兄|弟|母|父|夫|妻|娘|息子|彼女|彼氏|祖母|祖父|(?:上|下|一番上|一番下)の(?:子|娘|息子)|"
+                             r"長男|長女|次男|次女|子供|子ども)(?:は|が|の(?!日))")
 # a favourite said without 私の: "一番好きな花はバラです", "好きな食べ物は寿司です"
 JA_FAVOURITE = re.compile(r"^(?:一番|いちばん|最も)?好きな[^、。はが]{1,10}は")
 # ... or by a name written in katakana, as foreign names are: "クロエは猫アレルギーです"
 JA_NAMED_TOPIC = re.compile(r"^[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が)(?!何|どこ|いつ|誰)")
 # what the speaker does or did, said without a subject (が would name another one): ～ています / ～ていました / ～ました
-JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|てる|てた)[。！]?$")
+JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|てる|てた|(?:予定|つもり)(?:です|だ))[。！]?$")
+# what the speaker has, said with が and no topic: "えびアレルギーがあります", "持病があります" (not "雨が降っています",
+# nor where something is: "駅の近くに公園があります")
+JA_OWN_HAVING = re.compile(r"^[^はに、。]{2,14}が(?:あります|ありました|あって|ある)[。！]?$")
 EN_REWRITES = [
     (re.compile(r"^i am\b", re.I), "User is"),
     (re.compile(r"^i'm\b", re.I), "User is"),

@@ -49,7 +49,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "home": ("live", "home", "moved", "reside", "address", "house", "flat", "apartment", "condo", "cottage", "住", "搬",
              "引っ越", "住所"),
     "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
-    "car": ("car", "drive", "车", "开车", "車", "運転"),
+    "car": ("car", "drive", "车", "开车", "一辆", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
     "school": ("school", "university", "uni", "college", "study", "student", "学校", "大学", "上学", "学生"),
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
     # a health condition is said by its name ("I have asthma"): the common chronic ones are its words

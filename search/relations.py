@@ -83,7 +83,18 @@ _CJK_CLAUSE_END = re.compile(r"[，。,.！!？?、；;]")
 _CJK_TOPIC_SPLIT = re.compile(r"[，。,.！!？?、；;：:]")
 
 
-def _opens_on(clause: str, cjk: set[str]) -> bool:
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_PEOPLE_SET = frozenset(PEOPLE_CJK)
+# a clause whose topic is someone or something else: "ケンは...", "東京は..." (a word, then は / が, before the verb)
+_JA_OTHER_TOPIC = re.compile(r"^[^はがにで、。]{1,8}(?:は|が)(?!あり|い[るま])")
+
+
+def _names(clause: str, word: str) -> bool:
+    """The clause holds the word, not inside "Xの日" ("母の日": Mother's Day is no statement of the mother)."""
+    return re.search(re.escape(word) + "(?!の日)", clause) is not None
+
+
+def _opens_on(clause: str, cjk: set[str] | frozenset[str]) -> bool:
     """A clause opening on one of the user's people, as Chinese and Japanese name family without 我的 / 私の:
     "母は大阪に住んでいます", "双胞胎女儿在学钢琴" (the person, then は / が / の or the rest of the clause)."""
     for w in cjk:
@@ -99,7 +110,12 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
     after the possessive), or the user as the subject of a clause naming it (我住在上海, 用户妹妹下个月结婚,
     ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" and "用户岳母住在慕尼黑" state the mother and
     the mother-in-law, not the user's home."""
-    if any(_opens_on(clause.strip(), cjk) for clause in _CJK_TOPIC_SPLIT.split(text)):
+    clauses = [c.strip() for c in _CJK_TOPIC_SPLIT.split(text) if c.strip()]
+    if any(_opens_on(clause, cjk) for clause in clauses):
+        return True
+    # Japanese leaves the speaker out: a clause opening on no one else ("京都に引っ越しました") is the speaker's
+    if _KANA.search(text) and any(not _opens_on(clause, _PEOPLE_SET) and not _JA_OTHER_TOPIC.match(clause)
+                                  and any(_names(clause, w) for w in cjk) for clause in clauses):
         return True
     for m in _SELF_CJK.finditer(text):
         rest = text[m.end():]
@@ -129,7 +145,9 @@ def opens_on_someone(text: str) -> bool:
     if m and set(tokenize(m.group(1))) & PEOPLE_WORDS:
         return True
     m = _OPENS_ON_SELF_CJK.match(text)
-    return bool(m) and text[m.end():].startswith(PEOPLE_CJK)
+    if m:
+        return text[m.end():].startswith(PEOPLE_CJK)
+    return _opens_on(text.strip(), _PEOPLE_SET)  # "父は北海道に住んでいます", "妈妈住在上海": named without 我的 / 私の
 
 
 # the user beside them: "My wife and I moved to Leeds", "my sister came with me", "我和妹妹", "妹と私"
@@ -188,7 +206,8 @@ _GIVES_OWN_NAME = re.compile(
     r"(?:\b(?i:my\s+name\s+is|my\s+name's|i'm|i\s+am|call\s+me)|(?<!\w\s)\b(?i:name's))\s+[A-Z][\w'’-]+"
     r"|^\W*(?:(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+)?[A-Z][\w'’-]+\s+here\b"
     r"|^\W*(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+(?i:i'?m|i\s+am)\s+[a-z][\w'’-]+(?=\s*[,.!]|$)"
-    r"|(?i:user's\s+name\s+is)|我叫|我的名字|私の名前は|私は[^\s。、]{1,8}です")
+    r"|(?i:user's\s+name\s+is)|我叫|我的名字|用户叫|用户的名字|私の名前は|ユーザーの名前は|私は[^\s。、]{1,8}です"
+    r"|^(?:はじめまして|初めまして|こんにちは|こんばんは)[、，,！!。\s]*[^\s。、！!]{1,8}です")
 
 
 def asks_own_name(query: str) -> bool:

@@ -249,6 +249,11 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("New job! I'm moving to a tech startup as head of marketing", ["User works at a tech startup as head of marketing"]),
     ("I'm moving to Leeds as soon as I can", ["User is moving to Leeds as soon as I can"]),
     ("Marcus proposed!!! We're getting married next spring", ["Marcus proposed", "We're getting married next spring"]),
+    # Chinese naming someone by name; Japanese leaving the speaker out of what they have or plan, a child by place
+    ("王磊最近在学弹吉他。", ["王磊最近在学弹吉他"]), ("朵朵的好朋友叫小米。", ["朵朵的好朋友叫小米"]),
+    ("えびアレルギーがあります。", ["えびアレルギーがあります"]),
+    ("家族で沖縄に旅行する予定です。", ["家族で沖縄に旅行する予定です"]),
+    ("息子が二人います。上の子は大輝で八歳です。", ["ユーザーの息子が二人います", "ユーザーの上の子は大輝で八歳です"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts
@@ -267,6 +272,7 @@ def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts
     "コーヒーはどこですか。",
     "hey im back", "hi im new here", "it is on monday", "hey im so tired",
     "I was wondering, could you help me?", "Any ideas, my friend?", "我们下周去哪里？", "Tom is nice.",
+    "今天天气很好。", "东京是一个大城市。", "北京的冬天很冷。", "駅の近くに公園があります。",
 ])
 def test_sentences_about_something_else_give_no_fact(text):
     from memoryx.models.offline import extract_user_facts

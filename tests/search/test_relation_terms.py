@@ -383,3 +383,30 @@ def test_a_question_asked_as_a_request_to_recall(tmp_path):
             ("2024-03-01", "Remember my locker code is 3812.")]
     with told(tmp_path, said) as first:
         assert "Wei" in first("Do you remember my name?")
+
+
+def test_a_life_told_and_asked_in_chinese_or_japanese(tmp_path):
+    """Japanese leaves the speaker out of the question ("今どこに住んでいますか？" asks where the user lives) and of
+    the statement ("京都に引っ越しました"); "父は北海道に住んでいます" is the father's home. Chinese and Japanese
+    introductions give the user's own name ("用户叫李娜", "はじめまして、佐藤健です"); "一辆" is a car."""
+    from memoryx.search.relations import about_someone_else, gives_own_name, states_relation
+    from memoryx.search.speakers import asked_role
+    from tests.support import told
+
+    assert asked_role("今どこに住んでいますか？") == "user" and asked_role("ケンはどこに住んでいますか？") is None
+    assert states_relation("京都に引っ越しました。", set(), {"住", "引っ越"})
+    assert not states_relation("ケンは大阪に住んでいます。", set(), {"住", "引っ越"})
+    assert about_someone_else("父は北海道に住んでいます。") and about_someone_else("妈妈住在上海。")
+    assert gives_own_name("用户叫李娜") and gives_own_name("はじめまして、佐藤健です。大阪で看護師をしています。")
+    said = [("2024-01-08", "はじめまして、佐藤健です。大阪で看護師をしています。"),
+            ("2024-06-01", "京都に引っ越しました。"), ("2024-09-01", "父は北海道に住んでいます。"),
+            ("2024-11-01", "コーヒーはやめて、今は緑茶だけ飲んでいます。")]
+    with told(tmp_path / "ja", said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "京都" in first("今どこに住んでいますか？")
+        assert "北海道" in first("父はどこに住んでいますか？")
+        assert "佐藤健" in first("私の名前は何ですか？")
+    said = [("2024-01-08", "你好，我叫李娜，在上海一家广告公司做设计师。"), ("2024-03-01", "我开始跑步了，每天早上跑三公里。"),
+            ("2024-05-01", "我们买了一辆特斯拉Model 3。")]
+    with told(tmp_path / "zh", said, infer=True, llm="offline") as first:
+        assert "李娜" in first("我叫什么名字？")
+        assert "特斯拉" in first("我们开什么车？")
