@@ -242,3 +242,49 @@ QUESTIONS_TWENTYTHIRD = [
     ("What am I allergic to?", ["えび"], "en"),
     ("Why am I studying English?", ["London"], "en"),
 ]
+
+# A twenty-fourth life, written on 2026-11-27 (the seventh session) after the twenty-second's and twenty-third's
+# changes and before its own first run: the clean check of every change of that session (`--set twentyfourth`). A
+# small-business owner, in English with a few Chinese and Japanese messages.
+LIFE_TWENTYFOURTH = [
+    (0, "Hi, I'm Rosa. I run a small bakery called Flour & Co in Porto with my brother Tiago."),
+    (9, "Our best seller is the pastel de nata, we bake about 300 a day"),
+    (18, "I'm coeliac, funny for a baker I know"),
+    (30, "Tiago's wife Inês just had twins, a boy and a girl!"),
+    (48, "We hired a new baker, her name is Joana, she starts Monday"),
+    (70, "My accountant says we need to raise prices by 10% this year"),
+    (95, "I've been swimming at the municipal pool three mornings a week"),
+    (120, "Our landlord wants to double the rent, we might have to move the shop"),
+    (150, "Found a new place for the bakery on Rua das Flores, signing the lease next week"),
+    (180, "We moved the bakery, Rua das Flores is so much busier"),
+    (210, "My partner Miguel is a firefighter, he works 24-hour shifts"),
+    (240, "Miguel and I are adopting a cat from the shelter, a grey one called Nuvem"),
+    (270, "I stopped swimming, my shoulder hurts, doing physio now"),
+    (300, "Thinking about opening a second shop in Braga next year"),
+    (330, "My mum turns 70 on 5 May, planning a surprise lunch"),
+    (370, "我们的店在网上的评分是4.8分。"),
+    (400, "我每天早上四点起床。"),
+    (430, "来月、東京の製菓学校で講習を受けます。"),
+]
+
+QUESTIONS_TWENTYFOURTH = [
+    ("What's my name?", ["Rosa"], "en"),
+    ("What's the name of my bakery?", ["Flour & Co"], "en"),
+    ("Who do I run the bakery with?", ["Tiago"], "en"),
+    ("What sells best at the bakery?", ["pastel de nata"], "en"),
+    ("Can I eat normal bread?", ["coeliac"], "en"),
+    ("Who is our new baker?", ["Joana"], "en"),
+    ("Where is the bakery now?", ["Rua das Flores"], "en"),
+    ("Do I still go swimming?", ["stopped swimming"], "en"),
+    ("What does my partner do?", ["firefighter"], "en"),
+    ("What's our cat called?", ["Nuvem"], "en"),
+    ("Where might I open a second shop?", ["Braga"], "en"),
+    ("When is my mum's birthday?", ["5 May"], "en"),
+    ("How much should we raise prices?", ["10%"], "en"),
+    ("What did Tiago's wife have?", ["twins"], "en"),
+    ("Why did we move the shop?", ["rent"], "en"),
+    ("我们店的评分是多少？", ["4.8"], "zh"),
+    ("我每天几点起床？", ["四点"], "zh"),
+    ("来月どこで講習を受けますか？", ["東京"], "ja"),
+    ("What time do I get up?", ["四点|4"], "en"),
+]
