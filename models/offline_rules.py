@@ -232,7 +232,9 @@ _THIRD_PERSON = re.compile(r"^(?:the\s+)?user\b|^name is|^用户|^ユーザー",
 # sentence of its own, before splitting
 _ELIDED_I = re.compile(r"\s+(?:and|but)\s+(?:then\s+)?(?=(?:joined|moved|relocated|quit|left|started working|started a (?:new )?job|"
                        r"got a (?:new )?job)\b)", re.I)
-_SPLIT = re.compile(r"[.!?;。！？；\n]+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]", re.I)
+# (not at the point of a figure: "评分是4.8分", "$4.50")
+_SPLIT = re.compile(r"(?:[!?;。！？；\n]|\.(?!\d)|(?<!\d)\.)+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]",
+                    re.I)
 _NAME_ALONE = re.compile(r"^(?!(?:Yes|No|Ok|Okay|So|Well|Oh|Sure|Right|Then|Now|Also|Today|Yesterday)$)[A-Z][\w'’-]+$")
 
 

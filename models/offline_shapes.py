@@ -9,13 +9,13 @@ import re
 from memoryx.core.timeparse import mentions_time, names_date
 from memoryx.models import offline_rules as rules
 
-SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\d)\.(?=\d))+[.!?。！？]*")  # (not at the point of "4.8")
 FIRST_PERSON_EN = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our|[A-Z][\w'’-]+ and I)\b", re.I)
 # someone in the user's life named by name: "Daniel's birthday is on 12 March", "Marta works at a bakery"
 NAMED_PERSON_EN = re.compile(
     r"^(?!(?:It|This|That|There|Here|Today|Yesterday|Tomorrow|What|Who|When|Where|Why|How|The|He|She|They|You|"
     r"Everyone|Everybody|Nobody|Someone|Somebody|Just|Finally|Recently|Also|Really|Actually|Honestly|Anyway|Then|"
-    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,3}(?:is|are|was|were)|"
+    r"So|Well|Still|Now)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,3}(?:is|are|was|were|has|had|got|just|will)|"
     r"\s+(?:is|was|works|lives|has|had|likes|loves|plays|studies|teaches|runs|owns|got|went|sold|bought|made|took|"
     r"gave|found|left|began|won|lost|broke|came|became|hurt|fell|ate|bit|caught|cut|drove|flew|grew|hit|kept|met|"
     r"wants|needs|goes|gets|starts|turns|thinks|takes|makes|keeps|tries|visits|joins|leaves|hates|"

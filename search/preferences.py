@@ -17,6 +17,7 @@ _RECOMMENDATION = re.compile(
     r"\bshould i\b|\brecommend|\bsuggest|\bany (ideas|tips|suggestions|advice)\b|\bideas? for\b|\badvice\b"
     r"|\bwhat (to|can i|could i|shall i) (cook|eat|make|read|watch|buy|get|do|wear|play|listen|try|visit|bring|order)"
     r"|\bwhat would i (like|enjoy|love)\b|\bwould i (like|enjoy)\b|\bgift for\b|\bwhere (should|could) (i|we)\b"
+    r"|\b(?:can|could|may) (?:i|we) (?:eat|have|drink|try|order)\b"
     r"|推荐|建议|我应该|我该|适合我|おすすめ|お勧め|何を.*(?:べき|いい)|どれがいい", re.I)
 
 _PREFERENCE = re.compile(

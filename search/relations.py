@@ -34,8 +34,11 @@ TOP_HITS = 3
 _STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
 _DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
 _OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
-                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|twin|\d+)\s+)*"
-                        r"(\w+)", re.I)
+                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|twin|"
+                        r"\d+)\s+)*(\w+)"
+                        # ... or runs it: "I run a small bakery" (the word after the next one too)
+                        r"|\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:run|runs|opened|founded)\s+"
+                        r"(?:(?:a|an|the|my|our|new|little)\s+)*(\w+(?:\s+\w+)?)", re.I)
 # "Mississauga is home now", "home is Porto these days": the user's home, said without a possessive
 # ... and "I'm now in a two-bed flat in Reading": the user in a dwelling
 _HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]"
@@ -66,7 +69,7 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
     possessive or the subject says whose."""
-    if tokens and any(set(tokenize(m.group(1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
+    if tokens and any(set(tokenize(m.group(m.lastindex or 1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
                       for m in rx.finditer(text)):
         return True
     # a statement as chats type it, in a fact-sized text (a long chat turn has a clause opening on "working" or

@@ -254,6 +254,9 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     ("えびアレルギーがあります。", ["えびアレルギーがあります"]),
     ("家族で沖縄に旅行する予定です。", ["家族で沖縄に旅行する予定です"]),
     ("息子が二人います。上の子は大輝で八歳です。", ["ユーザーの息子が二人います", "ユーザーの上の子は大輝で八歳です"]),
+    # a figure's decimal point ends no sentence; someone's family member named after them
+    ("我们的店在网上的评分是4.8分。", ["我们的店在网上的评分是4.8分"]),
+    ("Tiago's wife Inês just had twins, a boy and a girl!", ["Tiago's wife Inês just had twins, a boy and a girl"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts

@@ -222,3 +222,20 @@ def test_a_new_job_announced_is_where_the_user_works_now(tmp_path):
             ("2024-08-16", "We're moving into a flat in Tiong Bahru next month")]
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "startup" in first("Where do I work now?")
+
+
+def test_can_i_eat_is_answered_by_the_diet_and_my_bakery_by_the_one_i_run(tmp_path):
+    """"Can I eat normal bread?" asks about food, as a recommendation does: the diet ("I'm coeliac") answers it, not
+    the bakery's best seller. "I run a small bakery called Flour & Co" states the user's bakery, so it names it
+    before "her name is Joana" (the new baker's name)."""
+    from memoryx.search.preferences import asks_food, asks_recommendation
+    from tests.support import told
+
+    assert asks_recommendation("Can I eat normal bread?") and asks_food("Can I eat normal bread?")
+    said = [("2024-01-08", "Hi, I'm Rosa. I run a small bakery called Flour & Co in Porto with my brother Tiago."),
+            ("2024-01-17", "Our best seller is the pastel de nata, we bake about 300 a day"),
+            ("2024-01-26", "I'm coeliac, funny for a baker I know"),
+            ("2024-02-25", "We hired a new baker, her name is Joana, she starts Monday")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "coeliac" in first("Can I eat normal bread?")
+        assert "Flour & Co" in first("What's the name of my bakery?")
