@@ -113,6 +113,8 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
     after the possessive), or the user as the subject of a clause naming it (我住在上海, 用户妹妹下个月结婚,
     ユーザーは東京に住んでいる). "ユーザーの母は大阪に住んでいます" and "用户岳母住在慕尼黑" state the mother and
     the mother-in-law, not the user's home."""
+    if not any(w in text for w in cjk):  # (each way of stating it holds one of the words)
+        return False
     clauses = [c.strip() for c in _CJK_TOPIC_SPLIT.split(text) if c.strip()]
     if any(_opens_on(clause, cjk) for clause in clauses):
         return True
