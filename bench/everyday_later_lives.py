@@ -288,3 +288,46 @@ QUESTIONS_TWENTYFOURTH = [
     ("来月どこで講習を受けますか？", ["東京"], "ja"),
     ("What time do I get up?", ["四点|4"], "en"),
 ]
+
+# A twenty-fifth life, written on 2026-11-27 (the seventh session) after the twenty-fourth's changes and before its
+# own first run: their clean check (`--set twentyfifth`). Facts said inside requests, and questions in other words
+# than the statements ("my spouse", "my employer", "my kid", "when did I ...").
+LIFE_TWENTYFIFTH = [
+    (0, "Can you help me plan meals for my family of four? My husband Omar is diabetic and our son hates broccoli."),
+    (8, "I'm Leila by the way, I'm a pharmacist at Boots in Cardiff."),
+    (16, "What should I get my daughter Yasmin for her 12th birthday? She's really into drawing."),
+    (30, "Could you recommend a beginner running plan? I signed up for the Cardiff half marathon in October."),
+    (45, "Help me write a complaint email, my car, a 2015 Ford Focus, failed its MOT again."),
+    (70, "Any tips for sleeping better? I've been working night shifts since last month."),
+    (100, "Can you suggest a book club pick? Our club meets on the first Tuesday of every month."),
+    (130, "I need a gift idea for Omar, he's just been promoted to head of IT at the council."),
+    (160, "How do I get my son Adam to read more? He's 9 and only wants to play Fortnite."),
+    (200, "Write a short speech for my sister Nadia's wedding, it's on 14 June in Swansea."),
+    (240, "Can you help me compare electric cars? We sold the Focus last week."),
+    (280, "What's a good stretch routine? I hurt my back lifting boxes at work."),
+    (320, "I'm changing jobs, I'll be a clinical pharmacist at the University Hospital from January. Any advice?"),
+    (360, "Plan a weekend in Bath for us, we're celebrating our 15th anniversary."),
+    (400, "我想学做中国菜，有什么简单的菜推荐吗？我不吃猪肉。"),
+    (440, "娘のヤスミンが来年から日本語を習いたいそうです。いい教材はありますか？"),
+]
+
+QUESTIONS_TWENTYFIFTH = [
+    ("What's my name?", ["Leila"], "en"),
+    ("What's my spouse's health condition?", ["diabetic"], "en"),
+    ("What vegetable does my son hate?", ["broccoli"], "en"),
+    ("What is my daughter into?", ["drawing"], "en"),
+    ("Which race did I sign up for?", ["half marathon"], "en"),
+    ("Who is my employer now?", ["University Hospital"], "en"),
+    ("When does my book club meet?", ["first Tuesday"], "en"),
+    ("What does my husband do?", ["head of IT"], "en"),
+    ("What game does my kid play?", ["Fortnite"], "en"),
+    ("When is Nadia's wedding?", ["14 June"], "en"),
+    ("Do we still have the Ford Focus?", ["sold the Focus"], "en"),
+    ("How did I hurt my back?", ["lifting boxes"], "en"),
+    ("How many years have we been married?", ["15th anniversary"], "en"),
+    ("What shifts do I work?", ["night shifts"], "en"),
+    ("How old is Adam?", ["9"], "en"),
+    ("我不吃什么肉？", ["猪肉"], "zh"),
+    ("ヤスミンは何を習いたいですか？", ["日本語"], "ja"),
+    ("What does my daughter want to learn?", ["日本語|Japanese"], "en"),
+]

@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|twentyfourth] [--raw] [--data-dir DIR]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|twentyfifth] [--raw] [--data-dir DIR]
         [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
@@ -51,9 +51,9 @@ from everyday_more_lives import (  # noqa: E402
     QUESTIONS_EIGHTEENTH, QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
 )
 from everyday_later_lives import (  # noqa: E402
-    LIFE_NINETEENTH, LIFE_TWENTIETH, LIFE_TWENTYFIRST, LIFE_TWENTYFOURTH, LIFE_TWENTYSECOND, LIFE_TWENTYTHIRD,
-    QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH, QUESTIONS_TWENTYFIRST, QUESTIONS_TWENTYFOURTH, QUESTIONS_TWENTYSECOND,
-    QUESTIONS_TWENTYTHIRD,
+    LIFE_NINETEENTH, LIFE_TWENTIETH, LIFE_TWENTYFIFTH, LIFE_TWENTYFIRST, LIFE_TWENTYFOURTH, LIFE_TWENTYSECOND,
+    LIFE_TWENTYTHIRD, QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH, QUESTIONS_TWENTYFIFTH, QUESTIONS_TWENTYFIRST,
+    QUESTIONS_TWENTYFOURTH, QUESTIONS_TWENTYSECOND, QUESTIONS_TWENTYTHIRD,
 )
 
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
@@ -72,7 +72,8 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "twentyfirst": (LIFE_TWENTYFIRST, QUESTIONS_TWENTYFIRST),
         "twentysecond": (LIFE_TWENTYSECOND, QUESTIONS_TWENTYSECOND),
         "twentythird": (LIFE_TWENTYTHIRD, QUESTIONS_TWENTYTHIRD),
-        "twentyfourth": (LIFE_TWENTYFOURTH, QUESTIONS_TWENTYFOURTH)}
+        "twentyfourth": (LIFE_TWENTYFOURTH, QUESTIONS_TWENTYFOURTH),
+        "twentyfifth": (LIFE_TWENTYFIFTH, QUESTIONS_TWENTYFIFTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
