@@ -44,10 +44,10 @@ from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FIGURE_FRAGMENT, FILLER_EN,
     FIRST_PERSON_EN, FIRST_PERSON_LATER_EN, FRAGMENT_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC,
-    JA_OWN_DOING, JA_OWN_HAVING, NAME_IN_QUESTION_EN, NAMED_NEWS_EN, NAMED_PERSON_EN, NAMING_FRAGMENT,
-    NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SCHEDULED_EN,
-    SENTENCE, STATEMENT_BEFORE_QUESTION, THING_FIRST_EN, TOLD_TO_KEEP, USER_AS_OBJECT_EN, VERB_FIRST_EN, VERBISH,
-    ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, says_when, written_english,
+    JA_OWN_DOING, JA_OWN_HAVING, NAMED_NEWS_EN, NAMED_PERSON_EN, NAME_IN_QUESTION_EN, NAMING_FRAGMENT,
+    NAMING_FRAGMENT_CJK, NEWS_NO_SUBJECT_EN, ORIGIN_EN, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN,
+    REQUEST_THEN_WHEN_EN, SCHEDULED_EN, SENTENCE, STATEMENT_BEFORE_QUESTION, THING_FIRST_EN, TOLD_TO_KEEP,
+    USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN, ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, says_when, written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
@@ -165,14 +165,14 @@ def extract_user_facts(content: str) -> list[dict]:
         asked = None
         if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
             names = set(NAME_IN_QUESTION_EN.findall(sentence))
-            asked = names.pop() if len(names) == 1 else None
+            asked = _who(sentence, names.pop()) if len(names) == 1 else None
             head = STATEMENT_BEFORE_QUESTION.match(sentence)
             if not head:
                 named = asked
                 continue  # questions carry no facts, but for a statement said before one in the same sentence
             sentence = head.group(1) or head.group(2)
         if not facts and named and PRONOUN_GOES_ON_EN.match(sentence):
-            sentence = PRONOUN_SUBJECT_EN.sub(named, sentence, count=1)  # "He turns 10" -> "Leo turns 10"
+            sentence = _named_subject(sentence, named)  # "He turns 10" -> "Leo turns 10"
         named = asked
         if is_chitchat(sentence):
             continue
@@ -216,6 +216,28 @@ def extract_user_facts(content: str) -> list[dict]:
                 # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
                 facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
     return facts
+
+
+def _who(question: str, name: str) -> str:
+    """The person a question names, with the relation it gives them: "my daughter Yasmin" in "What should I get my
+    daughter Yasmin for her birthday?", else the name."""
+    m = re.search(rf"\b(my\s+\w+\s+){re.escape(name)}\b", question, re.I)
+    return f"{m.group(1)}{name}" if m else name
+
+
+def _named_subject(sentence: str, named: str) -> str:
+    """The sentence with the person for its pronoun: "She's really into drawing" -> "my daughter Yasmin is really
+    into drawing", "He's been promoted" -> "Omar has been promoted"."""
+    m = PRONOUN_SUBJECT_EN.match(sentence)
+    if not m:
+        return sentence
+    rest = sentence[m.end():]
+    short = re.match(r"['’](s|re)\b", rest)
+    if not short:
+        return named + rest
+    rest = rest[short.end():]
+    verb = "has" if short.group(1) == "s" and re.match(r"\s+(?:been|got)\b", rest) else "is"
+    return f"{named} {verb}{rest}"
 
 
 def _told_to_keep(sentence: str) -> str:
@@ -306,6 +328,8 @@ def _generic_fact(clause: str) -> str | None:
         if not first_person and words >= 4 and FAMILY_FIRST_EN.match(clause):
             return "User's " + clause  # "mum's birthday is 2nd of june" -> "User's mum's birthday is ..."
         if not first_person and words >= 5 and USER_AS_OBJECT_EN.match(clause) and VERBISH.search(clause):
+            return clause
+        if not first_person and REQUEST_THEN_WHEN_EN.match(clause) and says_when(clause):
             return clause
         if not first_person and words >= 3 and not VERBISH.search(clause):
             return clause  # "Vegetarian since 2019, no fish either": verbless, as chats describe the speaker

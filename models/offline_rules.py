@@ -120,7 +120,9 @@ def normalize_value(value: str) -> str:
 _EN_VALUE = r"(?P<v>[^,.;!?]+?)"
 _EN_VALUES = r"(?P<v>[^.;!?]+?)"  # liked things may be a list: "sushi, ramen and tea"
 # a time after a state ("I left Google last month"): the date is the message's business, not the value's
-_EN_TAIL_TIME = re.compile(r"\s+(?:(?:last|this|next)\s+\w+|yesterday|today|recently|\w+\s+\w+\s+ago|\w+\s+ago)$", re.I)
+_EN_TAIL_TIME = re.compile(r"\s+(?:(?:last|this|next)\s+\w+|yesterday|today|recently|\w+\s+\w+\s+ago|\w+\s+ago"
+                           r"|(?:from|starting|in)\s+(?:january|february|march|april|may|june|july|august|september|"
+                           r"october|november|december))$", re.I)
 _EN_END = r"(?:\s+(?:anymore|any more|now|too|either|very much|a lot|these days|nowadays))*\s*$"
 _ADV = r"(?:(?:really|also|just|recently|currently|now|still|actually|finally)\s+)*"
 
@@ -169,7 +171,8 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
     ("home", "", True, re.compile(rf"^(?i:(?:my\s+|our\s+)?home\s+is\s+(?:now\s+)?)(?P<v>[A-Z][^,.;!?]*?){_EN_END}")),
     ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm a software engineer at a bank": the position and where it is held
-    ("work", "title", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:now\s+)?(?P<r>(?:a|an)\s+[a-z][a-z -]{{1,40}}?)"
+    ("work", "title", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am|'ll\s+be|\s+will\s+be)\s+{_ADV}(?:now\s+)?"
+                                       rf"(?P<r>(?:a|an)\s+[a-z][a-z -]{{1,40}}?)"
                                        rf"\s+(?:at|for|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I got an offer from Shopify, starting Monday": the employer the user is about to work for
     ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?(?:got|accepted|took)\s+"

@@ -85,6 +85,11 @@ ZH_NAMED_TOPIC = re.compile(r"^(?!(?:今天|明天|昨天|现在|最近|这个|�
                             r"(?:最近|现在|已经|刚刚|刚|正在|开始|下个月|明年|今年|每天|在学|在|要|会|喜欢|的[\u4e00-\u9fff]{1,3}(?:叫|是))")
 # a figure after a statement: "passed the anatomy exam!! 78%"
 FIGURE_FRAGMENT = re.compile(r"^[$€£]?\d[\d.,:/]*\s*(?:%|[a-z]{1,8})?[.!]*$", re.I)
+# a request about something of the user's, then when it is: "Write a short speech for my sister Nadia's wedding, it's
+# on 14 June in Swansea" (kept when it says when)
+REQUEST_THEN_WHEN_EN = re.compile(r"^(?:please\s+)?(?:write|help|plan|make|draft|book|find|organi[sz]e|prepare|create|"
+                                  r"suggest|recommend|remind)\b[^,]*\b(?:my|our)\b[^,]*,\s*"
+                                  r"(?:it['’]s|it\s+is|which\s+is|that['’]s|they['’]re)\s", re.I)
 # what happened to the user, said with them as its object: "Maple Pay laid off half the team, including me",
 # "My boss promoted me" (not a request: those open on the verb or on "please", "can you")
 USER_AS_OBJECT_EN = re.compile(r"^(?!(?:please|can|could|would|will|let|help|tell|give|show|make|remind|send|"

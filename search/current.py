@@ -30,7 +30,7 @@ _PAST = re.compile(r"\b(did|was|were|used to|previously|before|originally|first|
 # a memory saying the user's relation ended: it states the relation, but not as it stands now
 _ENDED = re.compile(
     r"\b(quit|quitting|stopped|no longer|no more|anymore|any more|gave up|broke up|used to|retired|moved out|divorced|"
-    r"left my|sold my|laid off|made redundant|fired|lost my job)\b"
+    r"left my|sold (?:my|our|the)|laid off|made redundant|fired|lost my job)\b"
     r"|辞职|辞掉|不再|离职|戒了|分手|退休|辞め|やめ|退職|別れ", re.I)
 # a question asking for the current value ("what's my job", "where do I live"), not whether ("do I still ...")
 _ASKS_VALUE = re.compile(r"\b(what|where|who|whom|which|how)\b|什么|哪|谁|何|どこ|誰|どれ|どの", re.I)

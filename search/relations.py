@@ -175,9 +175,15 @@ def people_of(texts: list[str], tokens: set[str]) -> set[str]:
 
 def about_person(text: str, names: set[str]) -> str | None:
     """The person of `names` the memory is a statement about, its subject ("Karim started his own removals
-    business", "Karim's van broke down"); None: none of them."""
+    business", "Karim's van broke down", "a gift for Karim, he's just been promoted"); None: none of them."""
     head = re.match(r"[A-Z][\w-]+", text)
-    return head.group(0) if head and head.group(0) in names else None
+    if head and head.group(0) in names:
+        return head.group(0)
+    # ... or the subject of the clause after them: "I need a gift for Omar, he's just been promoted"
+    for name in names:
+        if re.search(rf"\b{re.escape(name)}\b[^.!?]{{0,40}}?,\s*(?i:he|she|they)(?:['’]s|['’]re|\s)", text):
+            return name
+    return None
 
 
 # a question asking a name ("what's my dog's name", "what is my son called", 我女儿叫什么名字, 娘の名前は), and a

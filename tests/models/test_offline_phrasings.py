@@ -257,6 +257,13 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # a figure's decimal point ends no sentence; someone's family member named after them
     ("我们的店在网上的评分是4.8分。", ["我们的店在网上的评分是4.8分"]),
     ("Tiago's wife Inês just had twins, a boy and a girl!", ["Tiago's wife Inês just had twins, a boy and a girl"]),
+    # "She's" after a question naming "my daughter Yasmin" is her; a job to come; a request saying when something is
+    ("What should I get my daughter Yasmin for her 12th birthday? She's really into drawing.",
+     ["User's daughter Yasmin is really into drawing"]),
+    ("I'm changing jobs, I'll be a clinical pharmacist at the University Hospital from January. Any advice?",
+     ["User works at the University Hospital as a clinical pharmacist"]),
+    ("Write a short speech for my sister Nadia's wedding, it's on 14 June in Swansea.",
+     ["Write a short speech for my sister Nadia's wedding, it's on 14 June in Swansea"]),
 ])
 def test_statements_outside_the_covered_set_are_kept_nearly_verbatim(text, facts):
     from memoryx.models.offline import extract_user_facts

@@ -410,3 +410,20 @@ def test_a_life_told_and_asked_in_chinese_or_japanese(tmp_path):
     with told(tmp_path / "zh", said, infer=True, llm="offline") as first:
         assert "李娜" in first("我叫什么名字？")
         assert "特斯拉" in first("我们开什么车？")
+
+
+def test_what_is_said_of_a_person_after_their_name(tmp_path):
+    """"I need a gift idea for Omar, he's just been promoted to head of IT": the clause after Omar is about him, so
+    asked what the user's husband (Omar, as another memory names him) does, it answers."""
+    from memoryx.search.relations import about_person
+    from tests.support import told
+
+    assert about_person("I need a gift idea for Omar, he's just been promoted.", {"Omar"}) == "Omar"
+    assert about_person("I need a gift idea for Omar.", {"Omar"}) is None
+    said = [("2024-01-08", "Can you help me plan meals for my family of four? My husband Omar is diabetic and our "
+                           "son hates broccoli."),
+            ("2024-03-18", "Any tips for sleeping better? I've been working night shifts since last month."),
+            ("2024-05-17", "I need a gift idea for Omar, he's just been promoted to head of IT at the council."),
+            ("2024-10-04", "What's a good stretch routine? I hurt my back lifting boxes at work.")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "head of IT" in first("What does my husband do?")
