@@ -331,3 +331,44 @@ QUESTIONS_TWENTYFIFTH = [
     ("ヤスミンは何を習いたいですか？", ["日本語"], "ja"),
     ("What does my daughter want to learn?", ["日本語|Japanese"], "en"),
 ]
+
+# A twenty-sixth life, written on 2026-11-27 (the seventh session) after the twenty-fifth's changes and before its
+# own first run: the last clean check of that session (`--set twentysixth`). An expat working remotely, with
+# questions about when things happened.
+LIFE_TWENTYSIXTH = [
+    (0, "Hello! Ben here, I'm a backend developer working remotely for a Dutch company, living in Lisbon."),
+    (10, "I'm originally from Manchester, moved to Portugal for the sun haha"),
+    (25, "Started learning Portuguese, my tutor Ana is very patient"),
+    (40, "I adopted a rescue dog today, a mutt called Pipoca"),
+    (70, "my girlfriend Sofia is a nurse at Santa Maria hospital"),
+    (100, "I don't drink coffee, only herbal tea"),
+    (130, "Pipoca has a vet appointment on Thursday for her vaccines"),
+    (160, "I bought a motorbike, a Honda CB500, to get around the city"),
+    (200, "Sofia and I moved in together, we're in a flat in Alfama now"),
+    (240, "I got my Portuguese residency card today!"),
+    (280, "My company was acquired, I now work for a bigger firm in Berlin, still remote"),
+    (320, "I sold the motorbike, it was too dangerous in the rain"),
+    (360, "I'm running the Lisbon half marathon in March"),
+    (400, "我对芒果过敏。"),
+    (430, "毎週金曜日にジムに行きます。"),
+]
+
+QUESTIONS_TWENTYSIXTH = [
+    ("What's my name?", ["Ben"], "en"),
+    ("What do I do for work?", ["backend developer"], "en"),
+    ("Where am I from originally?", ["Manchester"], "en"),
+    ("Who is my Portuguese tutor?", ["Ana"], "en"),
+    ("When did I adopt my dog?", ["adopted"], "en"),
+    ("What's my dog called?", ["Pipoca"], "en"),
+    ("Where does my girlfriend work?", ["Santa Maria"], "en"),
+    ("Should I order an espresso?", ["coffee"], "en"),
+    ("When is Pipoca's vet appointment?", ["Thursday"], "en"),
+    ("Do I still have the motorbike?", ["sold the motorbike"], "en"),
+    ("Where do I live now?", ["Alfama"], "en"),
+    ("Who do I work for now?", ["Berlin"], "en"),
+    ("Did I get my residency?", ["residency card"], "en"),
+    ("What race am I doing?", ["half marathon"], "en"),
+    ("我对什么过敏？", ["芒果"], "zh"),
+    ("金曜日に何をしますか？", ["ジム"], "ja"),
+    ("What fruit am I allergic to?", ["芒果|mango"], "en"),
+]

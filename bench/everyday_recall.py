@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|twentyfifth] [--raw] [--data-dir DIR]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|twentysixth] [--raw] [--data-dir DIR]
         [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
@@ -52,8 +52,8 @@ from everyday_more_lives import (  # noqa: E402
 )
 from everyday_later_lives import (  # noqa: E402
     LIFE_NINETEENTH, LIFE_TWENTIETH, LIFE_TWENTYFIFTH, LIFE_TWENTYFIRST, LIFE_TWENTYFOURTH, LIFE_TWENTYSECOND,
-    LIFE_TWENTYTHIRD, QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH, QUESTIONS_TWENTYFIFTH, QUESTIONS_TWENTYFIRST,
-    QUESTIONS_TWENTYFOURTH, QUESTIONS_TWENTYSECOND, QUESTIONS_TWENTYTHIRD,
+    LIFE_TWENTYSIXTH, LIFE_TWENTYTHIRD, QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH, QUESTIONS_TWENTYFIFTH,
+    QUESTIONS_TWENTYFIRST, QUESTIONS_TWENTYFOURTH, QUESTIONS_TWENTYSECOND, QUESTIONS_TWENTYSIXTH, QUESTIONS_TWENTYTHIRD,
 )
 
 SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
@@ -73,7 +73,8 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "twentysecond": (LIFE_TWENTYSECOND, QUESTIONS_TWENTYSECOND),
         "twentythird": (LIFE_TWENTYTHIRD, QUESTIONS_TWENTYTHIRD),
         "twentyfourth": (LIFE_TWENTYFOURTH, QUESTIONS_TWENTYFOURTH),
-        "twentyfifth": (LIFE_TWENTYFIFTH, QUESTIONS_TWENTYFIFTH)}
+        "twentyfifth": (LIFE_TWENTYFIFTH, QUESTIONS_TWENTYFIFTH),
+        "twentysixth": (LIFE_TWENTYSIXTH, QUESTIONS_TWENTYSIXTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:
