@@ -23,7 +23,7 @@ from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_food, states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relation_terms import HOME_WORDS
+from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_WORDS
 from memoryx.search.relations import (
     about_person, about_someone_else, gives_name, gives_own_name, opens_on_someone, people_of, says_attribute,
     states_relation,
@@ -123,7 +123,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # ("Her name is Luna", "we named him Tofu") shares the question's one word and answers someone else's
         if plan.asks_own_name and gives_own_name(text):
             bonus += t.relation_bonus
-        elif plan.asks_own_name and gives_name(text, set()):
+        elif plan.asks_own_name and (gives_name(text, set()) or people_of([text], PEOPLE_WORDS)):
+            # (... or one of their people, by name: "my girlfriend Sofia is a nurse")
             bonus -= t.relation_bonus
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)

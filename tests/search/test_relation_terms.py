@@ -427,3 +427,15 @@ def test_what_is_said_of_a_person_after_their_name(tmp_path):
             ("2024-10-04", "What's a good stretch routine? I hurt my back lifting boxes at work.")]
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "head of IT" in first("What does my husband do?")
+
+
+def test_my_name_is_not_the_name_of_one_of_my_people(tmp_path):
+    """Asked the user's own name, "my girlfriend Sofia is a nurse" names her, not the user: "Ben here" answers."""
+    from tests.support import told
+
+    said = [("2024-01-08", "Hello! Ben here, I'm a backend developer working remotely for a Dutch company, living "
+                           "in Lisbon."),
+            ("2024-03-18", "my girlfriend Sofia is a nurse at Santa Maria hospital"),
+            ("2024-05-17", "I don't drink coffee, only herbal tea")]
+    with told(tmp_path, said) as first:
+        assert "Ben here" in first("What's my name?")
