@@ -1,9 +1,11 @@
 """Later lives of the everyday bench (run by bench/everyday_recall.py), each written before its own first run as
 a clean check of the changes made before it: a nurse whose messages carry several facts each and whose facts
 change by correction (the nineteenth), and a user who tells the assistant what to remember ("Remember that...",
-"FYI", "Note:"), as people talk to a memory-enabled chatbot (the twentieth). Each life: (days after the bench's
-START, what the user said[, the assistant's reply]); its questions: (question, words the answering memory must
-contain ("a|b": either), language)."""
+"FYI", "Note:"), as people talk to a memory-enabled chatbot (the twentieth), questions asked as recall requests
+(the twenty-first), a user who speaks Chinese (the twenty-second) and one who speaks Japanese (the twenty-third),
+a small-business owner (the twenty-fourth), facts said inside requests (the twenty-fifth), an expat asked about
+when (the twenty-sixth). Each life: (days after the bench's START, what the user said[, the assistant's reply]);
+its questions: (question, words the answering memory must contain ("a|b": either), language)."""
 
 from __future__ import annotations
 
