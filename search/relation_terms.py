@@ -56,7 +56,9 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "health": ("health", "condition", "illness", "disease", "diagnosed", "medical", "medication", "asthma", "diabetes",
                "diabetic", "coeliac", "celiac", "migraine", "arthritis", "epilepsy", "eczema", "hypertension",
                "cholesterol", "持病", "疾病", "哮喘", "糖尿病", "高血压", "喘息"),
-    "favourite": ("favourite", "favorite", "最喜欢", "最爱", "一番好き", "好きな"),
+    # (what someone likes best is said with the verbs too: "My husband loves football", "夫はサッカーが大好きです")
+    "favourite": ("favourite", "favorite", "like", "love", "enjoy", "最喜欢", "最爱", "喜欢", "一番好き", "好きな", "好き",
+                  "大好き"),
 }
 
 # what a job is called ("Lucía is a dentist", "她是护士", "看護師です"): asked what one of the user's people does,
@@ -102,7 +104,8 @@ _WHAT_ONE_HAS = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?(\
 _ASKED_IN_ORDER = re.compile(r"\b(?:where|what|who|when|which)\s+(?:i|we)\s+"
                              r"(?:(?:still|usually|currently|now|actually)\s+)?(\w+)", re.I)
 # ... and done by one of the user's people: "where does my mother live", "where did our son study"
-_DONE_BY_MINE = re.compile(r"\b(?:do|does|did)\s+(?:my|our)\s+(?:\w+\s+)?\w+\s+(live|work|study|drive)\b", re.I)
+_DONE_BY_MINE = re.compile(r"\b(?:do|does|did)\s+(?:my|our)\s+(?:\w+\s+)?\w+\s+(live|work|study|drive|like|love|enjoy)\b",
+                           re.I)
 # "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
 _POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
 _DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had|am|are|was|were)\s+(?:i|we)\s+"

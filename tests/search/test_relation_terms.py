@@ -439,3 +439,17 @@ def test_my_name_is_not_the_name_of_one_of_my_people(tmp_path):
             ("2024-05-17", "I don't drink coffee, only herbal tea")]
     with told(tmp_path, said) as first:
         assert "Ben here" in first("What's my name?")
+
+
+def test_what_one_of_my_people_loves_is_said_with_the_verb_in_any_language(tmp_path):
+    """"What sport does my husband love?": what he likes best is said with the verb ("夫はサッカーが大好きです"), so
+    that statement about him answers, not his job said in the question's own language."""
+    from memoryx.search.relation_terms import named_relations
+    from tests.support import told
+
+    assert named_relations("What sport does my husband love?") == ["husband", "favourite"]
+    said = [("2024-01-08", "My husband Karim drives a taxi."),
+            ("2024-05-01", "Karim started his own removals business."),
+            ("2024-09-01", "夫はサッカーが大好きです。")]
+    with told(tmp_path, said) as first:
+        assert "サッカー" in first("What sport does my husband love?")
