@@ -9,7 +9,7 @@ its questions: (question, words the answering memory must contain ("a|b": either
 
 from __future__ import annotations
 
-# A nineteenth life, written on 2026-11-27 (the seventh session) before any change of that session and before its
+# A nineteenth life, written on 2026-11-27 before any change of that session and before its
 # own first run: the clean check of the eighteenth's changes (`--set nineteenth`). Several facts to a message,
 # corrections, plans and past trips.
 LIFE_NINETEENTH = [
@@ -58,7 +58,7 @@ QUESTIONS_NINETEENTH = [
     ("What am I allergic to?", ["花生|peanut"], "en"),
 ]
 
-# A twentieth life, written on 2026-11-27 (the seventh session) together with the nineteenth and, like it, first run
+# A twentieth life, written on 2026-11-27 together with the nineteenth and, like it, first run
 # before any change of that session: a clean check of the eighteenth's changes (`--set twentieth`). The user tells
 # the assistant what to keep. Its key for "Do I still go to the gym?" was widened after that run to the memory
 # "No more gym for me" (which answers it), as the offline model keeps it apart from "I do yoga at home now".
@@ -107,7 +107,7 @@ QUESTIONS_TWENTIETH = [
     ("Where does my mother live?", ["大阪|Osaka"], "en"),
 ]
 
-# A twenty-first life, written on 2026-11-27 (the seventh session) after the changes made on the nineteenth and
+# A twenty-first life, written on 2026-11-27 after the changes made on the nineteenth and
 # twentieth and before its own first run: their clean check (`--set twentyfirst`). The questions are asked as a
 # user asks a chatbot to recall ("Do you remember ...", "Remind me ...").
 LIFE_TWENTYFIRST = [
@@ -156,7 +156,7 @@ QUESTIONS_TWENTYFIRST = [
     ("Where does my mum live?", ["槟城|Penang"], "en"),
 ]
 
-# A twenty-second life, written on 2026-11-27 (the seventh session) after the twenty-first's changes and before its
+# A twenty-second life, written on 2026-11-27 after the twenty-first's changes and before its
 # own first run: their clean check (`--set twentysecond`). A user who speaks Chinese, asking mostly in Chinese.
 LIFE_TWENTYSECOND = [
     (0, "你好，我叫李娜，在上海一家广告公司做设计师。"),
@@ -202,7 +202,7 @@ QUESTIONS_TWENTYSECOND = [
     ("How often do I have English lessons?", ["twice a week"], "en"),
 ]
 
-# A twenty-third life, written on 2026-11-27 (the seventh session) together with the twenty-second and first run
+# A twenty-third life, written on 2026-11-27 together with the twenty-second and first run
 # after the changes made on it: their clean check (`--set twentythird`). A user who speaks Japanese.
 LIFE_TWENTYTHIRD = [
     (0, "はじめまして、佐藤健です。大阪で看護師をしています。"),
@@ -245,7 +245,7 @@ QUESTIONS_TWENTYTHIRD = [
     ("Why am I studying English?", ["London"], "en"),
 ]
 
-# A twenty-fourth life, written on 2026-11-27 (the seventh session) after the twenty-second's and twenty-third's
+# A twenty-fourth life, written on 2026-11-27 after the twenty-second's and twenty-third's
 # changes and before its own first run: the clean check of every change of that session (`--set twentyfourth`). A
 # small-business owner, in English with a few Chinese and Japanese messages.
 LIFE_TWENTYFOURTH = [
@@ -291,7 +291,7 @@ QUESTIONS_TWENTYFOURTH = [
     ("What time do I get up?", ["四点|4"], "en"),
 ]
 
-# A twenty-fifth life, written on 2026-11-27 (the seventh session) after the twenty-fourth's changes and before its
+# A twenty-fifth life, written on 2026-11-27 after the twenty-fourth's changes and before its
 # own first run: their clean check (`--set twentyfifth`). Facts said inside requests, and questions in other words
 # than the statements ("my spouse", "my employer", "my kid", "when did I ...").
 LIFE_TWENTYFIFTH = [
@@ -334,7 +334,7 @@ QUESTIONS_TWENTYFIFTH = [
     ("What does my daughter want to learn?", ["日本語|Japanese"], "en"),
 ]
 
-# A twenty-sixth life, written on 2026-11-27 (the seventh session) after the twenty-fifth's changes and before its
+# A twenty-sixth life, written on 2026-11-27 after the twenty-fifth's changes and before its
 # own first run: the last clean check of that session (`--set twentysixth`). An expat working remotely, with
 # questions about when things happened.
 LIFE_TWENTYSIXTH = [

@@ -27,7 +27,8 @@ import zlib
 from functools import lru_cache
 
 __all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "normalize_text", "fact_key",
-           "memory_hash", "token_id", "estimate_tokens", "CJK_CLASS", "CJK_CHAR", "BM25_K1", "BM25_B", "BM25_AVG_LEN"]
+           "memory_hash", "token_id", "estimate_tokens", "CJK_CLASS", "CJK_CHAR", "KANA", "BM25_K1", "BM25_B",
+           "BM25_AVG_LEN"]
 
 # BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
 # length normalisation uses a fixed average length because memories are short, single facts.
@@ -49,6 +50,8 @@ CJK_CLASS = (
 )
 # One CJK character (Han, kana, Hangul): what tokenisation, entity candidates and name checks agree on.
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+# One kana (hiragana or katakana): the text is Japanese, not Chinese.
+KANA = re.compile(r"[\u3040-\u30ff]")
 _KATAKANA_RUN = re.compile("[\u30a0-\u30ff\u31f0-\u31ff]{2,}")
 _TOKEN_RE = re.compile(
     rf"(?P<cjk>[{CJK_CLASS}]+)"

@@ -52,6 +52,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
+from memoryx.core.text import KANA
+
 SINGLE_VALUED = frozenset({"name", "home", "work"})
 
 # relation names used by the offline graph extraction: timeless, consistent, in the statement's language
@@ -97,12 +99,11 @@ class Statement:
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 def detect_language(text: str) -> str:
     """'ja' when kana are present, 'zh' for other CJK text, else 'en'."""
-    if _KANA.search(text or ""):
+    if KANA.search(text or ""):
         return "ja"
     if _CJK.search(text or ""):
         return "zh"

@@ -157,13 +157,13 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # asked something of one of the user's people ("where does my grandmother live"), the user's own home or job
     # is not it: the person is the relation stated, what is asked of them gains `attribute_bonus`
     # (the relation's tokens hold its short CJK words too: "住" is what is asked of them, not who)
-    tokens, cjk = tokens - set(plan.attribute_tokens) - set(plan.attribute_cjk), cjk - set(plan.attribute_cjk)
+    attribute_tokens, attribute_cjk = set(plan.attribute_tokens), set(plan.attribute_cjk)
+    tokens, cjk = tokens - attribute_tokens - attribute_cjk, cjk - attribute_cjk
     if plan.asks_own_name:  # the user's own name is stated as `gives_own_name` reads it (above)
         tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
     asks_home_place = plan.asks_where and bool((tokens | cjk) & HOME_WORDS)
-    attribute_tokens, attribute_cjk = set(plan.attribute_tokens), set(plan.attribute_cjk)
     asked_of_person = plan.people_asked and bool(attribute_tokens or attribute_cjk) and bool(tokens or cjk)
     for c in cands:
         mem = c["memory"]
@@ -180,9 +180,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["relevance"] -= t.relation_bonus
             continue
         person = about_person(text, people) if people and mem is not None else None
-        # asked whether something still holds, a memory saying it ended ("No more gym for me") states it too
-        ended_asked = plan.still and mem is not None and ends_topic(text, plan.query)
-        # ... and asked something of one of them ("where does my mother live"), the user's own ("I live in Berlin")
+        # asked something of one of the user's people ("where does my mother live"), the user's own statement of it
+        # ("I live in Berlin") is not theirs
         if asked_of_person and not person and c["id"] not in named and mem is not None \
                 and states_relation(text, attribute_tokens, attribute_cjk) and not states_relation(text, tokens, cjk):
             c["relevance"] -= t.relation_bonus
@@ -191,6 +190,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # not answer
         if asks_home_place and c["id"] not in named and not states_place(text):
             continue
+        # asked whether something still holds, a memory saying it ended ("No more gym for me") states it too
+        ended_asked = plan.still and mem is not None and ends_topic(text, plan.query)
         if c["id"] in named or ended_asked or ((tokens or cjk) and mem is not None
                                                and (person or states_relation(text, tokens, cjk))):
             c["relevance"] += t.relation_bonus

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
-from memoryx.core.text import CJK_CLASS
+from memoryx.core.text import CJK_CLASS, KANA
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
 from memoryx.prompts.search import RETRY_REWRITE_PROMPT, REWRITE_QUERY_PROMPT, QueryRewrite
@@ -113,7 +113,6 @@ def rewrite_query(llm: Any, query: str) -> QueryRewrite:
 # The user's profile names are therefore read as the user: replaced by the self word of the query's language.
 
 SELF_WORDS = {"en": "User", "zh": "用户", "ja": "ユーザー"}
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 def as_first_person(query: str, names: list[str]) -> str:
@@ -123,7 +122,7 @@ def as_first_person(query: str, names: list[str]) -> str:
     out = query
     for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
         if _CJK_RUN.fullmatch(name):
-            out = out.replace(name, "私" if _KANA.search(out) else "我")
+            out = out.replace(name, "私" if KANA.search(out) else "我")
             continue
         out = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s|’s)(?![\w])", "my", out, flags=re.I)
         out = re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])", "I", out, flags=re.I)
@@ -132,7 +131,7 @@ def as_first_person(query: str, names: list[str]) -> str:
 
 def resolve_self_names(query: str, names: list[str]) -> tuple[str, list[str]]:
     """(query with each of the user's own names replaced by User / 用户 / ユーザー, the names it contained)."""
-    lang = "ja" if _KANA.search(query) else "zh" if _CJK_RUN.search(query) else "en"
+    lang = "ja" if KANA.search(query) else "zh" if _CJK_RUN.search(query) else "en"
     found: list[str] = []
     out = query
     for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):

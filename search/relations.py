@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.core.text import tokenize
+from memoryx.core.text import KANA, tokenize
 from memoryx.search.current import STATEMENT_CHARS
 from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, cjk_words
 
@@ -86,7 +86,6 @@ _CJK_CLAUSE_END = re.compile(r"[，。,.！!？?、；;]")
 _CJK_TOPIC_SPLIT = re.compile(r"[，。,.！!？?、；;：:]")
 
 
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _PEOPLE_SET = frozenset(PEOPLE_CJK)
 # a clause whose topic is someone or something else: "ケンは...", "東京は..." (a word, then は / が, before the verb)
 _JA_OTHER_TOPIC = re.compile(r"^[^はがにで、。]{1,8}(?:は|が)(?!あり|い[るま])")
@@ -97,15 +96,14 @@ def _names(clause: str, word: str) -> bool:
     return re.search(re.escape(word) + "(?!の日)", clause) is not None
 
 
+_AFTER_PERSON = re.compile(r"は|が|の(?!日)|们|[\u4e00-\u9fff]")
+
+
 def _opens_on(clause: str, cjk: set[str] | frozenset[str]) -> bool:
-    """A clause opening on one of the user's people, as Chinese and Japanese name family without 我的 / 私の:
-    "母は大阪に住んでいます", "双胞胎女儿在学钢琴" (the person, then は / が / の or the rest of the clause)."""
-    for w in cjk:
-        if w in PEOPLE_CJK and clause.startswith(w):
-            rest = clause[len(w):]
-            if re.match(r"(?:は|が|の(?!日)|们|[\u4e00-\u9fff])", rest):
-                return True
-    return False
+    """A clause opening on one of the user's people (of `cjk`), as Chinese and Japanese name family without 我的 /
+    私の: "母は大阪に住んでいます", "双胞胎女儿在学钢琴" (the person, then は / が / の or the rest of the clause)."""
+    head = next((w for w in PEOPLE_CJK if clause.startswith(w)), None)  # (the longest first)
+    return head is not None and head in cjk and _AFTER_PERSON.match(clause, len(head)) is not None
 
 
 def _states_cjk(text: str, cjk: set[str]) -> bool:
@@ -119,7 +117,7 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
     if any(_opens_on(clause, cjk) for clause in clauses):
         return True
     # Japanese leaves the speaker out: a clause opening on no one else ("京都に引っ越しました") is the speaker's
-    if _KANA.search(text) and any(not _opens_on(clause, _PEOPLE_SET) and not _JA_OTHER_TOPIC.match(clause)
+    if KANA.search(text) and any(not _opens_on(clause, _PEOPLE_SET) and not _JA_OTHER_TOPIC.match(clause)
                                   and any(_names(clause, w) for w in cjk) for clause in clauses):
         return True
     for m in _SELF_CJK.finditer(text):

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core.text import KANA
+
 _ASSISTANT = re.compile(r"\byou (said|told|recommended|suggested|mentioned|gave|wrote|listed|shared|proposed)\b"
                         r"|\byour (recommendation|suggestion|answer|advice|list)\b|\bdid you\b|\byou (recommend|suggest)"
                         r"|你(说|推荐|建议|提到)|あなたが|おすすめしてくれた", re.I)
 _USER = re.compile(r"\b(i|my|me|mine|i'm|i've|i'd|myself)\b|我|私|僕|俺", re.I)
 # Japanese leaves the speaker out ("今どこに住んでいますか？": where do I live now): a Japanese question naming no one
 # as its subject is about the user
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _SOMEONE_ASKED_JA = re.compile(r"あなた|君|きみ|[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が|の)")
 
 
@@ -24,7 +25,7 @@ def asked_role(query: str) -> str | None:
         return "assistant"
     if _USER.search(query):
         return "user"
-    if _KANA.search(query) and not _SOMEONE_ASKED_JA.search(query):
+    if KANA.search(query) and not _SOMEONE_ASKED_JA.search(query):
         return "user"
     return None
 
