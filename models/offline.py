@@ -35,7 +35,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from memoryx.core.chitchat import is_chitchat
-from memoryx.core.text import estimate_tokens, fact_key
+from memoryx.core.text import estimate_tokens, fact_key, tokenize
 from memoryx.core.timeparse import leading_time, mentions_time
 from memoryx.models import offline_graph
 from memoryx.models import offline_rules as rules
@@ -160,6 +160,8 @@ def extract_user_facts(content: str) -> list[dict]:
     facts: list[dict] = []
     content = NAMING_FRAGMENT.sub(", ", written_english(content or ""))
     named = None  # the one person a question just named: "Can you plan a party for Leo? He turns 10 on March 3rd"
+    joins_whole = False  # the sentence before was kept as said
+    lead = ""  # the sentence before, short and not kept as said
     for sentence in SENTENCE.findall(content):
         sentence = _told_to_keep(sentence.strip())
         asked = None
@@ -176,46 +178,107 @@ def extract_user_facts(content: str) -> list[dict]:
         named = asked
         if is_chitchat(sentence):
             continue
-        if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
-            facts[-1] = _going_on(facts[-1], "、", sentence.rstrip("。！!"))
-            continue
-        if facts and PRONOUN_GOES_ON_EN.match(sentence):
-            # "He's 8 months old" says nothing alone: it goes on with the fact it follows, which names him
-            facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
-            continue
-        if facts and FIGURE_FRAGMENT.match(sentence):  # the figure of the fact before it
-            facts[-1] = _going_on(facts[-1], ", ", sentence.rstrip(".!"))
-            continue
-        if facts and facts[-1]["category"] == "fact" and FRAGMENT_EN.match(sentence) and not VERBISH.search(sentence):
-            # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
-            facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
-            continue
-        when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
-        generic_at = None  # the sentence's last fact kept as said: a remark after it goes on with it
-        for clause in rules.split_clauses(sentence):
-            if mentions_time(clause) and leading_time(clause + " x") and not leading_time(clause):
-                when = clause
-                continue
-            clause, when = (f"{when} {clause}" if when else clause), ""
-            statements = rules.parse_clause(clause)
-            for st in statements:
-                category, importance, memory_type = rules.fact_category(st)
-                facts.append({"text": rules.fact_text(st), "category": category, "importance": importance,
-                              "memory_type": memory_type, "owner": "user"})
-            dated = _dated_event(clause, statements)
-            if dated:
-                facts.append(dated)
-            facts.extend(_companions(clause))
-            if statements and ("," not in clause or rules.reads_whole(clause)):
-                continue  # else the statement was read before a comma: what follows is kept too
-            generic = _generic_fact(clause)
-            if generic:
-                generic_at = len(facts)
-                facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})
-            elif not statements and generic_at is not None and not is_chitchat(clause):
-                # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
-                facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
+        read = _read_sentence(sentence, facts)
+        whole = _said_whole(sentence, *read)
+        if whole:  # its generic pieces are in it ("感觉要下大雨了" of "今天天气好闷啊，感觉要下大雨了")
+            said = set(tokenize(whole["text"]))
+            for piece in read[0]:
+                if piece is not facts[-1] or not joins_whole:
+                    if _statement(piece["text"]) is None and set(tokenize(piece["text"])) <= said:
+                        facts.remove(piece)
+        if whole and joins_whole and facts:  # sentences said together stay together: "dentist says I need a
+            facts[-1] = _going_on(facts[-1], ". ", whole["text"])  # crown. appt aug 8"
+        elif whole:
+            if lead:  # a short Chinese or Japanese sentence before it says what it is about: "朵朵上小学了！进的是..."
+                whole = dict(whole, text=f"{lead} {whole['text']}")
+            facts.append(whole)
+        joins_whole = bool(whole) or bool(read[0]) and _statement(read[0][-1]["text"]) is None
+        lead = sentence.strip() if not whole and len(sentence.strip()) <= LEAD_CHARS \
+            and rules.detect_language(sentence) != "en" else ""  # (an English sentence names its own subject)
     return facts
+
+
+LEAD_CHARS = 40  # a sentence this short, before one kept as said, goes with it
+
+
+def _read_sentence(sentence: str, facts: list[dict]) -> tuple[list[dict], list[str]]:
+    """The facts one sentence adds, appended to `facts` (or the fact before it that it goes on with), and its
+    clauses that hold no statement the rules know."""
+    if facts and NAMING_FRAGMENT_CJK.match(sentence):  # the name of what the sentence before it is about
+        facts[-1] = _going_on(facts[-1], "、", sentence.rstrip("。！!"))
+        return facts[-1:], []
+    if facts and PRONOUN_GOES_ON_EN.match(sentence):
+        # "He's 8 months old" says nothing alone: it goes on with the fact it follows, which names him
+        facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
+        return facts[-1:], []
+    if facts and FIGURE_FRAGMENT.match(sentence):  # the figure of the fact before it
+        facts[-1] = _going_on(facts[-1], ", ", sentence.rstrip(".!"))
+        return facts[-1:], []
+    if facts and facts[-1]["category"] == "fact" and FRAGMENT_EN.match(sentence) and not VERBISH.search(sentence):
+        # "Can't drink coffee anymore. Green tea only.": a verbless fragment goes on with the fact before it
+        facts[-1] = _going_on(facts[-1], ". ", sentence.rstrip(".!"))
+        return facts[-1:], []
+    first, unread = len(facts), []
+    when = ""  # "Last week, I started ..." is split before ", I": the date goes with the next clause
+    generic_at = None  # the sentence's last fact kept as said: a remark after it goes on with it
+    for clause in rules.split_clauses(sentence):
+        if mentions_time(clause) and leading_time(clause + " x") and not leading_time(clause):
+            when = clause
+            continue
+        clause, when = (f"{when} {clause}" if when else clause), ""
+        statements = rules.parse_clause(clause)
+        if not statements:
+            unread.append(clause)
+        for st in statements:
+            category, importance, memory_type = rules.fact_category(st)
+            facts.append({"text": rules.fact_text(st), "category": category, "importance": importance,
+                          "memory_type": memory_type, "owner": "user"})
+        dated = _dated_event(clause, statements)
+        if dated:
+            facts.append(dated)
+        facts.extend(_companions(clause))
+        if statements and ("," not in clause or rules.reads_whole(clause)):
+            continue  # else the statement was read before a comma: what follows is kept too
+        generic = _generic_fact(clause)
+        if generic:
+            generic_at = len(facts)
+            facts.append({"text": generic, "category": "fact", "importance": 0.5, "memory_type": "fact", "owner": "user"})
+        elif not statements and generic_at is not None and not is_chitchat(clause):
+            # "I can't eat shellfish, I'm allergic": the remark says why, with the fact it follows
+            facts[generic_at] = dict(facts[generic_at], text=f"{facts[generic_at]['text']}, {clause}")
+    return facts[first:], unread
+
+
+def _said_whole(sentence: str, read: list[dict], unread: list[str]) -> dict | None:
+    """What the sentence says beyond its known statements, kept as said, when the facts read from it leave out
+    much of it: the rules know some shapes of statement, and a fact in any other shape ("physio (dr okafor) says
+    its RSI", "ilse's husband joost is a marine biologist") must not be lost for want of one. The clauses that
+    gave a statement ("Took a job at an ad agency" -> "User works at an ad agency") stay out of it, so the
+    statement alone is what a later change updates."""
+    if "?" in sentence or "？" in sentence or not unread:
+        return None
+    text = sentence if len(unread) == len(rules.split_clauses(sentence)) else ", ".join(unread)
+    said = set(tokenize(text))
+    covered = {token for fact in read for token in tokenize(fact["text"])}
+    left = said - covered
+    if len(left) < 2 or len(left) < 0.4 * len(said) or not _says_something_particular(text, len(said)):
+        return None
+    return {"text": text.strip().rstrip(".。!！"), "category": "fact", "importance": 0.5, "memory_type": "fact",
+            "owner": "user"}
+
+
+# what makes a sentence worth keeping when no rule reads it: a figure or date, something of the speaker's, a
+# person's own ("ilse's husband"), someone or somewhere named mid-sentence; else only a long sentence is
+_PARTICULAR_EN = re.compile(r"\d|\b(?i:my|our|mine|ours|me)\b"
+                            r"|\b(?!(?i:it|that|he|she|what|there|here|who|let|how|where)['’])\w+['’]s\b"
+                            r"|(?<=[\w,;:(] )(?<!\b[Tt]he )(?!I\b|I['’])[A-Z]\w")
+_PARTICULAR_CJK = re.compile(r"[\d０-９二三四五六七八九十百千万两]|我|私|僕|俺|うち")
+
+
+def _says_something_particular(text: str, content_words: int) -> bool:
+    if rules.detect_language(text) == "en":
+        return content_words >= 5 or bool(_PARTICULAR_EN.search(text))
+    return len(text) >= 14 or bool(_PARTICULAR_CJK.search(text))
 
 
 def _who(question: str, name: str) -> str:

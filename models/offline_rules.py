@@ -157,6 +157,7 @@ _EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
                                        r"(?P<v>[a-z][a-z'-]+)$")),
     # "hey there, Bruno here": the name alone, then "here", after a greeting
     ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?"
+                                       r"(?!(?i:she|he|it|we|they|you|everyone|everybody|nobody|someone)\b)"
                                        r"(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
     ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
     ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),

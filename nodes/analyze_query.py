@@ -32,7 +32,7 @@ from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
 from memoryx.search.amounts import asks_age, asks_amount, asks_own_age, without_own_age_idiom
-from memoryx.search.current import asks_current, asks_current_value, asks_still
+from memoryx.search.current import asks_current, asks_current_value, asks_still, now_topic
 from memoryx.search.dates import (
     asks_when,
     checked_reference_time,
@@ -52,6 +52,7 @@ from memoryx.search.plan import (
 from memoryx.search.preferences import asks_food, asks_recommendation
 from memoryx.search.query import (
     as_first_person,
+    without_cjk_question_words,
     entity_candidates,
     normalize_query,
     proper_names,
@@ -202,12 +203,14 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # ... and so does one naming a weekday or a time of day ("on Fridays": 金曜, 星期五), habits being told with them
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user") + time_keywords(query))
     # "for a living", "how old am I": what the question asks, not words a memory shares ("lives in", "old")
-    keyword_query = " ".join([without_own_age_idiom(without_job_idiom(semantic)), *rewritten.keywords])
+    keyword_query = " ".join([without_cjk_question_words(without_own_age_idiom(without_job_idiom(semantic))),
+                              *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)
-    period = query_period(query, reference or present_of(facts.latest_event))
     recommendation, age = asks_recommendation(query), asks_age(query)
+    # "我今年多大", "how old am I this year": the year is the age's, not when the answer was said
+    period = None if age else query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
     period_filter = None
@@ -252,6 +255,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query)
         and not asks_name(asked),
+        now_topic=() if asks_when(query) or asks_name(asked)
+        else now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

@@ -58,7 +58,7 @@ def asks_age(query: str) -> bool:
 
 
 _ASKS_OWN_AGE = re.compile(r"\bhow old (?:am i|will i be)\b|\bwhat age am i\b|\bmy age\b"
-                           r"|我(?:今年)?(?:几岁|多大|多少岁)|我的年龄|私は(?:今)?何歳|私の年齢", re.I)
+                           r"|我(?:今年)?(?:几岁|多大|多少岁)|我的年龄|私(?:は|って|の)?(?:今)?(?:何歳|いくつ)|私の年齢", re.I)
 
 
 def asks_own_age(query: str) -> bool:
@@ -75,11 +75,14 @@ def without_own_age_idiom(query: str) -> str:
 # the user giving their own: "I'm 67 and retired", "User is 34", "I turned 40 today", "I'm Jonas, 34, ...",
 # "我今年34岁", "私は30歳です"
 _GIVES_OWN_AGE = re.compile(
-    r"(?:\b(?:i'm|i am|user is|i turned|user turned|i'll be|i will be)|^(?:just\s+)?turned)"
+    r"(?:\b(?:i'm|i am|user is|i turned|user turned|i'll be|i will be)|^(?:just\s+)?turned|(?:^|[,.!]\s*)turning)"
     r"\s+(?:now\s+|only\s+|just\s+)?"
     r"(?:\d{1,3}|" + _AGE_WORDS + r")\b(?!\s*(?:[:.,/]\d|%|(?:" + _UNITS + r")\b(?!\s+old)))"
     r"|\b(?:i'm|i am|user is)\s+[A-Z][\w'’-]+,\s*\d{1,3}\b|^(?:user|i)\b[^.]{0,20}\baged?\s+\d{1,3}\b"
-    r"|(?:我|用户)(?:今年|现在)?[0-9一二三四五六七八九十两]+\s*岁|(?:私|ユーザー)は(?:今)?[0-9一二三四五六七八九十]+\s*歳", re.I)
+    r"|(?:我|用户)(?:今年|现在)?[0-9一二三四五六七八九十两]+\s*岁|(?:私|ユーザー)は(?:今)?[0-9一二三四五六七八九十]+\s*歳"
+    # an introduction ("我叫刘洋，今年36岁"), a Japanese statement opening on the age, its speaker unsaid ("29歳で、...")
+    r"|(?:我叫|我是)[^，,。！？]{1,12}[，,]\s*(?:今年)?[0-9一二三四五六七八九十两]+\s*岁"
+    r"|(?:^|[。！!？?]\s*)[0-9一二三四五六七八九十]+\s*歳|^今年[0-9一二三四五六七八九十两]+\s*岁", re.I)
 
 
 def gives_own_age(text: str) -> bool:

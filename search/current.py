@@ -139,6 +139,42 @@ def _latest_statement_first(close: list[tuple[dict, float | None]], ended: set[i
     return True
 
 
+# the words of "now" itself, which say nothing of what is asked about
+_NOW_WORDS = frozenset(tokenize("now currently current at the moment at present presently latest most recent "
+                                "现在 目前 当前 如今 最近 今は 現在 今の 最新"))
+
+
+def now_topic(query: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The keyword tokens of what a question saying "now" asks about ("What days is crew practice now?": day,
+    crew, practic); none for a question not saying it, or one about the past."""
+    if not _NOW.search(query) or _PAST.search(query):
+        return ()
+    return tuple(sorted(set(tokens) - _NOW_WORDS - _STILL_WORDS))
+
+
+NEWER_TOP = 3  # of the best candidates this many (what a caller reads first), a newer one on the same topic goes first
+
+
+def newer_on_topic_first(cands: list[dict], topic: tuple[str, ...]) -> None:
+    """For a question saying "now", a memory told later about the same thing as a stronger, older one comes above
+    it: "Coach changed practice again, now it's Monday" over "Coach moved practice to Tuesdays" for "What days is
+    crew practice now?". The same thing: the later memory shares at least half of the words of the question the
+    older one holds. Only the `NEWER_TOP` best candidates compete (in place)."""
+    if not topic or len(cands) < 2:
+        return
+    asked = set(topic)
+    top = sorted((c for c in cands if c["memory"] is not None), key=lambda c: -c["relevance"])[:NEWER_TOP]
+    # (fact-sized texts: a long chat turn touching the topic in passing tells no new state of it)
+    close = [(c, event_time(c["memory"]), asked & set(tokenize(c["memory"].get("memory") or ""))) for c in top
+             if len(c["memory"].get("memory") or "") <= STATEMENT_CHARS]
+    close = sorted([x for x in close if x[1] is not None and x[2]], key=lambda x: x[1])
+    for i, (older, t_old, held) in enumerate(close):
+        for newer, t_new, words in close[i + 1:]:
+            if t_new > t_old and len(held & words) * 2 >= len(held) and newer["relevance"] <= older["relevance"] \
+                    and not newer.get("ended"):  # (a relation that ended is not how things stand)
+                newer["relevance"] = older["relevance"] + 1e-3
+
+
 def superseded_last(ranked: list[dict], now: float | None) -> list[dict]:
     """Memories no longer valid (invalid_at in the past of `now`) after every valid one, order kept otherwise."""
     def stale(c: dict) -> bool:

@@ -59,6 +59,7 @@ class SearchPlan:
     asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
+    now_topic: tuple[str, ...] = ()  # what a question saying "now" asks about (memoryx.search.current.now_topic)
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     amount: bool = False  # asks for a number ("how much", "the total"): figures gain (memoryx.search.amounts)

@@ -48,6 +48,20 @@ def without_recall_request(query: str) -> str:
     return rest if len(rest) >= 2 else query
 
 
+# the words that make a Chinese or Japanese sentence a question ("什么", "哪里", "吗", "何", "どこ", "だっけ"): the
+# keyword path matches characters and their pairs, and these would match any memory saying "什么口味" or "どこか"
+_CJK_QUESTION_WORDS = re.compile(
+    r"什么时候|什么|哪里|哪儿|哪个|哪些|哪一|哪|怎么样|怎么|为什么|多少|谁|吗|呢|一般|是不是|有没有|你知道|告诉我"
+    r"|でしたっけ|なんだっけ|何だっけ|だっけ|っけ|って|何|いつ|どこ|誰|どの|どれ|どんな|言ってた|教えて")
+
+
+def without_cjk_question_words(query: str) -> str:
+    """The keyword query of a Chinese or Japanese question without its question words ("我现在一般是什么时候去打球"
+    -> "我现在是去打球"); the query itself when nothing would be left."""
+    rest = _CJK_QUESTION_WORDS.sub(" ", query).strip()
+    return rest if len(rest) >= 2 else query
+
+
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD = re.compile(rf"(?:(?![{CJK_CLASS}])[^\W_])+(?:['’.\-](?:(?![{CJK_CLASS}])[^\W_])+)*")
 

@@ -82,3 +82,22 @@ def test_the_users_age_and_their_dogs(tmp_path):
         assert "67" in first("How old am I?")
         assert "turned ten" in first("How old is our dog?")
         assert "Margaret" in first("What's my name?")  # "retired" ends no name
+
+
+def test_how_old_am_i_this_year_is_answered_by_the_age_not_this_years_news(tmp_path):
+    """"我今年多大" ("how old am I this year"): 今年 is the age's year, not a period the answer was said in, and
+    "我叫刘洋，今年36岁" gives the user's own age as an introduction does; "29歳で、..." opens on it, and "私って
+    何歳" asks it as "私は何歳" does."""
+    from memoryx.search.amounts import asks_own_age, gives_own_age
+    from tests.support import told
+
+    assert gives_own_age("你好，我叫刘洋，今年36岁，在杭州一家装修设计公司做室内设计师。")
+    assert gives_own_age("はじめまして！佐藤美咲です。29歳で、大阪の梅田で働いてます。")
+    assert gives_own_age("bday tomorrow, turning 30. hana got me a keyboard")
+    assert not gives_own_age("我女儿朵朵今年五岁。")
+    assert asks_own_age("私って何歳って言ってたっけ？")
+    said = [("2024-01-08", "你好，我叫刘洋，今年36岁，在杭州一家装修设计公司做室内设计师。"),
+            ("2025-05-20", "今天五月二十号，是我和周敏结婚十周年，我偷偷订了西湖边的一家餐厅。"),
+            ("2025-06-01", "公司年底要派我去深圳出差两周，大概十二月八号到二十二号。")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "36岁" in first("你还记得我今年多大吗？")

@@ -239,3 +239,24 @@ def test_can_i_eat_is_answered_by_the_diet_and_my_bakery_by_the_one_i_run(tmp_pa
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "coeliac" in first("Can I eat normal bread?")
         assert "Flour & Co" in first("What's the name of my bakery?")
+
+
+def test_asked_what_holds_now_the_later_memory_on_the_same_thing_comes_first(tmp_path):
+    """"What days is crew practice now?": the coach moved practice twice; the later message shares fewer of the
+    question's words ("practice", not "crew") but tells how things stand, so it comes first. "Where am I coaching
+    now?" likewise reads the new job over the introduction, and not the coach's later news."""
+    from memoryx.core.text import tokenize
+    from memoryx.search.current import now_topic
+    from tests.support import told
+
+    asked = "What days is crew practice now?"
+    assert now_topic(asked, tuple(tokenize(asked))) == tuple(sorted(set(tokenize("days crew practice"))))
+    assert now_topic("What days was practice before?", tuple(tokenize("days practice"))) == ()
+    said = [("2024-01-08", "Hey! I'm Nina, 27. I coach age-group swimming at the Southeast Portland YMCA."),
+            ("2024-03-08", "Coach Rivera just moved our morning crew practices to Tuesdays and Thursdays at 5:30am."),
+            ("2024-12-01", "Big news: I got hired as head swim coach at Lakeridge High School!"),
+            ("2025-02-03", "Coach Rivera changed practice again, now it's Monday, Wednesday and Friday at 6am."),
+            ("2025-03-01", "Sam's birthday is March 14, he always jokes that it's Pi Day.")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "Monday" in first("What days is crew practice now?")
+        assert "Lakeridge" in first("Where am I coaching now?")
