@@ -303,3 +303,34 @@ def test_he_after_a_question_naming_two_people_is_neither():
     from memoryx.models.offline import extract_user_facts
 
     assert [f["text"] for f in extract_user_facts("Should I call Tom or Ana? He said it's fine.")] == ["He said it's fine"]
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    # no rule reads these shapes: the sentence is kept as said, so the fact is not lost
+    ("wedding was amazing. ilse's husband joost is a marine biologist, studies seagrass, cool guy",
+     ["joost is a marine biologist"]),
+    ("new job is nice but on call is 1 week in 5 and the pager goes off constantly. ugh", ["1 week in 5"]),
+    # ... with the sentences said with it ("appt aug 8" is the dentist's)
+    ("dentist says i need a crown on the lower left molar. appt aug 8, dreading it", ["crown", "aug 8"]),
+    # ... and the short Chinese or Japanese sentence before it, which says what it is about
+    ("朵朵上小学了！进的是良渚第二小学，一年级三班，每天早上我送她去。", ["朵朵", "第二小学"]),
+    ("大阪に引っ越した！吹田市の3LDKのマンションで、駅から徒歩7分。", ["吹田市"]),
+])
+def test_what_no_rule_reads_is_kept_as_said(text, kept):
+    from memoryx.models.offline import extract_user_facts
+
+    texts = [f["text"] for f in extract_user_facts(text)]
+    assert any(all(word in t for word in kept) for t in texts), texts
+
+
+def test_a_sentence_kept_as_said_replaces_its_pieces_and_a_statement_stays_alone():
+    """The clause a rule read ("I'm allergic to peanuts") stays its own fact, which a later change updates; the
+    generic pieces of a sentence kept whole are not kept twice; "She's here!" names no one."""
+    from memoryx.models.offline import extract_user_facts
+
+    texts = [f["text"] for f in extract_user_facts("国庆打算带全家去云南大理玩五天，十月二号出发，机票已经订好了。")]
+    assert texts == ["国庆打算带全家去云南大理玩五天，十月二号出发，机票已经订好了"]
+    texts = [f["text"] for f in extract_user_facts("She's here! Our daughter was born on August 17, 3.2 kg.")]
+    assert not any("name" in t for t in texts) and any("August 17" in t for t in texts)
+    texts = [f["text"] for f in extract_user_facts("Took a full-time job at an ad agency downtown.")]
+    assert texts == ["User works at an ad agency downtown"]
