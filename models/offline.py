@@ -186,8 +186,16 @@ def extract_user_facts(content: str) -> list[dict]:
                 if piece is not facts[-1] or not joins_whole:
                     if _statement(piece["text"]) is None and set(tokenize(piece["text"])) <= said:
                         facts.remove(piece)
+        pieces = read[0]
+        if not whole and joins_whole and pieces and len(facts) > len(pieces) and pieces[0] is not facts[-len(pieces) - 1] \
+                and all(_statement(p["text"]) is None for p in pieces):
+            # a sentence read only as said goes on with the one before it, read the same way: "Sam and I are moving
+            # in together! We signed a lease on a little house in Beaverton"
+            del facts[-len(pieces):]
+            stop = _full_stop(sentence)
+            facts[-1] = _going_on(facts[-1], stop, stop.join(p["text"] for p in pieces))
         if whole and joins_whole and facts:  # sentences said together stay together: "dentist says I need a
-            facts[-1] = _going_on(facts[-1], ". ", whole["text"])  # crown. appt aug 8"
+            facts[-1] = _going_on(facts[-1], _full_stop(sentence), whole["text"])  # crown. appt aug 8"
         elif whole:
             if lead:  # a short Chinese or Japanese sentence before it says what it is about: "朵朵上小学了！进的是..."
                 whole = dict(whole, text=f"{lead} {whole['text']}")
@@ -196,6 +204,10 @@ def extract_user_facts(content: str) -> list[dict]:
         lead = sentence.strip() if not whole and len(sentence.strip()) <= LEAD_CHARS \
             and rules.detect_language(sentence) != "en" else ""  # (an English sentence names its own subject)
     return facts
+
+
+def _full_stop(sentence: str) -> str:
+    return ". " if rules.detect_language(sentence) == "en" else "。"
 
 
 LEAD_CHARS = 40  # a sentence this short, before one kept as said, goes with it
@@ -267,9 +279,11 @@ def _said_whole(sentence: str, read: list[dict], unread: list[str]) -> dict | No
             "owner": "user"}
 
 
-# what makes a sentence worth keeping when no rule reads it: a figure or date, something of the speaker's, a
-# person's own ("ilse's husband"), someone or somewhere named mid-sentence; else only a long sentence is
+# what makes a sentence worth keeping when no rule reads it: a figure or date, something of the speaker's, what
+# they love or cannot stand, a person's own ("ilse's husband"), someone or somewhere named mid-sentence; else only
+# a long sentence is
 _PARTICULAR_EN = re.compile(r"\d|\b(?i:my|our|mine|ours|me)\b"
+                            r"|\b(?i:hate|hates|love|loves|adore|can['’]?t stand|allergic|intolerant|prefer|favou?rite)\b"
                             r"|\b(?!(?i:it|that|he|she|what|there|here|who|let|how|where)['’])\w+['’]s\b"
                             r"|(?<=[\w,;:(] )(?<!\b[Tt]he )(?!I\b|I['’])[A-Z]\w")
 _PARTICULAR_CJK = re.compile(r"[\d０-９二三四五六七八九十百千万两]|我|私|僕|俺|うち")

@@ -26,6 +26,7 @@ from memoryx.runtime.context import Context, services_of
 from memoryx.search.current import newer_on_topic_first, prefer_latest, superseded_last
 from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
+from memoryx.search.relations import about_someone_else
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
@@ -42,7 +43,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
         # a relation that ended below those that hold (memoryx.search.current)
         prefer_latest(cands, plan.tuning.current_bonus, plan.current_value, newest=plan.current,
                       statements=plan.one_relation or plan.still)
-    newer_on_topic_first(cands, plan.now_topic)
+    newer_on_topic_first(cands, plan.now_topic, plan.tuning.current_bonus, about_someone_else)
     final_scores(cands, services_of(runtime).settings, now=plan.now)
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     ranked = superseded_last(ordered(cands, None), plan.now)

@@ -155,24 +155,29 @@ def now_topic(query: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
 NEWER_TOP = 3  # of the best candidates this many (what a caller reads first), a newer one on the same topic goes first
 
 
-def newer_on_topic_first(cands: list[dict], topic: tuple[str, ...]) -> None:
+def newer_on_topic_first(cands: list[dict], topic: tuple[str, ...], bonus: float,
+                         someone_else: Callable[[str], bool] = lambda text: False) -> None:
     """For a question saying "now", a memory told later about the same thing as a stronger, older one comes above
     it: "Coach changed practice again, now it's Monday" over "Coach moved practice to Tuesdays" for "What days is
     crew practice now?". The same thing: the later memory shares at least half of the words of the question the
-    older one holds. Only the `NEWER_TOP` best candidates compete (in place)."""
+    older one holds, and says it of the same one: the user, or, by `someone_else`, one of their people ("My sister
+    Ana lives in Lisbon" is no news of where the user lives). Only the `NEWER_TOP` best candidates compete; the
+    later one goes `bonus` above the older one, so its importance or age, added to relevance later, does not turn
+    them back (in place)."""
     if not topic or len(cands) < 2:
         return
     asked = set(topic)
     top = sorted((c for c in cands if c["memory"] is not None), key=lambda c: -c["relevance"])[:NEWER_TOP]
     # (fact-sized texts: a long chat turn touching the topic in passing tells no new state of it)
-    close = [(c, event_time(c["memory"]), asked & set(tokenize(c["memory"].get("memory") or ""))) for c in top
+    close = [(c, event_time(c["memory"]), asked & set(tokenize(c["memory"].get("memory") or "")),
+              someone_else(c["memory"].get("memory") or "")) for c in top
              if len(c["memory"].get("memory") or "") <= STATEMENT_CHARS]
     close = sorted([x for x in close if x[1] is not None and x[2]], key=lambda x: x[1])
-    for i, (older, t_old, held) in enumerate(close):
-        for newer, t_new, words in close[i + 1:]:
+    for i, (older, t_old, held, whose) in enumerate(close):
+        for newer, t_new, words, of_whom in close[i + 1:]:
             if t_new > t_old and len(held & words) * 2 >= len(held) and newer["relevance"] <= older["relevance"] \
-                    and not newer.get("ended"):  # (a relation that ended is not how things stand)
-                newer["relevance"] = older["relevance"] + 1e-3
+                    and of_whom == whose and not newer.get("ended"):  # (an ended relation is not how things stand)
+                newer["relevance"] = older["relevance"] + bonus
 
 
 def superseded_last(ranked: list[dict], now: float | None) -> list[dict]:

@@ -248,12 +248,12 @@ def test_a_dated_move_or_new_job_keeps_its_date(tmp_path):
     # a move with a position is a new job (a move "as soon as I can" is not); news in two words
     ("New job! I'm moving to a tech startup as head of marketing", ["User works at a tech startup as head of marketing"]),
     ("I'm moving to Leeds as soon as I can", ["User is moving to Leeds as soon as I can"]),
-    ("Marcus proposed!!! We're getting married next spring", ["Marcus proposed", "We're getting married next spring"]),
+    ("Marcus proposed!!! We're getting married next spring", ["Marcus proposed. We're getting married next spring"]),
     # Chinese naming someone by name; Japanese leaving the speaker out of what they have or plan, a child by place
     ("王磊最近在学弹吉他。", ["王磊最近在学弹吉他"]), ("朵朵的好朋友叫小米。", ["朵朵的好朋友叫小米"]),
     ("えびアレルギーがあります。", ["えびアレルギーがあります"]),
     ("家族で沖縄に旅行する予定です。", ["家族で沖縄に旅行する予定です"]),
-    ("息子が二人います。上の子は大輝で八歳です。", ["ユーザーの息子が二人います", "ユーザーの上の子は大輝で八歳です"]),
+    ("息子が二人います。上の子は大輝で八歳です。", ["ユーザーの息子が二人います。ユーザーの上の子は大輝で八歳です"]),
     # a figure's decimal point ends no sentence; someone's family member named after them
     ("我们的店在网上的评分是4.8分。", ["我们的店在网上的评分是4.8分"]),
     ("Tiago's wife Inês just had twins, a boy and a girl!", ["Tiago's wife Inês just had twins, a boy and a girl"]),
