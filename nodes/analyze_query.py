@@ -52,7 +52,10 @@ from memoryx.search.plan import (
 from memoryx.search.preferences import asks_food, asks_recommendation
 from memoryx.search.query import (
     as_first_person,
+    cjk_topic_name,
+    english_encoder,
     without_cjk_question_words,
+    written_in_cjk,
     entity_candidates,
     normalize_query,
     proper_names,
@@ -228,7 +231,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         entities=facts.entities,
         timeline=facts.timeline,
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
-        names=tuple(n for n in proper_names(query) if n.lower() not in {o.lower() for o in own}),
+        names=tuple(n for n in [*proper_names(query), *filter(None, [cjk_topic_name(query)])]
+                    if n.lower() not in {o.lower() for o in own}),
         time_window=period.window if period is not None else None,
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
@@ -255,6 +259,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
         current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query)
         and not asks_name(asked),
+        encoder_reads_query=not (english_encoder(settings.embedding_model) and written_in_cjk(query)),
         now_topic=() if asks_when(query) or asks_name(asked)
         else now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))),
         rewritten=not rewritten.empty,

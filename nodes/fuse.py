@@ -83,7 +83,8 @@ def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
     if plan.fusion == "rrf":
         weights = RRF_WEIGHTS
     else:
-        weights = {"dense": t.weight_dense, "keyword": t.weight_keyword, "graph": t.weight_graph,
+        weights = {"dense": t.weight_dense if plan.encoder_reads_query else t.weight_dense_unread,
+                   "keyword": t.weight_keyword, "graph": t.weight_graph,
                    "time": t.weight_time, "preference": t.weight_time}
     fused = fuse_hits({"dense": state.get("dense_hits") or [], "keyword": state.get("keyword_hits") or [],
                        "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or [],

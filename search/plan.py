@@ -59,6 +59,9 @@ class SearchPlan:
     asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
+    # the encoder reads the query's script (not a Chinese or Japanese query with the English MiniLM): the dense path
+    # weighs `weight_dense` in fusion, else `weight_dense_unread`
+    encoder_reads_query: bool = True
     now_topic: tuple[str, ...] = ()  # what a question saying "now" asks about (memoryx.search.current.now_topic)
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)

@@ -18,7 +18,10 @@ _RECOMMENDATION = re.compile(
     r"|\bwhat (to|can i|could i|shall i) (cook|eat|make|read|watch|buy|get|do|wear|play|listen|try|visit|bring|order)"
     r"|\bwhat would i (like|enjoy|love)\b|\bwould i (like|enjoy)\b|\bgift for\b|\bwhere (should|could) (i|we)\b"
     r"|\b(?:can|could|may) (?:i|we) (?:eat|have|drink|try|order)\b"
-    r"|推荐|建议|我应该|我该|适合我|おすすめ|お勧め|何を.*(?:べき|いい)|どれがいい", re.I)
+    r"|推荐|建议|我应该|我该|适合我|おすすめ|お勧め|何を.*(?:べき|いい)|どれがいい"
+    # ... or what the user cannot have or stand, which their stated dislikes, diet and allergies answer
+    r"|\b(?:can['’]?t|cannot)(?: i| we)? stand\b|\bdon['’]?t (?:like|eat)\b|\b(?:hate|dislike)\b"
+    r"|不喜欢|不爱吃|讨厌|不吃|不能吃|吃不了|忌口|苦手|嫌い|食べ(?:ちゃいけない|てはいけない|られない|ちゃダメ)", re.I)
 
 _PREFERENCE = re.compile(
     r"\b(like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favou?rites?|fan of|"

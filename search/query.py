@@ -105,6 +105,37 @@ def proper_names(query: str) -> list[str]:
     return list(out)
 
 
+# a Chinese or Japanese question opening on someone (or something) named, then what is asked of them: "健太って今どの
+#部署", "もちの口の病気", "周敏现在在哪工作", "由纪最近在做什么"
+_CJK_TOPIC = re.compile(r"^([\u4e00-\u9fff\u30a0-\u30ff]{2,4}?|[\u3041-\u3096]{2,4}?)"
+                        r"(?:って|は|の|が|さん|ちゃん|くん|的|现在|最近|今年|在|是|去|要)")
+_NOT_A_NAME = frozenset("我们 你们 他们 她们 我的 你的 今天 明天 昨天 最近 现在 上次 今年 去年 明年 这个 那个 哪个 什么 为什么 "
+                        "怎么 大家 家里 公司 学校 うち わたし あたし ぼく おれ これ それ あれ どこ いつ なに だれ みんな 今日 "
+                        "明日 昨日 最近 今年 去年 来年 来月 先月 今月 会社 学校 家族 私たち".split())
+
+
+def english_encoder(model: str) -> bool:
+    """The embedding model was trained on English only (the default MiniLM, not a multilingual one)."""
+    name = model.lower()
+    return "minilm" in name and "multilingual" not in name and "paraphrase" not in name
+
+
+_LATIN_LETTERS = re.compile(r"[A-Za-z]{2}")
+
+
+def written_in_cjk(query: str) -> bool:
+    """A query in Chinese or Japanese, no word of it in Latin letters."""
+    return bool(_CJK_RUN.search(query)) and not _LATIN_LETTERS.search(query)
+
+
+def cjk_topic_name(query: str) -> str | None:
+    """The name a Chinese or Japanese question opens on ("健太" of "健太って今どの部署で働いてるんだっけ？"), or None."""
+    m = _CJK_TOPIC.match(query)
+    if not m or m.group(1) in _NOT_A_NAME or m.group(1)[0] in "我你他她私僕俺今这那哪谁何":
+        return None
+    return m.group(1)
+
+
 def _read_rewrite(answer: BaseMessage) -> QueryRewrite:
     data = extract_json(message_text(answer))
     if not isinstance(data, dict):

@@ -61,6 +61,9 @@ class SearchTuning(BaseModel):
     candidate_k: int = Field(30, description="Hits per recall path (at least 2 x limit).")
     weight_dense: float = Field(0.45, description="Weighted fusion: weight of the dense path.")
     weight_keyword: float = Field(0.55, description="Weighted fusion: weight of the keyword (BM25) path.")
+    weight_dense_unread: float = Field(0.15, description=(
+        "Weighted fusion: weight of the dense path for a query in a script the encoder was not trained on (Chinese "
+        "or Japanese with the English MiniLM, whose vectors of it are close to noise)."))
     weight_graph: float = Field(0.35, description="Weighted fusion: weight of the graph path.")
     weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
     time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")

@@ -260,3 +260,14 @@ def test_asked_what_holds_now_the_later_memory_on_the_same_thing_comes_first(tmp
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "Monday" in first("What days is crew practice now?")
         assert "Lakeridge" in first("Where am I coaching now?")
+
+
+def test_what_i_cannot_stand_or_eat_is_answered_by_the_preference_said_in_passing(tmp_path):
+    """"Which herb can't I stand?", "私が食べちゃいけないもの": the dislike or allergy the user said inside a request
+    answers, as a recommendation question's preferences do."""
+    from memoryx.search.preferences import asks_recommendation
+
+    for q in ("Which herb can't I stand?", "Is there any food I really don't like?", "私が食べちゃいけないものって何？",
+              "我不吃的配料是什么？"):
+        assert asks_recommendation(q), q
+    assert not asks_recommendation("Where do I live now?")

@@ -255,3 +255,19 @@ def test_code_reads_settings_as_fields():
         hidden += [f"{path.relative_to(root)}: {m}" for m in re.findall(r"getattr\([\w.]*settings\s*,[^)]*\)", text)]
     assert not missing, f"settings read that are not Settings fields: {sorted(missing)}"
     assert not hidden, f"settings read with getattr: {hidden}"
+
+
+def test_a_chinese_or_japanese_question_is_planned_for_what_it_asks():
+    """Its question words leave the keyword query (they would match "什么口味" or "どこか" in any memory), the name it
+    opens on is a name the ranking looks for, and with the English MiniLM its dense path weighs
+    `weight_dense_unread` (the encoder's vectors of Chinese are close to noise); an English question keeps both."""
+    settings = Settings()
+    plan = analyze_query({"query": "健太って今どの部署で働いてるんだっけ？", "user_id": "u"}, runtime_with(settings))["plan"]
+    assert "健太" in plan.names and not plan.encoder_reads_query
+    assert not any(w in plan.keyword_query for w in ("どの", "だっけ", "って"))
+    plan = analyze_query({"query": "我现在一般是什么时候去打球？", "user_id": "u"}, runtime_with(settings))["plan"]
+    assert "什么" not in plan.keyword_query and "打球" in plan.keyword_query and not plan.encoder_reads_query
+    plan = analyze_query({"query": "What's my role at the Osaka company?", "user_id": "u"}, runtime_with(settings))["plan"]
+    assert plan.encoder_reads_query
+    e5 = Settings(embedding_model="local:multilingual-e5-small")
+    assert analyze_query({"query": "我闺女在哪所学校念书？", "user_id": "u"}, runtime_with(e5))["plan"].encoder_reads_query
