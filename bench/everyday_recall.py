@@ -2,7 +2,7 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtysecond] [--raw] [--data-dir DIR]
+    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw] [--data-dir DIR]
         [--show-misses]
 
 Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
@@ -50,6 +50,10 @@ from everyday_blind_lives_b import (  # noqa: E402
     LIFE_THIRTIETH, LIFE_THIRTYFIRST, LIFE_THIRTYSECOND, QUESTIONS_THIRTIETH, QUESTIONS_THIRTYFIRST,
     QUESTIONS_THIRTYSECOND,
 )
+from everyday_blind_lives_c import (  # noqa: E402
+    LIFE_THIRTYFIFTH, LIFE_THIRTYFOURTH, LIFE_THIRTYTHIRD, QUESTIONS_THIRTYFIFTH, QUESTIONS_THIRTYFOURTH,
+    QUESTIONS_THIRTYTHIRD,
+)
 from everyday_chat_lives import (  # noqa: E402
     LIFE_EIGHTH, LIFE_FIFTH, LIFE_FOURTH, LIFE_NINTH, LIFE_SEVENTH, LIFE_SIXTH, LIFE_TENTH, LIFE_THIRTEENTH,
     LIFE_TWELFTH,
@@ -93,7 +97,10 @@ SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "
         "twentyninth": (LIFE_TWENTYNINTH, QUESTIONS_TWENTYNINTH),
         "thirtieth": (LIFE_THIRTIETH, QUESTIONS_THIRTIETH),
         "thirtyfirst": (LIFE_THIRTYFIRST, QUESTIONS_THIRTYFIRST),
-        "thirtysecond": (LIFE_THIRTYSECOND, QUESTIONS_THIRTYSECOND)}
+        "thirtysecond": (LIFE_THIRTYSECOND, QUESTIONS_THIRTYSECOND),
+        "thirtythird": (LIFE_THIRTYTHIRD, QUESTIONS_THIRTYTHIRD),
+        "thirtyfourth": (LIFE_THIRTYFOURTH, QUESTIONS_THIRTYFOURTH),
+        "thirtyfifth": (LIFE_THIRTYFIFTH, QUESTIONS_THIRTYFIFTH)}
 
 
 def answered_at(results: list[dict], words: list[str]) -> int | None:

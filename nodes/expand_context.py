@@ -162,7 +162,8 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     if plan.asks_own_name:  # the user's own name is stated as `gives_own_name` reads it (above)
         tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
-    people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens) if tokens else set()
+    people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens, cjk) if tokens or cjk \
+        else set()
     asks_home_place = plan.asks_where and bool((tokens | cjk) & HOME_WORDS)
     asked_of_person = plan.people_asked and bool(attribute_tokens or attribute_cjk) and bool(tokens or cjk)
     for c in cands:

@@ -21,11 +21,11 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "dog": ("dog", "puppy", "狗", "犬"),
     "cat": ("cat", "kitten", "猫"),
     "pet": ("pet", "宠物", "ペット"),
-    "wife": ("wife", "spouse", "married", "妻子", "老婆", "太太", "妻", "奥さん"),
+    "wife": ("wife", "spouse", "married", "妻子", "老婆", "媳妇", "爱人", "太太", "妻", "奥さん", "嫁"),
     "husband": ("husband", "spouse", "married", "丈夫", "老公", "夫", "旦那"),
     "partner": ("partner", "girlfriend", "boyfriend", "bf", "gf", "fiancée", "fiancee", "fiancé", "fiance", "女朋友",
                 "男朋友", "未婚妻", "未婚夫", "恋人", "彼女", "彼氏", "婚約者"),
-    "daughter": ("daughter", "girl", "女儿", "娘"),
+    "daughter": ("daughter", "girl", "女儿", "闺女", "娘"),
     "son": ("son", "boy", "儿子", "息子"),
     "child": ("child", "children", "kid", "twins", "孩子", "子供", "子ども"),
     "sister": ("sister", "姐姐", "妹妹", "姉", "妹"),
@@ -50,7 +50,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
              "引っ越", "住所"),
     "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
     "car": ("car", "drive", "车", "开车", "一辆", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
-    "school": ("school", "university", "uni", "college", "study", "student", "学校", "大学", "上学", "学生"),
+    "school": ("school", "university", "uni", "college", "study", "student", "kindergarten", "nursery", "学校", "大学",
+               "上学", "学生", "小学", "中学", "高中", "幼儿园", "小学校", "中学校", "高校", "保育園", "保育园", "幼稚園"),
     "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
     # a health condition is said by its name ("I have asthma"): the common chronic ones are its words
     "health": ("health", "condition", "illness", "disease", "diagnosed", "medical", "medication", "asthma", "diabetes",

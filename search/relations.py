@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from memoryx.core.text import KANA, tokenize
+from memoryx.core.text import CJK_CHAR, KANA, tokenize
 from memoryx.search.current import STATEMENT_CHARS
 from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, cjk_words
 
@@ -164,19 +164,32 @@ def about_someone_else(text: str) -> bool:
     return opens_on_someone(text) and not _WITH_USER.search(text)
 
 
-def people_of(texts: list[str], tokens: set[str]) -> set[str]:
+# "我老婆周敏是小学语文老师", "用户女儿朵朵今年五岁", "彼氏の健太は消防士で": the relation word, then a name of two or
+# three characters, then what is said of them
+_PERSON_OF_CJK = re.compile(r"(?:(?:用户|我|ユーザー|私)(?:的|の)?|^|(?<=[，,、。！!\s]))(" + "|".join(PEOPLE_CJK)
+                            + r")(?:の)?([\u4e00-\u9fff\u30a0-\u30ff]{2,3}?)(?=是|在|说|今年|也|は|が|の|と|、|，|,|。|\s|$)")
+
+
+def people_of(texts: list[str], tokens: set[str], cjk: set[str] = frozenset()) -> set[str]:
     """The names the memories give the relation asked about: "Karim" from "User's husband Karim drives a taxi"
-    for "my husband"."""
-    return {m.group(2).removesuffix("'s").removesuffix("’s") for text in texts for m in _PERSON_OF.finditer(text)
-            if set(tokenize(m.group(1))) & tokens}
+    for "my husband", "周敏" from "我老婆周敏是小学语文老师" for "我老婆" (`cjk`: the relation's CJK words)."""
+    names = {m.group(2).removesuffix("'s").removesuffix("’s") for text in texts for m in _PERSON_OF.finditer(text)
+             if set(tokenize(m.group(1))) & tokens}
+    if cjk:
+        names |= {m.group(2) for text in texts for m in _PERSON_OF_CJK.finditer(text) if m.group(1) in cjk}
+    return names
 
 
 def about_person(text: str, names: set[str]) -> str | None:
     """The person of `names` the memory is a statement about, its subject ("Karim started his own removals
-    business", "Karim's van broke down", "a gift for Karim, he's just been promoted"); None: none of them."""
+    business", "Karim's van broke down", "a gift for Karim, he's just been promoted", "周敏说她想学开车"); None:
+    none of them."""
     head = re.match(r"[A-Z][\w-]+", text)
     if head and head.group(0) in names:
         return head.group(0)
+    cjk_head = next((n for n in names if CJK_CHAR.match(n) and text.startswith(n)), None)
+    if cjk_head:
+        return cjk_head
     # ... or the subject of the clause after them: "I need a gift for Omar, he's just been promoted"
     for name in names:
         if re.search(rf"\b{re.escape(name)}\b[^.!?]{{0,40}}?,\s*(?i:he|she|they)(?:['’]s|['’]re|\s)", text):

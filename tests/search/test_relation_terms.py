@@ -453,3 +453,22 @@ def test_what_one_of_my_people_loves_is_said_with_the_verb_in_any_language(tmp_p
             ("2024-09-01", "夫はサッカーが大好きです。")]
     with told(tmp_path, said) as first:
         assert "サッカー" in first("What sport does my husband love?")
+
+
+def test_a_chinese_or_japanese_name_given_with_the_relation_is_that_person(tmp_path):
+    """"我老婆周敏是小学语文老师" names the wife 周敏, "彼氏の健太は消防士" the boyfriend 健太: asked what the wife is
+    learning, "周敏说她想学开车" is a statement of her."""
+    from memoryx.search.relations import about_person, people_of
+    from tests.support import told
+
+    texts = ["我老婆周敏是小学语文老师，每天起得比我还早。", "彼氏の健太は消防士で、24時間勤務です。", "我妈妈下个月要从成都飞过来。"]
+    assert people_of(texts, set(), {"老婆", "彼氏"}) == {"周敏", "健太"}
+    assert about_person("周敏说她想学开车，暑假报了驾校。", {"周敏"}) == "周敏"
+    assert about_person("我说周敏想学开车。", {"周敏"}) is None
+    said = [("2024-01-13", "我老婆周敏是小学语文老师，每天起得比我还早，班上四十多个孩子，真不容易。"),
+            ("2024-02-10", "我女儿朵朵今年五岁，在小区旁边的向日葵幼儿园上中班。"),
+            ("2024-03-01", "我每周六早上七点在滨江体育馆打羽毛球。"),
+            ("2025-04-16", "周敏说她想学开车，暑假报了驾校，七月中旬开始练科目二。"),
+            ("2025-06-29", "朵朵上小学了！进的是良渚第二小学，一年级三班。")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "科目二" in first("我老婆学车是几月份开始练的？")
