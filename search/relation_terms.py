@@ -48,7 +48,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
             "工作", "职业", "上班", "仕事", "職業", "働"),
     "home": ("live", "home", "moved", "reside", "address", "house", "flat", "apartment", "condo", "cottage", "住", "搬",
              "引っ越", "住所"),
-    "birthday": ("birthday", "born", "生日", "出生", "誕生日", "生まれ"),
+    "birthday": ("birthday", "bday", "born", "turns", "turning", "生日", "出生", "誕生日", "生まれ"),  # "Mom turns 65 on ..."
     "car": ("car", "drive", "车", "开车", "一辆", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
     "school": ("school", "university", "uni", "college", "study", "student", "kindergarten", "nursery", "学校", "大学",
                "上学", "学生", "小学", "中学", "高中", "幼儿园", "小学校", "中学校", "高校", "保育園", "保育园", "幼稚園"),

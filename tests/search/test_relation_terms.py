@@ -472,3 +472,15 @@ def test_a_chinese_or_japanese_name_given_with_the_relation_is_that_person(tmp_p
             ("2025-06-29", "朵朵上小学了！进的是良渚第二小学，一年级三班。")]
     with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "科目二" in first("我老婆学车是几月份开始练的？")
+
+
+def test_a_birthday_is_said_with_the_age_it_turns(tmp_path):
+    """"Mom turns 65 on October 12" says the mother's birthday without the word: asked it, that memory answers,
+    not the one naming her with other news."""
+    from tests.support import told
+
+    said = [("2024-04-02", "My mom Linda retired from the post office last month and offered to pick the kids up."),
+            ("2024-06-10", "We adopted a cat from the shelter, the kids named him Pickles."),
+            ("2024-09-20", "Mom turns 65 on October 12, I want to throw her a surprise party.")]
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+        assert "October 12" in first("When's my mom's birthday again?")
