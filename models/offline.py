@@ -50,6 +50,9 @@ from memoryx.models.offline_shapes import (
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
 
+# what memoryx.ingest.multimodal writes in a message for an image ("[image <ref>] ...", "[image <ref>: not read
+# (...)]"): a note of ours, not something the user said
+_IMAGE_NOTE = re.compile(r"\[image [^\]]*\]")
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
@@ -156,7 +159,7 @@ def _graph_handles(messages, tools) -> bool:
 def extract_user_facts(content: str) -> list[dict]:
     """Facts of one user message: covered statements in canonical form, other first-person sentences verbatim."""
     facts: list[dict] = []
-    content = NAMING_FRAGMENT.sub(", ", written_english(content or ""))
+    content = NAMING_FRAGMENT.sub(", ", written_english(_IMAGE_NOTE.sub(" ", content or "")))
     named = None  # the one person a question just named: "Can you plan a party for Leo? He turns 10 on March 3rd"
     joins_whole = False  # the sentence before was kept as said
     lead = ""  # the sentence before, short and not kept as said
