@@ -11,10 +11,11 @@ chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was 
 on the one before it and before its own first run, as their clean check. Each one's misses were read after that
 run, so all twelve are dev sets now (docs/benchmarks.md gives each clean figure). The thirteenth to the
 twenty-sixth were written the same way (bench/everyday_more_lives.py, bench/everyday_later_lives.py). The
-twenty-seventh to the thirty-second (bench/everyday_blind_lives_a.py, _b.py) were written by writers who had
-not read the ranking or extraction code, as the nearest thing here to the held-out set: three English lives
+twenty-seventh to the thirty-fifth (bench/everyday_blind_lives_a.py, _b.py, _c.py) were written by writers who
+had not read the ranking or extraction code, as the nearest thing here to the held-out set: three English lives
 (one typed tersely, one rambling, one mixing in Chinese and Japanese), one told in Chinese, one in Japanese,
-one about the user's roommates, partner and coach.
+one about the user's roommates, partner and coach; then a single parent, a Chinese doctor asking half her
+questions in English, and a Japanese office worker (docs/benchmarks.md gives each first run).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
