@@ -2,10 +2,12 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw] [--data-dir DIR]
+    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw] [--data-dir DIR]
         [--show-misses]
 
-Twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
+(PYTHONHASHSEED fixed: two candidates tied in score can otherwise fall either way from one process to the next.)
+
+The first twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
 (the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements typed as
 chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was written after the changes made
 on the one before it and before its own first run, as their clean check. Each one's misses were read after that

@@ -179,20 +179,20 @@ def extract_user_facts(content: str) -> list[dict]:
         named = asked
         if is_chitchat(sentence):
             continue
-        read = _read_sentence(sentence, facts)
-        whole = _said_whole(sentence, *read)
+        before = len(facts)
+        read, unread = _read_sentence(sentence, facts)
+        whole = _said_whole(sentence, read, unread)
+        pieces = facts[before:]  # what the sentence added (none when it went on with the fact before it)
         if whole:  # its generic pieces are in it ("感觉要下大雨了" of "今天天气好闷啊，感觉要下大雨了")
             said = set(tokenize(whole["text"]))
-            for piece in read[0]:
-                if piece is not facts[-1] or not joins_whole:
-                    if _statement(piece["text"]) is None and set(tokenize(piece["text"])) <= said:
-                        facts.remove(piece)
-        pieces = read[0]
-        if not whole and joins_whole and pieces and len(facts) > len(pieces) and pieces[0] is not facts[-len(pieces) - 1] \
-                and all(_statement(p["text"]) is None for p in pieces):
+            for piece in pieces:
+                if (piece is not facts[-1] or not joins_whole) and _statement(piece["text"]) is None \
+                        and set(tokenize(piece["text"])) <= said:
+                    facts.remove(piece)
+        elif joins_whole and pieces and before and all(_statement(p["text"]) is None for p in pieces):
             # a sentence read only as said goes on with the one before it, read the same way: "Sam and I are moving
             # in together! We signed a lease on a little house in Beaverton"
-            del facts[-len(pieces):]
+            del facts[before:]
             stop = _full_stop(sentence)
             facts[-1] = going_on(facts[-1], stop, stop.join(p["text"] for p in pieces))
         if whole and joins_whole and facts:  # sentences said together stay together: "dentist says I need a
@@ -201,7 +201,7 @@ def extract_user_facts(content: str) -> list[dict]:
             if lead:  # a short Chinese or Japanese sentence before it says what it is about: "朵朵上小学了！进的是..."
                 whole = dict(whole, text=f"{lead} {whole['text']}")
             facts.append(whole)
-        joins_whole = bool(whole) or bool(read[0]) and _statement(read[0][-1]["text"]) is None
+        joins_whole = bool(whole) or bool(read) and _statement(read[-1]["text"]) is None
         lead = sentence.strip() if not whole and len(sentence.strip()) <= LEAD_CHARS \
             and rules.detect_language(sentence) != "en" else ""  # (an English sentence names its own subject)
     return facts

@@ -212,6 +212,9 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)
     recommendation, age = asks_recommendation(query), asks_age(query)
+    # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
+    current = asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query) \
+        and not asks_name(asked)
     # "我今年多大", "how old am I this year": the year is the age's, not when the answer was said
     period = None if age else query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
@@ -256,12 +259,9 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         attribute_cjk=tuple(sorted(attribute_cjk)),
         preferences=recommendation,
         food=recommendation and asks_food(query),
-        # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
-        current=asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query)
-        and not asks_name(asked),
+        current=current,
         encoder_reads_query=not (english_encoder(settings.embedding_model) and written_in_cjk(query)),
-        now_topic=() if asks_when(query) or asks_name(asked)
-        else now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))),
+        now_topic=now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))) if current else (),
         rewritten=not rewritten.empty,
         recipe=recipe,
         expand_depth=depth,

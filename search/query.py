@@ -105,13 +105,13 @@ def proper_names(query: str) -> list[str]:
     return list(out)
 
 
-# a Chinese or Japanese question opening on someone (or something) named, then what is asked of them: "健太って今どの
-#部署", "もちの口の病気", "周敏现在在哪工作", "由纪最近在做什么"
+# a Chinese or Japanese question opening on someone (or something) named, then what is asked of them:
+# "健太って今どの部署", "もちの口の病気", "周敏现在在哪工作", "由纪最近在做什么"
 _CJK_TOPIC = re.compile(r"^([\u4e00-\u9fff\u30a0-\u30ff]{2,4}?|[\u3041-\u3096]{2,4}?)"
                         r"(?:って|は|の|が|さん|ちゃん|くん|的|现在|最近|今年|在|是|去|要)")
 _NOT_A_NAME = frozenset("我们 你们 他们 她们 我的 你的 今天 明天 昨天 最近 现在 上次 今年 去年 明年 这个 那个 哪个 什么 为什么 "
                         "怎么 大家 家里 公司 学校 うち わたし あたし ぼく おれ これ それ あれ どこ いつ なに だれ みんな 今日 "
-                        "明日 昨日 最近 今年 去年 来年 来月 先月 今月 会社 学校 家族 私たち".split())
+                        "明日 昨日 来年 来月 先月 今月 会社 家族 私たち".split())
 
 
 def english_encoder(model: str) -> bool:
