@@ -2,15 +2,15 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw] [--data-dir DIR]
-        [--show-misses]
+    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw]
+        [--data-dir DIR] [--show-misses]
 
 (PYTHONHASHSEED fixed: two candidates tied in score can otherwise fall either way from one process to the next.)
 
-The first twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each later one
-(the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements typed as
-chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was written after the changes made
-on the one before it and before its own first run, as their clean check. Each one's misses were read after that
+The first twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each
+later one (the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements
+typed as chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was written after the changes
+made on the one before it and before its own first run, as their clean check. Each one's misses were read after that
 run, so all twelve are dev sets now (docs/benchmarks.md gives each clean figure). The thirteenth to the
 twenty-sixth were written the same way (bench/everyday_more_lives.py, bench/everyday_later_lives.py). The
 twenty-seventh to the thirty-fifth (bench/everyday_blind_lives_a.py, _b.py, _c.py) were written by writers who
