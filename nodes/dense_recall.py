@@ -1,6 +1,9 @@
 """dense_recall: the query embedded once (cached; usually already under way since analyze_query,
 memoryx.search.query_vectors); cosine top-k in the vector store (scope and filters pushed down), plus, when the
-query names a period, a second top-k restricted to that period (source "time").
+query names a period, a second top-k restricted to that period (source "time"); and, when the scope holds
+memories of an owner who writes Chinese or Japanese, the multilingual index's lists (memoryx.stores.vectors.
+multilingual): the memories said in another script than the question's (source "crosslingual"), and, for a
+question the main encoder cannot read, those in its own script (source "multilingual").
 
 The last of the recall paths (nodes/recall.py), so that the prefetched embedding overlaps the others. Each hit
 is {"id", "score", "payload"}.
@@ -14,6 +17,8 @@ from typing import TYPE_CHECKING
 from memoryx.core.filters import And, event_time_range
 from memoryx.core.runs import elapsed_ms
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.crosslingual import bridge_scores
+from memoryx.search.query import written_in_cjk
 from memoryx.search.query_vectors import embed_query
 from memoryx.search.state import SearchState
 
@@ -43,7 +48,7 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     # the period-restricted list: a recall path of its own, and what a period filter ranks first
     period_wanted = wants_period(plan)
     if not plan.uses("dense") and not period_wanted:
-        return {"dense_hits": [], "time_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
+        return {"dense_hits": [], "time_hits": [], "multilingual_hits": [], "crosslingual_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
     services = services_of(runtime)
     k = plan.candidate_k
     vector = embed_query(services.embeddings, plan.semantic_query)
@@ -51,6 +56,8 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     hits: list[dict] = []
     if plan.uses("dense"):
         hits = hits_of(services.vectors.search_memories(vector, plan.scope, limit=k, filters=plan.filters))
+    crosslingual_hits, multilingual_hits = (multilingual_recall(services.vectors.multilingual, plan)
+                                            if plan.uses("dense") else ([], []))
     time_hits: list[dict] = []
     if period_wanted:
         lo, hi = plan.time_window
@@ -58,5 +65,24 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
         tnode = period if plan.filters is None else And((plan.filters, period))
         time_hits = hits_of(services.vectors.search_memories(vector, plan.scope, limit=max(10, k // 2),
                                                              filters=tnode))
-    return {"dense_hits": hits, "time_hits": time_hits,
+    return {"dense_hits": hits, "time_hits": time_hits, "multilingual_hits": multilingual_hits,
+            "crosslingual_hits": crosslingual_hits,
             "timings": {"embed_query": embedded, "dense_recall": elapsed_ms(start)}}
+
+
+def multilingual_recall(index, plan) -> tuple[list[dict], list[dict]]:
+    """The multilingual index's lists, or none when it is off or the scope holds none of it (an owner who only
+    writes English pays this count and no encoder): the memories written in another script than the query's
+    (the bridge, scored above the question's floor: memoryx.search.crosslingual), and, for a query the main
+    encoder cannot read, the memories in the query's own script."""
+    if index is None or not index.holds(plan.scope):
+        return [], []
+    vector = embed_query(index.embeddings, plan.semantic_query)
+    query_script = "cjk" if written_in_cjk(plan.semantic_query) else "latin"
+    other = "latin" if query_script == "cjk" else "cjk"
+    k = plan.candidate_k
+    bridge = bridge_scores(hits_of(index.search(vector, plan.scope, limit=k, filters=plan.filters, script=other)),
+                           vector, index.embeddings, other, plan.tuning.crosslingual_margin)
+    same = [] if plan.encoder_reads_query else hits_of(
+        index.search(vector, plan.scope, limit=k, filters=plan.filters, script=query_script))
+    return bridge, same

@@ -22,7 +22,7 @@ from memoryx.search.state import RankState
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
-SOURCE_ORDER = ("dense", "keyword", "graph", "time", "preference", "context")
+SOURCE_ORDER = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "preference", "context")
 _FIELDS = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "valid_at")
 
 

@@ -10,7 +10,8 @@ wrong for a path that found fewer hits than it was asked for. A keyword search t
 small store has no non-match at its end, and min-max would give the second hit - "night shifts" for "What
 shifts am I working?" - no keyword credit at all. The paths that return only matches (keyword, graph,
 preference) are therefore scaled by their best score alone when their list is short; the similarity paths
-(dense, time) rank every memory and keep min-max.
+(dense, multilingual, time) rank every memory and keep min-max. The bridge between languages
+(crosslingual) comes scored against a floor of its own and is taken as it is.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from memoryx.search.state import RankState
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
-PATHS = ("dense", "keyword", "graph", "time", "preference")
-RRF_WEIGHTS = {"dense": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5, "preference": 0.5}
+PATHS = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "preference")
+RRF_WEIGHTS = {"dense": 1.0, "multilingual": 1.0, "crosslingual": 1.0, "keyword": 1.0, "graph": 1.0, "time": 0.5,
+               "preference": 0.5}
 MATCH_PATHS = frozenset({"keyword", "graph", "preference"})  # every hit matched; a short list ran out of matches
+ABSOLUTE_PATHS = frozenset({"crosslingual"})  # scores already on [0, 1] against a floor (search/crosslingual.py)
 
 
 def _minmax(values: list[float], floor: float | None = None) -> list[float]:
@@ -52,7 +55,10 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
         w = float(weights.get(path, 0.0))
         if method == "weighted":
             short = path in MATCH_PATHS and asked is not None and len(hits) < asked
-            contrib = [w * s for s in _minmax([h["score"] for h in hits], floor=0.0 if short else None)]
+            if path in ABSOLUTE_PATHS:
+                contrib = [w * h["score"] for h in hits]
+            else:
+                contrib = [w * s for s in _minmax([h["score"] for h in hits], floor=0.0 if short else None)]
         else:
             contrib = [w / (rrf_k + rank + 1) for rank in range(len(hits))]
         seen: set[str] = set()
@@ -84,9 +90,13 @@ def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
         weights = RRF_WEIGHTS
     else:
         weights = {"dense": t.weight_dense if plan.encoder_reads_query else t.weight_dense_unread,
+                   # what the main encoder cannot read, the multilingual one reads in its place
+                   "multilingual": t.weight_dense, "crosslingual": t.weight_crosslingual,
                    "keyword": t.weight_keyword, "graph": t.weight_graph,
                    "time": t.weight_time, "preference": t.weight_time}
-    fused = fuse_hits({"dense": state.get("dense_hits") or [], "keyword": state.get("keyword_hits") or [],
+    fused = fuse_hits({"dense": state.get("dense_hits") or [], "multilingual": state.get("multilingual_hits") or [],
+                       "crosslingual": state.get("crosslingual_hits") or [],
+                       "keyword": state.get("keyword_hits") or [],
                        "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or [],
                        "preference": state.get("preference_hits") or []},
                       method=plan.fusion, weights=weights, rrf_k=plan.rrf_k, asked=plan.candidate_k)

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memoryx.models.embeddings import embedding_dims, make_embeddings
+from memoryx.models.embeddings import embedding_dims, make_embeddings, make_multilingual_embeddings
 from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.runtime.recovery import recover_projections
 from memoryx.settings import Settings, get_settings
@@ -140,7 +140,8 @@ def build_services(
                        lock_connections=settings.pg_lock_connections)
         opened.append(sql)
         emb = embeddings or make_embeddings(settings)
-        vectors = make_vector_store(settings, embedding_dims(emb, settings))
+        vectors = make_vector_store(settings, embedding_dims(emb, settings),
+                                    multilingual=make_multilingual_embeddings(settings, emb))
         opened.append(vectors)
         graph, falkordb = graph_start.result()
         if search_only and settings.graph_backend != "none":

@@ -58,6 +58,10 @@ class SearchState(SearchInput, total=False):
     graph_entities: list[dict]  # [{"id", "name"}] entities of the scope named in the query
     preference_hits: list[dict]  # keyword hits of the query with the preference vocabulary
     time_hits: list[dict]  # dense hits inside the period the query names
+    # the multilingual index (memoryx.stores.vectors.multilingual): memories in another script than the query's,
+    # and, for a query the main encoder cannot read, those in its own
+    crosslingual_hits: list[dict]
+    multilingual_hits: list[dict]
     timings: Annotated[dict, operator.or_]  # per-node milliseconds (parallel paths merge)
     result: dict
 

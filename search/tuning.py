@@ -64,6 +64,14 @@ class SearchTuning(BaseModel):
     weight_dense_unread: float = Field(0.15, description=(
         "Weighted fusion: weight of the dense path for a query in a script the encoder was not trained on (Chinese "
         "or Japanese with the English MiniLM, whose vectors of it are close to noise)."))
+    weight_crosslingual: float = Field(0.30, description=(
+        "Weighted fusion: weight of the multilingual index's list of the memories written in another script than "
+        "the query's (owners who write Chinese or Japanese; memoryx.stores.vectors.multilingual). Its list for a "
+        "query the main encoder cannot read, in the query's own script, weighs weight_dense."))
+    crosslingual_margin: float = Field(0.05, gt=0, description=(
+        "How far above the question's floor (its similarity to sentences of that script that answer nothing) a "
+        "memory in another script than the question's must be for the whole weight_crosslingual "
+        "(memoryx.search.crosslingual); nearer the floor, proportionally less."))
     weight_graph: float = Field(0.35, description="Weighted fusion: weight of the graph path.")
     weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
     time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")

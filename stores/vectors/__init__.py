@@ -24,6 +24,7 @@ from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.base import DENSE, SPARSE, VectorHit, VectorStore
 from memoryx.stores.vectors.edge import EdgeVectorStore
 from memoryx.stores.vectors.filters import to_edge_filter, to_qdrant_filter
+from memoryx.stores.vectors.multilingual import MultilingualIndex
 
 if TYPE_CHECKING:  # pragma: no cover
     from langchain_core.embeddings import Embeddings
@@ -39,6 +40,7 @@ __all__ = [
     "QdrantServerVectorStore",
     "PgVectorStore",
     "make_vector_store",
+    "MultilingualIndex",
     "make_qdrant_client",
     "to_edge_filter",
     "to_qdrant_filter",
@@ -61,21 +63,38 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None) -> VectorStore:
-    """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector')."""
+def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None,
+                      multilingual: "Embeddings | None" = None) -> VectorStore:
+    """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector'); with a
+    `multilingual` encoder, its multilingual index (multilingual.py) in the same backend, `<prefix>_xl`."""
+    store = _backend(settings, dims, prefix=settings.collection_prefix, embeddings=embeddings,
+                     chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars)
+    if multilingual is not None:
+        prefix = f"{settings.collection_prefix}_xl"
+        exists = None
+        if settings.vector_backend == "edge":  # a directory: not created until an owner writes CJK text
+            def exists() -> bool:
+                return (Path(settings.data_dir) / "qdrant" / f"{prefix}_memories").exists()
+        # the encoder windows long texts itself: no windows of our own
+        store.multilingual = MultilingualIndex(
+            lambda: _backend(settings, int(multilingual.dims), prefix=prefix, embeddings=multilingual,
+                             chunk_chars=0, focus_chars=0), multilingual, exists)
+    return store
+
+
+def _backend(settings: "Settings", dims: int, *, prefix: str, embeddings: "Embeddings | None", chunk_chars: int,
+             focus_chars: int) -> VectorStore:
     if settings.vector_backend == "edge":
-        return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=settings.collection_prefix,
-                               chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars)
+        return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=prefix, chunk_chars=chunk_chars,
+                               focus_chars=focus_chars)
     if settings.vector_backend == "qdrant":
         from memoryx.stores.vectors.server import QdrantServerVectorStore, make_qdrant_client
 
-        return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=settings.collection_prefix,
-                                       embeddings=embeddings, chunk_chars=settings.vector_chunk_chars,
-                                       focus_chars=settings.vector_focus_chars)
+        return QdrantServerVectorStore(make_qdrant_client(settings), dims, prefix=prefix, embeddings=embeddings,
+                                       chunk_chars=chunk_chars, focus_chars=focus_chars)
     if settings.vector_backend == "pgvector":
         from memoryx.stores.vectors.pgvector import PgVectorStore
 
-        return PgVectorStore(settings.resolved_sql_url(), dims, prefix=settings.collection_prefix,
-                             hnsw=settings.pgvector_hnsw, chunk_chars=settings.vector_chunk_chars,
-                             pool_size=settings.pg_pool_size, focus_chars=settings.vector_focus_chars)
+        return PgVectorStore(settings.resolved_sql_url(), dims, prefix=prefix, hnsw=settings.pgvector_hnsw,
+                             chunk_chars=chunk_chars, pool_size=settings.pg_pool_size, focus_chars=focus_chars)
     raise InvalidInputError(f"MEMORYX_VECTOR_BACKEND={settings.vector_backend!r}: use 'edge', 'qdrant' or 'pgvector'")

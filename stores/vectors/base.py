@@ -134,6 +134,8 @@ def memory_payload(item: dict) -> dict:
         payload["valid_at"], payload["valid_ts"] = _iso(item["valid_at"])
     if item.get("status"):  # consolidation: search leaves merged/archived points out by this field
         payload["status"] = item["status"]
+    if item.get("script"):  # a point of the multilingual index: the script of its text (multilingual.py)
+        payload["script"] = item["script"]
     return _with_scope(payload, item, "Memory")
 
 
@@ -157,22 +159,6 @@ def _with_scope(payload: dict, item: dict, kind: str) -> dict:
     return payload
 
 
-def bool_shadow(value: Any) -> Any:
-    """Metadata booleans as 'true'/'false' strings at the same paths (None when there are none).
-
-    Work-around for qdrant-edge-py 0.9, whose MatchValue(True) is converted to the integer 1 and never
-    matches a JSON boolean; the edge backend filters booleans on this keyword shadow instead.
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        out = {k: sv for k, v in value.items() if (sv := bool_shadow(v)) is not None}
-        return out or None
-    if isinstance(value, list):
-        return [("true" if x else "false") for x in value if isinstance(x, bool)] or None
-    return None
-
-
 def _check_scope(scope: Scope) -> Scope:
     if not isinstance(scope, Scope):
         raise InvalidInputError(f"scope must be a memoryx.core.scope.Scope, got {type(scope).__name__}")
@@ -194,6 +180,8 @@ class VectorStore(ABC):
     _memories: Any
     _entities: Any
     _dialect: _Dialect
+    # the owners' multilingual vectors (multilingual.py), written and cleared with this store; None: off
+    multilingual: Any = None
 
     def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0, focus_chars: int = 0):
         if int(dims) <= 0:
@@ -318,11 +306,15 @@ class VectorStore(ABC):
         if stale:
             self._delete(self._memories, stale)
         self._upsert(self._memories, points + windows)
+        if self.multilingual is not None:
+            self.multilingual.upsert(list(last.values()))
 
     def delete_memories(self, ids: list[str]) -> None:
         pids = list(dict.fromkeys(point_id(i) for i in ids))
         if pids:
             self._delete(self._memories, pids + [chunk_pid(p, i) for p in pids for i in range(MAX_CHUNKS)])
+        if self.multilingual is not None and ids:
+            self.multilingual.delete(ids)
 
     @staticmethod
     def _one_per_memory(hits: list[VectorHit], limit: int) -> list[VectorHit]:
@@ -422,10 +414,14 @@ class VectorStore(ABC):
         flt = self._filter(_check_scope(scope), None)
         for collection in (self._memories, self._entities):
             self._delete_where(collection, flt)
+        if self.multilingual is not None:
+            self.multilingual.delete_scope(scope)
 
     def reset(self) -> None:
         for collection in (self._memories, self._entities):
             self._clear(collection)
+        if self.multilingual is not None:
+            self.multilingual.reset()
 
     def compact(self) -> bool:
         """Make deleted points leave the backend's files (after a purge). Backends whose storage is not under
@@ -433,6 +429,8 @@ class VectorStore(ABC):
         return False
 
     def close(self) -> None:
+        if self.multilingual is not None:
+            self.multilingual.close()
         if not self._closed:
             self._shutdown()
 

@@ -35,12 +35,27 @@ from memoryx.stores.vectors.base import (
     VectorHit,
     VectorStore,
     batched,
-    bool_shadow,
     hit_id,
     memory_payload,
 )
 from memoryx.stores.vectors.edge_shard import SharedShard, rewrite_shard
 from memoryx.stores.vectors.filters import BOOL_SHADOW, edge_dialect
+
+
+def bool_shadow(value: Any) -> Any:
+    """Metadata booleans as 'true'/'false' strings at the same paths (None when there are none).
+
+    Work-around for qdrant-edge-py 0.9, whose MatchValue(True) is converted to the integer 1 and never
+    matches a JSON boolean; the edge backend filters booleans on this keyword shadow instead.
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        out = {k: sv for k, v in value.items() if (sv := bool_shadow(v)) is not None}
+        return out or None
+    if isinstance(value, list):
+        return [("true" if x else "false") for x in value if isinstance(x, bool)] or None
+    return None
 
 
 class EdgeVectorStore(VectorStore):
@@ -185,6 +200,8 @@ class EdgeVectorStore(VectorStore):
                 if s.closed or self._closed:
                     raise StoreUnavailableError(f"The vector store at {self.path} is closed")
                 s.shard = rewrite_shard(s.path, s.shard, s.dims, *s.indexes)
+        if self.multilingual is not None:
+            self.multilingual.compact()
         return True
 
     def optimize(self) -> bool:

@@ -32,7 +32,7 @@ def json_path(key: str) -> str:
 
 
 # Booleans in metadata are also kept as "true"/"false" keywords under this payload key: the edge engine
-# matches keywords, not JSON booleans (memoryx.stores.vectors.base.bool_shadow writes them).
+# matches keywords, not JSON booleans (memoryx.stores.vectors.edge.bool_shadow writes them).
 BOOL_SHADOW = "_bools"
 
 
