@@ -48,7 +48,8 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
     # the period-restricted list: a recall path of its own, and what a period filter ranks first
     period_wanted = wants_period(plan)
     if not plan.uses("dense") and not period_wanted:
-        return {"dense_hits": [], "time_hits": [], "multilingual_hits": [], "crosslingual_hits": [], "timings": {"dense_recall": elapsed_ms(start)}}
+        return {"dense_hits": [], "time_hits": [], "multilingual_hits": [], "crosslingual_hits": [],
+                "timings": {"dense_recall": elapsed_ms(start)}}
     services = services_of(runtime)
     k = plan.candidate_k
     vector = embed_query(services.embeddings, plan.semantic_query)

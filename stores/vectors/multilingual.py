@@ -4,19 +4,21 @@ The default encoder (MiniLM) was trained on English: a question asked in English
 ("What breed is my cat?" over "我家团子是一只英短蓝猫"), or in Chinese over one said in English, shares no word
 and no meaningful vector with it. multilingual-e5-small bridges them, but costs ~4x MiniLM per text, so it is
 paid only where it can help: an owner (a user, an agent or a group) is multilingual from the first write
-that brings Chinese, Japanese or Korean text into their memories, and from then on each of their memories
-written gets a vector here too. An owner who only ever writes English pays one count per search.
+that brings a memory written in Chinese, Japanese or Korean (not an English one naming 张伟), and from then on
+each of their memories written gets a vector here too. An owner who only ever writes English pays one count
+per search.
 
 The index is a vector store of the same backend as the main one under its own collection prefix
 (``<prefix>_xl_memories``), written and cleared together with the main store (`VectorStore.multilingual`):
 every upsert, delete, scope deletion, reset, compaction and close of the main store reaches it, so a purge or a
 reindex covers it by construction. Texts are embedded here (E5's "passage: " side), from the payload text.
-Memories written before their owner's first CJK text keep only the main vector; `memoryx reindex` gives every
+Memories written before their owner's first CJK memory keep only the main vector; a reindex gives every
 memory of a multilingual owner one.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -38,12 +40,19 @@ def owner_scope(item: dict) -> Scope:
     return Scope(**fields) if fields else Scope(run_id=item["run_id"])
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+CJK_SHARE = 0.3  # of a text's letters: below it, an English text naming 张伟 or a dish, which MiniLM reads well enough
+
+
 def has_cjk(text: str | None) -> bool:
-    return bool(text) and CJK_CHAR.search(text) is not None
+    """The text is written in Chinese, Japanese or Korean: such characters are at least CJK_SHARE of its letters."""
+    if not text or CJK_CHAR.search(text) is None:
+        return False
+    return len(CJK_CHAR.findall(text)) >= CJK_SHARE * len(_LETTER.findall(text))
 
 
 def script_of(text: str | None) -> str:
-    """"cjk" for a text holding Chinese, Japanese or Korean, else "latin": what the search's bridge filters on."""
+    """"cjk" for a text written in Chinese, Japanese or Korean, else "latin": what the search's bridge filters on."""
     return "cjk" if has_cjk(text) else "latin"
 
 
