@@ -141,6 +141,12 @@ def scope_present(services, scope: Scope) -> datetime:
     return present_of(scope_facts(services.sql, scope, profile_subject=None, entity_names=lambda own: []).latest_event)
 
 
+def holds_multilingual(services, scope) -> bool:
+    """The scope holds memories of an owner who writes Chinese or Japanese (one count; False without the index)."""
+    index = getattr(getattr(services, "vectors", None), "multilingual", None)
+    return index is not None and index.holds(scope)
+
+
 def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     # ScopeError first: a search without a scope is always refused
@@ -261,6 +267,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         food=recommendation and asks_food(query),
         current=current,
         encoder_reads_query=not (english_encoder(settings.embedding_model) and written_in_cjk(query)),
+        multilingual=recipe.uses("dense") and holds_multilingual(services, scope),
         now_topic=now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))) if current else (),
         rewritten=not rewritten.empty,
         recipe=recipe,
@@ -275,4 +282,6 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     )
     if wants_vector(plan):  # the encoder runs while the keyword and graph paths do (memoryx.search.query_vectors)
         prefetch(getattr(services, "embeddings", None), plan.semantic_query)
+        if plan.multilingual:  # the multilingual encoder on its own worker: the two run side by side
+            prefetch(services.vectors.multilingual.embeddings, plan.semantic_query)
     return {"plan": plan, "timings": {"analyze_query": elapsed_ms(start)}}

@@ -62,6 +62,8 @@ class SearchPlan:
     # the encoder reads the query's script (not a Chinese or Japanese query with the English MiniLM): the dense path
     # weighs `weight_dense` in fusion, else `weight_dense_unread`
     encoder_reads_query: bool = True
+    # the scope holds multilingual vectors (memoryx.stores.vectors.multilingual): dense_recall reads that index too
+    multilingual: bool = False
     now_topic: tuple[str, ...] = ()  # what a question saying "now" asks about (memoryx.search.current.now_topic)
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)

@@ -6,9 +6,10 @@
   read transaction) on a long-lived worker thread, and dense_recall - the last recall path - picks it up
   (`embed_query` waits for it). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so
   its ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths
-  instead of adding to them. One worker, made once and kept (no per-search thread churn); a prefetch asked
-  while it is busy with another search's query is skipped, and that search embeds in its own thread as
-  before - concurrent searches never queue behind one thread.
+  instead of adding to them. One worker per encoder, made once and kept (no per-search thread churn), so the
+  multilingual encoder of an owner who writes Chinese or Japanese runs beside MiniLM; a prefetch asked while
+  its encoder's worker is busy with another search's query is skipped, and that search embeds in its own thread
+  as before - concurrent searches never queue behind one thread.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ CACHE_SIZE = 2048
 _cache: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
 _pending: dict[tuple[int, str], Future] = {}
 _lock = threading.Lock()
-_idle = threading.Semaphore(1)  # the worker takes one prefetch at a time
-_worker: ThreadPoolExecutor | None = None
+_workers: dict[int, tuple[ThreadPoolExecutor, threading.Semaphore]] = {}  # per encoder: its worker, one at a time
 
 
 def _after_fork() -> None:
     """A forked child (a server's worker processes) has no worker thread: it makes its own on first use."""
-    global _worker, _idle, _lock
-    _worker, _idle, _lock = None, threading.Semaphore(1), threading.Lock()
+    global _lock
+    _lock = threading.Lock()
+    _workers.clear()
     _pending.clear()
 
 
@@ -52,12 +53,13 @@ def _remember(key: tuple[int, str], vector: list[float]) -> None:
             _cache.popitem(last=False)
 
 
-def _executor() -> ThreadPoolExecutor:
-    global _worker
+def _worker_of(embeddings) -> tuple[ThreadPoolExecutor, threading.Semaphore]:
     with _lock:
-        if _worker is None:
-            _worker = ThreadPoolExecutor(1, thread_name_prefix="memoryx-query-embed")
-        return _worker
+        worker = _workers.get(id(embeddings))
+        if worker is None:
+            worker = _workers[id(embeddings)] = (ThreadPoolExecutor(1, thread_name_prefix="memoryx-query-embed"),
+                                                 threading.Semaphore(1))
+        return worker
 
 
 def prefetch(embeddings, text: str) -> None:
@@ -69,23 +71,24 @@ def prefetch(embeddings, text: str) -> None:
     with _lock:
         if key in _cache or key in _pending:
             return
-    if not _idle.acquire(blocking=False):
+    executor, idle = _worker_of(embeddings)
+    if not idle.acquire(blocking=False):
         return
 
     def run() -> list[float]:
         return list(embeddings.embed_query(text))
 
     def done(fut: Future) -> None:
-        _idle.release()
+        idle.release()
         with _lock:
             _pending.pop(key, None)
         if not fut.cancelled() and fut.exception() is None:
             _remember(key, fut.result())
 
     try:
-        fut = _executor().submit(run)
+        fut = executor.submit(run)
     except RuntimeError:  # interpreter shutting down: embed in the caller's thread
-        _idle.release()
+        idle.release()
         return
     with _lock:
         if not fut.done():
