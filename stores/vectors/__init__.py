@@ -75,10 +75,10 @@ def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embedding
         if settings.vector_backend == "edge":  # a directory: not created until an owner writes CJK text
             def exists() -> bool:
                 return (Path(settings.data_dir) / "qdrant" / f"{prefix}_memories").exists()
-        # the encoder windows long texts itself: no windows of our own
         store.multilingual = MultilingualIndex(
             lambda: _backend(settings, int(multilingual.dims), prefix=prefix, embeddings=multilingual,
-                             chunk_chars=0, focus_chars=0), multilingual, exists)
+                             chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars),
+            multilingual, exists)
     return store
 
 

@@ -11,7 +11,8 @@ per search.
 The index is a vector store of the same backend as the main one under its own collection prefix
 (``<prefix>_xl_memories``), written and cleared together with the main store (`VectorStore.multilingual`):
 every upsert, delete, scope deletion, reset, compaction and close of the main store reaches it, so a purge or a
-reindex covers it by construction. Texts are embedded here (E5's "passage: " side), from the payload text.
+reindex covers it by construction. Texts and their windows (chunks.py, the main store's widths) are embedded
+here (E5's "passage: " side), from the payload text.
 Memories written before their owner's first CJK memory keep only the main vector; a reindex gives every
 memory of a multilingual owner one.
 """
@@ -57,8 +58,9 @@ def script_of(text: str | None) -> str:
 
 
 class MultilingualIndex:
-    """The owners' multilingual vectors. `open_store`: opens the VectorStore of the encoder's dimensions (no
-    windows: the encoder windows long texts itself), called on first need; `exists`: whether that store has
+    """The owners' multilingual vectors. `open_store`: opens the VectorStore of the encoder's dimensions (with
+    the main store's windows: a sentence deep in a long message gets a vector of its own, as in the main store),
+    called on first need; `exists`: whether that store has
     been created (an embedded one is a directory), so a data directory whose owners never wrote CJK text never
     opens or creates it; None: always open it. `embeddings`: the multilingual encoder (LangChain's interface),
     loaded on its first text."""
@@ -98,9 +100,12 @@ class MultilingualIndex:
                 keep += rows
         if not keep:
             return
-        vectors = self.embeddings.embed_documents([r.get("text") or "" for r in keep])
-        store.upsert_memories([{**r, "vector": v, "chunk_vectors": None, SCRIPT: script_of(r.get("text"))}
-                               for r, v in zip(keep, vectors)])
+        windows = [store.chunk_texts(r.get("text") or "") for r in keep]
+        vectors = iter(self.embeddings.embed_documents([r.get("text") or "" for r in keep]
+                                                       + [t for ts in windows for t in ts]))
+        own = [next(vectors) for _ in keep]
+        store.upsert_memories([{**r, "vector": v, "chunk_vectors": [next(vectors) for _ in ts],
+                                SCRIPT: script_of(r.get("text"))} for r, v, ts in zip(keep, own, windows)])
 
     def delete(self, ids: list[str]) -> None:
         if (store := self._opened(create=False)) is not None:
