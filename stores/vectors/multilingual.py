@@ -11,8 +11,8 @@ per search.
 The index is a vector store of the same backend as the main one under its own collection prefix
 (``<prefix>_xl_memories``), written and cleared together with the main store (`VectorStore.multilingual`):
 every upsert, delete, scope deletion, reset, compaction and close of the main store reaches it, so a purge or a
-reindex covers it by construction. Texts and their windows (chunks.py, the main store's widths) are embedded
-here (E5's "passage: " side), from the payload text.
+reindex covers it by construction. Texts, and the narrow windows of mid-length texts (chunks.py, the
+main store's widths), are embedded here (E5's "passage: " side), from the payload text.
 Memories written before their owner's first CJK memory keep only the main vector; a reindex gives every
 memory of a multilingual owner one.
 """
@@ -59,7 +59,7 @@ def script_of(text: str | None) -> str:
 
 class MultilingualIndex:
     """The owners' multilingual vectors. `open_store`: opens the VectorStore of the encoder's dimensions (with
-    the main store's windows: a sentence deep in a long message gets a vector of its own, as in the main store),
+    the main store's narrow windows: a sentence of a mid-length message gets a vector of its own, as there),
     called on first need; `exists`: whether that store has
     been created (an embedded one is a directory), so a data directory whose owners never wrote CJK text never
     opens or creates it; None: always open it. `embeddings`: the multilingual encoder (LangChain's interface),
@@ -100,7 +100,10 @@ class MultilingualIndex:
                 keep += rows
         if not keep:
             return
-        windows = [store.chunk_texts(r.get("text") or "") for r in keep]
+        # the narrow windows of a mid-length text; a long one the engine reads in 512-token windows of its own
+        # (the main store's wide windows would cost a multilingual embedding each, ~1 s per long chat turn)
+        windows = [store.chunk_texts(text) if len(text := r.get("text") or "") <= store.chunk_chars else []
+                   for r in keep]
         vectors = iter(self.embeddings.embed_documents([r.get("text") or "" for r in keep]
                                                        + [t for ts in windows for t in ts]))
         own = [next(vectors) for _ in keep]
