@@ -16,49 +16,52 @@ import re
 
 from memoryx.core.text import CJK_CHAR, tokenize
 
-# relation -> its words; Latin words are matched as keyword tokens (stemmed), CJK words as substrings
+# relation -> its words; Latin words are matched as keyword tokens (stemmed), CJK words as substrings (Chinese in
+# its simplified and traditional forms where they differ: 兒子, 媽媽, 醫生)
 RELATIONS: dict[str, tuple[str, ...]] = {
     "dog": ("dog", "puppy", "狗", "犬"),
     "cat": ("cat", "kitten", "猫"),
-    "pet": ("pet", "宠物", "ペット"),
-    "wife": ("wife", "spouse", "married", "妻子", "老婆", "媳妇", "爱人", "太太", "妻", "奥さん", "嫁"),
+    "pet": ("pet", "宠物", "寵物", "ペット"),
+    "wife": ("wife", "spouse", "married", "妻子", "老婆", "媳妇", "媳婦", "爱人", "愛人", "太太", "妻", "奥さん", "嫁"),
     "husband": ("husband", "spouse", "married", "丈夫", "老公", "夫", "旦那"),
     "partner": ("partner", "girlfriend", "boyfriend", "bf", "gf", "fiancée", "fiancee", "fiancé", "fiance", "女朋友",
-                "男朋友", "未婚妻", "未婚夫", "恋人", "彼女", "彼氏", "婚約者"),
-    "daughter": ("daughter", "girl", "女儿", "闺女", "娘"),
-    "son": ("son", "boy", "儿子", "息子"),
+                "男朋友", "未婚妻", "未婚夫", "恋人", "戀人", "彼女", "彼氏", "婚約者"),
+    "daughter": ("daughter", "girl", "女儿", "女兒", "闺女", "閨女", "娘"),
+    "son": ("son", "boy", "儿子", "兒子", "息子"),
     "child": ("child", "children", "kid", "twins", "孩子", "子供", "子ども"),
-    "sister": ("sister", "姐姐", "妹妹", "姉", "妹"),
-    "brother": ("brother", "哥哥", "弟弟", "兄", "弟"),
-    "mother": ("mother", "mom", "mum", "妈妈", "母亲", "母", "お母さん"),
-    "father": ("father", "dad", "爸爸", "父亲", "父", "お父さん"),
-    "parents": ("parents", "父母", "爸妈", "両親"),
+    "sister": ("sister", "姐姐", "妹妹", "姉", "姐", "妹"),
+    "brother": ("brother", "哥哥", "弟弟", "兄", "哥", "弟"),
+    "mother": ("mother", "mom", "mum", "妈妈", "媽媽", "母亲", "母親", "母", "お母さん"),
+    "father": ("father", "dad", "爸爸", "父亲", "父親", "父", "お父さん"),
+    "parents": ("parents", "父母", "爸妈", "爸媽", "両親"),
     "grandmother": ("grandmother", "grandma", "granny", "奶奶", "外婆", "姥姥", "祖母", "おばあちゃん"),
-    "grandfather": ("grandfather", "grandpa", "爷爷", "外公", "姥爷", "祖父", "おじいちゃん"),
-    "granddaughter": ("granddaughter", "孙女", "外孙女"),
-    "grandson": ("grandson", "孙子", "外孙"),
-    "grandchild": ("grandchild", "grandchildren", "grandkid", "孙辈", "孫"),
+    "grandfather": ("grandfather", "grandpa", "爷爷", "爺爺", "外公", "姥爷", "姥爺", "祖父", "おじいちゃん"),
+    "granddaughter": ("granddaughter", "孙女", "孫女", "外孙女", "外孫女"),
+    "grandson": ("grandson", "孙子", "孫子", "外孙", "外孫"),
+    "grandchild": ("grandchild", "grandchildren", "grandkid", "孙辈", "孫輩", "孫"),
     "mother-in-law": ("岳母", "婆婆", "丈母娘", "義母"),  # the English word's tokens would be "mother"
     "father-in-law": ("岳父", "公公", "老丈人", "義父"),
     "friend": ("friend", "朋友", "友達", "友人"),
-    "manager": ("manager", "boss", "supervisor", "经理", "老板", "上司", "领导"),
+    "manager": ("manager", "boss", "supervisor", "经理", "經理", "老板", "老闆", "主管", "上司", "领导", "領導"),
     "colleague": ("colleague", "coworker", "同事", "同僚"),
-    "doctor": ("doctor", "gp", "physician", "医生", "大夫", "医者", "主治医"),
+    "doctor": ("doctor", "gp", "physician", "医生", "醫生", "大夫", "医者", "主治医"),
     "job": ("job", "work", "occupation", "profession", "career", "employer", "role", "position", "promoted", "hired",
-            "工作", "职业", "上班", "仕事", "職業", "働"),
+            "工作", "职业", "職業", "上班", "仕事", "働"),
     "home": ("live", "home", "moved", "reside", "address", "house", "flat", "apartment", "condo", "cottage", "住", "搬",
              "引っ越", "住所"),
     "birthday": ("birthday", "bday", "born", "turns", "turning", "生日", "出生", "誕生日", "生まれ"),  # "Mom turns 65 on ..."
-    "car": ("car", "drive", "车", "开车", "一辆", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
+    "car": ("car", "drive", "车", "开车", "開車", "一辆", "一輛", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
     "school": ("school", "university", "uni", "college", "study", "student", "kindergarten", "nursery", "学校", "大学",
-               "上学", "学生", "小学", "中学", "高中", "幼儿园", "小学校", "中学校", "高校", "保育園", "保育园", "幼稚園"),
-    "allergy": ("allergic", "allergy", "过敏", "アレルギー"),
+               "上学", "学生", "小学", "中学", "高中", "幼儿园", "小学校", "中学校", "高校", "保育園", "保育园", "幼稚園",
+               "學校", "大學", "上學", "學生", "小學", "中學", "幼兒園"),
+    "allergy": ("allergic", "allergy", "过敏", "過敏", "アレルギー"),
     # a health condition is said by its name ("I have asthma"): the common chronic ones are its words
     "health": ("health", "condition", "illness", "disease", "diagnosed", "medical", "medication", "asthma", "diabetes",
                "diabetic", "coeliac", "celiac", "migraine", "arthritis", "epilepsy", "eczema", "hypertension",
-               "cholesterol", "持病", "疾病", "哮喘", "糖尿病", "高血压", "喘息"),
+               "cholesterol", "持病", "疾病", "哮喘", "糖尿病", "高血压", "高血壓", "喘息"),
     # (what someone likes best is said with the verbs too: "My husband loves football", "夫はサッカーが大好きです")
-    "favourite": ("favourite", "favorite", "like", "love", "enjoy", "最喜欢", "最爱", "喜欢", "一番好き", "好きな", "好き",
+    "favourite": ("favourite", "favorite", "like", "love", "enjoy", "最喜欢", "最喜歡", "最爱", "最愛", "喜欢", "喜歡",
+                  "一番好き", "好きな", "好き",
                   "大好き"),
 }
 

@@ -54,6 +54,29 @@ def test_who_my_doctor_is(tmp_path):
         assert "Okafor" in first("Who is my doctor?")
 
 
+def test_a_relation_said_in_traditional_chinese(tmp_path):
+    """A Taiwanese or Hong Kong user writes 兒子, 媽媽, 過敏, 老闆, and 我哥 as often as 我哥哥: an English
+    question's relation widens its keyword query with those forms too, and finds the memory by them alone (the
+    multilingual index switched off, so the keyword path is what is measured)."""
+    from tests.support import told
+
+    assert {"兒子", "儿子"} <= set(relation_keywords("How old is my son?"))
+    assert {"過敏", "媽媽", "老闆", "哥"} <= {*relation_keywords("What am I allergic to?"),
+                                          *relation_keywords("Where does my mother live?"),
+                                          *relation_keywords("Who is my boss?"),
+                                          *relation_keywords("What does my brother do?")}
+    said = [("2024-03-01", "Can you recommend a good running shoe for flat feet?"),
+            ("2024-03-04", "我對奇異果過敏，吃了嘴巴會癢"),
+            ("2024-03-09", "週末跟朋友去爬山，天氣很好"),
+            ("2024-03-12", "我兒子今年六歲，剛上小學"),
+            ("2024-03-15", "Thinking about learning to play the guitar this year."),
+            ("2024-03-20", "新公司的老闆叫 Daniel，人很好")]
+    with told(tmp_path, said, multilingual_vectors=False) as first:
+        assert "奇異果" in first("What fruit am I allergic to?")
+        assert "六歲" in first("How old is my son?")
+        assert "Daniel" in first("Who is my boss at the new company?")
+
+
 def test_chat_typed_statements_and_questions():
     """A statement typed without its "I" ("moved out of the flat, living with Sam") states the home; "2nd year
     med student at edinburgh uni" the school; "do I still work" and "am I studying" name the job and the school;
