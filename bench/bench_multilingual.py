@@ -5,7 +5,7 @@ before each pass (both encoders run), with MEMORYX_MULTILINGUAL_VECTORS on and o
     PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/bench_multilingual.py thirtyfourth thirtysixth
 
 A life in Chinese or Japanese (thirtyfourth) turns its owner multilingual; an English one (thirtysixth) never
-opens the index and pays one count per search.
+opens the index and pays one existence check per search.
 """
 
 from __future__ import annotations

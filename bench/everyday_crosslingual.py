@@ -31,7 +31,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def written_in_cjk(text: str) -> bool:
-    """The multilingual index's reading (memoryx.stores.vectors.multilingual.has_cjk), kept here so the script
+    """The multilingual index's reading (memoryx.stores.vectors.multilingual.mostly_cjk), kept here so the script
     also runs against code that has no index."""
     from memoryx.core.text import CJK_CHAR
 

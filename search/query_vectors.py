@@ -6,8 +6,9 @@
   read transaction) on a long-lived worker thread, and dense_recall - the last recall path - picks it up
   (`embed_query` waits for it). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so
   its ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths
-  instead of adding to them. One worker per encoder, made once and kept (no per-search thread churn), so the
-  multilingual encoder of an owner who writes Chinese or Japanese runs beside MiniLM; a prefetch asked while
+  instead of adding to them. One worker per kind of encoder (its class: a process opening many data directories
+  keeps a handful of threads, not one per encoder instance), made once and kept (no per-search thread churn),
+  so the multilingual encoder of an owner who writes Chinese or Japanese runs beside MiniLM; a prefetch asked while
   its encoder's worker is busy with another search's query is skipped, and that search embeds in its own thread
   as before - concurrent searches never queue behind one thread.
 """
@@ -24,7 +25,7 @@ CACHE_SIZE = 2048
 _cache: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
 _pending: dict[tuple[int, str], Future] = {}
 _lock = threading.Lock()
-_workers: dict[int, tuple[ThreadPoolExecutor, threading.Semaphore]] = {}  # per encoder: its worker, one at a time
+_workers: dict[type, tuple[ThreadPoolExecutor, threading.Semaphore]] = {}  # per encoder class: one job at a time
 
 
 def _after_fork() -> None:
@@ -55,9 +56,9 @@ def _remember(key: tuple[int, str], vector: list[float]) -> None:
 
 def _worker_of(embeddings) -> tuple[ThreadPoolExecutor, threading.Semaphore]:
     with _lock:
-        worker = _workers.get(id(embeddings))
+        worker = _workers.get(type(embeddings))
         if worker is None:
-            worker = _workers[id(embeddings)] = (ThreadPoolExecutor(1, thread_name_prefix="memoryx-query-embed"),
+            worker = _workers[type(embeddings)] = (ThreadPoolExecutor(1, thread_name_prefix="memoryx-query-embed"),
                                                  threading.Semaphore(1))
         return worker
 

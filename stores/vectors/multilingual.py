@@ -5,8 +5,8 @@ The default encoder (MiniLM) was trained on English: a question asked in English
 and no meaningful vector with it. multilingual-e5-small bridges them, but costs ~4x MiniLM per text, so it is
 paid only where it can help: an owner (a user, an agent or a group) is multilingual from the first write
 that brings a memory written in Chinese, Japanese or Korean (not an English one naming 张伟), and from then on
-each of their memories written gets a vector here too. An owner who only ever writes English pays one count
-per search.
+each of their memories written gets a vector here too. An owner who only ever writes English pays one check
+per search (whether the index exists; a count once another owner has made it).
 
 The index is a vector store of the same backend as the main one under its own collection prefix
 (``<prefix>_xl_memories``), written and cleared together with the main store (`VectorStore.multilingual`):
@@ -45,8 +45,9 @@ _LETTER = re.compile(r"[^\W\d_]")
 CJK_SHARE = 0.3  # of a text's letters: below it, an English text naming 张伟 or a dish, which MiniLM reads well enough
 
 
-def has_cjk(text: str | None) -> bool:
-    """The text is written in Chinese, Japanese or Korean: such characters are at least CJK_SHARE of its letters."""
+def mostly_cjk(text: str | None) -> bool:
+    """The text is written in Chinese, Japanese or Korean: such characters are at least CJK_SHARE of its letters
+    (not `models.graph_tools.has_cjk`, which any one such character satisfies)."""
     if not text or CJK_CHAR.search(text) is None:
         return False
     return len(CJK_CHAR.findall(text)) >= CJK_SHARE * len(_LETTER.findall(text))
@@ -54,7 +55,7 @@ def has_cjk(text: str | None) -> bool:
 
 def script_of(text: str | None) -> str:
     """"cjk" for a text written in Chinese, Japanese or Korean, else "latin": what the search's bridge filters on."""
-    return "cjk" if has_cjk(text) else "latin"
+    return "cjk" if mostly_cjk(text) else "latin"
 
 
 class MultilingualIndex:
@@ -91,13 +92,12 @@ class MultilingualIndex:
         groups: dict[Scope, list[dict]] = {}
         for item in items:
             groups.setdefault(owner_scope(item), []).append(item)
-        store = self._opened(create=any(has_cjk(i.get("text")) for i in items))
+        writes_cjk = {owner for owner, rows in groups.items() if any(mostly_cjk(r.get("text")) for r in rows)}
+        store = self._opened(create=bool(writes_cjk))
         if store is None:
             return
-        keep: list[dict] = []
-        for owner, rows in groups.items():
-            if any(has_cjk(r.get("text")) for r in rows) or store.count_memories(owner) > 0:
-                keep += rows
+        keep = [r for owner, rows in groups.items() if owner in writes_cjk or store.count_memories(owner) > 0
+                for r in rows]
         if not keep:
             return
         # the narrow windows of a mid-length text; a long one the engine reads in 512-token windows of its own
