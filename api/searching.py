@@ -33,7 +33,7 @@ SEARCH_OPTIONS = frozenset(SearchInput.__annotations__) - {"query", "user_id", "
 
 def empty_result() -> dict:
     """A search's result with nothing found (a new dict each time: callers may add to its lists)."""
-    return {"results": [], "relations": []}
+    return {"results": [], "relations": [], "total_count": 0}
 
 
 class SearchCalls:

@@ -20,7 +20,8 @@ which brings its own checkpointer). The Python API compiles with `compile_add_gr
 each run's thread id is its trace id, and its config carries the deadline of its model calls
 (settings.add_time_budget_s from the start of the run, or of its resumption: `add_run_config`). The final state key `result` is mem0-shaped:
 {"results": [{"id", "memory", "event", "previous_memory"?}], "relations": {"added_entities": [...],
-"deleted_entities": [...]}, "trace_id"}.
+"deleted_entities": [...]}, "trace_id"}, and beside mem0's keys "facts_count" and "extracted_entities" [{"name",
+"entity_type"?}].
 """
 
 from __future__ import annotations
@@ -57,7 +58,15 @@ def finalize(state: AddState) -> dict:
     changes = state.get("graph_changes") or {}
     relations = {"added_entities": list(changes.get("added_entities") or []),
                  "deleted_entities": list(changes.get("deleted_entities") or [])}
-    result = {"results": list(state.get("executed") or []), "relations": relations, "trace_id": state.get("trace_id")}
+    executed = list(state.get("executed") or [])
+    facts = list(state.get("facts") or []) + list(state.get("agent_facts") or [])
+    # beside mem0's keys: how many facts the run read (infer=False: each message stored is one) and the
+    # entities it named (the graph step's; none without a graph backend)
+    result = {"results": executed, "relations": relations, "trace_id": state.get("trace_id"),
+              "facts_count": len(facts) if state.get("infer") is not False
+              else sum(1 for r in executed if r.get("event") == "ADD"),
+              "extracted_entities": [{"name": e["name"], **({"entity_type": e["entity_type"]} if e.get("entity_type") else {})}
+                                     for e in state.get("entities") or [] if isinstance(e, dict) and e.get("name")]}
     if state.get("episodes"):  # the episode memories of the run (MEMORYX_EPISODES)
         result["episodes"] = list(state["episodes"])
     return {"result": result}

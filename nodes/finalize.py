@@ -4,8 +4,8 @@ access recording in a background thread (memoryx.search.access; it never delays 
 the rank node (nodes/rank.py): a LangGraph step of its own cost ~0.3-0.5 ms of CPU per search.
 
 Output: {"results": [{"id", "memory", "score", "sources", "metadata", "created_at", "updated_at", "hash",
-"user_id", "agent_id", "run_id", "memory_type", "category", "graph_context"}], "relations": [{"source", "relationship",
-"destination", "valid"?}]}.
+"importance", "user_id", "agent_id", "run_id", "memory_type", "category", "graph_context"}], "relations":
+[{"source", "relationship", "destination", "valid"?}], "total_count"}.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def format_result(c: dict) -> dict:
         "created_at": mem.get("created_at"),
         "updated_at": mem.get("updated_at"),
         "hash": mem.get("hash"),
+        "importance": mem.get("importance"),  # as stored (the four factors: memoryx.knowledge.importance)
     }
     for k in _FIELDS:
         out[k] = mem.get(k)
@@ -92,11 +93,20 @@ def graph_context(results: list[dict], relations: list[dict]) -> None:
         res["graph_context"] = by_memory.get(res["id"], [])
 
 
+def total_count(state: RankState) -> int:
+    """How many candidates passed the filters (and the threshold) before the limit cut them. The recall paths
+    read a bounded number of candidates each (search.tuning candidate_k), so this counts what the search saw,
+    not every memory of the scope that would match."""
+    threshold = state["plan"].threshold
+    ranked = state.get("candidates") or state.get("ranked") or []
+    return sum(1 for c in ranked if threshold is None or float(c.get("score") or 0.0) >= threshold)
+
+
 def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
     if plan.empty:
-        return {"result": {"results": [], "relations": []}, "timings": {"finalize": elapsed_ms(start)}}
+        return {"result": {"results": [], "relations": [], "total_count": 0}, "timings": {"finalize": elapsed_ms(start)}}
     ranked = (state.get("ranked") or [])[: plan.limit]
     results = demoted([format_result(c) for c in ranked], [c.get("feedback") for c in ranked],
                       services_of(runtime).settings.feedback_very_negative_penalty)
@@ -104,7 +114,7 @@ def finalize(state: RankState, runtime: Runtime[Context]) -> dict:
     graph_context(results, state.get("graph_relations") or [])
     if results and plan.record_access:  # once a day per memory: a repeated search keeps its scores
         record_access_later(services_of(runtime).sql, new_accesses([c["memory"] for c in ranked], today()))
-    result = {"results": results, "relations": relations}
+    result = {"results": results, "relations": relations, "total_count": total_count(state)}
     period = time_filter_report(plan, results)
     if period is not None:  # what the search did with time (memoryx.search.periods)
         result["time_filter"] = period

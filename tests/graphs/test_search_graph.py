@@ -98,7 +98,7 @@ def test_empty_query_through_the_graph(svc, monkeypatch):
     monkeypatch.setattr(svc.vectors, "search_memories", refuse)
     monkeypatch.setattr(svc.vectors, "keyword_search", refuse)
     out = search_graph.invoke({"query": "   ", "user_id": _user()}, context=Context(services=svc))
-    assert out["result"] == {"results": [], "relations": []}
+    assert out["result"] == {"results": [], "relations": [], "total_count": 0}
 
 
 def test_reranker_is_the_last_stage_of_rank(svc, monkeypatch):
@@ -418,8 +418,8 @@ def test_bad_operator_and_bad_input(svc):
 def test_empty_query_and_no_scope(svc):
     user = _user()
     add(svc, user, "something")
-    assert search(svc, "", user) == {"results": [], "relations": []}
-    assert search(svc, "   ", user) == {"results": [], "relations": []}
+    assert search(svc, "", user) == {"results": [], "relations": [], "total_count": 0}
+    assert search(svc, "   ", user) == {"results": [], "relations": [], "total_count": 0}
     with pytest.raises(ScopeError):
         search(svc, "something")
     with pytest.raises(ScopeError):
