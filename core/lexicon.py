@@ -1,0 +1,188 @@
+"""Language knowledge as data: named tables of words and phrases, one JSON file per language, read by one matcher.
+
+Rules that read text (the offline model's sentence shapes, the search path's relation words) keep their grammar in
+code and their vocabulary here, so a word is added or removed by editing data, and a language is added by adding a
+file, not a regular expression.
+
+Format
+------
+``core/lexicon_data/<lang>.json`` (``en``, ``zh``, ``ja``): one JSON object. Each key is a table name, namespaced by
+the package that reads it (``"offline.greeting"``, ``"search.relation"``); each value is either
+
+* a list of words or phrases: ``"offline.greeting": ["hi", "hello", "hey"]``, or
+* an object from a word or phrase to a string, for a form and what it stands for:
+  ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``.
+
+A key starting with ``_`` is a comment, not a table. A table may be in some language files and not others: asked
+for without a language, a table is the union of every file that has it (in the order en, zh, ja); asked for in one
+language, it must be in that file. A name no file has is an error (`LexiconError`, naming the files and the
+tables they do have), never an empty table, so a typo cannot silently turn a rule off.
+
+Matching
+--------
+An entry is literal text, never a pattern. In Latin script it matches as a whole word or phrase, ignoring case,
+with any run of white space for a space and either apostrophe (' or ’) for one; in Chinese or Japanese (an
+entry holding a Han, kana or Hangul character) it matches anywhere, as those scripts put no space between words.
+Longer entries are tried first ("刚刚" before "刚", "hi there" before "hi").
+
+API
+---
+* ``table(name, lang=None) -> tuple[str, ...]`` the entries; ``mapping(name, lang=None) -> dict[str, str]`` an
+  object table; ``words(name, lang=None) -> frozenset[str]`` the entries lower-cased, for membership tests.
+* ``matcher(name, lang=None) -> Matcher``: ``.search(text)`` (first match or None), ``.findall(text)``,
+  ``.contains(text)``, ``.fullmatch(text)`` (the whole text, stripped, is one entry).
+* ``alternation(name, lang=None) -> str``: the regular expression ``(?:entry|entry)`` for a grammar pattern; no word
+  boundaries (the grammar around it places them).
+* ``compile(pattern, flags=0) -> re.Pattern``: a grammar pattern with ``<@name>`` (every language) or
+  ``<@name:lang>`` placeholders, each replaced by the table's alternation.
+
+Everything is read once and cached: a file on its first use, a matcher or compiled pattern on its first request
+(``clear_cache()`` forgets them, for a tool that edits the files while it runs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["LANGUAGES", "LexiconError", "Matcher", "alternation", "clear_cache", "compile", "mapping", "matcher", "table",
+           "words"]
+
+LANGUAGES = ("en", "zh", "ja")
+DATA = Path(__file__).with_name("lexicon_data")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LATIN = r"[0-9A-Za-z_\u00c0-\u024f]"  # a letter of a Latin-script word ("Google" in 我在Google工作 is a word)
+_PLACEHOLDER = re.compile(r"<@([a-z][\w.]*)(?::([a-z]{2}))?>")
+
+
+class LexiconError(LookupError):
+    """A table that is not in the data files, or a data file that is not a lexicon."""
+
+
+@lru_cache(maxsize=None)
+def _file(lang: str) -> dict[str, list[str] | dict[str, str]]:
+    if lang not in LANGUAGES:
+        raise LexiconError(f"no lexicon for language {lang!r}: the languages are {', '.join(LANGUAGES)}")
+    path = DATA / f"{lang}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LexiconError(f"the lexicon file {path} is missing: reinstall memoryx (it ships with the package)") from None
+    if not isinstance(data, dict):
+        raise LexiconError(f"{path} must hold one JSON object of named tables")
+    tables = {}
+    for name, value in data.items():
+        if name.startswith("_"):
+            continue
+        ok = (isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)) or \
+            (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
+        if not ok:
+            raise LexiconError(f"{path}: table {name!r} must be a list of non-empty strings or an object of strings")
+        tables[name] = value
+    return tables
+
+
+def _raw(name: str, lang: str | None) -> list[tuple[str, list[str] | dict[str, str]]]:
+    """(language, value) of each file holding the table."""
+    langs = LANGUAGES if lang is None else (lang,)
+    found = [(code, _file(code)[name]) for code in langs if name in _file(code)]
+    if not found:
+        where = f"{lang}.json" if lang else ", ".join(f"{code}.json" for code in LANGUAGES)
+        known = sorted({t for code in langs for t in _file(code)})
+        raise LexiconError(f"no lexicon table {name!r} in {where} (under {DATA}); the tables there are: "
+                           f"{', '.join(known)}")
+    return found
+
+
+@lru_cache(maxsize=None)
+def table(name: str, lang: str | None = None) -> tuple[str, ...]:
+    """The entries of a table (the keys of an object table), in file order, without repeats."""
+    out: dict[str, None] = {}
+    for _, value in _raw(name, lang):
+        out.update(dict.fromkeys(value))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def mapping(name: str, lang: str | None = None) -> dict[str, str]:
+    """An object table: each form and what it stands for."""
+    out: dict[str, str] = {}
+    for code, value in _raw(name, lang):
+        if not isinstance(value, dict):
+            raise LexiconError(f"lexicon table {name!r} in {code}.json is a list, not an object of forms")
+        out.update(value)
+    return out
+
+
+@lru_cache(maxsize=None)
+def words(name: str, lang: str | None = None) -> frozenset[str]:
+    """The entries lower-cased, for `word.lower() in words(...)`."""
+    return frozenset(entry.lower() for entry in table(name, lang))
+
+
+def _entry_pattern(entry: str) -> str:
+    """An entry as a regular expression: literal, with any white space for a space and either apostrophe."""
+    parts = re.split(r"(\s+|['’])", entry.strip())
+    return "".join(r"\s+" if p.isspace() else "['’]" if p in ("'", "’") else re.escape(p) for p in parts if p)
+
+
+def _ordered(entries: tuple[str, ...]) -> list[str]:
+    return sorted(entries, key=lambda e: -len(e))  # (a stable sort: equal lengths keep the file order)
+
+
+@lru_cache(maxsize=None)
+def alternation(name: str, lang: str | None = None) -> str:
+    """``(?:a|b|...)`` of a table's entries, longest first, for a grammar pattern that places its own boundaries."""
+    return "(?:" + "|".join(_entry_pattern(e) for e in _ordered(table(name, lang))) + ")"
+
+
+class Matcher:
+    """The entries of one table found in a text: whole words in Latin script (ignoring case), anywhere in CJK."""
+
+    def __init__(self, entries: tuple[str, ...]):
+        alternatives = []
+        for entry in _ordered(entries):
+            body = _entry_pattern(entry)
+            if _CJK.search(entry):
+                alternatives.append(body)
+            else:  # a word boundary where the entry starts or ends with a letter (a Chinese character beside it is one)
+                start = rf"(?<!{_LATIN})" if re.match(r"\w", entry.strip()) else ""
+                end = rf"(?!{_LATIN})" if re.search(r"\w$", entry.strip()) else ""
+                alternatives.append(f"{start}{body}{end}")
+        self.entries = entries
+        self.pattern = re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
+
+    def search(self, text: str) -> str | None:
+        """The first entry found in the text, as written there, or None."""
+        m = self.pattern.search(text or "")
+        return m.group(0) if m else None
+
+    def findall(self, text: str) -> list[str]:
+        return self.pattern.findall(text or "")
+
+    def contains(self, text: str) -> bool:
+        return self.pattern.search(text or "") is not None
+
+    def fullmatch(self, text: str) -> bool:
+        return self.pattern.fullmatch((text or "").strip()) is not None
+
+
+@lru_cache(maxsize=None)
+def matcher(name: str, lang: str | None = None) -> Matcher:
+    """The matcher of a table (of every language when `lang` is None), built once."""
+    return Matcher(table(name, lang))
+
+
+@lru_cache(maxsize=None)
+def compile(pattern: str, flags: int = 0) -> re.Pattern:  # noqa: A001 - read as lexicon.compile, like re.compile
+    """A grammar pattern with its word classes from the tables: ``<@offline.greeting>`` (every language) or
+    ``<@offline.greeting:en>`` becomes that table's `alternation`."""
+    return re.compile(_PLACEHOLDER.sub(lambda m: alternation(m.group(1), m.group(2)), pattern), flags)
+
+
+def clear_cache() -> None:
+    """Forget every file, table, matcher and pattern read so far: the next request reads the files again."""
+    for cached in (_file, table, mapping, words, alternation, matcher, compile):
+        cached.cache_clear()

@@ -1,0 +1,104 @@
+"""The lexicon: named tables of words, one JSON file per language, read by one matcher (whole words in Latin
+script, substrings in Chinese and Japanese), each read and compiled once; a table no file has is an error."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from memoryx.core import lexicon
+from memoryx.core.lexicon import LexiconError
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A lexicon of its own in tmp_path (the shipped files stay untouched)."""
+    files = {
+        "en": {"_about": "a comment, not a table", "test.pet": ["cat", "dog", "guinea pig", "can't stand"],
+               "test.form": {"im": "I'm", "dont": "don't"}, "test.only_en": ["x"]},
+        "zh": {"test.pet": ["猫", "狗", "刚", "刚刚"]},
+        "ja": {"test.pet": ["猫", "いぬ"]},
+    }
+    for lang, tables in files.items():
+        (tmp_path / f"{lang}.json").write_text(json.dumps(tables, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setattr(lexicon, "DATA", tmp_path)
+    lexicon.clear_cache()
+    yield tmp_path
+    lexicon.clear_cache()
+
+
+def test_tables_are_read_per_language_and_as_the_union_of_every_language(data):
+    assert lexicon.table("test.pet", "en") == ("cat", "dog", "guinea pig", "can't stand")
+    assert lexicon.table("test.pet", "ja") == ("猫", "いぬ")
+    assert lexicon.table("test.pet") == ("cat", "dog", "guinea pig", "can't stand", "猫", "狗", "刚", "刚刚", "いぬ")
+    assert lexicon.words("test.pet", "en") >= {"cat", "guinea pig"} and "Cat" not in lexicon.words("test.pet", "en")
+    assert lexicon.mapping("test.form", "en") == {"im": "I'm", "dont": "don't"}
+    assert lexicon.table("test.form") == ("im", "dont")  # an object table's entries are its keys
+
+
+def test_latin_entries_match_whole_words_ignoring_case_and_spacing(data):
+    pets = lexicon.matcher("test.pet", "en")
+    assert pets.contains("My DOG barks") and pets.search("My DOG barks") == "DOG"
+    assert not pets.contains("dogma and catalogue")  # not inside another word
+    assert pets.findall("a guinea  pig and a cat") == ["guinea  pig", "cat"]
+    assert pets.contains("I can’t stand it")  # either apostrophe
+    assert pets.fullmatch("  Guinea pig ") and not pets.fullmatch("guinea pigs")
+
+
+def test_chinese_and_japanese_entries_match_inside_a_sentence(data):
+    zh = lexicon.matcher("test.pet", "zh")
+    assert zh.contains("我家的狗很乖") and zh.findall("猫和狗") == ["猫", "狗"]
+    assert zh.search("我刚刚到") == "刚刚"  # the longer entry first
+    ja = lexicon.matcher("test.pet")  # every language: each entry by its own script
+    assert ja.findall("うちのいぬとcat") == ["いぬ", "cat"]
+    assert not lexicon.matcher("test.pet", "ja").contains("狗")
+
+
+def test_alternation_and_compile_put_a_table_inside_a_grammar_pattern(data):
+    assert lexicon.alternation("test.pet", "zh") == "(?:刚刚|猫|狗|刚)"
+    pattern = lexicon.compile(r"^my (?P<pet><@test.pet:en>) is (\w+)$", re.I)
+    assert pattern.match("My guinea pig is Ginger").group("pet") == "guinea pig"
+    assert not pattern.match("My hamster is Ginger")
+    assert lexicon.compile(r"^<@test.pet>$").match("いぬ")
+
+
+def test_each_table_is_read_and_compiled_once(data):
+    assert lexicon.matcher("test.pet", "en") is lexicon.matcher("test.pet", "en")
+    assert lexicon.compile(r"<@test.pet>") is lexicon.compile(r"<@test.pet>")
+    (data / "en.json").write_text(json.dumps({"test.pet": ["ferret"]}), encoding="utf-8")
+    assert lexicon.table("test.pet", "en")[0] == "cat"  # the file was read once
+    lexicon.clear_cache()
+    assert lexicon.table("test.pet", "en") == ("ferret",)
+
+
+def test_a_missing_table_is_a_clear_error_never_an_empty_table(data):
+    with pytest.raises(LexiconError, match=r"no lexicon table 'test\.pets' in en\.json, zh\.json, ja\.json.*test\.pet"):
+        lexicon.table("test.pets")
+    with pytest.raises(LexiconError, match=r"'test\.only_en' in zh\.json"):
+        lexicon.matcher("test.only_en", "zh")
+    with pytest.raises(LexiconError, match=r"<@test\.nope>|test\.nope"):
+        lexicon.compile(r"^<@test.nope>$")
+    with pytest.raises(LexiconError, match="is a list, not an object"):
+        lexicon.mapping("test.pet", "en")
+    with pytest.raises(LexiconError, match="languages are en, zh, ja"):
+        lexicon.table("test.pet", "ko")
+
+
+def test_a_malformed_file_names_the_file_and_the_table(data):
+    (data / "ja.json").write_text(json.dumps({"test.pet": ["猫", 3]}), encoding="utf-8")
+    with pytest.raises(LexiconError, match=r"ja\.json: table 'test\.pet' must be a list of non-empty strings"):
+        lexicon.table("test.pet", "ja")
+
+
+def test_the_shipped_files_hold_only_well_formed_namespaced_tables():
+    lexicon.clear_cache()
+    for lang in lexicon.LANGUAGES:
+        raw = json.loads((lexicon.DATA / f"{lang}.json").read_text(encoding="utf-8"))
+        names = [k for k in raw if not k.startswith("_")]
+        assert names and all(re.fullmatch(r"[a-z]+\.[a-z_.]+", n) for n in names), names
+        for name in names:
+            entries = lexicon.table(name, lang)
+            assert len(entries) == len(set(entries)), f"{lang}.json {name} repeats an entry"
+            lexicon.matcher(name, lang)  # every table compiles
