@@ -23,6 +23,7 @@ __all__ = [
     "InvalidInputError",
     "Memory",
     "MemoryXError",
+    "MemoryXStore",
     "ModelOutputError",
     "NotFoundError",
     "ScopeError",
@@ -39,4 +40,8 @@ def __getattr__(name: str):
         from memoryx.api import memory
 
         return getattr(memory, name)
+    if name == "MemoryXStore":  # LangGraph's BaseStore over Memory (memoryx.api.langgraph_store)
+        from memoryx.api.langgraph_store import MemoryXStore
+
+        return MemoryXStore
     raise AttributeError(f"module 'memoryx' has no attribute {name!r}")
