@@ -105,51 +105,56 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         mem = c["memory"]
         if mem is None:
             continue
-        bonus, text = 0.0, mem.get("memory") or ""
+        text = mem.get("memory") or ""
+        sig = c.setdefault("signals", {})
+
+        def add(signal: str, weight: float, value: float = 1.0) -> None:
+            # the hand weights order the candidate pool; the fitted ranking reads the signal itself
+            c["relevance"] += weight * value
+            sig[signal] = sig.get(signal, 0.0) + value
         if window:
             ts = event_time(mem)
             if ts is not None and window[0] <= ts < window[1]:
-                bonus += t.time_bonus
+                add("in_period", t.time_bonus)
         if patterns:
             hit = sum(1 for p in patterns if _mentions(mem, p))
-            bonus += t.name_bonus * hit / len(patterns)
+            add("names", t.name_bonus, hit / len(patterns))
         # a "when" question, or one naming a period ("a month ago"): the memory that says when (its "today",
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(text):
-            bonus += t.when_bonus
+            add("when_time", t.when_bonus)
         if plan.asks_where and states_place(text):
-            bonus += t.place_bonus
+            add("where_place", t.place_bonus)
         # "what's my name": the user introducing themselves ("Hiya, name's Oskar"); a pet or a child being named
         # ("Her name is Luna", "we named him Tofu") shares the question's one word and answers someone else's
         if plan.asks_own_name and gives_own_name(text):
-            bonus += t.relation_bonus
+            add("own_name", t.relation_bonus)
         elif plan.asks_own_name and (gives_name(text, set()) or people_of([text], PEOPLE_WORDS)):
             # (... or one of their people, by name: "my girlfriend Sofia is a nurse")
-            bonus -= t.relation_bonus
+            add("other_name", -t.relation_bonus)
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
         # ("how old": the figure is an age, "I'm 67", the user's own unless the question names someone else, not
         # "three years ago")
         if plan.asks_own_age:  # the user giving their age states what is asked, as their name does (above)
             if gives_own_age(text):
-                bonus += t.relation_bonus
+                add("own_age", t.relation_bonus)
         elif plan.asks_age:
             if gives_age(text):
                 # asked of one of the user's people ("how old is our dog"), the age is what is asked of them
-                bonus += t.amount_bonus + (t.attribute_bonus if plan.people_asked else 0.0)
+                add("age", t.amount_bonus + (t.attribute_bonus if plan.people_asked else 0.0))
         elif plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
-            bonus += t.amount_bonus
+            add("amount", t.amount_bonus)
         # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
         # (about food: what they eat or cannot, "I don't eat pork", "I have coeliac disease", not their favourite
         # author)
         if plan.food:
             if states_food(text) and not opens_on_someone(text):
-                bonus += t.preference_bonus
+                add("preference", t.preference_bonus)
         elif plan.preferences and states_preference(text, own=not plan.people_asked):
-            bonus += t.preference_bonus
+            add("preference", t.preference_bonus)
         if plan.role is not None and said_by(mem, plan.role):
-            bonus += t.role_bonus
-        c["relevance"] += bonus
+            add("role", t.role_bonus)
     # the memory states the relation the question names (memoryx.search.relations): a relation the graph walk
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
@@ -178,14 +183,14 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # Kyoto") answers for that person: it is not the user's, however many words it shares with the question
         if (tokens or cjk or plan.asks_own_age) and not plan.people_asked and c["id"] not in named \
                 and about_someone_else(text):
-            c["relevance"] -= t.relation_bonus
+            _signal(c, "someone_else", -t.relation_bonus)
             continue
         person = about_person(text, people) if people and mem is not None else None
         # asked something of one of the user's people ("where does my mother live"), the user's own statement of it
         # ("I live in Berlin") is not theirs
         if asked_of_person and not person and c["id"] not in named and mem is not None \
                 and states_relation(text, attribute_tokens, attribute_cjk) and not states_relation(text, tokens, cjk):
-            c["relevance"] -= t.relation_bonus
+            _signal(c, "own_not_theirs", -t.relation_bonus)
             continue
         # asked where the user lives, a statement naming no place ("Moved in last weekend, boxes everywhere") does
         # not answer
@@ -195,15 +200,23 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         ended_asked = plan.still and mem is not None and ends_topic(text, plan.query)
         if c["id"] in named or ended_asked or ((tokens or cjk) and mem is not None
                                                and (person or states_relation(text, tokens, cjk))):
-            c["relevance"] += t.relation_bonus
+            _signal(c, "relation", t.relation_bonus)
             if plan.asks_name and gives_name(text, tokens):
-                c["relevance"] += t.naming_bonus
+                _signal(c, "naming", t.naming_bonus)
             if says_attribute(text, plan.attribute_tokens, plan.attribute_cjk):
-                c["relevance"] += t.attribute_bonus
+                _signal(c, "attribute", t.attribute_bonus)
             c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
         elif tokens and plan.asks_name and mem is not None and gives_own_name(text):
             # asked the name of one of the user's people or pets ("my dog's name"), the user's own is not it
-            c["relevance"] -= t.relation_bonus
+            _signal(c, "own_name_not_theirs", -t.relation_bonus)
+
+
+def _signal(c: dict, signal: str, weight: float) -> None:
+    """Add `weight` to the candidate's relevance (the hand-weighted order of the pool) and record the signal the
+    fitted ranking reads (memoryx.search.ranker)."""
+    c["relevance"] += weight
+    sig = c.setdefault("signals", {})
+    sig[signal] = sig.get(signal, 0.0) + 1.0
 
 
 def _other_side(memory: dict, role: str) -> bool:
@@ -273,7 +286,8 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
         for mid, loan in loans.items():
             c = by_id.get(mid)
             if c is None:  # found only through its neighbour
-                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "memory": None}
+                c = by_id[mid] = {"id": mid, "relevance": 0.0, "sources": [], "path_scores": {}, "path_ranks": {},
+                                  "path_norm": {}, "memory": None}
             elif other_side is not None and c["memory"] is not None and _other_side(c["memory"], other_side):
                 continue
             elif alone_chars and c["memory"] is not None and len(c["memory"].get("memory") or "") >= alone_chars:
@@ -282,6 +296,7 @@ def _kept(sql, plan: SearchPlan, rows: list, seeds: list[dict], by_id: dict[str,
                 continue
             c["relevance"] += loan
             c["sources"].append("context")
+            c.setdefault("signals", {})["context"] = loan / weight if weight > 0 else 0.0
 
     # The system of record decides liveness, scope, filters and access counts of everything returned.
     order = [c for c in sorted(by_id.values(), key=lambda x: -x["relevance"]) if c["id"] in live]

@@ -53,24 +53,25 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
         if not hits:
             continue
         w = float(weights.get(path, 0.0))
+        short = path in MATCH_PATHS and asked is not None and len(hits) < asked
+        norm = [float(h["score"]) for h in hits] if path in ABSOLUTE_PATHS else \
+            _minmax([h["score"] for h in hits], floor=0.0 if short else None)
         if method == "weighted":
-            short = path in MATCH_PATHS and asked is not None and len(hits) < asked
-            if path in ABSOLUTE_PATHS:
-                contrib = [w * h["score"] for h in hits]
-            else:
-                contrib = [w * s for s in _minmax([h["score"] for h in hits], floor=0.0 if short else None)]
+            contrib = [w * n for n in norm]
         else:
             contrib = [w / (rrf_k + rank + 1) for rank in range(len(hits))]
         seen: set[str] = set()
-        for h, c in zip(hits, contrib):
+        for rank, (h, c, n) in enumerate(zip(hits, contrib, norm)):
             if h["id"] in seen:
                 continue
             seen.add(h["id"])
             item = fused.setdefault(h["id"], {"id": h["id"], "relevance": 0.0, "sources": [], "path_scores": {},
-                                              "payload": {}})
+                                              "payload": {}, "path_ranks": {}, "path_norm": {}})
             item["relevance"] += c
             item["sources"].append(path)
             item["path_scores"][path] = round(float(h["score"]), 6)
+            item["path_ranks"][path] = rank  # the fitted ranking reads each path's rank and scaled score
+            item["path_norm"][path] = float(n)
             if h.get("covers"):  # the best hit of one event of a two-event question (memoryx.search.events)
                 item["covers"] = sorted(set(item.get("covers") or ()) | set(h["covers"]))
             if h.get("payload") and not item["payload"]:

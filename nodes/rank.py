@@ -26,6 +26,7 @@ from memoryx.runtime.context import Context, services_of
 from memoryx.search.current import newer_on_topic_first, prefer_latest, superseded_last
 from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
+from memoryx.search.ranker import features, fitted_model, tracing
 from memoryx.search.relations import about_someone_else
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
@@ -38,22 +39,44 @@ if TYPE_CHECKING:
 def score(state: RankState, runtime: Runtime[Context]) -> dict:
     start = time.perf_counter()
     plan = state["plan"]
+    settings = services_of(runtime).settings
     cands = list(state.get("candidates") or [])
+    model = fitted_model() if plan.tuning.ranker == "fitted" else None
+    traces = tracing()
+    now = plan.now if plan.now is not None else time.time()
+    rows = features(cands, plan, settings, now) if (model is not None or traces is not None) and cands else []
+    if model is None or traces is not None:
+        ranked = _hand_ranked(cands, plan, settings)
+        if traces is not None:
+            traces.append({"query": plan.query, "ids": [c["id"] for c in cands], "features": rows,
+                           "texts": [c["memory"].get("memory") or "" for c in cands],
+                           "metadata": [c["memory"].get("metadata") or {} for c in cands],
+                           "hand": [c["id"] for c in ranked]})
+    if model is not None:
+        for c, s in zip(cands, model.scores(rows)):
+            c["score"] = s
+        ranked = superseded_last(ordered(cands, None), plan.now)
+    if plan.threshold is not None:
+        ranked = [c for c in ranked if c["score"] >= plan.threshold]
+    keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
+    return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
+
+
+def _hand_ranked(cands: list[dict], plan, settings) -> list[dict]:
+    """The hand-weighted order: relevance with the tuning's bonuses, importance, recency and access by the
+    settings' weights, and the present-tense, aggregation and two-event rules (memoryx.search.tuning)."""
     if plan.current or plan.current_value:  # how things stand now: the latest of the close candidates first,
         # a relation that ended below those that hold (memoryx.search.current)
         prefer_latest(cands, plan.tuning.current_bonus, plan.current_value, newest=plan.current,
                       statements=plan.one_relation or plan.still)
     newer_on_topic_first(cands, plan.now_topic, plan.tuning.current_bonus, about_someone_else)
-    final_scores(cands, services_of(runtime).settings, now=plan.now)
-    keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
+    final_scores(cands, settings, now=plan.now)
     ranked = superseded_last(ordered(cands, None), plan.now)
     if plan.aggregate:  # gathered across sessions: a crowded session yields its place (memoryx.search.spread)
         ranked = spread(ranked, plan.tuning.session_spread)
     if plan.tuning.event_cover:  # a two-event question: each event's best hit near the top (memoryx.search.events)
         ranked = covering_first(ranked)
-    if plan.threshold is not None:
-        ranked = [c for c in ranked if c["score"] >= plan.threshold]
-    return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
+    return ranked
 
 
 STAGES = (fuse, expand_context, score)

@@ -1,0 +1,350 @@
+"""Fit the search ranking on the dev sets and write the model the package ships (search/ranker_model.json).
+
+    python bench/recall/fit_ranker.py collect [--stores DIR] [--sets locomo-dev,lme-dev,lme-val,lives]
+    python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...]
+    python bench/recall/fit_ranker.py ablate [--stores DIR]
+
+collect: every question of the kept stores (bench/recall/run.py ingests them) is asked through the public API
+with its defaults (`Memory.search(question, <scope>, limit=30, now=<question date>)`), while
+memoryx.search.ranker.collect_traces records what the ranking saw: the candidate pool, each candidate's feature
+vector, the hand-weighted order. Written to <stores>/traces/<set>.json (minutes; only the ranking is re-read
+afterwards, so fitting takes seconds).
+
+fit: a linear pairwise model (logistic loss on every (evidence, other) pair of a question, each question
+weighing the same and each set the same, L2-regularised), then the scale and bias of the logistic score
+calibrated pointwise; deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
+question type, the hand-weighted order against the fitted one: on dev by k-fold cross-validation (each
+question scored by a model that did not see its fold; LoCoMo and the lives folded by conversation and life), and
+on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. --write writes that
+model to search/ranker_model.json and the figures to bench/recall/cv_figures.json.
+
+ablate: refits without each group of rule signals (the phrase-reading detectors of memoryx.search) and prints
+what each group is worth on validation and in cross-validation, the table that decides which rules stay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("PYTHONHASHSEED", "0")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+ROOT = HERE.parent.parent
+MODEL_OUT = ROOT / "search" / "ranker_model.json"
+CV_OUT = HERE / "cv_figures.json"
+SEARCH_LIMIT = 30
+DEV_SETS = ("locomo-dev", "lme-dev", "lives")
+VAL_SETS = ("lme-val",)
+L2 = 1e-3
+
+# groups of rule signals for the ablation: each is one detector family of memoryx.search (the regular
+# expressions and word tables that read a question and a memory); a group that earns nothing on validation goes
+RULE_GROUPS = {
+    "period": ("in_period",),
+    "names": ("names",),
+    "when": ("when_time",),
+    "where": ("where_place",),
+    "own_name": ("own_name", "other_name", "own_name_not_theirs"),
+    "age": ("own_age", "age"),
+    "amount": ("amount",),
+    "preference": ("preference",),
+    "role": ("role", "other_side"),
+    "relation": ("relation", "naming", "attribute", "someone_else", "own_not_theirs"),
+    "current": ("current_x_later", "current_x_newer_similar", "current_x_ended"),
+    "events": ("covers",),
+}
+
+
+# ------------------------------------------------------------------------------------------------ collect
+
+
+def collect(stores: Path, sets: list[str]) -> None:
+    from stores import load_questions, open_store  # bench/recall/stores.py, the harness's kept stores
+
+    from memoryx.search.ranker import FEATURES, collect_traces
+
+    out_dir = stores / "traces"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in sets:
+        set_dir = stores / name
+        if not set_dir.exists():
+            print(f"{name}: no kept store in {set_dir}; run bench/recall/run.py --sets {name} --stores {stores}",
+                  file=sys.stderr)
+            continue
+        questions = load_questions(set_dir)
+        rows = []
+        t0 = time.perf_counter()
+        with open_store(set_dir) as m:
+            for q in questions:
+                scope = {k: q[k] for k in ("user_id", "agent_id", "run_id", "group_id") if q.get(k)}
+                with collect_traces() as traces:
+                    m.search(q["query"], limit=SEARCH_LIMIT, now=q.get("now"), record_access=False, **scope)
+                trace = traces[-1] if traces else {"ids": [], "features": [], "texts": [], "metadata": [], "hand": []}
+                rows.append({"question": q, **trace})
+        (out_dir / f"{name}.json").write_text(json.dumps({"features": list(FEATURES), "rows": rows}))
+        print(f"{name}: {len(rows)} questions traced in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------------ labels
+
+
+def _says(text: str, expected) -> bool:
+    """The everyday benches' rule: the text holds every expected word ("a|b": either), case-insensitive."""
+    low = text.lower()
+    words = expected if isinstance(expected, (list, tuple)) else str(expected).split()
+    return all(any(alt.lower() in low for alt in str(w).split("|")) for w in words)
+
+
+def labels(row: dict) -> np.ndarray:
+    q = row["question"]
+    if q.get("gold_ids"):
+        gold = set(q["gold_ids"])
+        return np.array([1.0 if i in gold else 0.0 for i in row["ids"]])
+    if q.get("expected") is not None:
+        return np.array([1.0 if _says(t, q["expected"]) else 0.0 for t in row["texts"]])
+    return np.zeros(len(row["ids"]))
+
+
+def _session(meta: dict):
+    return meta.get("session") or meta.get("session_id")
+
+
+def metrics(row: dict, order: list[int]) -> dict[str, float]:
+    """The set's own figures for one question, the candidates taken in `order`."""
+    q = row["question"]
+    ids = [row["ids"][i] for i in order]
+    if q["set"].startswith("lme"):
+        gold = set(q.get("gold_ids") or ())
+        sessions: list = []
+        for i in order:
+            s = _session(row["metadata"][i])
+            if s is not None and s not in sessions:
+                sessions.append(s)
+        want = set(q.get("gold_sessions") or ())
+        top5 = set(sessions[:5])
+        return {"session_all@5": float(bool(want) and want <= top5), "session_any@5": float(bool(want & top5)),
+                "turn_all@5": float(bool(gold) and gold <= set(ids[:5]))}
+    if q["set"].startswith("locomo"):
+        gold = list(q.get("gold_ids") or ())
+        top = set(ids[:10])
+        return {"frac@10": sum(1 for g in gold if g in top) / len(gold) if gold else 0.0}
+    texts = [row["texts"][i] for i in order]
+    return {"top1": float(bool(texts) and _says(texts[0], q["expected"])),
+            "top3": float(any(_says(t, q["expected"]) for t in texts[:3]))}
+
+
+# ------------------------------------------------------------------------------------------------ fitting
+
+
+def load(stores: Path, sets) -> list[dict]:
+    rows = []
+    for name in sets:
+        path = stores / "traces" / f"{name}.json"
+        if not path.exists():
+            print(f"{name}: no traces ({path}); run `fit_ranker.py collect` first", file=sys.stderr)
+            continue
+        data = json.loads(path.read_text())
+        for r in data["rows"]:
+            if not r["ids"]:
+                continue
+            r["X"] = np.array(r["features"], dtype=float)
+            r["y"] = labels(r)
+            r["set"] = name
+            rows.append(r)
+    return rows
+
+
+def fold_of(row: dict, k: int) -> int:
+    """LoCoMo by conversation, the lives by life, LongMemEval by question: a fold never shares a history."""
+    q = row["question"]
+    key = q.get("group") or q.get("life") or q.get("group_id") or q["qid"]
+    return int(hashlib.sha256(f"{row['set']}:{key}".encode()).hexdigest(), 16) % k
+
+
+def _pairs(rows: list[dict], mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Differences (evidence - other) of every pair of each question, and each pair's weight (questions alike,
+    sets alike)."""
+    per_set = defaultdict(int)
+    for r in rows:
+        if r["y"].any() and not r["y"].all():
+            per_set[r["set"]] += 1
+    diffs, weights = [], []
+    for r in rows:
+        y = r["y"]
+        if not y.any() or y.all():
+            continue
+        X = r["X"][:, mask]
+        pos, neg = X[y > 0], X[y == 0]
+        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, X.shape[1])
+        diffs.append(d)
+        weights.append(np.full(len(d), 1.0 / (len(d) * per_set[r["set"]] * len(per_set))))
+    return np.vstack(diffs), np.concatenate(weights)
+
+
+def fit(rows: list[dict], mask: np.ndarray) -> np.ndarray:
+    from scipy.optimize import minimize
+
+    D, w = _pairs(rows, mask)
+
+    def loss(beta):
+        z = D @ beta
+        lz = np.logaddexp(0.0, -z)
+        grad = -(D * (w * (1.0 / (1.0 + np.exp(z))))[:, None]).sum(axis=0)
+        return float((w * lz).sum() + L2 * beta @ beta), grad + 2 * L2 * beta
+
+    res = minimize(loss, np.zeros(D.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    return res.x
+
+
+def calibrate(rows: list[dict], beta: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
+    """Scale and bias of sigmoid(scale * s + bias) for s = beta . x, fitted pointwise (so a score is a
+    probability of being evidence)."""
+    from scipy.optimize import minimize
+
+    s = np.concatenate([r["X"][:, mask] @ beta for r in rows])
+    y = np.concatenate([r["y"] for r in rows])
+
+    def loss(p):
+        z = p[0] * s + p[1]
+        return float(np.mean(np.logaddexp(0.0, z) - y * z))
+
+    a, b = minimize(loss, np.array([1.0, 0.0]), method="Nelder-Mead").x
+    return float(a), float(b)
+
+
+def _order(scores: np.ndarray) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+
+
+def hand_order(row: dict) -> list[int]:
+    pos = {mid: i for i, mid in enumerate(row["ids"])}
+    return [pos[m] for m in row["hand"] if m in pos]
+
+
+def evaluate(rows: list[dict], scorer) -> dict:
+    """Mean figures per set and per (set, question type)."""
+    acc: dict = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        m = metrics(r, scorer(r))
+        for key in (r["set"], f"{r['set']} / {r['question'].get('qtype') or '-'}"):
+            for name, v in m.items():
+                acc[key][name].append(v)
+    return {k: {n: (float(np.mean(v)), len(v)) for n, v in d.items()} for k, d in acc.items()}
+
+
+def cross_validated(rows: list[dict], mask: np.ndarray, k: int) -> dict:
+    scores: dict[int, np.ndarray] = {}
+    for f in range(k):
+        train = [r for r in rows if fold_of(r, k) != f]
+        beta = fit(train, mask)
+        for r in rows:
+            if fold_of(r, k) == f:
+                scores[id(r)] = r["X"][:, mask] @ beta
+    return evaluate(rows, lambda r: _order(scores[id(r)]))
+
+
+def print_table(title: str, columns: dict[str, dict]) -> None:
+    print(f"\n## {title}\n")
+    names = list(columns)
+    keys = sorted({k for c in columns.values() for k in c})
+    print("| set / type | n | metric | " + " | ".join(names) + " |")
+    print("|---|---|---|" + "---|" * len(names))
+    for key in keys:
+        metrics_ = sorted({m for c in columns.values() for m in c.get(key, {})})
+        for m in metrics_:
+            n = next(c[key][m][1] for c in columns.values() if m in c.get(key, {}))
+            cells = [f"{c[key][m][0]:.3f}" if m in c.get(key, {}) else "" for c in columns.values()]
+            print(f"| {key} | {n} | {m} | " + " | ".join(cells) + " |")
+
+
+def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
+    from memoryx.search.ranker import FEATURES
+
+    dev, val = load(stores, DEV_SETS), load(stores, VAL_SETS)
+    if not dev:
+        raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
+    dropped = {f for g in drop for f in RULE_GROUPS[g]}
+    mask = np.array([f not in dropped for f in FEATURES])
+    t0 = time.perf_counter()
+    beta = fit(dev, mask)
+    scale, bias = calibrate(dev, beta, mask)
+    cv = cross_validated(dev, mask, k)
+    print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
+          file=sys.stderr)
+    fitted = lambda r: _order(r["X"][:, mask] @ beta)  # noqa: E731
+    columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
+               "fitted on dev (dev)": evaluate(dev, fitted)}
+    if val:
+        columns["hand (validation)"] = evaluate(val, hand_order)
+        columns["fitted on dev (validation)"] = evaluate(val, fitted)
+    print_table("hand-weighted vs fitted", columns)
+    weights = {f: round(float(b), 5) for f, b in zip([f for f, keep in zip(FEATURES, mask) if keep], beta)}
+    print("\nweights (features scaled 0..1):")
+    for f, b in sorted(weights.items(), key=lambda x: -abs(x[1])):
+        print(f"  {f:28s} {b:+.4f}")
+    if write:
+        MODEL_OUT.write_text(json.dumps({
+            "fitted_on": f"{', '.join(DEV_SETS)} (shared dev data); bench/recall/fit_ranker.py fit --write",
+            "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
+            "scale": round(scale, 6), "bias": round(bias, 6), "features": weights}, indent=1) + "\n")
+        CV_OUT.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "folds": k, "columns": columns},
+                                     indent=1) + "\n")
+        print(f"wrote {MODEL_OUT} and {CV_OUT}", file=sys.stderr)
+
+
+def main_ablate(stores: Path, k: int) -> None:
+    from memoryx.search.ranker import FEATURES
+
+    dev, val = load(stores, DEV_SETS), load(stores, VAL_SETS)
+    full = np.ones(len(FEATURES), dtype=bool)
+    results = {"all signals": (cross_validated(dev, full, k), evaluate(val, lambda r, b=fit(dev, full):
+                                                                       _order(r["X"] @ b)))}
+    for group, feats in RULE_GROUPS.items():
+        mask = np.array([f not in feats for f in FEATURES])
+        beta = fit(dev, mask)
+        results[f"without {group}"] = (cross_validated(dev, mask, k),
+                                       evaluate(val, lambda r, b=beta, m=mask: _order(r["X"][:, m] @ b)))
+    headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_all@5"), ("lme-dev", "turn_all@5"),
+                ("lives", "top1"), ("lme-val", "session_all@5"), ("lme-val", "turn_all@5")]
+    print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
+    print("|---|" + "---|" * len(headline))
+    for name, (cv, v) in results.items():
+        cells = []
+        for s, m in headline:
+            src = v if s in VAL_SETS else cv
+            cells.append(f"{src[s][m][0]:.3f}" if s in src and m in src[s] else "")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("collect", "fit", "ablate"))
+    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
+    ap.add_argument("--sets", default=",".join(DEV_SETS + VAL_SETS))
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--drop", nargs="*", default=[], choices=sorted(RULE_GROUPS))
+    a = ap.parse_args()
+    if a.command == "collect":
+        collect(a.stores, [s for s in a.sets.split(",") if s])
+    elif a.command == "fit":
+        main_fit(a.stores, a.folds, a.write, a.drop)
+    else:
+        main_ablate(a.stores, a.folds)
+
+
+if __name__ == "__main__":
+    main()
