@@ -16,7 +16,8 @@ from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
 from memoryx.graphs.consolidate import compile_consolidate_graph
 from memoryx.knowledge.episode_memories import flush_episodes
-from memoryx.lifecycle.layers import close_run
+from memoryx.lifecycle.layers import WORKING, close_run, layer_of
+from memoryx.lifecycle.sessions import END_RUN, mark_ended, publish_end, run_is_open
 from memoryx.runtime.checkpointing import delete_threads
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +88,8 @@ def restore(core: "MemoryCore", memory_id: str, scope: Scope | None = None) -> d
 def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_id=None) -> dict:
     """Close a run (working memory): its working memories stay as short-term when they mattered
     (memoryx.lifecycle.layers.close_run), the rest are archived; under the scope lock, projected, logged as
-    a judgment (operation_type END_RUN) that `rollback` undoes."""
+    a judgment (operation_type END_RUN) that `rollback` undoes. Publishes `session.end` once per ended run
+    (memoryx.lifecycle.sessions)."""
 
     if not isinstance(run_id, str) or not run_id.strip():
         raise InvalidInputError(f"run_id must be a non-empty string, got {run_id!r}")
@@ -99,6 +101,8 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
         episodes_closed = flush_episodes(core.services, scope, trace_id=trace_id)
     with sql.scope_lock(scope):
         rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]
+        was_open = bool(episodes_closed) or run_is_open(sql, scope, [r for r in rows if layer_of(r) == WORKING
+                                                                      and r["status"] not in ("merged", "archived")])
         kept, archived = close_run(rows, keep_importance=s.working_keep_importance, why=f"run {scope.run_id} ended")
         ids = {x["id"] for x in kept + archived}
         applied = sql.apply_consolidation(scope, trace_id=trace_id, seen={r["id"]: r["updated_at"] for r in rows if r["id"] in ids},
@@ -113,10 +117,13 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
                                                "restore": applied["restore"]},
                           execution_success=True, status="done")
     # the run's working memory (its last turns, Memory.working_memory) is cleared: an end mark among its inputs
-    sql.save_raw_input(trace_id=trace_id, scope=scope, messages=[], metadata={"run_end": True})
+    mark_ended(sql, scope, trace_id)
     skipped = set(applied["skipped"])
-    return {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],
-            "archived": [x["id"] for x in archived if x["id"] not in skipped], "episodes_closed": episodes_closed}
+    out = {"trace_id": trace_id, "run_id": scope.run_id, "kept": [x["id"] for x in kept if x["id"] not in skipped],
+           "archived": [x["id"] for x in archived if x["id"] not in skipped], "episodes_closed": episodes_closed}
+    if was_open:  # an ended run ends once: a second end_run publishes nothing
+        publish_end(sql, scope, trace_id=trace_id, reason=END_RUN, kept=out["kept"], archived=out["archived"])
+    return out
 
 
 def scopes_to_consolidate(sql) -> list[Scope]:

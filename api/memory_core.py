@@ -23,7 +23,6 @@ from memoryx.api.judgment_reads import JudgmentReads
 from memoryx.api.records import list_records
 from memoryx.api.run_recovery import recover_add_runs
 from memoryx.api.searching import SearchCalls, empty_result
-from memoryx.core.events import SESSION_END
 from memoryx.core.scope import Scope
 from memoryx.errors import ConcurrencyError, InvalidInputError, NotFoundError, ScopeError
 from memoryx.graphs.add import add_run_config, compile_add_graph
@@ -207,21 +206,11 @@ class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
             if pending is not None:
                 paused = {"results": [], "relations": {"added_entities": [], "deleted_entities": []},
                           "trace_id": trace_id, "status": "awaiting_review", "pending_operations": pending}
-                self._ended(trace_id, paused)
                 return paused
         result = dict((out or {}).get("result") or {})
         result.setdefault("results", [])
-        result.setdefault("trace_id", trace_id)
-        self._ended(trace_id, result)
+        result.setdefault("trace_id", trace_id)  # no session.end: a conversation is many adds (lifecycle.sessions)
         return result
-
-    def _ended(self, trace_id: str, result: dict) -> None:
-        """session.end: the run is over (no text in the payload, the judgment record has it)."""
-        events: dict[str, int] = {}
-        for item in result.get("results") or []:
-            events[str(item.get("event"))] = events.get(str(item.get("event")), 0) + 1
-        self.services.sql.events.publish(SESSION_END, {"trace_id": trace_id, "status": result.get("status", "done"),
-                                                       "events": events})
 
     @staticmethod
     def _pending(interrupts: list, snapshot) -> list | None:

@@ -1,6 +1,7 @@
 """The in-process event bus: `memory.added / updated / deleted / archived / merged / rolled_back`, and
-`session.end` (an add run ended), `memory.accessed` (a search's hits, one event per search) and
-`schedule.daily` (the daily job ran).
+`session.end` (a run - a conversation - ended: memoryx.lifecycle.sessions), `memory.accessed` (a search's
+hits, one event per search) and `schedule.daily` (the daily job ran). docs/memory-model.md shows each
+payload with an example.
 
 The SQL store publishes one event per history row it writes, right after the row's transaction commits
 (stores/sql/memories.py `_publish`), so every path that changes a memory — the add graph, infer=False adds,
@@ -31,7 +32,7 @@ MEMORY_ARCHIVED = "memory.archived"
 MEMORY_MERGED = "memory.merged"
 MEMORY_ROLLED_BACK = "memory.rolled_back"
 # not about one memory: published with `publish` and their own payload
-SESSION_END = "session.end"  # an add run ended (done, failed or paused for review): trace id, status, latency
+SESSION_END = "session.end"  # a run ended (end_run, or idle past the setting): once per run, never per add
 MEMORY_ACCESSED = "memory.accessed"  # one per search with hits: the ids recalled, batched
 SCHEDULE_DAILY = "schedule.daily"  # the daily job ran: what it found and did
 EVENTS = (MEMORY_ADDED, MEMORY_UPDATED, MEMORY_DELETED, MEMORY_ARCHIVED, MEMORY_MERGED, MEMORY_ROLLED_BACK,

@@ -12,7 +12,7 @@ scope lock, projects it, logs the judgment (operation_type CONSOLIDATE) and retu
 
     {"trace_id", "dry_run", "memories", "staged_seen", "pairs", "merged", "merged_by_model", "compressed",
      "summarized_sources", "archived", "entities_merged", "links_found", "promoted", "relations_repointed",
-     "model_calls", "model_problems", "skipped_changed", "summary_ids", "timings_ms"}
+     "runs_ended", "model_calls", "model_problems", "skipped_changed", "summary_ids", "timings_ms"}
 
 `builder` is exported; `graph` is compiled without persistence (for `langgraph dev`); the Python
 API compiles with the configured checkpointer (`compile_consolidate_graph`), thread id = trace id.

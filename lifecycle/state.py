@@ -44,6 +44,7 @@ class ConsolidateState(ConsolidateInput, total=False):
     entity_decisions: list[dict]  # every entity pair above the lower threshold, merged or kept, and why
     links: list[dict]  # {"source_id", "target_id", "relation": same_topic | follows | causes, "reason"}
     promotions: list[dict]  # {"id", "layer", "reason"}: layer changes
+    ended_runs: list[dict]  # {"run_id", "kept", "archived"}: runs closed as idle (memoryx.lifecycle.sessions)
     model_calls: Annotated[int, operator.add]
     model_raw: Annotated[dict, operator.or_]  # step -> the model's raw answer
     model_problems: Annotated[list, operator.add]  # a step whose model answer was unusable, and why

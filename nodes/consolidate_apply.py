@@ -15,6 +15,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
+from memoryx.core.scope import Scope
+from memoryx.lifecycle.sessions import IDLE, end_mark_id, mark_ended, publish_end
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
 from memoryx.nodes.consolidate_load import scope_of
@@ -31,6 +33,21 @@ def iso_time(ts) -> str:
     return datetime.fromtimestamp(float(ts), timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 OPERATION_TYPE = "CONSOLIDATE"
+
+
+def end_idle_runs(sql, scope, runs: list[dict], trace_id: str, skipped: set[str]) -> list[str]:
+    """The idle runs this pass closed end: each gets its end mark and one session.end (memoryx.lifecycle.sessions)."""
+    ended = []
+    for run in runs:
+        kept = [i for i in run["kept"] if i not in skipped]
+        archived = [i for i in run["archived"] if i not in skipped]
+        if not kept and not archived:
+            continue  # changed by an add since the load: the run is alive, a later pass decides
+        run_scope = Scope(user_id=scope.user_id, agent_id=scope.agent_id, run_id=run["run_id"], group_id=scope.group_id)
+        mark_ended(sql, run_scope, end_mark_id(trace_id, run["run_id"]))
+        publish_end(sql, run_scope, trace_id=trace_id, reason=IDLE, kept=kept, archived=archived)
+        ended.append(run["run_id"])
+    return ended
 
 
 def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dict:
@@ -66,6 +83,7 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
                 services.projector.sync_entities(upkeep["merged"] + sorted({m["survivor"] for m in entity_merges}))
             written = sql.add_consolidation_links(scope, links, trace_id=trace_id) if links else []
     skipped = set(applied["skipped"])
+    ended = [] if dry_run else end_idle_runs(services.sql, scope, state.get("ended_runs") or [], trace_id, skipped)
     done_merges = [m for m in merges if not {m["survivor"], m["merged"]} & skipped]
     done_archives = [a for a in archives if a["id"] not in skipped]
     report = {
@@ -83,6 +101,7 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
         "model_calls": int(state.get("model_calls") or 0),
         "model_problems": list(state.get("model_problems") or []),
         "skipped_changed": sorted(skipped),
+        "runs_ended": ended if not dry_run else [r["run_id"] for r in state.get("ended_runs") or []],
         "summary_ids": applied["summary_ids"],
         "timings_ms": {**(state.get("timings") or {}), "apply": elapsed_ms(start)},
     }

@@ -30,11 +30,14 @@ def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> di
     skip = {m["merged"] for m in state.get("merges") or []} | {a["id"] for a in archives}
     promoted = promotions(mems, min_access=s.promote_access, min_importance=s.promote_importance, skip=skip)
     idle = idle_runs(mems, state["now_ts"], s.working_memory_ttl_hours)
+    ended = []
     for run in sorted(idle):
         kept, gone = close_run([m for m in mems if m.get("run_id") == run], keep_importance=s.working_keep_importance,
                                why=f"run {run} idle > {s.working_memory_ttl_hours} h", skip=skip)
         promoted += kept
         archives += gone
+        # consolidate_apply ends the run (its end mark, one session.end) once these are written
+        ended.append({"run_id": run, "kept": [k["id"] for k in kept], "archived": [g["id"] for g in gone]})
     demoted, expired = layer_caps(mems, state["now_ts"], promoted={p["id"] for p in promoted if p["layer"] == "long_term"}, skip=skip,
                                   window_days=s.short_term_window_days, short_cap=s.short_term_cap,
                                   long_cap=s.long_term_cap)
@@ -42,7 +45,7 @@ def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> di
     was_long = {m["id"] for m in mems if layer_of(m) == "long_term"}
     demoted_ids = {d["id"] for d in demoted}
     promoted = [p for p in promoted if p["id"] not in demoted_ids] + [d for d in demoted if d["id"] in was_long]
-    out: dict = {"promotions": promoted}
+    out: dict = {"promotions": promoted, "ended_runs": ended}
     if archives + expired and s.forget_fold:  # what fades or leaves short-term is folded into a long-term note first
         out.update(fold_fading(services, state, archives + expired))
     # a memory leaves short-term only into a note: one the fold did not take waits for a later pass
