@@ -137,7 +137,12 @@ class MemoryXStore(BaseStore):
         text = text[:settings.max_message_chars]  # what is embedded; the value itself is kept whole
         meta = sv.item_metadata(op.namespace, op.key, value, indexed=indexed, ttl=op.ttl)
         meta["immutable"] = True  # MemoryX's judge never rewrites a stored value
-        check_metadata_size(meta, settings.max_metadata_bytes)
+        try:
+            check_metadata_size(meta, settings.max_metadata_bytes)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"The value of {op.namespace!r} / {op.key!r} is too large or not strict JSON: the "
+                                    f"item is kept in its memory's metadata ({exc}). Store less per key, or raise "
+                                    "MEMORYX_MAX_METADATA_BYTES.") from None
         sql, projector = self.memory.services.sql, self.memory.services.projector
         generation, memory = self._current(scope, op.namespace, op.key)
         with sql.scope_lock(scope):
@@ -155,6 +160,7 @@ class MemoryXStore(BaseStore):
         scope = self._scope(op.namespace_prefix, Action.SEARCH)
         if op.limit < 0 or op.offset < 0:
             raise InvalidInputError(f"limit and offset must not be negative, got {op.limit} and {op.offset}.")
+        sv.check_filter(op.filter)
         want = op.offset + op.limit
         if want == 0:
             return []

@@ -20,6 +20,7 @@ from langgraph.store.base import Item, SearchItem
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from memoryx.api.store_namespaces import prefix_key, prefix_keys
+from memoryx.errors import InvalidInputError
 
 STORE_KEY = "langgraph_store"  # the metadata key holding the item
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
@@ -95,6 +96,20 @@ def pushdown(filter: dict | None) -> dict:
     return out
 
 
+def check_filter(filter: Any) -> None:
+    """Refuse a filter no item could be tested with, before anything is read."""
+    if filter is None:
+        return
+    if not isinstance(filter, dict):
+        raise InvalidInputError(f"filter is a dict of value fields, got {type(filter).__name__}.")
+    for want in filter.values():
+        if isinstance(want, dict):
+            bad = [k for k in want if k.startswith("$") and k not in _OPERATORS]
+            if bad:
+                raise InvalidInputError(f"Unsupported filter operator {bad[0]!r}; use one of {sorted(_OPERATORS)}.")
+            check_filter({k: v for k, v in want.items() if not k.startswith("$")})
+
+
 def value_matches(value: dict, filter: dict | None) -> bool:
     return all(_compare(value.get(k), want) for k, want in (filter or {}).items())
 
@@ -112,7 +127,7 @@ def _compare(have: Any, want: Any) -> bool:
 
 def _apply(have: Any, op: str, arg: Any) -> bool:
     if op not in _OPERATORS:
-        raise ValueError(f"Unsupported filter operator {op!r}; use one of {sorted(_OPERATORS)}.")
+        raise InvalidInputError(f"Unsupported filter operator {op!r}; use one of {sorted(_OPERATORS)}.")
     if op == "$eq":
         return have == arg
     if op == "$ne":
