@@ -34,6 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from memoryx.core import lexicon
 from memoryx.core.chitchat import is_chitchat
 from memoryx.core.text import estimate_tokens, fact_key, tokenize
 from memoryx.core.timeparse import leading_time, mentions_time
@@ -56,6 +57,7 @@ _IMAGE_NOTE = re.compile(r"\[image [^\]]*\]")
 TASK_TAG = re.compile(r"\[memoryx-task:\s*([a-z_]+)\s*\]")
 GRAPH_TOOLS = {"extract_entities", "establish_relationships", "delete_graph_memory"}
 FACT_TASKS = {"extract_facts", "judge_memory", "procedural_memory"}
+_ASKED_ZH = lexicon.compile(r"<@offline.question_end:zh>[。！]?$")  # "...吗", "...呢": a question without its mark
 def task_of(messages: Sequence[BaseMessage]) -> str | None:
     """The MemoryX task tag of a prompt (first tagged system/human message), or None."""
     for m in messages:
@@ -166,7 +168,7 @@ def extract_user_facts(content: str) -> list[dict]:
     for sentence in SENTENCE.findall(content):
         sentence = _told_to_keep(sentence.strip())
         asked = None
-        if not sentence or sentence.endswith(("?", "？")) or re.search(r"(吗|呢)[。！]?$", sentence):
+        if not sentence or sentence.endswith(("?", "？")) or _ASKED_ZH.search(sentence):
             names = set(NAME_IN_QUESTION_EN.findall(sentence))
             asked = _who(sentence, names.pop()) if len(names) == 1 else None
             head = STATEMENT_BEFORE_QUESTION.match(sentence)
@@ -283,11 +285,10 @@ def _said_whole(sentence: str, read: list[dict], unread: list[str]) -> dict | No
 # what makes a sentence worth keeping when no rule reads it: a figure or date, something of the speaker's, what
 # they love or cannot stand, a person's own ("ilse's husband"), someone or somewhere named mid-sentence; else only
 # a long sentence is
-_PARTICULAR_EN = re.compile(r"\d|\b(?i:my|our|mine|ours|me)\b"
-                            r"|\b(?i:hate|hates|love|loves|adore|can['’]?t stand|allergic|intolerant|prefer|favou?rite)\b"
-                            r"|\b(?!(?i:it|that|he|she|what|there|here|who|let|how|where)['’])\w+['’]s\b"
+_PARTICULAR_EN = lexicon.compile(r"\d|\b(?i:<@offline.particular:en>)\b"
+                            r"|\b(?!(?i:<@offline.contracted:en>)['’])\w+['’]s\b"
                             r"|(?<=[\w,;:(] )(?<!\b[Tt]he )(?!I\b|I['’])[A-Z]\w")
-_PARTICULAR_CJK = re.compile(r"[\d０-９二三四五六七八九十百千万两]|我|私|僕|俺|うち")
+_PARTICULAR_CJK = lexicon.compile(r"[\d０-９二三四五六七八九十百千万两]|<@offline.particular:zh>|<@offline.particular:ja>")
 
 
 def _says_something_particular(text: str, content_words: int) -> bool:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core import lexicon
 from memoryx.core.chitchat import is_chitchat
 from memoryx.core.timeparse import leading_time, mentions_time
 from memoryx.models import offline_rules as rules
 from memoryx.models.offline_shapes import (
-    DOING_NO_SUBJECT_EN, EN_REWRITES, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FILLER_EN, FIRST_PERSON_EN,
+    DOING_NO_SUBJECT_EN, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FILLER_EN, FIRST_PERSON_EN,
     FIRST_PERSON_LATER_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC, JA_OWN_DOING, JA_OWN_HAVING, NAMED_NEWS_EN,
     NAMED_PERSON_EN, NEWS_NO_SUBJECT_EN, ORIGIN_EN, REQUEST_THEN_WHEN_EN, SCHEDULED_EN, THING_FIRST_EN,
-    USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN, ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, says_when,
+    USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN, ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, rewritten_en, says_when,
 )
 
 
@@ -47,7 +48,7 @@ def companions(clause: str) -> list[dict]:
     our dog Rufus" after its statement."""
     return [{"text": f"User's {m.group(1)} is {m.group(2)}", "category": "fact", "importance": 0.8,
              "memory_type": "semantic", "owner": "user"}
-            for m in _COMPANION_EN.finditer(clause) if m.group(1).lower() not in {"own", "new", "old", "first", "best"}]
+            for m in _COMPANION_EN.finditer(clause) if m.group(1).lower() not in lexicon.words("offline.not_a_relation", "en")]
 
 
 def _dated_order(clause: str, lang: str) -> str:
@@ -106,9 +107,9 @@ def generic_fact(clause: str) -> str | None:
             return clause
         if not first_person or words < 4:
             return None
-        for pattern, repl in EN_REWRITES:
-            if pattern.match(clause):
-                return pattern.sub(repl, clause, count=1)
+        rewritten = rewritten_en(clause)
+        if rewritten:
+            return rewritten
         if mentions_time(clause):  # a dated event ("I went to Paris yesterday"): about the user
             return re.sub(r"^i\b", "User", clause, count=1, flags=re.I)
         return clause

@@ -25,6 +25,7 @@ import uuid
 
 from langchain_core.messages import AIMessage
 
+from memoryx.core import lexicon
 from memoryx.models.graph_tools import (
     DELETE_GRAPH_MEMORY,
     ESTABLISH_RELATIONSHIPS,
@@ -56,7 +57,7 @@ from memoryx.prompts.graph import (
 GRAPH_TOOLS = {EXTRACT_ENTITIES, ESTABLISH_RELATIONSHIPS, DELETE_GRAPH_MEMORY}
 # relation name (any language) -> attribute
 _ATTRIBUTE_OF = {name: attr for attr, names in RELATION_NAMES.items() for name in names.values()}
-_ATTRIBUTE_OF.update({"named": "name", "name": "name", "moved_to": "home", "works_for": "work", "loves": "like"})
+_ATTRIBUTE_OF.update(lexicon.mapping("offline.relation_alias", "en"))  # what other models name them
 
 
 # --- message access ---------------------------------------------------------------------------------------
@@ -101,12 +102,11 @@ def handles(messages, tools=None) -> bool:
 
 # --- statements with subjects -----------------------------------------------------------------------------
 
-_ZH_SUBJECT = re.compile(r"^(?P<s>[\u4e00-\u9fff]{2,4}?)(?=(?:现在|目前|最近|也|还|很|已经)*(?:住在|在|喜欢|搬|不再喜欢|不喜欢|名叫|叫))")
-_EN_SUBJECT = re.compile(
-    r"^(?P<s>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?=(?:now\s+|also\s+|still\s+)?(?:lives|works|likes|loves|enjoys|moved|relocated|no longer|doesn't|does not|has moved)\b)"
-)
-_PRONOUNS = ("他", "她", "he ", "she ")
-_USER_WORDS = {"user", "the user", "用户", "ユーザー", "i", "我", "私"}
+_ZH_SUBJECT = lexicon.compile(r"^(?P<s>[\u4e00-\u9fff]{2,4}?)(?=<@offline.subject_adverb:zh>*<@offline.subject_verb:zh>)")
+_EN_SUBJECT = lexicon.compile(r"^(?P<s>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+"
+                              r"(?=(?:<@offline.subject_adverb:en>\s+)?<@offline.subject_verb:en>\b)")
+_PRONOUN = lexicon.compile(r"^(?:<@offline.he_she:zh>|<@offline.he_she:en>\s)", re.I)  # "他喜欢喝咖啡" after "张三..."
+_USER_WORDS = lexicon.words("offline.user_word")
 
 
 def _parse_clause(clause: str, last_subject: str | None) -> tuple[Statement, str | None] | None:
@@ -115,12 +115,11 @@ def _parse_clause(clause: str, last_subject: str | None) -> tuple[Statement, str
     if st is not None:
         return st, None
     lang = detect_language(clause)
-    low = clause.lower()
-    for pronoun in _PRONOUNS:  # "他喜欢喝咖啡" after "张三在北京工作"
-        if last_subject and low.startswith(pronoun):
-            rest = clause[len(pronoun):].strip()
-            found = _parse_clause(("用户" if lang != "en" else "User ") + rest, None)
-            return (found[0], last_subject) if found else None
+    pronoun = _PRONOUN.match(clause) if last_subject else None
+    if pronoun:
+        rest = clause[pronoun.end():].strip()
+        found = _parse_clause(("用户" if lang != "en" else "User ") + rest, None)
+        return (found[0], last_subject) if found else None
     m = (_ZH_SUBJECT if lang == "zh" else _EN_SUBJECT if lang == "en" else None)
     m = m.match(clause) if m else None
     if m and m.group("s").lower() not in _USER_WORDS:
@@ -144,9 +143,12 @@ def _statements(text: str) -> list[tuple[Statement, str | None]]:
     return out
 
 
+_VERB_BEFORE_THING = lexicon.words("offline.graph_verb_before_thing", "zh")  # (not 打: 打篮球 is the game)
+
+
 def _value(st: Statement) -> str:
     value = st.value.strip()
-    if st.lang == "zh" and st.attribute == "like" and len(value) > 1 and value[0] in "喝吃玩看听":
+    if st.lang == "zh" and st.attribute == "like" and len(value) > 1 and value[0] in _VERB_BEFORE_THING:
         value = value[1:]  # 喜欢喝咖啡 -> 咖啡
     return value
 

@@ -52,17 +52,14 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
+from memoryx.core import lexicon
 from memoryx.core.text import KANA
 
 SINGLE_VALUED = frozenset({"name", "home", "work"})
 
 # relation names used by the offline graph extraction: timeless, consistent, in the statement's language
-RELATION_NAMES = {
-    "name": {"en": "is_named", "zh": "名叫", "ja": "名前"},
-    "home": {"en": "lives_in", "zh": "住在", "ja": "住んでいる"},
-    "work": {"en": "works_at", "zh": "工作于", "ja": "働いている"},
-    "like": {"en": "likes", "zh": "喜欢", "ja": "好き"},
-}
+RELATION_NAMES = {attribute: {lang: lexicon.mapping("offline.relation", lang)[attribute] for lang in lexicon.LANGUAGES}
+                  for attribute in ("name", "home", "work", "like")}
 ENTITY_TYPES = {"name": "person", "home": "location", "work": "organization", "like": "thing"}
 
 
@@ -117,116 +114,113 @@ def normalize_value(value: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------- patterns
+# The grammar of each statement is here; its words (<@offline.*>) are tables of memoryx/core/lexicon_data.
 
 _EN_VALUE = r"(?P<v>[^,.;!?]+?)"
 _EN_VALUES = r"(?P<v>[^.;!?]+?)"  # liked things may be a list: "sushi, ramen and tea"
 # a time after a state ("I left Google last month"): the date is the message's business, not the value's
-_EN_TAIL_TIME = re.compile(r"\s+(?:(?:last|this|next)\s+\w+|yesterday|today|recently|\w+\s+\w+\s+ago|\w+\s+ago"
-                           r"|(?:from|starting|in)\s+(?:january|february|march|april|may|june|july|august|september|"
-                           r"october|november|december))$", re.I)
-_EN_END = r"(?:\s+(?:anymore|any more|now|too|either|very much|a lot|these days|nowadays))*\s*$"
-_ADV = r"(?:(?:really|also|just|recently|currently|now|still|actually|finally)\s+)*"
+_EN_TAIL_TIME = lexicon.compile(r"\s+(?:(?:last|this|next)\s+\w+|<@offline.tail_time:en>|\w+\s+\w+\s+ago|\w+\s+ago"
+                                r"|(?:from|starting|in)\s+<@offline.month:en>)$", re.I)
+_EN_END = r"(?:\s+<@offline.clause_end:en>)*\s*$"
+_ADV = r"(?:<@offline.adverb:en>\s+)*"
 
 _WE = r"(?:i|we|my\s+\w+\s+and\s+i)"  # the user, alone or with their household ("my wife and I moved")
-_EN_UNLIKE = (r"(?:(?:don't|do not|dont|don’t|no longer)\s+{a}(?:like|love|enjoy|care for)|(?:have\s+|'ve\s+)?"
-              r"(?:stopped|quit)\s+(?:liking|loving|enjoying)|(?:'m|am)\s+{a}(?:not|no longer)\s+(?:into|a fan of)|"
-              r"(?:have\s+|'ve\s+)?(?:gone|went)\s+off|(?:got|grew|am|'m)\s+(?:tired|bored|sick)\s+of)").format(a=_ADV)
-_EN_LIKE = r"(?:like|love|enjoy|adore|(?:'m|am)\s+{a}(?:into|fond of|a\s+(?:big\s+|huge\s+)?fan of))".format(a=_ADV)
+_EN_UNLIKE = (r"(?:<@offline.negation:en>\s+{a}<@offline.retracted_like:en>|(?:have\s+|'ve\s+)?"
+              r"(?:stopped|quit)\s+<@offline.liking:en>|(?:'m|am)\s+{a}(?:not|no longer)\s+(?:into|a fan of)|"
+              r"(?:have\s+|'ve\s+)?(?:gone|went)\s+off|(?:got|grew|am|'m)\s+<@offline.weary:en>\s+of)").format(a=_ADV)
+_EN_LIKE = r"(?:<@offline.like_verb:en>|(?:'m|am)\s+{a}(?:into|fond of|a\s+(?:big\s+|huge\s+)?fan of))".format(a=_ADV)
+_GOT_A_JOB = r"<@offline.took_on:en>\s+a\s+(?:<@offline.job_kind:en>\s+)?job"  # "landed a new job"
 _EN_WORK = (r"(?:(?:work|(?:'m|am)\s+{a}working|(?:have|'ve)\s+been\s+working|(?:started|began)\s+(?:working|a\s+(?:new\s+)?job)|"
-            r"(?:got|took|accepted|landed)\s+a\s+(?:new\s+|full-time\s+|part-time\s+)?job|(?:'m|am)\s+employed)\s+"
-            r"(?:at|for|with|by))").format(a=_ADV)
+            r"{g}|(?:'m|am)\s+employed)\s+(?:at|for|with|by))").format(a=_ADV, g=_GOT_A_JOB)
 _EN_LEFT = (r"(?:quit|left|resigned\s+from|(?:'m|am)\s+leaving|(?:have|'ve)\s+left|(?:no longer|don't|do not)\s+work\s+"
             r"(?:at|for)|(?:stopped|quit)\s+working\s+(?:at|for))\s+(?:my\s+job\s+(?:at|with)\s+)?")
 
-# what "hey im ..." says instead of a name
-_NOT_NAMES = frozenset("back here there home fine good ok okay sorry sure new done free late lost sick ill sad glad "
-                       "bored tired ready busy so just not also still really very too on in at off out up down all "
-                       "alright well great".split())
+_NOT_NAMES = lexicon.words("offline.not_a_name", "en")  # what "hey im ..." says instead of a name
 
-_EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
+_EN_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [  # compiled below
     # (attribute, verb, polarity, pattern) -- retractions first, they contain the like verbs
-    ("like", "", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_UNLIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
-    ("like", "", False, re.compile(rf"^(?:user|the user)\s+(?:no longer|doesn't|does not)\s+(?:likes?|loves?|enjoys?)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("work", "leave", False, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LEFT}{_EN_VALUE}{_EN_END}", re.I)),
-    ("work", "", False, re.compile(rf"^(?:user|the user)\s+no longer works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("name", "", True, re.compile(rf"^(?:hi|hello|hey|hiya)?[\s,!]*(?:my name is|my name's|name's|i am called|i'm called|call me)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("like", "", False, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_UNLIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
+    ("like", "", False, lexicon.compile(rf"^(?:user|the user)\s+(?:no longer|doesn't|does not)\s+(?:likes?|loves?|enjoys?)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "leave", False, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LEFT}{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "", False, lexicon.compile(rf"^(?:user|the user)\s+no longer works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("name", "", True, lexicon.compile(rf"^<@offline.greeting:en>?[\s,!]*<@offline.named:en>\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm Sam" / "Hi, I am Sam Lee": a name only when capitalised, one or two words and nothing after it
-    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey)?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
+    ("name", "intro", True, lexicon.compile(r"^(?i:<@offline.greeting:en>?[\s,!]*(?:i'm|i am|this is|it's))\s+(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)(?i:\s+here)?$")),
     # "hey im zoe, ...": typed in lower case, a name after a greeting, alone before the comma
-    ("name", "intro", True, re.compile(r"^(?i:hi|hello|hey|hiya)(?i:\s+there)?[\s,!]+(?i:i'm|i am)\s+"
+    ("name", "intro", True, lexicon.compile(r"^(?i:<@offline.greeting:en>)(?i:\s+there)?[\s,!]+(?i:i'm|i am)\s+"
                                        r"(?P<v>[a-z][a-z'-]+)$")),
     # "hey there, Bruno here": the name alone, then "here", after a greeting
-    ("name", "intro", True, re.compile(r"^(?i:(?:hi|hello|hey|hiya)(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?"
-                                       r"(?!(?i:she|he|it|we|they|you|everyone|everybody|nobody|someone)\b)"
+    ("name", "intro", True, lexicon.compile(r"^(?i:<@offline.greeting:en>(?:\s+there|\s+all|\s+everyone)?[\s,!]+)?"
+                                       r"(?!(?i:<@offline.pronoun_subject:en>)\b)"
                                        r"(?P<v>[A-ZÀ-Ý][a-zß-ÿ'-]+)(?i:\s+here)$")),
-    ("name", "", True, re.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "move", True, re.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "move", True, re.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("home", "", True, re.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("name", "", True, lexicon.compile(rf"^(?:user's name is|the user's name is|name is)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "move", True, lexicon.compile(rf"^(?:but\s+|and\s+)?{_WE}\s+{_ADV}(?:have\s+|'ve\s+)?{_ADV}(?:moved|relocated)\s+(?:over\s+)?(?:in)?to\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "move", True, lexicon.compile(rf"^(?:user|the user)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "", True, lexicon.compile(rf"^(?:but\s+|and\s+)?(?:{_WE}\s+{_ADV}live|(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based))\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "", True, lexicon.compile(rf"^(?:user|the user)\s+(?:now\s+|currently\s+)?lives\s+in\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm now in a two-bed flat in Reading": a home, then where it is
-    ("home", "", True, re.compile(rf"^(?:but\s+|and\s+)?(?:i'm|i am|we're|we are)\s+{_ADV}(?:living\s+)?in\s+(?:a|an|the|our|my)\s+"
-                                  rf"(?:[\w-]+\s+){{0,3}}?(?:flat|house|apartment|condo|cottage|bungalow|home)\s+in\s+"
+    ("home", "", True, lexicon.compile(rf"^(?:but\s+|and\s+)?(?:i'm|i am|we're|we are)\s+{_ADV}(?:living\s+)?in\s+(?:a|an|the|our|my)\s+"
+                                  rf"(?:[\w-]+\s+){{0,3}}?<@offline.dwelling:en>\s+in\s+"
                                   rf"{_EN_VALUE}{_EN_END}", re.I)),
     # "Mississauga is home now", "home is Porto these days": the place, capitalised
-    ("home", "", True, re.compile(rf"^(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+is\s+(?i:(?:my\s+|our\s+)?home){_EN_END}")),
-    ("home", "", True, re.compile(rf"^(?i:(?:my\s+|our\s+)?home\s+is\s+(?:now\s+)?)(?P<v>[A-Z][^,.;!?]*?){_EN_END}")),
-    ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("home", "", True, lexicon.compile(rf"^(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+is\s+(?i:(?:my\s+|our\s+)?home){_EN_END}")),
+    ("home", "", True, lexicon.compile(rf"^(?i:(?:my\s+|our\s+)?home\s+is\s+(?:now\s+)?)(?P<v>[A-Z][^,.;!?]*?){_EN_END}")),
+    ("work", "", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_WORK}\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm a software engineer at a bank": the position and where it is held
-    ("work", "title", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am|'ll\s+be|\s+will\s+be)\s+{_ADV}(?:now\s+)?"
+    ("work", "title", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am|'ll\s+be|\s+will\s+be)\s+{_ADV}(?:now\s+)?"
                                        rf"(?P<r>(?:a|an)\s+[a-z][a-z -]{{1,40}}?)"
                                        rf"\s+(?:at|for|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I got an offer from Shopify, starting Monday": the employer the user is about to work for
-    ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?(?:got|accepted|took)\s+"
+    ("work", "join", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?(?:got|accepted|took)\s+"
                                       rf"(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("work", "join", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "join", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}(?:have\s+|'ve\s+)?joined\s+{_EN_VALUE}{_EN_END}", re.I)),
     # "I'm moving to a tech startup as head of marketing": a move with a position is a new job, not a home
-    ("work", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:moving|switching|going|starting)\s+"
-                                      rf"(?:over\s+)?(?:to|at)\s+(?P<v>[^,.;!?]+?\s+as\s+(?:a|an|the|head|lead|chief|senior|junior|director|"
-                                  rf"manager|principal|staff)\s[^,.;!?]+?){_EN_END}", re.I)),
-    ("work", "", True, re.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
-    ("like", "", True, re.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
-    ("like", "", True, re.compile(rf"^(?:user|the user)\s+(?:likes|loves|enjoys)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("work", "", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:'m|\s+am)\s+{_ADV}(?:moving|switching|going|starting)\s+"
+                                      rf"(?:over\s+)?(?:to|at)\s+(?P<v>[^,.;!?]+?\s+as\s+<@offline.role_opener:en>\s[^,.;!?]+?){_EN_END}", re.I)),
+    ("work", "", True, lexicon.compile(rf"^(?:user|the user)\s+works\s+(?:at|for)\s+{_EN_VALUE}{_EN_END}", re.I)),
+    ("like", "", True, lexicon.compile(rf"^(?:but\s+|and\s+)?i(?:\s+|(?='))\s*{_ADV}{_EN_LIKE}\s+{_EN_VALUES}{_EN_END}", re.I)),
+    ("like", "", True, lexicon.compile(rf"^(?:user|the user)\s+(?:likes|loves|enjoys)\s+{_EN_VALUE}{_EN_END}", re.I)),
 ]
 
 _ZH_VALUE = r"(?P<v>[^，。！？；,.!?;\s]+?)"
-_ZH_ADV = r"(?:现在|目前|最近|刚|刚刚|已经|也|还|很|非常|特别|真的)*"
-_ZH_END = r"(?:了|啦|呢|啊|的)?$"
-_ZH_GREETING = r"(?:你好|您好|大家好|嗨|哈喽|hi|hello)[，,！!\s]*"
+_ZH_ADV = r"<@offline.adverb:zh>*"
+_ZH_END = r"<@offline.clause_end:zh>?$"
+_ZH_BUT = r"<@offline.but:zh>?"
+_ZH_GREETING = r"(?:<@offline.greeting:zh>|hi|hello)[，,！!\s]*"
 _ZH_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
-    ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:不再|不)(?:喜欢|爱){_ZH_VALUE}{_ZH_END}")),
-    ("like", "", False, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}对{_ZH_VALUE}(?:没|不感)兴趣{_ZH_END}")),
+    ("like", "", False, lexicon.compile(rf"^{_ZH_BUT}(?:我|用户){_ZH_ADV}(?:不再|不)<@offline.retracted_like:zh>{_ZH_VALUE}{_ZH_END}")),
+    ("like", "", False, lexicon.compile(rf"^{_ZH_BUT}(?:我|用户){_ZH_ADV}对{_ZH_VALUE}(?:没|不感)兴趣{_ZH_END}")),
     # "我(上个月)从腾讯辞职了": a short time before 从 is not the employer
-    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:[^从，。]{{0,6}}从)?{_ZH_VALUE}辞职{_ZH_END}")),
-    ("work", "leave", False, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:离开了|离职了|辞掉了|辞去了){_ZH_VALUE}(?:的工作)?{_ZH_END}")),
-    ("work", "", False, re.compile(r"^(?:我|用户)" + _ZH_ADV + r"(?:不再|不)在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
-    ("name", "", True, re.compile(rf"^(?:你好|您好)?[，,！!]?(?:我|用户)(?:的名字是|名叫|叫做|叫){_ZH_VALUE}{_ZH_END}")),
-    ("name", "intro", True, re.compile(rf"^{_ZH_GREETING}我是{_ZH_VALUE}{_ZH_END}", re.I)),  # only after a greeting
-    ("home", "move", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|我们|用户){_ZH_ADV}搬(?:家)?(?:到了|到|去了|去){_ZH_VALUE}{_ZH_END}")),
-    ("home", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|我们|用户){_ZH_ADV}住在{_ZH_VALUE}{_ZH_END}")),
-    ("work", "", True, re.compile(r"^(?:但是|可是|不过)?(?:我|用户)" + _ZH_ADV + r"在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
-    ("work", "", True, re.compile(rf"^(?:我|用户){_ZH_ADV}(?:加入了|入职了|加入|入职){_ZH_VALUE}{_ZH_END}")),
-    ("like", "", True, re.compile(rf"^(?:但是|可是|不过)?(?:我|用户){_ZH_ADV}(?:喜欢|爱|热爱){_ZH_VALUE}{_ZH_END}")),
+    ("work", "leave", False, lexicon.compile(rf"^(?:我|用户){_ZH_ADV}(?:[^从，。]{{0,6}}从)?{_ZH_VALUE}辞职{_ZH_END}")),
+    ("work", "leave", False, lexicon.compile(rf"^(?:我|用户){_ZH_ADV}<@offline.left_job:zh>{_ZH_VALUE}(?:的工作)?{_ZH_END}")),
+    ("work", "", False, lexicon.compile(r"^(?:我|用户)" + _ZH_ADV + r"(?:不再|不)在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
+    ("name", "", True, lexicon.compile(rf"^(?:你好|您好)?[，,！!]?(?:我|用户)<@offline.named:zh>{_ZH_VALUE}{_ZH_END}")),
+    ("name", "intro", True, lexicon.compile(rf"^{_ZH_GREETING}我是{_ZH_VALUE}{_ZH_END}", re.I)),  # only after a greeting
+    ("home", "move", True, lexicon.compile(rf"^{_ZH_BUT}(?:我|我们|用户){_ZH_ADV}搬(?:家)?(?:到了|到|去了|去){_ZH_VALUE}{_ZH_END}")),
+    ("home", "", True, lexicon.compile(rf"^{_ZH_BUT}(?:我|我们|用户){_ZH_ADV}住在{_ZH_VALUE}{_ZH_END}")),
+    ("work", "", True, lexicon.compile(r"^" + _ZH_BUT + r"(?:我|用户)" + _ZH_ADV + r"在(?P<v>[^，。！？；,.!?;\s]+?)(?:工作|上班)" + _ZH_END)),
+    ("work", "", True, lexicon.compile(rf"^(?:我|用户){_ZH_ADV}<@offline.joined:zh>{_ZH_VALUE}{_ZH_END}")),
+    ("like", "", True, lexicon.compile(rf"^{_ZH_BUT}(?:我|用户){_ZH_ADV}<@offline.like_verb:zh>{_ZH_VALUE}{_ZH_END}")),
 ]
 
 _JA_VALUE = r"(?P<v>[^、。！？，,.!?\s]+?)"
-_JA_TOPIC = r"(?:私は|僕は|俺は|ユーザーは)?(?:もう|今は|最近は?)?"
+_JA_TOPIC = r"(?:<@offline.i:ja>は|ユーザーは)?(?:もう|今は|最近は?)?"
 _JA_PATTERNS: list[tuple[str, str, bool, re.Pattern]] = [
-    ("like", "", False, re.compile(rf"^(?:私は|ユーザーは)?もう{_JA_VALUE}が好きでは(?:ありません|ない)$")),
-    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きでは(?:なくなりました|なくなった)$")),
-    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きじゃ(?:ない|ありません|なくなりました|なくなった)(?:です)?$")),
-    ("like", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に飽き(?:ました|た|てしまいました)$")),
-    ("work", "leave", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}を(?:辞め|退職し|やめ)(?:ました|た)$")),
-    ("work", "", False, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}で(?:は)?(?:もう)?働いてい(?:ません|ない)$")),
-    ("name", "", True, re.compile(rf"^(?:私|ユーザー)の名前は{_JA_VALUE}(?:です)?$")),
-    ("name", "", True, re.compile(rf"^私は{_JA_VALUE}(?:と申します|といいます|と言います)$")),
-    ("name", "intro", True, re.compile(rf"^(?:はじめまして|初めまして|こんにちは)[、,！!\s]*(?:私は)?{_JA_VALUE}です$")),
-    ("home", "move", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:に|へ)引っ越(?:し(?:ました|た)|して(?:きました|きた))$")),
-    ("home", "", True, re.compile(rf"^(?:私は|ユーザーは)?(?:今|現在)?{_JA_VALUE}に住んでい(?:ます|る)$")),
-    ("work", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}で働いてい(?:ます|る)$")),
-    ("work", "", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に(?:入社し(?:ました|た)|勤めてい(?:ます|る))$")),
-    ("like", "", True, re.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}が(?:大)?好き(?:です)?$")),
-    ("like", "", True, re.compile(rf"^{_JA_TOPIC}{_JA_VALUE}にハマってい(?:ます|る)$")),
+    ("like", "", False, lexicon.compile(rf"^(?:私は|ユーザーは)?もう{_JA_VALUE}が好きでは(?:ありません|ない)$")),
+    ("like", "", False, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きでは(?:なくなりました|なくなった)$")),
+    ("like", "", False, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:が|は)好きじゃ(?:ない|ありません|なくなりました|なくなった)(?:です)?$")),
+    ("like", "", False, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に飽き(?:ました|た|てしまいました)$")),
+    ("work", "leave", False, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}を(?:辞め|退職し|やめ)(?:ました|た)$")),
+    ("work", "", False, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}で(?:は)?(?:もう)?働いてい(?:ません|ない)$")),
+    ("name", "", True, lexicon.compile(rf"^(?:私|ユーザー)の名前は{_JA_VALUE}(?:です)?$")),
+    ("name", "", True, lexicon.compile(rf"^私は{_JA_VALUE}<@offline.named:ja>$")),
+    ("name", "intro", True, lexicon.compile(rf"^<@offline.greeting:ja>[、,！!\s]*(?:私は)?{_JA_VALUE}です$")),
+    ("home", "move", True, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}(?:に|へ)引っ越(?:し(?:ました|た)|して(?:きました|きた))$")),
+    ("home", "", True, lexicon.compile(rf"^(?:私は|ユーザーは)?(?:今|現在)?{_JA_VALUE}に住んでい(?:ます|る)$")),
+    ("work", "", True, lexicon.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}で働いてい(?:ます|る)$")),
+    ("work", "", True, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}に(?:入社し(?:ました|た)|勤めてい(?:ます|る))$")),
+    ("like", "", True, lexicon.compile(rf"^(?:私は|ユーザーは)?{_JA_VALUE}が(?:大)?好き(?:です)?$")),
+    ("like", "", True, lexicon.compile(rf"^{_JA_TOPIC}{_JA_VALUE}にハマってい(?:ます|る)$")),
 ]
 
 _PATTERNS = {"en": _EN_PATTERNS, "zh": _ZH_PATTERNS, "ja": _JA_PATTERNS}
@@ -235,22 +229,21 @@ _THIRD_PERSON = re.compile(r"^(?:the\s+)?user\b|^name is|^用户|^ユーザー",
 # clause splitting: sentence punctuation; English ", I" / " and I" / " but I"; Chinese commas
 # "I left the bank and joined Fernwood": the second statement's "I" (or "we") is left out; it is put back, as a
 # sentence of its own, before splitting
-_ELIDED_I = re.compile(r"\s+(?:and|but)\s+(?:then\s+)?(?=(?:joined|moved|relocated|quit|left|started working|started a (?:new )?job|"
-                       r"got a (?:new )?job)\b)", re.I)
+_ELIDED_I = lexicon.compile(r"\s+(?:and|but)\s+(?:then\s+)?(?=<@offline.elided_verb:en>\b)", re.I)
 # (not at the point of a figure: "评分是4.8分", "$4.50")
 _SPLIT = re.compile(r"(?:[!?;。！？；\n]|\.(?!\d)|(?<!\d)\.)+|,\s*(?=(?:and\s+|but\s+)?i\b)|\s+(?:and|but)\s+(?=i\b)|[，]",
                     re.I)
-_NAME_ALONE = re.compile(r"^(?!(?:Yes|No|Ok|Okay|So|Well|Oh|Sure|Right|Then|Now|Also|Today|Yesterday)$)[A-Z][\w'’-]+$")
+_NAME_ALONE = lexicon.compile(r"^(?!(?i:<@offline.not_a_name:en>)$)[A-Z][\w'’-]+$")
 
 
-_GREETING_ONLY = re.compile(r"^(?:hi|hello|hey|hi there|你好|您好|大家好|嗨|哈喽|はじめまして|初めまして|こんにちは)$", re.I)
+_GREETING_ONLY = lexicon.compile(r"^<@offline.greeting>$", re.I)
 # a lead-in before the statement: "Big news: I moved to Lisbon", "So I quit Acme", "好消息：我搬到了上海",
 # "实は、東京に引っ越しました"; the statement is read from the first-person word (or separator) on
 _LEAD_IN_EN = re.compile(r"^(?:[^:;—]{1,40}?[:—]\s*|(?:\w+[\s,]+){1,4}?(?=(?:i|we|my)\b))", re.I)
 _LEAD_IN_CJK = re.compile(r"^[^：:、，]{1,12}?[：:、，]\s*|^[^我私]{1,6}?(?=我|私は)")
-_ZH_AND = re.compile(r"(?:和|跟|与|以及|还有|、)")
-_JA_AND = re.compile(r"(?:と|や|、)")
-_EN_AND = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|as well as|or)\s+", re.I)
+_ZH_AND = lexicon.compile(r"<@offline.and:zh>")
+_JA_AND = lexicon.compile(r"<@offline.and:ja>")
+_EN_AND = lexicon.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+<@offline.and:en>\s+", re.I)
 
 
 def split_clauses(text: str) -> list[str]:
@@ -271,9 +264,9 @@ def split_clauses(text: str) -> list[str]:
 
 
 # a statement opening on its verb, as chat messages do ("Just moved to Leeds!", "Got a job at Acme")
-_NO_SUBJECT = re.compile(r"^(?:(?:just|finally|recently|also)\s+)?(?:moved|relocated|started|joined|"
-                         r"(?:got|took|accepted|landed)\s+a\s+(?:new\s+|full-time\s+|part-time\s+)?job|"
-                         r"quit|left|resigned)\b", re.I)
+_NO_SUBJECT = lexicon.compile(rf"^(?:<@offline.news_adverb:en>\s+)?(?:<@offline.statement_verb:en>|{_GOT_A_JOB})\b", re.I)
+_NOT_A_POSITION = lexicon.compile(r"(?:a|an)\s+(?:big\s+|huge\s+)?<@offline.not_a_position:en>\b", re.I)
+VERB_BEFORE_THING = lexicon.words("offline.verb_before_thing", "zh")  # 喝 of 喝咖啡
 _AS_ROLE = re.compile(r"^(?P<v>.+?)\s+as\s+(?P<r>(?:a|an|the|its|their)\s+.+|[a-z][\w -]+)$", re.I)
 
 
@@ -294,8 +287,7 @@ def _match(clause: str, lang: str) -> Statement | None:
                 continue
             if verb == "join" and not re.search(r"(?:^|\s)[A-Z]", value):
                 continue
-            if verb == "title" and re.match(r"(?:a|an)\s+(?:big\s+|huge\s+)?(?:fan|regular|guest|customer|visitor|member)\b",
-                                            m.group("r"), re.I):
+            if verb == "title" and _NOT_A_POSITION.match(m.group("r")):
                 continue
             if verb == "intro" and re.search(r"(?:ese|ish)$", value):  # "I'm Japanese": not a name
                 continue
@@ -364,7 +356,7 @@ def parse_clause(clause: str) -> list[Statement]:
     parts = [p.strip() for p in splitter.split(st.value) if p and p.strip()]
     if len(parts) < 2:
         return [st]
-    if st.lang == "zh" and parts[0][0] in "喝吃玩看听打弹":  # "喝咖啡和茶": the verb goes with each thing
+    if st.lang == "zh" and parts[0][0] in VERB_BEFORE_THING:  # "喝咖啡和茶": the verb goes with each thing
         parts = [parts[0]] + [p if p[0] == parts[0][0] else parts[0][0] + p for p in parts[1:]]
     return [replace(st, value=p) for p in parts]
 
