@@ -171,9 +171,9 @@ class AsyncMemory(MemoryFront):
                                        limit, found, group_id)
 
     async def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
-                          include_history: bool = False) -> dict:
+                          include_history: bool = False, agent_id: str | None = None) -> dict:
         """See Memory.get_profile."""
-        return await asyncio.to_thread(self._core.get_profile, user_id, group_id, include_history)
+        return await asyncio.to_thread(self._core.get_profile, user_id, group_id, include_history, agent_id)
 
     # --- records ------------------------------------------------------------------------------------
 

@@ -4,7 +4,10 @@ uses the core's `settings` and `services`."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from memoryx.api.inputs import optional_scope
+from memoryx.core.authorization import profile_scope
 from memoryx.core.scope import Scope
 from memoryx.errors import ScopeError
 from memoryx.knowledge.cold_start import cold_start
@@ -25,28 +28,35 @@ COLD_START_LINE = "New user, nothing remembered yet. Questions you may ask:"
 
 class ContextReads:
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict,
-                    group_id=None) -> dict:
+                    group_id=None, visible: Callable[[list[dict]], list[dict]] | None = None) -> dict:
         """Profile + recent episodes + the most relevant memories, within `max_tokens`. A user with no
-        memories yet gets the group's and the agent's own memories and profile questions (cold start)."""
+        memories yet gets the group's and the agent's own memories and profile questions (cold start).
+
+        The profile shown is the one the scope reaches (core.authorization.profile_scope: none in a group, the
+        agent's values only with an agent); `visible` (a principal's record filter) keeps the borrowed
+        memories of a cold start to those its caller may read."""
         lines, episodes = [], []
-        if user_id and self.settings.profiles:
-            lines = profile_lines(self.get_profile(user_id))
-        scope = optional_scope(user_id, agent_id, run_id)
+        whose = profile_scope(optional_scope(user_id, agent_id, None, group_id))
+        if whose is not None and self.settings.profiles:
+            lines = profile_lines(self.get_profile(whose.user_id, agent_id=whose.agent_id))
+        # every part of the block reads the request's own scope, the group included: a user's private
+        # layers, episodes and turns are not a group's to show
+        scope = optional_scope(user_id, agent_id, run_id, group_id)
         if scope is not None and (self.settings.episodes or self.settings.participant_episodes):
             # a participant's own episodes of the group's conversations live in the group
-            where = optional_scope(user_id, agent_id, run_id, group_id) if group_id else scope
-            episodes = self.services.sql.list_memories(where, limit=RECENT_EPISODES, categories=["episode"])
+            episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
         working, core_items = self._layer_context(scope)
         fresh = cold_start(self.services.sql, user_id=user_id, agent_id=agent_id, group_id=group_id, query=query,
                            limit=self.settings.context_layer_items) if self.settings.cold_start else None
+        if fresh is not None and visible is not None:
+            fresh["memories"] = visible(fresh["memories"])
         if fresh is not None:
             lines = lines + [f"{COLD_START_LINE} {' / '.join(fresh['questions'])}"]
             core_items = core_items + [m for m in fresh["memories"] if m["id"] not in {c["id"] for c in core_items}]
         out = build_context(search_result, max_tokens=max_tokens, profile=lines, episodes=episodes,
                             long_term=core_items, working=working)
         if run_id and self.settings.working_memory_turns > 0:  # the open run's last turns (working memory)
-            out["working_turns"] = self.services.sql.run_turns(optional_scope(user_id, agent_id, run_id, group_id),
-                                                               self.settings.working_memory_turns)
+            out["working_turns"] = self.services.sql.run_turns(scope, self.settings.working_memory_turns)
         if fresh is not None:
             out["cold_start"] = {"memories": [{"id": m["id"], "memory": m["memory"], "from": m["borrowed_from"]}
                                               for m in fresh["memories"]],
@@ -84,11 +94,14 @@ class ContextReads:
                              key=lambda r: r.get("created_at") or "", reverse=True)[:n]
         return working, core_items
 
-    def get_profile(self, user_id=None, group_id=None, include_history: bool = False) -> dict:
-        """The user's profile (or, with group_id alone, the group's), built by memoryx.knowledge.profiles."""
+    def get_profile(self, user_id=None, group_id=None, include_history: bool = False, agent_id=None) -> dict:
+        """The user's profile (or, with group_id alone, the group's), built by memoryx.knowledge.profiles.
+        With agent_id, only the values a memory of that agent backs (what a key bound to the agent reads);
+        a value with no memory left to say whose it was (one that ended when its memories were deleted) is
+        then left out too."""
         if not user_id and not group_id:
             raise ScopeError("get_profile needs user_id (a user's profile) or group_id (a group's profile).")
-        for name, value in (("user_id", user_id), ("group_id", group_id)):
+        for name, value in (("user_id", user_id), ("group_id", group_id), ("agent_id", agent_id)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ScopeError(f"{name} must be a non-empty string, got {value!r}")
         subject = user_subject(user_id) if user_id else group_subject(group_id)
@@ -96,6 +109,11 @@ class ContextReads:
         rows = sql.profile_values(subject, include_ended=True)
         ids = sorted({i for r in rows for i in r["memory_ids"]})
         live = {m["id"] for m in sql.get_memories(ids)}  # a value whose memories were all deleted is history
+        if agent_id and user_id:
+            inside = Scope(user_id=user_id, agent_id=agent_id)
+            said = {m["id"] for m in sql.get_memories_any(ids) if inside.contains(m)}
+            rows = [r for r in rows if said & set(r["memory_ids"])]
+            live &= said
         profile = build_profile(subject, rows, live, include_history=include_history)
         if group_id and not user_id:  # roles and recurring topics: read from the group's memories
             rows = sql.list_memories(Scope(group_id=group_id), limit=GROUP_PROFILE_MEMORIES)

@@ -190,11 +190,12 @@ class Memory(MemoryFront):
         return self._core.get_context(query, user_id, agent_id, run_id, max_tokens, limit, found, group_id)
 
     def get_profile(self, *, user_id: str | None = None, group_id: str | None = None,
-                    include_history: bool = False) -> dict:
+                    include_history: bool = False, agent_id: str | None = None) -> dict:
         """The profile the add graph keeps: for a user, name / aliases / home / work / relationships /
         preferences / dislikes / goals; for a group (group_id alone), members / roles / topics. Each value is
-        {"value", "memory_ids", "since", "changed_at"}; include_history adds the values that ended."""
-        return self._core.get_profile(user_id, group_id, include_history)
+        {"value", "memory_ids", "since", "changed_at"}; include_history adds the values that ended. With
+        agent_id, only the values said to that agent (a memory of the user with that agent backs them)."""
+        return self._core.get_profile(user_id, group_id, include_history, agent_id)
 
     # --- records ------------------------------------------------------------------------------------
 

@@ -6,13 +6,17 @@ development mode, the users `memoryx mcp` was started for) and calls `authorize(
 requested)` with the ids the request named. The answer is the `Scope` the request may act on; ids in a body
 only narrow what the principal holds, they never widen it. No door builds a scope from request fields.
 
-| principal                | reaches                                                                        |
-| ------------------------ | ------------------------------------------------------------------------------ |
-| user key {users}         | its users' memories, with any agent or run inside them; not groups             |
-| user + agent key         | its users' memories, only with its agents (or none)                            |
-| agent key {agents}       | its agents' global memories (rows without a user); never a user's              |
-| group key {groups}       | its groups' shared memories, any participant; never a private memory / profile |
-| admin key, dev mode      | everything; metrics and admin actions                                          |
+| principal                | reaches (memories, and the data derived from them: profile, context block, episodes, ...) |
+| ------------------------ | -------------------------------------------------------------------------------------------- |
+| user key {users}         | its users' memories, with any agent or run inside them, and their whole profiles; not groups |
+| user + agent key         | its users' memories with its agents; profile values said to its agents only                  |
+| agent key {agents}       | its agents' global memories (rows without a user); never a user's memory or profile          |
+| group key {groups}       | its groups' shared memories, any participant; never a private memory / profile               |
+| admin key, dev mode      | everything; metrics and admin actions                                                        |
+
+Derived data follows the memories it was read from: a profile value counts in a scope while a memory inside
+that scope backs it (`profile_scope`), so a context block, an export or an explanation never shows more than
+the memories the same key may list.
 
 A request naming an id the principal does not hold is refused (AccessDeniedError: 403) before anything is
 read or written; a record outside the principal read by id is reported as missing (404) by the door, so
@@ -160,7 +164,7 @@ def authorize(principal: Principal, action: Action, requested: Requested | Mappi
     if action is Action.PROFILE and user is not None:  # a user's profile is private, whichever group is named
         if user not in principal.users:
             raise _denied("user_id", user, "a user's profile is read with a key bound to that user.")
-        return Scope(user_id=user)
+        return Scope(user_id=user, agent_id=_agent(principal, agent))  # an agent-bound key: its agents' values
     if group is None and principal.groups and not (principal.users or principal.agents):
         group = _one(principal.groups, "group_id")  # a key of one group acts in that group
     if group is not None:
@@ -186,6 +190,16 @@ def authorize(principal: Principal, action: Action, requested: Requested | Mappi
     raise AccessDeniedError("This API key holds no user, agent or group.")
 
 
+def profile_scope(scope: Scope | None) -> Scope | None:
+    """Whose profile data read in `scope` may show (the context block, an answer built on the profile): the
+    scope's user, with only the values said in the scope's agent when it names one (a value counts while a
+    memory inside that scope backs it). None for a group scope (a user's profile is written from their private
+    conversations only, so a group's principals never reach it) and for a scope without a user."""
+    if scope is None or scope.group_id or not scope.user_id:
+        return None
+    return Scope(user_id=scope.user_id, agent_id=scope.agent_id)
+
+
 def authorize_participants(principal: Principal, participants: Mapping[str, Any] | None) -> None:
     """A group add's `participants` {speaker name: user id} writes each speaker's "I" facts under that user
     (search and the profile by user id find them): a key may map speakers only to users it holds, so a group
@@ -200,5 +214,26 @@ def authorize_participants(principal: Principal, participants: Mapping[str, Any]
                                                 "leave the speaker out to keep their facts under their name in the group.")
 
 
+def authorize_messages(principal: Principal, messages: Any, participants: Mapping[str, Any] | None = None) -> None:
+    """Every scope field an add's messages carry, checked like `participants`: a message's own `user_id`
+    files its facts under that user (in a group: as that participant), so a key may name only users it holds;
+    a message's `agent_id` (not a field the add reads today), only agents it holds when it is bound to agents. A speaker `name` counts as a
+    user only through `participants` (checked there); unmapped, it stays a name inside the group. Raises
+    AccessDeniedError (403) naming the first message field the key may not use; all-access principals may
+    name anyone. Every door that adds calls this before anything is written."""
+    authorize_participants(principal, participants)
+    if principal.all_access or not isinstance(messages, (list, tuple)):
+        return
+    for index, message in enumerate(messages):
+        fields = message if isinstance(message, Mapping) else {}
+        user, agent = fields.get("user_id"), fields.get("agent_id")
+        if user is not None and user not in principal.users:
+            raise _denied(f"messages[{index}].user_id", str(user), "a message may name only users this key holds "
+                          "(a key with {\"users\": [...], \"groups\": [...]}); leave user_id out to keep the "
+                          "speaker's facts under their name in the group.")
+        if agent is not None and principal.agents and agent not in principal.agents:  # as for the body's agent_id
+            raise _denied(f"messages[{index}].agent_id", str(agent), "a message may name only agents this key holds.")
+
+
 __all__ = ["Action", "DEV_PRINCIPAL", "Principal", "Requested", "UNSCOPED", "WRITES", "authorize",
-           "authorize_participants", "stdio_principal"]
+           "authorize_messages", "authorize_participants", "profile_scope", "stdio_principal"]

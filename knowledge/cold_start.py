@@ -45,7 +45,8 @@ def cold_start(sql: Any, *, user_id: str | None, agent_id: str | None = None, gr
                query: str = "", limit: int = 5) -> dict | None:
     """None when the user has memories (or none is named); else {"memories": the group's and the agent's own
     memories, most important first, at most `limit`, "questions": profile questions, "language"}."""
-    if not user_id or sql.list_memories(Scope(user_id=user_id), limit=1):
+    # "new" within the asked scope: in a group, whether the user has private memories is not the group's to learn
+    if not user_id or sql.list_memories(Scope(user_id=user_id, group_id=group_id), limit=1):
         return None
     borrowed: list[dict] = []
     if group_id:

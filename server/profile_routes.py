@@ -1,7 +1,7 @@
 """`GET /v1/profiles/{user_id}` and `GET /v1/groups/{group_id}/profile` (memoryx.knowledge.profiles).
 
-Tenancy: a key sees the profile of a user it may touch (Principal.can); another user's profile answers 404 like
-a missing one. A group profile is read with a key bound to the group (or an admin key).
+Tenancy: a key sees the profile of a user it holds, and a key bound to agents only the values said to those
+agents; another user's profile answers 404 like a missing one. A group profile is read with a key bound to the group (or an admin key).
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ def profile_router(served: Served) -> APIRouter:
         """Name, aliases, home, work, relationships, preferences, dislikes and goals, each value with the
         memory ids it came from and when it changed."""
         try:
-            grant(principal, Action.PROFILE, user_id=user_id)
+            scope = grant(principal, Action.PROFILE, user_id=user_id)
         except AccessDeniedError:
             raise NotFoundError(f"No profile for user_id {user_id!r} under this key.") from None
-        return mem().get_profile(user_id=user_id, include_history=include_history)
+        # a key bound to agents reads the values said to its agents (core.authorization.profile_scope)
+        return mem().get_profile(user_id=user_id, include_history=include_history,
+                                 agent_id=scope.agent_id if scope is not None else None)
 
     @router.get("/v1/groups/{group_id}/profile", summary="A group's profile (group and admin keys)")
     def group_profile(group_id: str, include_history: bool = Query(False), principal: Principal = auth):

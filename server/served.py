@@ -112,10 +112,11 @@ def list_in(memory: Any, principal: Principal, scope: Scope, **kwargs: Any) -> d
 
 
 def context_in(memory: Any, principal: Principal, scope: Scope, query: str, max_tokens: int, limit: int) -> dict:
-    if not scope.no_user:
-        return memory.get_context(query, **call_args(scope), max_tokens=max_tokens, limit=limit)
+    """The context block of the granted scope: its search answer checked record by record, the profile the
+    scope reaches (none in a group) and a cold start's borrowed memories filtered by the principal."""
     found = search_in(memory, principal, scope, query, limit=limit)
-    return memory._core.get_context(query, None, scope.agent_id, scope.run_id, max_tokens, limit, found)
+    return memory._core.get_context(query, scope.user_id, scope.agent_id, scope.run_id, max_tokens, limit, found,
+                                    scope.group_id, visible=principal.visible)
 
 
 def delete_in(memory: Any, principal: Principal, scope: Scope) -> dict:

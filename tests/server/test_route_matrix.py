@@ -45,7 +45,9 @@ KEYS = {
 PRINCIPALS = {"anonymous": None, "bob": "k-bob", "carol": "k-carol", "agent": "k-agent", "group": "k-group",
               "alice": "k-alice", "alice_agent": "k-alice-agent", "admin": "k-admin"}  # owners run last
 MARKS = {"ALICEMARK": {"alice", "alice_agent", "admin"}, "BOBMARK": {"bob", "admin"},
-         "AGENTMARK": {"agent", "admin"}, "GROUPMARK": {"group", "admin"}}
+         "AGENTMARK": {"agent", "admin"}, "GROUPMARK": {"group", "admin"},
+         # said by alice to another agent than the user + agent key's: her user key reads it, that key never
+         "SAKEMARK": {"alice", "admin"}}
 
 ALICE = frozenset({"alice", "alice_agent", "admin"})
 GROUP = frozenset({"group", "admin"})
@@ -125,7 +127,7 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ("GET", "/v1/judgments/report"): Entry(A.JUDGMENTS, ALICE, at("/v1/judgments/report", params={"user_id": "alice", "days": 2})),
     ("POST", "/v1/judgments/verify"): Entry(A.VERIFY, ALICE, at("/v1/judgments/verify", json={"trace_ids": ["{trace}"], "result": "CORRECT"}), mutates=True),
     ("POST", "/v1/judgments/{trace_id}/rollback"): Entry(A.ROLLBACK, ALICE, at("/v1/judgments/{trace}/rollback"), mutates=True, owner_ok=ANY_BELOW_500),
-    ("GET", "/v1/profiles/{user_id}"): Entry(A.PROFILE, ALICE, at("/v1/profiles/alice")),
+    ("GET", "/v1/profiles/{user_id}"): Entry(A.PROFILE, ALICE, at("/v1/profiles/alice", params={"include_history": "true"}), shows=True),
     ("GET", "/v1/groups/{group_id}/profile"): Entry(A.PROFILE, GROUP, at("/v1/groups/g1/profile")),
     ("POST", "/v1/consolidate"): Entry(A.WRITE, ALICE, at("/v1/consolidate", json={"user_id": "alice", "dry_run": True})),
     ("POST", "/v1/runs/{run_id}/end"): Entry(A.END_RUN, ALICE, at("/v1/runs/r1/end", json={"user_id": "alice"}), mutates=True),
@@ -224,12 +226,17 @@ def app_routes(app) -> set[tuple[str, str]]:
 
 
 def seed(m: Memory, targets: dict) -> None:
-    """alice's memory and add run (the targets), bob's, the agent's global and the group's memories."""
+    """alice's memory and add run (the targets), and her profile (a value said to agentX, one said to
+    another agent: derived data every read of it must keep behind the lock)."""
     n = targets["n"] = targets.get("n", 0) + 1  # a new text each time: the same one again adds nothing
     targets["mid"] = m.add(f"ALICEMARK vault code 4711-{n}", user_id="alice", agent_id="agentX", run_id="r1",
                            infer=False)["results"][0]["id"]
     targets["trace"] = m.add(f"My vault code is ALICEMARK. I live in Berlin since {2000 + n}.", user_id="alice",
                              agent_id="agentX", run_id="r1")["trace_id"]
+    for agent, value in (("agentX", "ALICEMARK green tea"), ("other", "SAKEMARK sake")):
+        mid = m.add(f"{value} {n}", user_id="alice", agent_id=agent, infer=False)["results"][0]["id"]
+        m.services.sql.apply_profile_changes("user:alice", [{"op": "add", "field": "preference", "value": value,
+                                                             "key": value.lower(), "memory_id": mid}])
 
 
 def seed_others(m: Memory) -> None:
