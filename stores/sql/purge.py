@@ -193,8 +193,11 @@ class ScopePurge(SQLStoreBase):
 
     @staticmethod
     def _purge_profile_values(s, scope: Scope, purged_memory_ids: set[str]) -> int:
-        """The profile of a purged user (or group) goes whole; a narrower purge (alice with one agent) removes
-        the values read only from the purged memories (a value's text is a memory's words)."""
+        """Profile values go by their owner's scope. The profile of a purged user (or group) goes whole. A
+        narrower purge (alice with one agent; a participant in a group) removes the values read only from
+        the purged memories and drops the purged ids from the others; a value with no memory id left (one
+        ended when its memories were deleted) cannot be shown to lie in the narrower scope, so it stays. A
+        user's profile is written from their private memories only: a purge inside a group never touches it."""
         narrower = (scope.agent_id, scope.run_id)
         if scope.user_id and not any(narrower) and not scope.group_id:
             whole = [f"user:{scope.user_id}"]
@@ -203,13 +206,17 @@ class ScopePurge(SQLStoreBase):
         else:
             whole = []
         removed = s.execute(sa.delete(ProfileValueRow).where(ProfileValueRow.subject.in_(whole))).rowcount or 0
-        partial = [subj for subj in (f"user:{scope.user_id}" if scope.user_id else None,
-                                     f"group:{scope.group_id}" if scope.group_id else None) if subj and subj not in whole]
-        if partial and purged_memory_ids:
-            for row in s.scalars(select(ProfileValueRow).where(ProfileValueRow.subject.in_(partial))):
-                if set(row.memory_ids or []) <= purged_memory_ids:
-                    s.delete(row)
-                    removed += 1
+        owner = f"group:{scope.group_id}" if scope.group_id else (f"user:{scope.user_id}" if scope.user_id else None)
+        if owner is None or owner in whole or not purged_memory_ids:
+            return removed
+        for row in s.scalars(select(ProfileValueRow).where(ProfileValueRow.subject == owner)):
+            ids = list(row.memory_ids or [])
+            left = [i for i in ids if i not in purged_memory_ids]
+            if ids and not left:
+                s.delete(row)
+                removed += 1
+            elif len(left) != len(ids):
+                row.memory_ids = left
         return removed
 
     def prune_raw_inputs(self, before: datetime) -> int:
