@@ -4,8 +4,10 @@
   (no extraction model, no judge): "我 / 事件 / 吃饭 / 白米饭 / {时间: 今天}" becomes "用户吃饭白米饭（时间：今天
   （2025-11-05））" with memory_type episodic, metadata {kind, subject, topic, object, attributes, event_time,
   time_expression} and valid_at = that day.
-- link_memories(source_id, target_id, relation): a typed memory ↔ memory link (causes, follows, part_of,
-  contradicts, supports, same_topic; words such as 因为 or "led to" name a type).
+- link_memories(source_memory_description, target_memory_description, relation): a typed memory ↔ memory
+  link (causes, follows, part_of, contradicts, supports, same_topic; words such as 因为 or "led to" name a
+  type); each memory named by description or id, found by the tool, which asks back when a description fits
+  several (memoryx.api.linking).
 - update_importance(memory_id, importance).
 - search_memories(query, memory_types, time_range, max_results, expand_depth): hybrid search filtered by kind
   and event time; `expand_depth` walks the entity graph and the memory links that many hops.
@@ -23,6 +25,7 @@ from typing import Annotated, Any, Callable
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
+from memoryx.api.linking import link_described
 from memoryx.core.scope import Scope
 from memoryx.core.timeparse import annotate, base_time
 from memoryx.errors import MemoryXError
@@ -122,12 +125,15 @@ def structured_tools(memory: Any, scope_of: Callable[[RunnableConfig | None], di
             return f"Could not create: {exc}"
         return f"Created [{row['id']}]: {text}"
 
-    def do_link(source_id: str, target_id: str, relation: str, importance: float, scope: dict) -> str:
+    def do_link(source: str, target: str, relation: str, importance: float, scope: dict) -> str:
         try:
-            link = services.sql.link_memories(Scope(**scope), source_id, target_id, relation, importance=importance)
+            out = link_described(services, Scope(**scope), source, target, relation, importance=importance)
         except MemoryXError as exc:
             return f"Could not link: {exc}"
-        return f"Linked [{link['source_id']}] -{link['relation']}-> [{link['target_id']}]."
+        if out["status"] == "ask":  # not written: the model asks the user or calls again with an id
+            return f"Not linked yet. {out['question']}"
+        link, a, b = out["link"], out["source"], out["target"]
+        return f"Linked [{link['source_id']}] {a['memory']} -{link['relation']}-> [{link['target_id']}] {b['memory']}."
 
     def do_importance(memory_id: str, importance: float, scope: dict) -> str:
         try:
@@ -166,13 +172,14 @@ def structured_tools(memory: Any, scope_of: Callable[[RunnableConfig | None], di
         trifle, 0.5 normal, 0.8 important, 1.0 key). Returns the new memory's id."""
         return do_create(subject, memory_type, topic, object, attributes, importance, scope_of(config))
 
-    def link_memories(source_id: str, target_id: str, relation: str, importance: float = 0.6,
-                      config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
-        """Link two existing memories (ids from create_memory or search_memories), e.g. a cause and its
-        effect. relation: one of causes, follows, part_of, contradicts, supports, same_topic (or a word for
-        one: 因为 / 导致 / because / led to -> causes, 然后 / then -> follows, 基于 / based on -> supports,
-        相关 / related -> same_topic)."""
-        return do_link(source_id, target_id, relation, importance, scope_of(config))
+    def link_memories(source_memory_description: str, target_memory_description: str, relation: str,
+                      importance: float = 0.6, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Link two existing memories, e.g. a cause and its effect. Name each by a short description ('我今天
+        不开心', 'my trip to Paris') or by its id: the tool finds them, and asks back with the candidates when a
+        description fits several (then call again with the id). relation: one of causes, follows, part_of,
+        contradicts, supports, same_topic (or a word for one: 因为 / 导致 / because / led to -> causes, 然后 /
+        then -> follows, 基于 / based on -> supports, 相关 / related -> same_topic)."""
+        return do_link(source_memory_description, target_memory_description, relation, importance, scope_of(config))
 
     def update_importance(memory_id: str, importance: float,
                           config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
@@ -198,9 +205,10 @@ def structured_tools(memory: Any, scope_of: Callable[[RunnableConfig | None], di
         return await asyncio.to_thread(do_create, subject, memory_type, topic, object, attributes, importance,
                                        scope_of(config))
 
-    async def alink_memories(source_id: str, target_id: str, relation: str, importance: float = 0.6,
-                             config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
-        return await asyncio.to_thread(do_link, source_id, target_id, relation, importance, scope_of(config))
+    async def alink_memories(source_memory_description: str, target_memory_description: str, relation: str,
+                             importance: float = 0.6, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        return await asyncio.to_thread(do_link, source_memory_description, target_memory_description, relation,
+                                       importance, scope_of(config))
 
     async def aupdate_importance(memory_id: str, importance: float,
                                  config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:

@@ -190,8 +190,11 @@ class AsyncMemory(MemoryFront):
     async def update(self, memory_id: str, text: str, metadata: dict | None = None) -> dict:
         return await asyncio.to_thread(self._core.update, memory_id, text, metadata)
 
-    async def delete(self, memory_id: str) -> dict:
-        return await asyncio.to_thread(self._core.delete, memory_id)
+    async def delete(self, memory_id: str, *, reason: str | None = None) -> dict:
+        return await asyncio.to_thread(self._core.delete, memory_id, reason=reason)
+
+    async def classify(self, memory_id: str, *, memory_type: str | None = None, importance: float | None = None) -> dict:
+        return await asyncio.to_thread(self._core.classify, memory_id, memory_type, importance)
 
     async def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
                          run_id: str | None = None, group_id: str | None = None) -> dict:

@@ -216,8 +216,13 @@ class Memory(MemoryFront):
         those it no longer yields are invalidated, new ones added (as an UPDATE in the add graph does)."""
         return self._core.update(memory_id, text, metadata)
 
-    def delete(self, memory_id: str) -> dict:
-        return self._core.delete(memory_id)
+    def delete(self, memory_id: str, *, reason: str | None = None) -> dict:
+        """Soft-delete a memory (restorable with `rollback(trace_id)`); a `reason` is kept in the judgment log."""
+        return self._core.delete(memory_id, reason=reason)
+
+    def classify(self, memory_id: str, *, memory_type: str | None = None, importance: float | None = None) -> dict:
+        """Set a memory's type (episodic, semantic, preference, fact) and/or importance (0..1) as you judge them."""
+        return self._core.classify(memory_id, memory_type, importance)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
                    group_id: str | None = None) -> dict:

@@ -20,6 +20,7 @@ from typing import Any
 from memoryx.api.context_reads import ContextReads
 from memoryx.api.inputs import check_id, optional_scope, resolve_settings, scope_of_ids
 from memoryx.api.judgment_reads import JudgmentReads
+from memoryx.api.kinds import check_kind, check_reason, record_forget
 from memoryx.api.records import list_records
 from memoryx.api.run_recovery import recover_add_runs
 from memoryx.api.searching import SearchCalls, empty_result
@@ -268,15 +269,36 @@ class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
             return None
         return memory_graph.extract_memory_relations(self.services, memory, trace_id=trace_id)
 
-    def delete(self, memory_id, scope: Scope | None = None, actor: str = "api", trace_id: str | None = None) -> dict:
+    def delete(self, memory_id, scope: Scope | None = None, actor: str = "api", trace_id: str | None = None,
+               reason: str | None = None) -> dict:
         memory_id = check_id(memory_id)
+        reason = check_reason(reason)
         sql = self.services.sql
         current = sql.get_memory(memory_id, scope=scope)
         trace_id = trace_id or str(uuid.uuid4())
+        owner = scope_of_ids(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
+                             current.get("group_id"))
+        with sql.scope_lock(owner):
+            self._delete_locked(memory_id, trace_id, actor)
+        if reason:  # why it was forgotten, in the judgment log beside the add runs (review page, explain, audit)
+            record_forget(sql, trace_id, owner, current, reason, actor)
+        return {"message": "Memory deleted successfully!", "id": memory_id, "trace_id": trace_id}
+
+    def classify(self, memory_id, memory_type: str | None = None, importance: float | None = None,
+                 scope: Scope | None = None, actor: str = "api") -> dict:
+        """Set a memory's type and/or importance as the caller judged them (a tool's memory_add), recorded as an
+        UPDATE of the same text; the importance factors say who gave it."""
+        memory_id = check_id(memory_id)
+        memory_type, importance = check_kind(memory_type, importance)
+        sql = self.services.sql
+        current = sql.get_memory(memory_id, scope=scope)
+        factors = {**(current.get("importance_factors") or {}), "given_by": actor} if importance is not None else None
         with sql.scope_lock(scope_of_ids(current.get("user_id"), current.get("agent_id"), current.get("run_id"),
                                         current.get("group_id"))):
-            self._delete_locked(memory_id, trace_id, actor)
-        return {"message": "Memory deleted successfully!", "id": memory_id, "trace_id": trace_id}
+            row = sql.update_memory(memory_id, text=current["memory"], memory_type=memory_type, importance=importance,
+                                    importance_factors=factors, actor=actor)
+            self.services.projector.sync_memories([memory_id])
+        return row
 
     def _delete_locked(self, memory_id: str, trace_id: str, actor: str) -> None:
         self.services.sql.delete_memory(memory_id, trace_id=trace_id, actor=actor)

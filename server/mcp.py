@@ -3,7 +3,7 @@
     memoryx mcp --user-id alice                 # stdio, for desktop assistants and IDEs
     memoryx serve                               # streamable HTTP at /mcp, behind MEMORYX_API_KEYS
 
-Tools: memory_add, memory_search, memory_get_context, memory_update, memory_forget. The MCP spec
+Tools: memory_add, memory_search, memory_get_context, memory_update, memory_forget, memory_link. The MCP spec
 (2025-11-25, SEP-986) allows dots in tool names, but several clients (Windsurf, GitHub Copilot CLI) and the
 model APIs behind them validate names against ^[a-zA-Z0-9_-]{1,64}$ and refuse `memory.add`; underscores
 work everywhere.
@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from memoryx.api.linking import link_described
 from memoryx.core.authorization import Action, Principal, Requested, authorize, stdio_principal
 from memoryx.core.scope import Scope
 from memoryx.errors import MemoryXError, NotFoundError
@@ -106,10 +107,26 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         ctx: Context,
         user_id: UserId = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Optional labels stored with the memories, e.g. {\"source\": \"chat\"}.")] = None,
+        memory_type: Annotated[Literal["episodic", "semantic", "preference", "fact"] | None, Field(description=(
+            "What kind of memory this is, when you know: episodic (an event at a time), semantic (lasting "
+            "knowledge), preference (a like or dislike), fact (a stable fact about the user)."))] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description=(
+            "How much it matters, 0 to 1 (0.3 a daily trifle, 0.5 normal, 0.8 important, 1.0 key); "
+            "MemoryX reasons one itself when left out."))] = None,
     ) -> dict[str, Any]:
         msgs = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
         scope = scope_for(ctx, user_id, Action.WRITE)
-        return await run(lambda: memory().add(msgs, **call_args(scope), metadata=metadata))
+
+        def add() -> dict:
+            result = memory().add(msgs, **call_args(scope), metadata=metadata)
+            if memory_type is not None or importance is not None:  # the caller's judgment on what this call wrote
+                for item in result.get("results") or []:
+                    if item.get("event") in ("ADD", "UPDATE") and item.get("id"):
+                        row = memory().classify(item["id"], memory_type=memory_type, importance=importance)
+                        item.update(memory_type=row.get("memory_type"), importance=row.get("importance"))
+            return result
+
+        return await run(add)
 
     @server.tool(name="memory_search", description=(
         "Find the memories relevant to a question or topic, best first, with their ids and scores (and "
@@ -156,14 +173,34 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         return await run(lambda: memory().update(memory_id, text))
 
     @server.tool(name="memory_forget", description=(
-        "Forget one memory for good, when the user asks you to. Take the id from memory_search."))
+        "Forget one memory for good, when the user asks you to (or to protect their privacy). Take the id from "
+        "memory_search; say why in `reason`: it is kept in the judgment log."))
     async def memory_forget(
         memory_id: Annotated[str, Field(min_length=1, description="Id of the memory, from memory_search.")],
         ctx: Context,
         user_id: UserId = None,
+        reason: Annotated[str | None, Field(max_length=1000, description=(
+            "Why it is forgotten, e.g. \"the user asked\", \"no longer true\", \"privacy\"."))] = None,
     ) -> dict[str, Any]:
         await owned(ctx, memory_id, user_id, Action.DELETE)
-        return await run(lambda: memory().delete(memory_id))
+        return await run(lambda: memory().delete(memory_id, reason=reason or "user_request"))
+
+    @server.tool(name="memory_link", description=(
+        "Link two memories, e.g. a cause and its effect. Name each by a short description (\"I was unhappy "
+        "today\", \"I broke a plate\") or its id: the memories are found for you; when a description fits "
+        "several, nothing is linked and the candidates come back (status \"ask\"): ask the user or call again "
+        "with an id."))
+    async def memory_link(
+        source: Annotated[str, Field(min_length=1, max_length=2000, description="The first memory (e.g. the cause): a description or an id.")],
+        target: Annotated[str, Field(min_length=1, max_length=2000, description="The second memory (e.g. the effect): a description or an id.")],
+        relation: Annotated[str, Field(min_length=1, max_length=64, description=(
+            "causes, follows, part_of, contradicts, supports or same_topic (or a word for one: because, led to, "
+            "then, based on, related; 因为, 导致, 然后, 相关)."))],
+        ctx: Context,
+        user_id: UserId = None,
+    ) -> dict[str, Any]:
+        scope = scope_for(ctx, user_id, Action.WRITE)
+        return await run(lambda: link_described(memory().services, scope, source, target, relation, actor="mcp"))
 
     return server
 

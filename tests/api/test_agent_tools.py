@@ -64,7 +64,7 @@ def test_create_link_rate_and_search(mem):
                                                "importance": 0.5}))
     assert tools["create_memory"].invoke({"subject": "我", "memory_type": "事件", "topic": "摔东西"}).startswith(
         "Already known")
-    assert "Linked" in tools["link_memories"].invoke({"source_id": sad, "target_id": broke, "relation": "导致"})
+    assert "Linked" in tools["link_memories"].invoke({"source_memory_description": sad, "target_memory_description": broke, "relation": "导致"})
     assert "Importance" in tools["update_importance"].invoke({"memory_id": broke, "importance": 0.9})
     assert mem.get(broke, user_id="amy")["importance"] == pytest.approx(0.9)
 
@@ -85,7 +85,7 @@ def test_ids_of_another_scope_are_not_found(mem):
     theirs = _tools(mem, user_id="eve")
     a = _id(mine["create_memory"].invoke({"subject": "I", "memory_type": "fact", "topic": "likes", "object": "tea"}))
     b = _id(theirs["create_memory"].invoke({"subject": "I", "memory_type": "fact", "topic": "likes", "object": "jazz"}))
-    assert "not found" in mine["link_memories"].invoke({"source_id": a, "target_id": b, "relation": "related"})
+    assert "not found" in mine["link_memories"].invoke({"source_memory_description": a, "target_memory_description": b, "relation": "related"})
     assert "not found" in mine["update_importance"].invoke({"memory_id": b, "importance": 1.0})
     assert mem.get(b, user_id="eve")["importance"] == pytest.approx(0.5)
     assert "jazz" not in mine["search_memories"].invoke({"query": "likes jazz"})
@@ -113,3 +113,30 @@ def test_async_memory_tools(services):
     made, found = asyncio.run(run())
     assert made.startswith("Created") and "last week (week of" in made
     assert _id(made) in found
+
+
+def test_link_by_description_finds_the_memories_and_asks_when_ambiguous(tmp_path):
+    with Memory(data_dir=tmp_path / "d", graph_backend="none") as m:
+        ids = {t: m.add(t, user_id="liu", infer=False)["results"][0]["id"]
+               for t in ("我今天不开心", "我摔了东西", "I went to Paris in May", "I went to Paris in June")}
+        tools = {t.name: t for t in make_memory_tools(m, user_id="liu")}
+        link = tools["link_memories"]
+        done = link.invoke({"source_memory_description": "我今天不开心", "target_memory_description": "摔东西",
+                            "relation": "导致"})
+        assert done.startswith("Linked"), done
+        [written] = m.services.sql.memory_links([ids["我今天不开心"]])
+        assert (written["source_id"], written["target_id"], written["relation"]) == \
+            (ids["我今天不开心"], ids["我摔了东西"], "causes")
+        # "my trip to Paris" fits both trips: nothing is linked, the candidates come back
+        asked = link.invoke({"source_memory_description": "my trip to Paris", "target_memory_description": "摔东西",
+                             "relation": "related"})
+        assert asked.startswith("Not linked yet") and "Which one?" in asked
+        assert ids["I went to Paris in May"] in asked and ids["I went to Paris in June"] in asked
+        assert len(m.services.sql.memory_links([ids["I went to Paris in May"], ids["I went to Paris in June"]])) == 0
+        # the id from the question settles it
+        settled = link.invoke({"source_memory_description": ids["I went to Paris in June"],
+                               "target_memory_description": "摔东西", "relation": "related"})
+        assert settled.startswith("Linked") and "Paris in June" in settled
+        nothing = link.invoke({"source_memory_description": "a quantum physics lecture",
+                               "target_memory_description": "摔东西", "relation": "related"})
+        assert "not found" in nothing

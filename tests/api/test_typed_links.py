@@ -30,8 +30,8 @@ def test_tools_write_typed_links_and_search_follows_them(tmp_path):
         tired = m.add("I was exhausted after the night shift", user_id="ann", infer=False)["results"][0]["id"]
         gym = m.add("I skipped the climbing gym on Friday", user_id="ann", infer=False)["results"][0]["id"]
         tools = {t.name: t for t in make_memory_tools(m, user_id="ann")}
-        assert "causes" in tools["link_memories"].invoke({"source_id": tired, "target_id": gym, "relation": "导致"})
-        refused = tools["link_memories"].invoke({"source_id": tired, "target_id": gym, "relation": "rhymes with"})
+        assert "causes" in tools["link_memories"].invoke({"source_memory_description": tired, "target_memory_description": gym, "relation": "导致"})
+        refused = tools["link_memories"].invoke({"source_memory_description": tired, "target_memory_description": gym, "relation": "rhymes with"})
         assert "Could not link" in refused and "same_topic" in refused
         [link] = m.services.sql.memory_links([tired])
         assert link["relation"] == "causes"
