@@ -1,0 +1,53 @@
+"""`langgraph dev` serves the graphs with MemoryXStore as the LangGraph server's store (langgraph.json's "store"):
+langgraph_sdk's store client writes, reads, searches, lists and deletes items, and the served search graph recalls
+an item the store client wrote (one MemoryX behind both)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from tests.graphs.test_langgraph_dev import REPO, langgraph_dev  # noqa: F401 - the fixture that starts langgraph dev
+
+pytestmark = pytest.mark.slow
+
+
+def test_langgraph_json_names_the_memoryx_store():
+    config = json.loads((REPO / "langgraph.json").read_text())
+    module, _, name = config["store"]["path"].rpartition(".")
+    assert callable(getattr(importlib.import_module(module), name))
+
+
+def test_the_sdk_store_client_reaches_memoryx(langgraph_dev):  # noqa: F811
+    from langgraph_sdk import get_sync_client
+    from langgraph_sdk.errors import APIError
+
+    client = get_sync_client(url=langgraph_dev)
+    ns = ["memories", "studio-user"]
+    client.store.put_item(ns, "home", {"content": "I live in Reykjavik and I love puffins"})
+    client.store.put_item(ns, "job", {"content": "I work as a glacier guide", "kind": "work"})
+    client.store.put_item(ns + ["prefs"], "tea", {"content": "Earl Grey, no milk"})
+
+    item = client.store.get_item(ns, "home")
+    assert item["value"] == {"content": "I live in Reykjavik and I love puffins"}
+
+    found = client.store.search_items(ns, query="which birds do I like?", limit=2)["items"]
+    assert found[0]["key"] == "home" and found[0]["score"] is not None
+    assert [i["key"] for i in client.store.search_items(ns, filter={"kind": "work"})["items"]] == ["job"]
+    spaces = client.store.list_namespaces(prefix=ns)["namespaces"]
+    assert sorted(map(tuple, spaces)) == [tuple(ns), tuple(ns + ["prefs"])]
+
+    # the served MemoryX search graph recalls what the store client wrote: one memory behind both doors
+    out = client.runs.wait(None, "search", input={"query": "what do I do for a living?", "user_id": "studio-user",
+                                                   "limit": 3})
+    assert any("glacier" in r["memory"] for r in out["result"]["results"]), out
+
+    client.store.delete_item(ns, "job")
+    assert [i["key"] for i in client.store.search_items(ns, filter={"kind": "work"})["items"]] == []
+
+    with pytest.raises(APIError) as refused:  # a namespace that names no tenant is refused, never stored
+        client.store.put_item(["memories"], "k", {"content": "whose is this?"})
+    assert refused.value.response.status_code == 400
+    assert "names no MemoryX scope" in refused.value.response.text
