@@ -265,7 +265,7 @@ class MemoryXStore(BaseStore):
     @staticmethod
     def _fetch(read, want: int, keep) -> list[dict]:
         """The first `want` memories `keep` accepts, asking `read(n)` for more while filters drop some."""
-        n = max(want, 10)
+        n = want
         while True:
             got = read(n)
             kept = [m for m in got if keep(m) is not None]
