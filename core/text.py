@@ -15,20 +15,43 @@ Tokenisation is deliberately dependency-free and language-agnostic:
   usual segmentation-free approach for Chinese/Japanese BM25. Katakana runs (loan words such as
   ``コーヒー``) are also kept as one whole token. A few very frequent single-character function words
   (的, 了, の, は, ...) are dropped as unigrams (they stay inside bigrams).
+
+Why no word segmenter, morphological analyser or Snowball stemmer: each was measured against this tokeniser
+on the keyword path alone (bench/recall/keyword_tokenizers.py, docs/benchmarks.md) and none did better on both
+the dev and the validation data. A short memory shares characters with its question more often than whole
+words (部署 / 署, 保育園 / 保育园); the analysers' parts of speech can stand in for the stop tables below at equal
+recall, but not better, for 5 to 250 MB of dictionaries.
+
+`KEYWORD_TOKENIZER` names the tokens this module gives. The keyword vectors are made when a memory is written,
+so a store keeps the tokens of the version that wrote it: each point records the version
+(`KEYWORD_TOKENIZER_FIELD`), and a search that meets points of another version says once, in the log, to run
+`memoryx reindex` (their keyword scores no longer meet the query's tokens).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
 import unicodedata
 import zlib
 from functools import lru_cache
+from typing import Iterable
+
+log = logging.getLogger(__name__)
 
 __all__ = ["tokenize", "sparse_vector", "query_sparse_vector", "normalize_name", "normalize_text", "fact_key",
            "memory_hash", "token_id", "estimate_tokens", "CJK_CLASS", "CJK_CHAR", "KANA", "BM25_K1", "BM25_B",
-           "BM25_AVG_LEN"]
+           "BM25_AVG_LEN", "KEYWORD_TOKENIZER", "KEYWORD_TOKENIZER_FIELD", "warn_stale_keywords"]
+
+# The version of what `tokenize` and `token_id` give a text. Any change to the tokens of some text (a stop word,
+# a stemming rule, a table, an analyser) must raise it: stores written before hold the old tokens
+# (tests/core/test_tokenizers.py pins a sample's tokens to this number).
+KEYWORD_TOKENIZER = 1
+# The payload field of a memory point that holds the version its keyword vector was made with (absent: 1, the
+# points written before the version was recorded).
+KEYWORD_TOKENIZER_FIELD = "keyword_tokenizer"
 
 # BM25 constants. Qdrant multiplies each stored weight by its IDF at query time (Modifier.IDF); the document
 # length normalisation uses a fixed average length because memories are short, single facts.
@@ -178,6 +201,18 @@ def sparse_vector(text: str) -> tuple[list[int], list[float]]:
     k1p1 = BM25_K1 + 1.0
     ids = sorted(counts)
     return ids, [counts[i] * k1p1 / (counts[i] + norm) for i in ids]
+
+
+def warn_stale_keywords(payloads: Iterable[dict]) -> bool:
+    """Whether some of these keyword hits' points were made by another version of the tokenizer, saying so in
+    the log: their keyword vectors share few tokens with the query's, so keyword recall misses them without
+    an error until `memoryx reindex` rebuilds them."""
+    found = {(p or {}).get(KEYWORD_TOKENIZER_FIELD, 1) for p in payloads} - {KEYWORD_TOKENIZER}
+    if found:
+        log.warning("this store holds keyword vectors made by keyword tokenizer %s; this MemoryX tokenizes as "
+                    "version %s, so keyword search misses those memories. Run `memoryx reindex` (or "
+                    "Memory.reindex()) once to rebuild them.", sorted(found), KEYWORD_TOKENIZER)
+    return bool(found)
 
 
 EXTRA_WEIGHT = 0.5  # a word the query was widened with (memoryx.search.relation_terms) counts half its own

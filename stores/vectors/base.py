@@ -24,7 +24,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 from memoryx.core.filters import Cond, FilterNode, to_epoch
 from memoryx.core.scope import SCOPE_FIELDS, Scope
-from memoryx.core.text import normalize_name, query_sparse_vector, sparse_vector
+from memoryx.core.text import (
+    KEYWORD_TOKENIZER, KEYWORD_TOKENIZER_FIELD, normalize_name, query_sparse_vector, sparse_vector, warn_stale_keywords,
+)
 from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.chunks import CHUNK, MAX_CHUNKS, chunk_pid, text_chunks
 from memoryx.stores.vectors.filters import _Dialect
@@ -182,6 +184,7 @@ class VectorStore(ABC):
     _dialect: _Dialect
     # the owners' multilingual vectors (multilingual.py), written and cleared with this store; None: off
     multilingual: Any = None
+    _stale_keywords_said = False  # a search met keyword vectors of another tokenizer, and said so
 
     def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0, focus_chars: int = 0):
         if int(dims) <= 0:
@@ -258,6 +261,7 @@ class VectorStore(ABC):
             ids, vals = sparse_vector(payload.get(text_key) or "")
             if ids:
                 vectors[SPARSE] = (ids, vals)
+                payload[KEYWORD_TOKENIZER_FIELD] = KEYWORD_TOKENIZER  # the tokens it was made of (core.text)
             pid = point_id(item["id"])
             by_id[pid] = self._point(pid, vectors, payload)
         return list(by_id.values())
@@ -369,6 +373,8 @@ class VectorStore(ABC):
                                       self._filter(scope, None), max(1, int(limit)))
             for i, found in zip(asked, hits):
                 out[i] = found
+            if not self._stale_keywords_said:  # said once per store: the cure is one reindex
+                self._stale_keywords_said = warn_stale_keywords(h.payload for found in hits for h in found)
         return out
 
     def search_memories_batch(self, vectors: list, scope: Scope, *, limit: int = 5, threshold: float | None = None,
