@@ -1,0 +1,152 @@
+"""The recall harness: LoCoMo dev, LongMemEval_S dev and validation and the everyday lives through the public API
+with its defaults, per question type, with plain BM25 and the dense path alone beside, and the time per search.
+
+    python bench/recall/run.py [--sets locomo-dev,lme-dev,lme-val,lives] [--stores DIR] [--rerank-only]
+        [--questions N] [--json-out FILE]
+
+Each set is ingested once into DIR/<set> (default bench/recall/.stores, gitignored; build.py says how) and kept:
+a later run re-ranks the kept store without ingesting (--rerank-only refuses to ingest). --questions N takes N
+questions spread through each set (a quick look; a store built so holds only those questions' data).
+
+Searches: `Memory.search(query, ..., now=the question's date)`, limit 10 (LoCoMo, no date: the benchmark gives
+none), 30 (LongMemEval), 3 (lives); the dense path alone is the same call with mode="vector". Figures: LoCoMo
+frac@10 (the fraction of the evidence turns in the top 10); LongMemEval session recall_all@5, recall_any@5 and
+turn recall_all@5 (LongMemEval's eval_utils: a turn ranking maps to sessions by each session's first turn);
+lives top-1 / top-3 (a result answers when it holds every expected word) per language and per kind, with
+extraction on (offline model) and as said. BM25: k1 1.5, b 0.75, lowercased whitespace tokens over the turns
+(lives: the statements and replies). ms per search: the default search, mean / median / p99.
+
+If bench/recall/cv_figures.json exists (fit_ranker.py writes it: {set: {question type or "all": {metric:
+value}}}), its cross-validated figures are printed beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+if os.environ.get("PYTHONHASHSEED") != "0":  # candidates tied in score fall the same way on every run
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable, *sys.argv])
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import build  # noqa: E402
+import everyday  # noqa: E402
+import report  # noqa: E402
+import sets  # noqa: E402
+from stores import DEFAULT_STORES, is_kept, load_questions, open_store  # noqa: E402
+
+ALL_SETS = ("locomo-dev", "lme-dev", "lme-val", "lives")
+LIMITS = {"locomo-dev": 10, "lme-dev": 30, "lme-val": 30, "lives": 3}
+
+
+def _timed_search(m, q: dict, limit: int, mode: str | None) -> tuple[list[dict], float]:
+    t0 = time.perf_counter()
+    found = m.search(q["query"], user_id=q["user_id"], group_id=q.get("group_id"), limit=limit, mode=mode,
+                     now=q["now"])["results"]
+    return found, (time.perf_counter() - t0) * 1000
+
+
+def _docs(set_name: str, questions: list[dict]) -> dict[str, list[tuple[str, str]]]:
+    """BM25's documents per question id: the turns (LoCoMo: the conversation's; LongMemEval: the haystack's)."""
+    if set_name == "locomo-dev":
+        items, _ = sets.locomo()
+        by_group: dict[str, list[tuple[str, str]]] = {}
+        for it in items:
+            by_group.setdefault(it["group_id"], []).append((it["metadata"]["dia_id"], it["messages"][0]["content"]))
+        return {q["qid"]: by_group[q["group_id"]] for q in questions}
+    if set_name.startswith("lme-"):
+        wanted = {q["qid"] for q in questions}
+        return {d["question_id"]: sets.lme_docs(d) for d in sets.read_lme(set_name) if d["question_id"] in wanted}
+    lives = {life["name"]: life for life in everyday.load_lives()}
+    return {q["qid"]: [(str(i), t) for i, t in enumerate(t for s in lives[q["life"]]["statements"]
+                                                        for t in [s["text"], *s.get("replies", [])])]
+            for q in questions}
+
+
+def _score(set_name: str, q: dict, ranked_units: list[str | None], texts: list[str] | None = None) -> dict:
+    if set_name == "locomo-dev":
+        return {"frac@5": sets.frac(ranked_units, q["gold_units"], 5), "frac@10": sets.frac(ranked_units,
+                                                                                         q["gold_units"], 10)}
+    if set_name.startswith("lme-"):
+        return sets.lme_scores([u for u in ranked_units if u], set(q["gold_units"]), set(q["gold_sessions"]),
+                               q["n_turns"], q["n_sessions"])
+    k = next((i for i, t in enumerate(texts or [], 1) if everyday.holds(t, q["expected"])), None)
+    return {"top1": float(k == 1), "top3": float(k is not None and k <= 3)}
+
+
+def evaluate(set_name: str, set_dir: Path, n: int | None) -> list[dict]:
+    questions = sets.spread(load_questions(set_dir), n)
+    units = json.loads((set_dir / "units.json").read_text())
+    docs = _docs(set_name, questions)
+    limit = LIMITS[set_name]
+    rows = []
+    m = open_store(set_dir)
+    try:
+        for q in questions:
+            row = {k: q[k] for k in ("set", "split", "qid", "qtype", "query") }
+            row.update({k: q[k] for k in ("language", "kind", "blind", "infer", "life") if k in q})
+            for system, mode in (("memoryx", None), ("dense", "vector")):
+                found, ms = _timed_search(m, q, limit, mode)
+                row[system] = _score(set_name, q, [units.get(r["id"]) for r in found], [r["memory"] for r in found])
+                if system == "memoryx":
+                    row["ms"] = ms
+                    row["top_ids"] = [r["id"] for r in found]
+            ranked = sets.bm25(q["query"], docs[q["qid"]], depth=limit)
+            texts = dict(docs[q["qid"]])
+            row["bm25"] = _score(set_name, q, ranked, [texts[i] for i in ranked])
+            rows.append(row)
+    finally:
+        m.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sets", default=",".join(ALL_SETS), help="comma-separated: " + ",".join(ALL_SETS))
+    ap.add_argument("--stores", type=Path, default=DEFAULT_STORES, help="where the ingested stores are kept")
+    ap.add_argument("--rerank-only", action="store_true", help="search the kept stores; never ingest")
+    ap.add_argument("--questions", type=int, default=None, help="N questions spread through each set")
+    ap.add_argument("--fresh", action="store_true", help="ingest again even where a store is kept")
+    ap.add_argument("--ingest-only", action="store_true", help="build the stores and questions, search nothing")
+    ap.add_argument("--json-out", type=Path, default=None, help="write every question's row and the summary here")
+    args = ap.parse_args(argv)
+    chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(ALL_SETS))
+    if unknown:
+        ap.error(f"unknown set(s) {unknown}; choose from {', '.join(ALL_SETS)}")
+
+    timings: dict[str, dict] = {}
+    all_rows: list[dict] = []
+    for set_name in chosen:
+        set_dir = args.stores / set_name
+        if args.rerank_only and not is_kept(set_dir):
+            ap.error(f"no kept store at {set_dir}; run without --rerank-only first to ingest it")
+        t0 = time.perf_counter()
+        meta = build.build(set_name, set_dir, args.questions, fresh=args.fresh) if not args.rerank_only else \
+            json.loads((set_dir / "store.json").read_text())
+        timings[set_name] = {"ingest_s": meta.get("ingest_s"), "build_wall_s": round(time.perf_counter() - t0, 1)}
+        if args.ingest_only:
+            continue
+        t0 = time.perf_counter()
+        all_rows += evaluate(set_name, set_dir, args.questions)
+        timings[set_name]["rerank_s"] = round(time.perf_counter() - t0, 1)
+        print(f"[{set_name}] searched in {timings[set_name]['rerank_s']} s", file=sys.stderr, flush=True)
+    cv_path = HERE / "cv_figures.json"
+    cv = json.loads(cv_path.read_text()) if cv_path.exists() else None
+    summary = report.summarize(all_rows, cv)
+    print(report.render(summary, timings))
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"summary": summary, "timings": timings, "rows": all_rows},
+                                            ensure_ascii=False, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
