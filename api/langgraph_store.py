@@ -178,7 +178,8 @@ class MemoryXStore(BaseStore):
         found: list[tuple[dict, dict, float | None]] = []
         if op.query:
             for memory in self._fetch(lambda n: self.memory.search(op.query, **scope.as_dict(), limit=n,
-                                                                   filters=filters)["results"], want,
+                                                                   filters=filters, include_archived=True)["results"],
+                                      want,
                                       lambda m: keep(m, True)):
                 found.append((memory, sv.entry_of(memory), float(memory["score"])))
             if len(found) < want:  # as InMemoryStore: the items with nothing indexed fill the page, unscored
@@ -259,8 +260,9 @@ class MemoryXStore(BaseStore):
         raise InvalidInputError(f"Key {key!r} was deleted and put again {_MAX_GENERATIONS} times.")
 
     def _list(self, scope: Scope, filters: dict, limit: int) -> list[dict]:
+        # archived and merged too: consolidation may file an item's memory away, the item is still the caller's
         return self.memory._core.get_all(scope.user_id, scope.agent_id, scope.run_id, limit, filters,
-                                         scope.group_id)["results"]
+                                         scope.group_id, include_archived=True)["results"]
 
     @staticmethod
     def _fetch(read, want: int, keep) -> list[dict]:

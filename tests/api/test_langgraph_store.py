@@ -111,6 +111,17 @@ def test_a_chat_never_rewrites_a_stored_value(store, memory, user):
     assert item["memory"] == "I live in Berlin"
 
 
+def test_consolidation_never_takes_an_item_away(store, memory, user):
+    ns = ("memories", user)
+    store.put(ns, "a", {"content": "Allergic to penicillin"})
+    store.put(ns, "b", {"content": "Allergic to penicillin"})
+    report = memory.consolidate(user_id=user)
+    assert report["merged"], report  # MemoryX merged the two memories as duplicates ...
+    assert sorted(i.key for i in store.search(ns)) == ["a", "b"]  # ... the store still serves both keys
+    assert sorted(i.key for i in store.search(ns, query="allergies")) == ["a", "b"]
+    assert store.get(ns, "b").value == {"content": "Allergic to penicillin"}
+
+
 def test_infer_also_runs_the_add_graph(memory, user):
     store = MemoryXStore(memory, infer=True)
     store.put(("memories", user), "bio", {"content": "My name is Dana and I work as a pilot."})
