@@ -13,7 +13,10 @@ new key is the store's own write (one SQL insert with the key's id and its vecto
 `add(infer=False)`, which runs the add graph.
 
 Embedded defaults in a temporary data directory (SQLite, embedded Qdrant), no graph backend (no store operation
-reads or writes the graph). Medians and p90 in ms over --calls calls, one thread, after --warmup calls.
+reads or writes the graph). Medians and p90 in ms over --calls calls, one thread, after --warmup calls; the
+three take turns call by call, so that load from other processes falls on all of them alike. The adapter's own
+time is measured inside each store call: its duration minus the time spent in the Memory, SQL and projector
+methods it calls (wrapped on these instances only), which no other process's load can blur.
 """
 
 from __future__ import annotations
@@ -39,24 +42,13 @@ from memoryx.settings import Settings  # noqa: E402
 TOPICS = ["drinks green tea in the morning", "has a beagle called Rex", "works as a nurse in Leeds",
           "is learning the cello", "is allergic to peanuts", "runs 5 km on Sundays", "prefers window seats",
           "moved to Lisbon last spring", "reads science fiction", "grows tomatoes on the balcony"]
+OPS = ("put_new", "put_update", "get", "search", "list")
 QUESTIONS = ["what does she drink?", "what is the dog's name?", "where does she work?", "which instrument?",
              "any food allergies?", "how often does she run?", "seat preference on planes?", "where does she live?"]
 
 
 def text(i: int) -> str:
     return f"Note {i}: the user {TOPICS[i % len(TOPICS)]} (detail {i})."
-
-
-def timed(fn, calls: int, warmup: int) -> dict:
-    for i in range(warmup):
-        fn(i)
-    ms = []
-    for i in range(calls):
-        start = time.perf_counter()
-        fn(warmup + i)
-        ms.append((time.perf_counter() - start) * 1000)
-    ms.sort()
-    return {"p50": round(statistics.median(ms), 3), "p90": round(ms[int(len(ms) * 0.9) - 1], 3)}
 
 
 class Inner:
@@ -82,55 +74,60 @@ class Inner:
         return timed_call
 
 
-def own(fn, inner: Inner | None):
-    """fn, and with `inner` the store's own ms of the call on the side (the call's ms minus MemoryX's)."""
-    if inner is None:
-        return fn
-    def call(i):
-        inner.ms, start = 0.0, time.perf_counter()
-        fn(i)
-        inner.own.append((time.perf_counter() - start) * 1000 - inner.ms)
-    return call
-
-
-def bench_store(store, ns, items: int, calls: int, warmup: int, inner: Inner | None = None) -> dict:
+def store_ops(store, ns, items: int) -> dict:
     for i in range(items):
         store.put(ns, f"k{i}", {"content": text(i)})
-    ops = {
+    return {
         "put_new": lambda i: store.put(ns, f"new{i}", {"content": text(i)}),
         "put_update": lambda i: store.put(ns, f"k{i % items}", {"content": text(i + 7)}),
         "get": lambda i: store.get(ns, f"k{i % items}"),
         "search": lambda i: store.search(ns, query=QUESTIONS[i % len(QUESTIONS)], limit=5),
         "list": lambda i: store.search(ns, limit=10),
     }
-    out, own_ms = {}, {}
-    for name, fn in ops.items():
-        if inner is not None:
-            inner.own = []
-        out[name] = timed(own(fn, inner), calls, warmup)
-        if inner is not None:
-            own_ms[name] = round(statistics.median(inner.own[warmup:]), 3)
-    if inner is not None:
-        out["own_ms"] = own_ms
-    return out
 
 
-def bench_memory(memory: Memory, user: str, items: int, calls: int, warmup: int) -> dict:
+def memory_ops(memory: Memory, user: str, items: int) -> dict:
+    """The Memory calls the store's operations stand for, on memories carrying a store item's metadata (so that
+    the namespace filter matches as many memories, as large); archived ones read too, as the store does."""
     ns = ("memories", user)
-    # the metadata a store item carries, so that the namespace filter matches as many memories, as large
     meta = [item_metadata(ns, f"k{i}", {"content": text(i)}, indexed=True, ttl=None) for i in range(items)]
     ids = [memory.add(text(i), user_id=user, infer=False, metadata=meta[i])["results"][0]["id"]
            for i in range(items)]
     filters = namespace_filter(ns)
     return {
-        "put_new": timed(lambda i: memory.add(f"{text(i)} #{uuid.uuid4().hex[:6]}", user_id=user, infer=False,
-                                              metadata=meta[i % items]), calls, warmup),
-        "put_update": timed(lambda i: memory.update(ids[i % items], text(i + 7), meta[i % items]), calls, warmup),
-        "get": timed(lambda i: memory.get(ids[i % items], user_id=user), calls, warmup),
-        "search": timed(lambda i: memory.search(QUESTIONS[i % len(QUESTIONS)], user_id=user, limit=5,
-                                                filters=filters), calls, warmup),
-        "list": timed(lambda i: memory.get_all(user_id=user, limit=10, filters=filters), calls, warmup),
+        "put_new": lambda i: memory.add(f"{text(i)} #{uuid.uuid4().hex[:6]}", user_id=user, infer=False,
+                                        metadata=meta[i % items]),
+        "put_update": lambda i: memory.update(ids[i % items], text(i + 7), meta[i % items]),
+        "get": lambda i: memory.get(ids[i % items], user_id=user),
+        "search": lambda i: memory.search(QUESTIONS[i % len(QUESTIONS)], user_id=user, limit=5, filters=filters,
+                                          include_archived=True),
+        "list": lambda i: memory.get_all(user_id=user, limit=10, filters=filters, include_archived=True),
     }
+
+
+def run(ops: dict[str, dict], calls: int, warmup: int, inner: Inner) -> dict:
+    """Each operation's calls interleaved across the three (call i of each in turn), so that a burst of load on
+    the machine falls on all three alike; the store's own time is taken on the side."""
+    ms = {name: {op: [] for op in OPS} for name in ops}
+    own_ms: dict[str, list] = {op: [] for op in OPS}
+    for op in OPS:
+        for i in range(warmup + calls):
+            for name, table in ops.items():
+                inner.ms, start = 0.0, time.perf_counter()
+                table[op](i)
+                took = (time.perf_counter() - start) * 1000
+                if i >= warmup:
+                    ms[name][op].append(took)
+                    if name == "MemoryXStore":
+                        own_ms[op].append(took - inner.ms)
+    out = {name: {op: _stats(v) for op, v in row.items()} for name, row in ms.items()}
+    out["MemoryXStore"]["own_ms"] = {op: round(statistics.median(v), 3) for op, v in own_ms.items()}
+    return out
+
+
+def _stats(ms: list[float]) -> dict:
+    ms = sorted(ms)
+    return {"p50": round(statistics.median(ms), 3), "p90": round(ms[int(len(ms) * 0.9) - 1], 3)}
 
 
 def main() -> None:
@@ -142,16 +139,15 @@ def main() -> None:
     args = parser.parse_args()
 
     embeddings = make_embeddings(Settings())
-    results = {}
     inmem = InMemoryStore(index={"dims": 384, "embed": embeddings.embed_documents, "fields": ["$"]})
-    results["InMemoryStore"] = bench_store(inmem, ("memories", "bench"), args.items, args.calls, args.warmup)
     with tempfile.TemporaryDirectory() as data:
         with Memory(data_dir=data, graph_backend="none", embeddings=embeddings) as memory:
-            results["Memory API"] = bench_memory(memory, "api-user", args.items, args.calls, args.warmup)
-            results["MemoryXStore"] = bench_store(MemoryXStore(memory), ("memories", "store-user"), args.items,
-                                                  args.calls, args.warmup, Inner(memory))
+            ops = {"InMemoryStore": store_ops(inmem, ("memories", "bench"), args.items),
+                   "MemoryXStore": store_ops(MemoryXStore(memory), ("memories", "store-user"), args.items),
+                   "Memory API": memory_ops(memory, "api-user", args.items)}
+            results = run(ops, args.calls, args.warmup, Inner(memory))
 
-    ops = ["put_new", "put_update", "get", "search", "list"]
+    ops = OPS
     print(f"items={args.items} calls={args.calls} (ms, p50 / p90)")
     print(f"{'':16}" + "".join(f"{op:>20}" for op in ops))
     for name in ("InMemoryStore", "MemoryXStore", "Memory API"):
