@@ -18,7 +18,10 @@ retraction of a like or a job. Its judgments are deterministic:
 - anything else -> ADD.
 
 Other first-person sentences of four words or more ("I have a dog named Max") are kept as facts nearly
-verbatim; greetings, thanks and questions give no facts. Token usage is estimated (about 4 characters per
+verbatim, and so is any sentence no rule reads when it is a statement that says something particular: a figure,
+something of the speaker's, someone named beside it, or, in Chinese and Japanese, who someone is or what they are
+called ("店長は松本さん", "上司は厳しい人です", "班主任是陈老师"). Greetings, thanks, questions and small talk
+("今日は暑いね") give no facts. The words the rules know are data (the offline.* tables of memoryx.core.lexicon). Token usage is estimated (about 4 characters per
 token, one per CJK character) so benchmarks can report tokens per add.
 """
 
@@ -45,8 +48,8 @@ from memoryx.models.offline_answers import RULE_TASKS, rule_answer
 from memoryx.models.offline_clauses import companions, dated_event, generic_fact, going_on
 from memoryx.models.offline_shapes import (
     FIGURE_FRAGMENT, FILLER_EN, FRAGMENT_EN, NAME_IN_QUESTION_EN, NAMING_FRAGMENT, NAMING_FRAGMENT_CJK,
-    PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SENTENCE, STATEMENT_BEFORE_QUESTION, TOLD_TO_KEEP, VERBISH,
-    written_english,
+    PARTICULAR_CJK, PRONOUN_GOES_ON_EN, PRONOUN_SUBJECT_EN, SENTENCE, STATEMENT_BEFORE_QUESTION, TOLD_TO_KEEP, VERBISH,
+    says_who, written_english,
 )
 from memoryx.prompts.facts import GROUP_CHAT_MARKER, parse_conversation
 from memoryx.prompts.judge import parse_judge_input
@@ -288,13 +291,12 @@ def _said_whole(sentence: str, read: list[dict], unread: list[str]) -> dict | No
 _PARTICULAR_EN = lexicon.compile(r"\d|\b(?i:<@offline.particular:en>)\b"
                             r"|\b(?!(?i:<@offline.contracted:en>)['’])\w+['’]s\b"
                             r"|(?<=[\w,;:(] )(?<!\b[Tt]he )(?!I\b|I['’])[A-Z]\w")
-_PARTICULAR_CJK = lexicon.compile(r"[\d０-９二三四五六七八九十百千万两]|<@offline.particular:zh>|<@offline.particular:ja>")
 
 
 def _says_something_particular(text: str, content_words: int) -> bool:
     if rules.detect_language(text) == "en":
         return content_words >= 5 or bool(_PARTICULAR_EN.search(text))
-    return len(text) >= 14 or bool(_PARTICULAR_CJK.search(text))
+    return len(text) >= 14 or bool(PARTICULAR_CJK.search(text)) or says_who(text, rules.detect_language(text))
 
 
 def _who(question: str, name: str) -> str:

@@ -15,7 +15,8 @@ from memoryx.models import offline_rules as rules
 from memoryx.models.offline_shapes import (
     DOING_NO_SUBJECT_EN, FAMILY_FIRST_EN, FAVOURITE_LABEL_EN, FILLER_EN, FIRST_PERSON_EN,
     FIRST_PERSON_LATER_EN, JA_FAMILY_TOPIC, JA_FAVOURITE, JA_NAMED_TOPIC, JA_OWN_DOING, JA_OWN_HAVING, NAMED_NEWS_EN,
-    NAMED_PERSON_EN, NEWS_NO_SUBJECT_EN, ORIGIN_EN, REQUEST_THEN_WHEN_EN, SCHEDULED_EN, THING_FIRST_EN,
+    NAMED_PERSON_EN, NEWS_NO_SUBJECT_EN, ORIGIN_EN, PARTICULAR_CJK, REMARK_CJK, REQUEST_THEN_WHEN_EN, SCHEDULED_EN,
+    THING_FIRST_EN,
     USER_AS_OBJECT_EN, VERBISH, VERB_FIRST_EN, ZH_FAMILY_TOPIC, ZH_NAMED_TOPIC, rewritten_en, says_when,
 )
 
@@ -71,6 +72,8 @@ def generic_fact(clause: str) -> str | None:
     if is_chitchat(clause):
         return None
     lang = rules.detect_language(clause)
+    if lang != "en" and REMARK_CJK.search(clause) and len(clause) < 14 and not PARTICULAR_CJK.search(clause):
+        return None  # "今日は暑いね": small talk about the day, not the speaker's (nor a dated event of theirs)
     clause = _dated_order(clause, lang)
     if lang == "en":
         clause = FILLER_EN.sub("", clause) or clause  # "hey I'm zoe, ..." is "I'm zoe, ..."

@@ -107,6 +107,28 @@ JA_OWN_DOING = re.compile(r"(?:ています|ていました|ました|ます|て
 # what the speaker has, said with が and no topic: "えびアレルギーがあります", "持病があります" (not "雨が降っています",
 # nor where something is: "駅の近くに公園があります")
 JA_OWN_HAVING = re.compile(r"^[^はに、。]{2,14}が(?:あります|ありました|あって|ある)[。！]?$")
+# --- a Chinese or Japanese sentence no rule reads is kept as said when it is a statement (memoryx.models.offline)
+# something of the speaker's or someone's: a figure, the speaker ("我", "私", "うち")
+PARTICULAR_CJK = lexicon.compile(r"[\d０-９二三四五六七八九十百千万两]|<@offline.particular:zh>|<@offline.particular:ja>")
+# who someone in the speaker's life is, said of a topic (は/が, 是): named with an honorific, or called a person, at
+# the end of what is said ("店長は松本さん", "上司は厳しい人です", "班主任是陈老师", "房东是个很好说话的人")
+JA_SAYS_WHO = lexicon.compile(r"^[^、。？?]{1,15}?(?:は|が)[^。？?]*?<@offline.person_marker:ja>"
+                              r"(?:です|だ|でした|だった)?[。！!]*$")
+ZH_SAYS_WHO = lexicon.compile(r"^[^，。？?]{1,10}?是[^。？?]*?<@offline.person_marker:zh>[。！!]*$")
+# ... or their name ("犬の名前はポチ", "老板姓王", "狗狗叫豆豆"; not "他叫我去", he told me to go)
+JA_NAMES = lexicon.compile(r"^[^、。？?]{0,12}?<@offline.name_word:ja>(?:は|が)[^、。？?]{1,15}?(?:です|だ)?[。！!]*$")
+ZH_NAMES = lexicon.compile(r"^[^，。？?]{1,10}?<@offline.name_word:zh>(?![我你他她它])[^，。？?\s]{1,6}[。！!]*$")
+# a remark that asks for agreement ("今日は暑いね", "好累啊"): small talk, unless it says something particular
+REMARK_CJK = lexicon.compile(r"(?:<@offline.remark_end:ja>|<@offline.remark_end:zh>)[。！!～~…]*$")
+
+
+def says_who(clause: str, lang: str) -> bool:
+    """A Chinese or Japanese statement of who someone is or what they are called (see JA_SAYS_WHO, JA_NAMES)."""
+    if lang == "ja":
+        return bool(JA_SAYS_WHO.match(clause) or JA_NAMES.match(clause))
+    return lang == "zh" and bool(ZH_SAYS_WHO.match(clause) or ZH_NAMES.match(clause))
+
+
 # the canonical person of a sentence kept as said: "I'm ..." -> "User is ...", "My ..." -> "User's ..."
 EN_REWRITE = lexicon.compile(r"^<@offline.rewrite:en>\b", re.I)
 
