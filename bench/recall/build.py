@@ -43,26 +43,44 @@ def _log(msg: str) -> None:
 
 
 def build(set_name: str, set_dir: Path, questions: int | None = None, fresh: bool = False) -> dict:
-    """Ingest `set_name` into `set_dir` unless it is kept there already; returns store.json's content."""
+    """Ingest `set_name` into `set_dir` unless it is kept there already; returns store.json's content.
+    LongMemEval is ingested a question at a time, each one's line written as soon as it is in: a kept store
+    with fewer questions than asked gets the missing ones, and a store still being filled can be read."""
     set_dir = Path(set_dir)
-    if is_kept(set_dir) and not fresh:
+    if fresh and set_dir.exists():
+        shutil.rmtree(set_dir)
+    if set_name.startswith("lme-"):
+        return _build_lme(set_name, set_dir, questions)
+    if is_kept(set_dir):
         return json.loads((set_dir / "store.json").read_text())
     if set_dir.exists():
         shutil.rmtree(set_dir)
     set_dir.mkdir(parents=True)
     t0 = time.perf_counter()
-    builder = {"locomo-dev": _locomo, "lme-dev": _lme, "lme-val": _lme, "lives": _lives}[set_name]
+    builder = {"locomo-dev": _locomo, "lives": _lives}[set_name]
     m = _memory(set_name, set_dir)
     try:
         qs, units, info = builder(m, set_name, questions)
     finally:
         m.close()
-    (set_dir / "units.json").write_text(json.dumps(units))
+    with (set_dir / "units.jsonl").open("w") as f:
+        f.write(json.dumps(units) + "\n")
     write_questions(set_dir, qs)
     info = {"ingest_s": round(time.perf_counter() - t0, 1), "questions": len(qs), **info}
     mark(set_dir, set_name, **info)
     _log(f"{set_name}: ingested in {info['ingest_s']} s ({info})")
     return json.loads((set_dir / "store.json").read_text())
+
+
+def load_units(set_dir: Path) -> dict[str, str]:
+    """memory id -> its turn (LoCoMo dia_id, LongMemEval "<session>_<turn+1>") of every memory ingested."""
+    out: dict[str, str] = {}
+    path = Path(set_dir) / "units.jsonl"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                out.update(json.loads(line))
+    return out
 
 
 def _locomo(m, set_name: str, limit: int | None):
@@ -86,33 +104,49 @@ def _locomo(m, set_name: str, limit: int | None):
     return out, units, {"turns": len(items), "memories": len(units), "add_s": round(added, 1)}
 
 
-def _lme(m, set_name: str, limit: int | None):
+def _build_lme(set_name: str, set_dir: Path, limit: int | None) -> dict:
     data = sets.spread(sets.read_lme(set_name), limit)
+    set_dir.mkdir(parents=True, exist_ok=True)
+    qfile = set_dir / "questions.jsonl"
+    done = {json.loads(x)["qid"] for x in qfile.read_text().splitlines() if x.strip()} if qfile.exists() else set()
+    todo = [q for q in data if q["question_id"] not in done]
+    meta = json.loads((set_dir / "store.json").read_text()) if (set_dir / "store.json").exists() else {}
+    if not todo:
+        return meta
     split = set_name.split("-")[1]
-    units: dict[str, str] = {}
-    out = []
     t0 = time.perf_counter()
-    n_turns = 0
-    for j, q in enumerate(data, 1):
-        items = sets.lme_items(q)
-        _check(m.add_many(items, infer=False))
-        n_turns += len(items)
-        user = f"lme-{q['question_id']}"
-        ev_turns, ev_sessions = sets.lme_evidence(q)
-        gold = []
-        for mem in m.get_all(user_id=user, limit=ALL_MEMORIES)["results"]:
-            meta = mem.get("metadata") or {}
-            unit = sets.turn_id(meta["session"], meta["turn"])
-            units[mem["id"]] = unit
-            if unit in ev_turns:
-                gold.append(mem["id"])
-        out.append({"set": set_name, "split": split, "qid": q["question_id"], "qtype": q["question_type"],
+    spent = meta.get("ingest_s", 0.0)
+    n_turns = meta.get("turns", 0)
+    m = _memory(set_name, set_dir)
+    try:
+        for j, q in enumerate(todo, 1):
+            items = sets.lme_items(q)
+            _check(m.add_many(items, infer=False))
+            n_turns += len(items)
+            user = f"lme-{q['question_id']}"
+            ev_turns, ev_sessions = sets.lme_evidence(q)
+            units, gold = {}, []
+            for mem in m.get_all(user_id=user, limit=ALL_MEMORIES)["results"]:
+                meta_ = mem.get("metadata") or {}
+                units[mem["id"]] = sets.turn_id(meta_["session"], meta_["turn"])
+                if units[mem["id"]] in ev_turns:
+                    gold.append(mem["id"])
+            line = {"set": set_name, "split": split, "qid": q["question_id"], "qtype": q["question_type"],
                     "query": q["question"], "user_id": user, "group_id": None,
                     "now": sets.parse_date(q["question_date"]).isoformat(), "gold_ids": sorted(gold),
                     "gold_units": sorted(ev_turns), "gold_sessions": sorted(ev_sessions),
-                    "n_turns": len(sets.lme_docs(q)), "n_sessions": len(q["haystack_session_ids"])})
-        _log(f"  {set_name} {j}/{len(data)}: {n_turns} turns, {time.perf_counter() - t0:.0f} s")
-    return out, units, {"turns": n_turns, "memories": len(units)}
+                    "n_turns": len(sets.lme_docs(q)), "n_sessions": len(q["haystack_session_ids"])}
+            with (set_dir / "units.jsonl").open("a") as f:
+                f.write(json.dumps(units) + "\n")
+            with qfile.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+            done.add(q["question_id"])
+            elapsed = time.perf_counter() - t0
+            mark(set_dir, set_name, ingest_s=round(spent + elapsed, 1), questions=len(done), turns=n_turns)
+            _log(f"  {set_name} {j}/{len(todo)}: {n_turns} turns in the store, {elapsed:.0f} s")
+    finally:
+        m.close()
+    return json.loads((set_dir / "store.json").read_text())
 
 
 def _lives(m, set_name: str, limit: int | None):

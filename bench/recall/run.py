@@ -82,15 +82,20 @@ def _score(set_name: str, q: dict, ranked_units: list[str | None], texts: list[s
 
 
 def evaluate(set_name: str, set_dir: Path, n: int | None) -> list[dict]:
-    questions = sets.spread(load_questions(set_dir), n)
-    units = json.loads((set_dir / "units.json").read_text())
+    questions = load_questions(set_dir)
+    if n and set_name.startswith("lme-"):  # the same questions as a store built with --questions n
+        wanted = {d["question_id"] for d in sets.spread(sets.read_lme(set_name), n)}
+        questions = [q for q in questions if q["qid"] in wanted]
+    else:
+        questions = sets.spread(questions, n)
+    units = build.load_units(set_dir)
     docs = _docs(set_name, questions)
     limit = LIMITS[set_name]
     rows = []
     m = open_store(set_dir)
     try:
         for q in questions:
-            row = {k: q[k] for k in ("set", "split", "qid", "qtype", "query") }
+            row = {k: q[k] for k in ("set", "split", "qid", "qtype", "query")}
             row.update({k: q[k] for k in ("language", "kind", "blind", "infer", "life") if k in q})
             for system, mode in (("memoryx", None), ("dense", "vector")):
                 found, ms = _timed_search(m, q, limit, mode)
