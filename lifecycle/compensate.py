@@ -7,6 +7,11 @@ memories changed put back, history, links, relations, raw input, profile values)
 (vector points, graph edges, the entities left without a relation). It runs under the scope locks of every
 owner the run touched (as a rollback does), so a concurrent add of the same user never sees half of it.
 
+No acknowledged write is undone: the run's later steps run outside the scope lock, so another add of the same
+user may have changed a memory this run wrote (and told its caller so) before this run failed. Such a memory
+(a history row of another write after the run's last one on it) is left as the later write made it, and the
+report, the caller's error and the run's judgment name it under "not_undone".
+
 Steps designed to degrade (the profile model, a projection whose store is down: queued in the outbox) do not
 raise and are not failures; the undo is for the cases where the caller gets an error.
 """
@@ -50,9 +55,14 @@ def undo_failed_run(services: "Services", trace_id: str, values: dict | None = N
     linked = [row.get("id") for row in ((values or {}).get("linked_entities") or {}).values() if isinstance(row, dict)]
     entities = {e for e in [*undone["entity_ends"], *linked] if e}
     orphans = memory_graph.remove_orphans(services, entities) if entities else []
-    return {"memories_removed": len(undone["memories_removed"]), "memories_restored": len(undone["memories_restored"]),
-            "relations_removed": len(undone["relations_removed"]), "relations_valid_again": len(back),
-            "entities_removed": len(orphans), "profile_values": undone["profile_values"]}
+    report = {"memories_removed": len(undone["memories_removed"]),
+              "memories_restored": len(undone["memories_restored"]),
+              "relations_removed": len(undone["relations_removed"]), "relations_valid_again": len(back),
+              "entities_removed": len(orphans), "profile_values": undone["profile_values"]}
+    if undone.get("kept"):  # what it could not undo without losing another caller's acknowledged write
+        report["not_undone"] = [f"memory {k['memory_id']}: changed since by {k['changed_by'] or 'the API'} "
+                                f"({k['event']})" for k in undone["kept"]]
+    return report
 
 
 def wrote_anything(report: dict | None) -> bool:
@@ -67,6 +77,9 @@ def failure_message(exc: BaseException, trace_id: str, step: str | None, report:
     if report and report.get("error"):
         kept = (f" Undoing what it wrote failed too ({report['error']}); roll the run back with "
                 f"`memoryx rollback {trace_id}` once the store is back.")
+    elif report and report.get("not_undone"):
+        kept = (f" What it had written was undone, except what another add changed since (kept as that add left "
+                f"it, since that add was answered): {'; '.join(report['not_undone'])}.")
     elif wrote_anything(report):
         kept = " Everything it had written was undone; nothing of this add is kept."
     else:

@@ -8,6 +8,8 @@ record as if the run never happened, in one transaction:
   on them) and are live again; the run's history rows go;
 - relations it added are deleted, relations it invalidated are valid again (unless a valid twin exists);
 - its raw input goes;
+- a memory another run (or the API) changed after the run wrote it is left as that later write made it, with
+  its history: that write was acknowledged to its caller; the memory is reported as "kept";
 - profile values lose the memory ids of the memories it created: a value left with none that first
   appeared during the run goes, and a value the run ended (a single-valued field it set) is current again.
 Every change queues its projection (outbox), so vectors and graph follow even when a store is down now.
@@ -48,20 +50,24 @@ class RunUndo(SQLStoreBase):
 
     def undo_run_rows(self, trace_id: str) -> dict:
         """Returns {"memories_removed", "memories_restored", "relations_removed", "relations_invalidated",
-        "entity_ends", "profile_values"}: the ids the projections must follow (relations_invalidated are
-        made valid again by the caller, `revalidate_relations`, which checks for a valid twin)."""
+        "entity_ends", "profile_values", "kept"}: the ids the projections must follow (relations_invalidated are
+        made valid again by the caller, `revalidate_relations`, which checks for a valid twin); "kept" lists
+        the memories changed since by another write, left as they are: [{"memory_id", "changed_by", "event"}]."""
         out: dict = {"memories_removed": [], "memories_restored": [], "relations_removed": [],
-                     "relations_invalidated": [], "entity_ends": [], "profile_values": 0}
+                     "relations_invalidated": [], "entity_ends": [], "profile_values": 0, "kept": []}
         with self._tx(write=True) as s:
             history = list(s.scalars(select(HistoryRow).where(HistoryRow.trace_id == trace_id).order_by(HistoryRow.seq)))
+            later = _changed_since(s, trace_id, history)
+            out["kept"] = [{"memory_id": mid, "changed_by": by, "event": event} for mid, (by, event) in later.items()]
             first: dict[str, HistoryRow] = {}
             for h in history:
-                first.setdefault(h.memory_id, h)
+                if h.memory_id not in later:  # another run's acknowledged change stands: the memory is not undone
+                    first.setdefault(h.memory_id, h)
             since = _run_start(s, trace_id, history)
             created = [mid for mid, h in first.items() if h.event in _CREATING]
             # memories carrying the run's id without an ADD row of it (written by a path that keeps no history)
             created += [mid for mid in s.scalars(select(MemoryRow.id).where(MemoryRow.trace_id == trace_id))
-                        if mid not in first]
+                        if mid not in first and mid not in later]
             restored: list[str] = []
             for mid, h in first.items():
                 if h.event in _CREATING:
@@ -79,7 +85,9 @@ class RunUndo(SQLStoreBase):
                         row.valid_at = h.valid_at  # the version it closed held from then
                 row.updated_at = utc_now()
                 restored.append(mid)
-            s.execute(sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id))
+            # the run's history rows go, except on the memories kept: their history goes on from them
+            s.execute(sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id, HistoryRow.memory_id.not_in(list(later)))
+                      if later else sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id))
             for chunk in id_chunks(created):
                 s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk)))
                 s.execute(sa.delete(MemoryLinkRow).where(sa.or_(MemoryLinkRow.source_id.in_(chunk),
@@ -100,6 +108,25 @@ class RunUndo(SQLStoreBase):
         out.update(memories_removed=created, memories_restored=restored, relations_removed=[r.id for r in added],
                    entity_ends=sorted({e for r in added for e in (r.source_id, r.target_id)}))
         return out
+
+
+def _changed_since(s, trace_id: str, history: list[HistoryRow]) -> dict[str, tuple[str | None, str]]:
+    """{memory id: (trace id, event)} of the memories the run wrote that a later write of another run (or of
+    the API) changed since: a history row after the run's last one on the memory. History rows are the
+    memory's versions (every write of a text, a deletion, a rollback keeps one), so a later row means the
+    caller of that write was answered with a memory this undo must leave as it is."""
+    last: dict[str, int] = {}
+    for h in history:
+        last[h.memory_id] = max(h.seq, last.get(h.memory_id, h.seq))
+    out: dict[str, tuple[str | None, str]] = {}
+    for chunk in id_chunks(sorted(last)):
+        q = (select(HistoryRow.memory_id, HistoryRow.seq, HistoryRow.trace_id, HistoryRow.event)
+             .where(HistoryRow.memory_id.in_(chunk), HistoryRow.seq > min(last[m] for m in chunk))
+             .order_by(HistoryRow.seq))
+        for mid, seq, by, event in s.execute(q):
+            if seq > last[mid] and by != trace_id:
+                out.setdefault(mid, (by, event))
+    return out
 
 
 def _run_start(s, trace_id: str, history: list[HistoryRow]) -> datetime | None:
