@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.core.authorization import Action, Principal
+from memoryx.core.authorization import Action, Principal, authorize_messages
 from memoryx.errors import AccessDeniedError, InvalidInputError, MemoryXError, ScopeError
 from memoryx.ingest import bulk
 from memoryx.server.served import Served, call_args, grant
@@ -59,6 +59,7 @@ def bulk_router(served: Served) -> APIRouter:
             try:
                 scope = grant(principal, Action.WRITE, user_id=args["user_id"], agent_id=args["agent_id"],
                               run_id=args["run_id"], group_id=args["group_id"])
+                authorize_messages(principal, args.get("messages"), args.get("participants"))
             except (AccessDeniedError, ScopeError, InvalidInputError) as exc:
                 results[index] = _denied(exc)
                 continue

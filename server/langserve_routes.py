@@ -23,10 +23,12 @@ from fastapi import FastAPI, HTTPException, Request
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.core.authorization import Action, Principal, Requested, authorize
+from memoryx.core.authorization import Action, Principal, Requested, authorize, authorize_messages
 from memoryx.errors import AccessDeniedError, InvalidInputError, MemoryXError, NotFoundError, ScopeError
 from memoryx.graphs.add import graph as add_graph
 from memoryx.graphs.search import graph as search_graph
+from memoryx.ingest.messages import normalize_messages
+from memoryx.search.dates import checked_reference_time, checked_time_range
 from memoryx.server import guard
 from memoryx.server.auth import request_key
 from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, server_trace_id, with_principal
@@ -55,6 +57,20 @@ def action_of(request: Request) -> Action:
     return Action.SEARCH if request.url.path.startswith("/graphs/search") else Action.WRITE
 
 
+def early_checks(principal: Principal, action: Action, item: dict) -> None:
+    """What the graphs' first nodes would refuse, read here, before the answer starts: once /stream has sent
+    its 200 and first event, a refusal can only be an error event inside it (a 422 of /invoke would become a
+    200 carrying a 500). Dates go through core.instants (via search.dates), messages through the lock's
+    check of their scope fields and the add's own normaliser."""
+    if action is Action.SEARCH:
+        reference, _ = checked_reference_time(item.get("now"), item.get("as_of"))
+        checked_time_range(item.get("time_range"), reference)
+    else:
+        authorize_messages(principal, item.get("messages"), item.get("participants"))
+        if item.get("messages") is not None:
+            normalize_messages(item["messages"])
+
+
 def add_graph_routes(app: FastAPI, served: Served) -> None:
     """/graphs/add and /graphs/search over the app's memory."""
     from langserve import add_routes
@@ -75,6 +91,7 @@ def add_graph_routes(app: FastAPI, served: Served) -> None:
         for item in inputs if isinstance(inputs, list) else []:
             if isinstance(item, dict):
                 as_http(lambda item=item: authorize(principal, action_of(request), Requested.of(item)))
+                as_http(lambda item=item: early_checks(principal, action_of(request), item))
         return with_principal(config, principal)
 
     def search_limits(inp: dict) -> dict:
@@ -156,6 +173,7 @@ def add_review_routes(app: FastAPI, served: Served) -> None:
         body = _fields(inp)
         scope = grant(_principal(config), Action.WRITE, user_id=body.get("user_id"), agent_id=body.get("agent_id"),
                       run_id=body.get("run_id"))
+        authorize_messages(_principal(config), body.get("messages"))
         return mem().add(body["messages"], **call_args(scope), metadata=body.get("metadata"), review=True)
 
     def resume(inp: Any, config: RunnableConfig) -> dict:

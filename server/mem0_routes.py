@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryx.core.authorization import Action, Principal
+from memoryx.core.authorization import Action, Principal, authorize_messages
 from memoryx.core.scope import Scope
 from memoryx.errors import ScopeError
 from memoryx.ingest.multimodal import is_image_part
@@ -290,6 +290,7 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
     @router.post("/v1/memories/")
     def add(body: AddBody, principal: Principal = auth):
         scope = grant(principal, Action.WRITE, user_id=body.user_id, agent_id=body.agent_id, run_id=body.run_id)
+        authorize_messages(principal, body.messages)
         with metrics.track("add"):
             result = mem().add(_messages(body.messages), **call_args(scope), metadata=body.metadata, infer=body.infer,
                                expiration_date=body.expiration_date, immutable=body.immutable,

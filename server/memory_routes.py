@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from memoryx.core.authorization import Action, Principal, authorize_participants
+from memoryx.core.authorization import Action, Principal, authorize_messages
 from memoryx.errors import AccessDeniedError, ScopeError
 from memoryx.server.schemas import AddRequest, ContextRequest, ResumeRequest, SearchRequest, UpdateRequest
 from memoryx.server.served import Served, call_args, context_in, delete_in, grant, list_in, search_in
@@ -31,9 +31,9 @@ def memory_router(served: Served) -> APIRouter:
                 raise AccessDeniedError(
                     f'agent_memory="global" writes memories every user of agent {scope.agent_id!r} shares; it needs '
                     f'an agent key ({{"agents": [{scope.agent_id!r}]}}, no users) or an admin key.')
-        authorize_participants(principal, body.participants)
         messages = body.messages if isinstance(body.messages, str) else [
             m.model_dump(exclude_none=True) for m in body.messages]
+        authorize_messages(principal, messages, body.participants)
         with metrics.track("add"):
             result = mem().add(messages, **call_args(scope), metadata=body.metadata, infer=body.infer,
                                agent_memory=body.agent_memory, participants=body.participants)

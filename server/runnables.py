@@ -17,7 +17,7 @@ from fastapi import HTTPException
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
-from memoryx.core.authorization import Action, Requested, authorize
+from memoryx.core.authorization import WRITES, Action, Requested, authorize, authorize_messages
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.server.auth import id_value
 
@@ -57,6 +57,8 @@ def _apply_principal(input: Any, config: RunnableConfig | None, *, action: Actio
             _checked(lambda name=name: id_value(name, input.get(name)))
         return input
     scope = authorize(principal, action, Requested.of(input))
+    if action in WRITES:
+        authorize_messages(principal, input.get("messages"), input.get("participants"))
     if input.get("agent_memory") == "global":
         agent = input.get("agent_id") if scope is None else scope.agent_id
         if agent is None:
