@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
+from memoryx.core.limits import MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_FILTER_VALUES
 from memoryx.errors import InvalidInputError
 
 # metadata key of a memory's expiry (epoch seconds), written by add's expiration_date option
@@ -134,6 +135,9 @@ def _check_value(field: str, op: str, value: Any) -> Any:
                 f"({value!r}). Allowed operators: {_allowed()}."
             )
         items = list(value)
+        if len(items) > MAX_FILTER_VALUES:
+            raise InvalidInputError(f"Filter operator '{op}' on '{field}' lists {len(items)} values; the limit is "
+                                    f"{MAX_FILTER_VALUES} values per list. Split the request.")
         for v in items:
             if not _is_scalar(v):
                 raise InvalidInputError(
@@ -187,7 +191,25 @@ def _parse_key(key: str, spec: Any) -> FilterNode:
     return Cond(field, "eq", _check_value(field, "eq", spec))
 
 
-def _parse(obj: Any, where: str) -> FilterNode:
+class _Budget:
+    """What one filter may hold (core.limits): its conditions counted as they are parsed."""
+
+    def __init__(self) -> None:
+        self.conditions = 0
+
+    def count(self, node: FilterNode) -> FilterNode:
+        self.conditions += len(node.children) if isinstance(node, And) else 1
+        if self.conditions > MAX_FILTER_CONDITIONS:
+            raise InvalidInputError(f"The filter holds more than {MAX_FILTER_CONDITIONS} conditions, the limit per "
+                                    "request; use an 'in' list for many values of one field, or split the request.")
+        return node
+
+
+def _parse(obj: Any, where: str, depth: int = 0, budget: _Budget | None = None) -> FilterNode:
+    budget = budget or _Budget()
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidInputError(f"The filter nests AND / OR / NOT more than {MAX_FILTER_DEPTH} levels deep, the "
+                                "limit; flatten it (AND of ANDs is one AND).")
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{where} must be a dict such as {{'city': 'Paris'}}, got {type(obj).__name__}")
     if not obj:
@@ -201,12 +223,12 @@ def _parse(obj: Any, where: str) -> FilterNode:
                 raise InvalidInputError(f"'{key}' needs a list of filter dicts, got {type(spec).__name__}")
             if key == "OR" and not spec:
                 raise InvalidInputError("'OR' needs at least one filter dict (an empty OR would match nothing)")
-            children = tuple(_parse(c, f"An item of '{key}'") for c in spec)
+            children = tuple(_parse(c, f"An item of '{key}'", depth + 1, budget) for c in spec)
             nodes.append({"AND": And, "OR": Or, "NOT": Not}[key](children))
         elif isinstance(key, str) and key.upper() in LOGICAL:
             raise InvalidInputError(f"Logical filter keys are upper case: use '{key.upper()}' instead of '{key}'")
         else:
-            nodes.append(_parse_key(key, spec))
+            nodes.append(budget.count(_parse_key(key, spec)))
     return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 

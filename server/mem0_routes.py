@@ -28,6 +28,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoryx.core.authorization import Action, Principal, authorize_messages
+from memoryx.core.limits import check_page, check_scopes
 from memoryx.core.scope import Scope
 from memoryx.errors import ScopeError
 from memoryx.ingest.multimodal import is_image_part
@@ -210,6 +211,7 @@ def request_scopes(principal: Principal, body: ListBody, action: Action = Action
     users = _one_or_each(body.user_id, _named(body.filters, "user_id"))
     agents = _one_or_each(body.agent_id, _named(body.filters, "agent_id"))
     runs = _one_or_each(body.run_id, _named(body.filters, "run_id"))
+    check_scopes(len(users) * len(agents) * len(runs), "The user, agent and run ids of the filters")
     scopes = []
     for user, agent, run in ((u, a, r) for u in users for a in agents for r in runs):
         scope = grant(principal, action, user_id=user, agent_id=agent, run_id=run)
@@ -315,6 +317,7 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
                       page_size: int | None = Query(None, ge=1, le=1000)):
         if page is None or page_size is None:
             return {"results": _collect(principal, body, body.top_k or body.limit or 100)}
+        check_page(page, page_size)
         rows = _collect(principal, body, page * page_size + 1)
         chunk = rows[(page - 1) * page_size: page * page_size]
         return {"count": len(rows), "next": page + 1 if len(rows) > page * page_size else None,
