@@ -13,7 +13,7 @@ episode), time of the pass per 10,000 memories and model calls per 1,000 memorie
     HF_HUB_OFFLINE=1 python3 bench/bench_consolidate.py --locomo [--limit-qas N]
 
 LoCoMo dev before and after consolidation (a pass must not lower frac@10): the turns are ingested and the
-questions asked exactly as bench/locomo_retrieval.py does (its functions, imported: add_many infer=False,
+questions asked exactly as bench/recall/locomo_retrieval.py does (its functions, imported: add_many infer=False,
 one group per conversation, search defaults), then `Memory.consolidate(user_id=<speaker>,
 group_id=<conversation>)` runs once per participant scope (offline model), and the questions are asked
 again. Searches record accesses by default, and ranking reads them: the first round of questions would
@@ -102,6 +102,7 @@ def locomo(limit_qas: int | None) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "recall"))  # the quality benches
     from embedding_cache import CachedEmbeddings  # noqa: E402
     from locomo_retrieval import DEFAULT_DATA, evaluate, ingest, load  # noqa: E402
 

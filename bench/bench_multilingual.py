@@ -21,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "recall"))  # the lives and their loader
 from everyday_recall import NOW, SETS, START  # noqa: E402
 
 

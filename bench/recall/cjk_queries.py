@@ -1,8 +1,8 @@
 """Chinese and Japanese questions over one user's memories, through the public API (add_many(infer=False),
 search defaults, no LLM), for comparing local encoders: top-1 and top-3 per language, dense only beside.
 
-    python bench/cjk_queries.py                                              # the default MiniLM
-    python bench/cjk_queries.py --set 'embedding_model="local:multilingual-e5-small"'
+    python bench/recall/cjk_queries.py                                              # the default MiniLM
+    python bench/recall/cjk_queries.py --set 'embedding_model="local:multilingual-e5-small"'
 
 A small hand-written set (12 memories in Chinese, Japanese and English; 12 questions, most sharing few or no
 characters with the memory that answers them), so it tells a multilingual encoder from one that is not, not a

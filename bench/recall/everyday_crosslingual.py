@@ -2,9 +2,9 @@
 one (an English question over a memory said in Chinese or Japanese, or the reverse), through the public API
 with its defaults (extraction on, the offline model): what the multilingual index is for.
 
-    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/everyday_crosslingual.py [--tuning JSON] LIFE [LIFE ...]
+    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/recall/everyday_crosslingual.py [--tuning JSON] LIFE [LIFE ...]
 
-LIFE: the names of bench/everyday_recall.py's sets (first ... fortyfirst). `--tuning`: MEMORYX_SEARCH_TUNING
+LIFE: the names of bench/recall/everyday_recall.py's sets (first ... fortyfirst). `--tuning`: MEMORYX_SEARCH_TUNING
 overrides (e.g. '{"weight_crosslingual": 0.45}'), for a sensitivity check. A question counts as cross-language
 when every memory holding its expected words is written in the other script (CJK at least 30% of its letters).
 Prints top-1 / top-3 / top-10 of each class.

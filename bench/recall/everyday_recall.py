@@ -2,22 +2,15 @@
 wired to MemoryX meets. Our own dev set (written here, in English, Chinese and Japanese); the held-out
 everyday set that judges recall is kept aside and is not this one.
 
-    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/everyday_recall.py [--set first|...|thirtyfifth] [--raw]
+    PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 python bench/recall/everyday_recall.py [--set first|...|fortyfirst] [--raw]
         [--data-dir DIR] [--show-misses]
 
 (PYTHONHASHSEED fixed: two candidates tied in score can otherwise fall either way from one process to the next.)
 
-The first twelve lives: the first (24 statements, 24 questions) is the one ranking changes were made on; each
-later one (the second and third: 20 statements, 22 questions; the fourth to tenth and the twelfth: 18 statements
-typed as chat messages are, 20 questions; the eleventh: 30 statements, 30 questions) was written after the changes
-made on the one before it and before its own first run, as their clean check. Each one's misses were read after that
-run, so all twelve are dev sets now (docs/benchmarks.md gives each clean figure). The thirteenth to the
-twenty-sixth were written the same way (bench/everyday_more_lives.py, bench/everyday_later_lives.py). The
-twenty-seventh to the thirty-fifth (bench/everyday_blind_lives_a.py, _b.py, _c.py) were written by writers who
-had not read the ranking or extraction code, as the nearest thing here to the held-out set: three English lives
-(one typed tersely, one rambling, one mixing in Chinese and Japanese), one told in Chinese, one in Japanese,
-one about the user's roommates, partner and coach; then a single parent, a Chinese doctor asking half her
-questions in English, and a Japanese office worker (docs/benchmarks.md gives each first run).
+One life at a time, with its misses (bench/recall/run.py --sets lives runs them all, per language and kind). The
+lives are data, bench/recall/lives/*.json, read by bench/recall/everyday.py; each file says how it was written
+(`notes`, `blind`: by a writer who had not read the ranking or extraction code; docs/benchmarks.md gives each
+life's first run).
 
 Each statement is one user message `Memory.add([{"role": "user", "content", "timestamp"}], user_id=...)` with
 extraction on (`infer=True`, the default) and the offline model (what runs without an API key), the embedded
@@ -34,97 +27,25 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 
-START = datetime(2024, 1, 8, 19, 0, tzinfo=timezone.utc)
-NOW = datetime(2025, 12, 20, 12, 0, tzinfo=timezone.utc)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the loader beside this script, however it is run
+import everyday  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the lives beside this script, however it is run
-from everyday_blind_lives_a import (  # noqa: E402
-    LIFE_TWENTYEIGHTH, LIFE_TWENTYNINTH, LIFE_TWENTYSEVENTH, QUESTIONS_TWENTYEIGHTH, QUESTIONS_TWENTYNINTH,
-    QUESTIONS_TWENTYSEVENTH,
-)
-from everyday_blind_lives_b import (  # noqa: E402
-    LIFE_THIRTIETH, LIFE_THIRTYFIRST, LIFE_THIRTYSECOND, QUESTIONS_THIRTIETH, QUESTIONS_THIRTYFIRST,
-    QUESTIONS_THIRTYSECOND,
-)
-from everyday_blind_lives_c import (  # noqa: E402
-    LIFE_THIRTYFIFTH, LIFE_THIRTYFOURTH, LIFE_THIRTYTHIRD, QUESTIONS_THIRTYFIFTH, QUESTIONS_THIRTYFOURTH,
-    QUESTIONS_THIRTYTHIRD,
-)
-from everyday_blind_lives_d import (  # noqa: E402
-    LIFE_THIRTYEIGHTH, LIFE_THIRTYSEVENTH, LIFE_THIRTYSIXTH, QUESTIONS_THIRTYEIGHTH, QUESTIONS_THIRTYSEVENTH,
-    QUESTIONS_THIRTYSIXTH,
-)
-from everyday_blind_lives_e import (  # noqa: E402
-    LIFE_FORTIETH, LIFE_FORTYFIRST, LIFE_THIRTYNINTH, QUESTIONS_FORTIETH, QUESTIONS_FORTYFIRST, QUESTIONS_THIRTYNINTH,
-)
-from everyday_chat_lives import (  # noqa: E402
-    LIFE_EIGHTH, LIFE_FIFTH, LIFE_FOURTH, LIFE_NINTH, LIFE_SEVENTH, LIFE_SIXTH, LIFE_TENTH, LIFE_THIRTEENTH,
-    LIFE_TWELFTH,
-    QUESTIONS_EIGHTH, QUESTIONS_FIFTH, QUESTIONS_FOURTH, QUESTIONS_NINTH, QUESTIONS_SEVENTH, QUESTIONS_SIXTH,
-    QUESTIONS_TENTH, QUESTIONS_THIRTEENTH, QUESTIONS_TWELFTH,
-)
-from everyday_lives import (  # noqa: E402
-    LIFE, LIFE_ELEVENTH, LIFE_SECOND, LIFE_THIRD, QUESTIONS, QUESTIONS_ELEVENTH, QUESTIONS_SECOND, QUESTIONS_THIRD,
-)
-from everyday_more_lives import (  # noqa: E402
-    LIFE_EIGHTEENTH, LIFE_FIFTEENTH, LIFE_FOURTEENTH, LIFE_SEVENTEENTH, LIFE_SIXTEENTH,
-    QUESTIONS_EIGHTEENTH, QUESTIONS_FIFTEENTH, QUESTIONS_FOURTEENTH, QUESTIONS_SEVENTEENTH, QUESTIONS_SIXTEENTH,
-)
-from everyday_later_lives import (  # noqa: E402
-    LIFE_NINETEENTH, LIFE_TWENTIETH, LIFE_TWENTYFIFTH, LIFE_TWENTYFIRST, LIFE_TWENTYFOURTH, LIFE_TWENTYSECOND,
-    LIFE_TWENTYSIXTH, LIFE_TWENTYTHIRD, QUESTIONS_NINETEENTH, QUESTIONS_TWENTIETH, QUESTIONS_TWENTYFIFTH,
-    QUESTIONS_TWENTYFIRST, QUESTIONS_TWENTYFOURTH, QUESTIONS_TWENTYSECOND, QUESTIONS_TWENTYSIXTH, QUESTIONS_TWENTYTHIRD,
-)
-
-SETS = {"first": (LIFE, QUESTIONS), "second": (LIFE_SECOND, QUESTIONS_SECOND), "third": (LIFE_THIRD, QUESTIONS_THIRD),
-        "fourth": (LIFE_FOURTH, QUESTIONS_FOURTH), "fifth": (LIFE_FIFTH, QUESTIONS_FIFTH),
-        "sixth": (LIFE_SIXTH, QUESTIONS_SIXTH), "seventh": (LIFE_SEVENTH, QUESTIONS_SEVENTH),
-        "eighth": (LIFE_EIGHTH, QUESTIONS_EIGHTH), "ninth": (LIFE_NINTH, QUESTIONS_NINTH),
-        "tenth": (LIFE_TENTH, QUESTIONS_TENTH), "eleventh": (LIFE_ELEVENTH, QUESTIONS_ELEVENTH),
-        "twelfth": (LIFE_TWELFTH, QUESTIONS_TWELFTH), "thirteenth": (LIFE_THIRTEENTH, QUESTIONS_THIRTEENTH),
-        "fourteenth": (LIFE_FOURTEENTH, QUESTIONS_FOURTEENTH),
-        "fifteenth": (LIFE_FIFTEENTH, QUESTIONS_FIFTEENTH),
-        "sixteenth": (LIFE_SIXTEENTH, QUESTIONS_SIXTEENTH),
-        "seventeenth": (LIFE_SEVENTEENTH, QUESTIONS_SEVENTEENTH),
-        "eighteenth": (LIFE_EIGHTEENTH, QUESTIONS_EIGHTEENTH),
-        "nineteenth": (LIFE_NINETEENTH, QUESTIONS_NINETEENTH),
-        "twentieth": (LIFE_TWENTIETH, QUESTIONS_TWENTIETH),
-        "twentyfirst": (LIFE_TWENTYFIRST, QUESTIONS_TWENTYFIRST),
-        "twentysecond": (LIFE_TWENTYSECOND, QUESTIONS_TWENTYSECOND),
-        "twentythird": (LIFE_TWENTYTHIRD, QUESTIONS_TWENTYTHIRD),
-        "twentyfourth": (LIFE_TWENTYFOURTH, QUESTIONS_TWENTYFOURTH),
-        "twentyfifth": (LIFE_TWENTYFIFTH, QUESTIONS_TWENTYFIFTH),
-        "twentysixth": (LIFE_TWENTYSIXTH, QUESTIONS_TWENTYSIXTH),
-        "twentyseventh": (LIFE_TWENTYSEVENTH, QUESTIONS_TWENTYSEVENTH),
-        "twentyeighth": (LIFE_TWENTYEIGHTH, QUESTIONS_TWENTYEIGHTH),
-        "twentyninth": (LIFE_TWENTYNINTH, QUESTIONS_TWENTYNINTH),
-        "thirtieth": (LIFE_THIRTIETH, QUESTIONS_THIRTIETH),
-        "thirtyfirst": (LIFE_THIRTYFIRST, QUESTIONS_THIRTYFIRST),
-        "thirtysecond": (LIFE_THIRTYSECOND, QUESTIONS_THIRTYSECOND),
-        "thirtythird": (LIFE_THIRTYTHIRD, QUESTIONS_THIRTYTHIRD),
-        "thirtyfourth": (LIFE_THIRTYFOURTH, QUESTIONS_THIRTYFOURTH),
-        "thirtyfifth": (LIFE_THIRTYFIFTH, QUESTIONS_THIRTYFIFTH),
-        "thirtysixth": (LIFE_THIRTYSIXTH, QUESTIONS_THIRTYSIXTH),
-        "thirtyseventh": (LIFE_THIRTYSEVENTH, QUESTIONS_THIRTYSEVENTH),
-        "thirtyeighth": (LIFE_THIRTYEIGHTH, QUESTIONS_THIRTYEIGHTH),
-        "thirtyninth": (LIFE_THIRTYNINTH, QUESTIONS_THIRTYNINTH),
-        "fortieth": (LIFE_FORTIETH, QUESTIONS_FORTIETH),
-        "fortyfirst": (LIFE_FORTYFIRST, QUESTIONS_FORTYFIRST)}
+LIVES = everyday.load_lives()
+START = datetime.fromisoformat(LIVES[0]["start"])
+NOW = datetime.fromisoformat(LIVES[0]["now"])
+# name -> (statements as (day, text[, reply ...]), questions as (question, expected words, language))
+SETS = {life["name"]: ([(s["day"], s["text"], *s.get("replies", [])) for s in life["statements"]],
+                       [(q["question"], q["expected"], q["language"]) for q in life["questions"]]) for life in LIVES}
 
 
-def answered_at(results: list[dict], words: list[str]) -> int | None:
-    for k, r in enumerate(results, 1):
-        text = r["memory"].lower()
-        if all(any(alt.lower() in text for alt in w.split("|")) for w in words):
-            return k
-    return None
+answered_at = everyday.answered_at
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """LoCoMo retrieval benchmark through the public API: does the right conversation turn come back?
 
-    python bench/locomo_retrieval.py [--data ../shared/data/locomo_dev.json] [--one-by-one] [--per-category]
+    python bench/recall/locomo_retrieval.py [--data ../shared/data/locomo_dev.json] [--one-by-one] [--per-category]
 
 Ingestion, as a user would replay a chat log (no model, infer=False): each conversation is a group chat
 (`group_id="locomo-<sample_id>"`), each turn one message {"role", "content": "Speaker: text", "name":
@@ -35,17 +35,18 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from embedding_cache import CachedEmbeddings  # noqa: E402 - bench/ is the script's folder
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the embedding cache
+from embedding_cache import CachedEmbeddings  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = next((p for p in (HERE.parent.parent / "shared" / "data" / "locomo_dev.json",
-                                 HERE.parent / "data" / "locomo_dev.json",
+DEFAULT_DATA = next((p for p in (HERE.parents[2] / "shared" / "data" / "locomo_dev.json",
+                                 HERE.parents[1] / "data" / "locomo_dev.json",
                                  Path("/work/shared/data/locomo_dev.json")) if p.exists()),
-                    HERE.parent.parent / "shared" / "data" / "locomo_dev.json")
+                    HERE.parents[2] / "shared" / "data" / "locomo_dev.json")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 

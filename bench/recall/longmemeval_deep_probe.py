@@ -1,7 +1,7 @@
 """Details deep inside long turns: is the turn found when a question quotes a sentence from past what the encoder
 reads of it?
 
-    python bench/longmemeval_deep_probe.py --data-dir DIR [--questions 1] [--set vector_chunk_chars=0]
+    python bench/recall/longmemeval_deep_probe.py --data-dir DIR [--questions 1] [--set vector_chunk_chars=0]
 
 DIR is a store built by bench/longmemeval_retrieval.py with the same --questions (and the same
 vector_chunk_chars). For each of its questions' assistant turns longer than 2,000 characters, one sentence
@@ -18,9 +18,11 @@ import json
 import os
 import random
 import re
+import sys
 from pathlib import Path
 
-from embedding_cache import CachedEmbeddings  # noqa: E402 - bench/ is the script's folder
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the embedding cache
+from embedding_cache import CachedEmbeddings  # noqa: E402
 from longmemeval_retrieval import DEFAULT_DATA, parse_date, spread, turn_id  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -1,6 +1,6 @@
 """LongMemEval_S retrieval through the public API: do the evidence turns and sessions come back?
 
-    python bench/longmemeval_retrieval.py [--data ../shared/data/longmemeval_s_dev.json] [--questions 20]
+    python bench/recall/longmemeval_retrieval.py [--data ../shared/data/longmemeval_s_dev.json] [--questions 20]
         [--data-dir DIR] [--baselines] [--json-out rows.json]
 
 Ingestion, as a user would replay a chat history (no model): each question is one user's history
@@ -39,16 +39,17 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from embedding_cache import CachedEmbeddings  # noqa: E402 - bench/ is the script's folder
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the embedding cache
+from embedding_cache import CachedEmbeddings  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = next((p for p in (HERE.parent.parent / "shared" / "data" / "longmemeval_s_dev.json",
+DEFAULT_DATA = next((p for p in (HERE.parents[2] / "shared" / "data" / "longmemeval_s_dev.json",
                                  Path("/work/shared/data/longmemeval_s_dev.json")) if p.exists()),
-                    HERE.parent.parent / "shared" / "data" / "longmemeval_s_dev.json")
+                    HERE.parents[2] / "shared" / "data" / "longmemeval_s_dev.json")
 SEARCH_LIMIT = 30  # deep enough for ten distinct sessions
 KS = (5, 10)
 

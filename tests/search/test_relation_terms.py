@@ -151,20 +151,17 @@ def test_the_users_introduction_answers_what_their_name_is(tmp_path):
             m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="o", infer=False)
         found = m.search("What's my name?", user_id="o", limit=3, now="2025-01-20T12:00:00+00:00")["results"]
         assert found[0]["memory"].startswith("Hiya, name's Oskar")
-        # the tenth everyday life (bench/everyday_chat_lives.py), as its user said it
-        import importlib.util
-        from datetime import datetime, timedelta, timezone
+        # the tenth everyday life (bench/recall/lives/10-tenth.json), as its user said it
+        import json
+        from datetime import datetime, timedelta
         from pathlib import Path
 
-        spec = importlib.util.spec_from_file_location(
-            "everyday_chat_lives", Path(__file__).resolve().parents[2] / "bench" / "everyday_chat_lives.py")
-        lives = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(lives)
-
-        start = datetime(2024, 1, 8, 19, 0, tzinfo=timezone.utc)
-        for day, text in lives.LIFE_TENTH:
-            when = (start + timedelta(days=day)).isoformat()
-            m.add([{"role": "user", "content": text, "timestamp": when}], user_id="m", infer=False)
+        tenth = json.loads((Path(__file__).resolve().parents[2] / "bench" / "recall" / "lives" / "10-tenth.json")
+                           .read_text(encoding="utf-8"))
+        start = datetime.fromisoformat(tenth["start"])
+        for said in tenth["statements"]:
+            when = (start + timedelta(days=said["day"])).isoformat()
+            m.add([{"role": "user", "content": said["text"], "timestamp": when}], user_id="m", infer=False)
         found = m.search("What's my name?", user_id="m", limit=3, now="2025-12-20T12:00:00+00:00")["results"]
         assert found[0]["memory"].startswith("Hi! Mei here")
 
