@@ -41,8 +41,10 @@ def export_records(services, scope: Scope) -> Iterator[dict]:
     yield {"type": FORMAT, "version": VERSION, "scope": scope.as_dict(),
            "exported_at": datetime.now(timezone.utc).isoformat()}
     offset = 0
+    exported: set[str] = set()
     while True:
         page = sql.list_memories(scope, limit=500, offset=offset)
+        exported.update(m["id"] for m in page)
         for m in page:
             history = [{k: h.get(k) for k in ("event", "old_memory", "new_memory", "actor", "trace_id", "created_at")}
                        for h in sql.history(m["id"])]
@@ -56,7 +58,10 @@ def export_records(services, scope: Scope) -> Iterator[dict]:
         yield {"type": "relation", **{k: r.get(k) for k in ("id", "source_id", "relation", "target_id", "memory_id",
                                                              "trace_id", "user_id", "agent_id", "run_id")}}
     if scope.user_id and not scope.group_id:  # the profile is the user's (its name resolves "Alice" to them)
+        narrower = bool(scope.agent_id or scope.run_id)
         for v in sql.profile_values(user_subject(scope.user_id), include_ended=True):
+            if narrower and not exported & set(v.get("memory_ids") or []):
+                continue  # a value counts in a scope while a memory inside it backs it (core.authorization)
             yield {"type": "profile_value", **{k: v.get(k) for k in ("field", "value", "memory_ids", "source",
                                                                        "ended_at")}}
 

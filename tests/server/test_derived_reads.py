@@ -91,3 +91,11 @@ def test_an_empty_user_s_cold_start_lends_no_agent_memory_the_key_does_not_hold(
     assert "SECRETAGENT" not in r.text
     admin = _post(url, "k-admin", "/v1/memories/context", {"user_id": "carol", "agent_id": "bot", "query": "hi"})
     assert "SECRETAGENT" in admin.text  # the cold start itself still borrows the agent's own memories
+
+
+def test_an_agent_scope_s_export_holds_the_profile_values_said_to_that_agent(world):
+    m, _ = world
+    narrow = m.export(user_id="alice", agent_id="bot")
+    assert '"profile_value"' in narrow and "Lisbon" in narrow and "sushi" not in narrow
+    whole = m.export(user_id="alice")
+    assert "Lisbon" in whole and "sushi" in whole
