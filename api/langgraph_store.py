@@ -88,7 +88,7 @@ class MemoryXStore(BaseStore):
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """The operations in order (a get after a put in one batch sees the put)."""
         results: list[Result] = []
-        for op in ops:
+        for op in map(_tuple_namespace, ops):
             if isinstance(op, GetOp):
                 results.append(self._get(op))
             elif isinstance(op, PutOp):
@@ -144,8 +144,8 @@ class MemoryXStore(BaseStore):
                                     f"item is kept in its memory's metadata ({exc}). Store less per key, or raise "
                                     "MEMORYX_MAX_METADATA_BYTES.") from None
         sql, projector = self.memory.services.sql, self.memory.services.projector
-        generation, memory = self._current(scope, op.namespace, op.key)
-        with sql.scope_lock(scope):
+        with sql.scope_lock(scope):  # the key's lookup too: two puts of one new key never both insert
+            generation, memory = self._current(scope, op.namespace, op.key)
             if memory is None:
                 row = sql.insert_memory(scope=scope, text=text, metadata=meta, actor=ACTOR,
                                         memory_id=self._id(scope, op.namespace, op.key, generation))
@@ -289,6 +289,15 @@ class MemoryXStore(BaseStore):
 
     def __repr__(self) -> str:
         return f"MemoryXStore(namespaces={self.rule.describe()}, infer={self.infer})"
+
+
+def _tuple_namespace(op: Op) -> Op:
+    """Namespaces as tuples (a JSON client or a caller may hand lists): ids and listings are read from tuples."""
+    if isinstance(op, (GetOp, PutOp)) and isinstance(op.namespace, list):
+        return op._replace(namespace=tuple(op.namespace))
+    if isinstance(op, SearchOp) and isinstance(op.namespace_prefix, list):
+        return op._replace(namespace_prefix=tuple(op.namespace_prefix))
+    return op
 
 
 def _now() -> datetime:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp
+from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from memoryx import InvalidInputError, Memory, MemoryXStore, ScopeError
@@ -83,6 +84,22 @@ def test_a_key_keeps_its_memory_and_its_history(store, memory, user):
     store.put(ns, "city", {"content": "Lives in Porto"})  # the key's next generation: a new memory
     [again] = _item_memories(memory, user_id=user)
     assert again["id"] != m["id"] and store.get(ns, "city").value == {"content": "Lives in Porto"}
+
+
+def test_concurrent_puts_of_one_new_key_make_one_item_with_every_version(store, memory, user):
+    ns = ("memories", user)
+    values = [{"content": f"version {i}"} for i in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(lambda v: store.put(ns, "k", v), values))
+    [m] = _item_memories(memory, user_id=user)
+    assert store.get(ns, "k").value in values
+    assert [h["event"] for h in memory.history(m["id"])] == ["ADD"] + ["UPDATE"] * 5  # no put was lost
+
+
+def test_a_namespace_given_as_a_list_is_the_same_namespace(store, user):
+    store.batch([PutOp(["memories", user], "k", {"content": "from a JSON client"})])
+    assert store.get(("memories", user), "k").value == {"content": "from a JSON client"}
+    assert [i.namespace for i in store.batch([SearchOp(["memories", user], None, 10, 0)])[0]] == [("memories", user)]
 
 
 def test_equal_values_under_two_keys_stay_two_items(store, memory, user):
