@@ -9,9 +9,11 @@ Format
 ``core/lexicon_data/<lang>.json`` (``en``, ``zh``, ``ja``): one JSON object. Each key is a table name, namespaced by
 the package that reads it (``"offline.greeting"``, ``"search.relation"``); each value is either
 
-* a list of words or phrases: ``"offline.greeting": ["hi", "hello", "hey"]``, or
+* a list of words or phrases: ``"offline.greeting": ["hi", "hello", "hey"]``;
 * an object from a word or phrase to a string, for a form and what it stands for:
-  ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``.
+  ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``; or
+* an object from a group's name to its words, for words sorted into kinds:
+  ``"search.relation": {"dog": ["dog", "puppy"], "wife": ["wife", "spouse"]}`` (zh.json: ``{"dog": ["狗"], ...}``).
 
 A key starting with ``_`` is a comment, not a table. A table may be in some language files and not others: asked
 for without a language, a table is the union of every file that has it (in the order en, zh, ja); asked for in one
@@ -27,10 +29,13 @@ Longer entries are tried first ("刚刚" before "刚", "hi there" before "hi").
 
 API
 ---
-* ``table(name, lang=None) -> tuple[str, ...]`` the entries; ``mapping(name, lang=None) -> dict[str, str]`` an
-  object table; ``words(name, lang=None) -> frozenset[str]`` the entries lower-cased, for membership tests.
+* ``table(name, lang=None) -> tuple[str, ...]`` the entries (of every group, for a grouped table);
+  ``mapping(name, lang=None) -> dict[str, str]`` a table of forms; ``groups(name, lang=None) -> dict[str,
+  tuple[str, ...]]`` a grouped table, each group's words of every language asked for (en, then zh, then ja);
+  ``words(name, lang=None) -> frozenset[str]`` the entries lower-cased, for membership tests.
 * ``matcher(name, lang=None) -> Matcher``: ``.search(text)`` (first match or None), ``.findall(text)``,
-  ``.contains(text)``, ``.fullmatch(text)`` (the whole text, stripped, is one entry).
+  ``.contains(text)``, ``.fullmatch(text)`` (the whole text, stripped, is one entry); ``Matcher(entries)`` for any
+  words (a group of a grouped table).
 * ``alternation(name, lang=None) -> str``: the regular expression ``(?:entry|entry)`` for a grammar pattern; no word
   boundaries (the grammar around it places them).
 * ``compile(pattern, flags=0) -> re.Pattern``: a grammar pattern with ``<@name>`` (every language) or
@@ -47,8 +52,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "LexiconError", "Matcher", "alternation", "clear_cache", "compile", "mapping", "matcher", "table",
-           "words"]
+__all__ = ["LANGUAGES", "LexiconError", "Matcher", "alternation", "clear_cache", "compile", "groups", "mapping",
+           "matcher", "table", "words"]
 
 LANGUAGES = ("en", "zh", "ja")
 DATA = Path(__file__).with_name("lexicon_data")
@@ -62,26 +67,31 @@ class LexiconError(LookupError):
 
 
 @lru_cache(maxsize=None)
-def _file(lang: str) -> dict[str, list[str] | dict[str, str]]:
+def _file(lang: str) -> dict[str, list[str] | dict[str, str] | dict[str, list[str]]]:
     if lang not in LANGUAGES:
         raise LexiconError(f"no lexicon for language {lang!r}: the languages are {', '.join(LANGUAGES)}")
     path = DATA / f"{lang}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise LexiconError(f"the lexicon file {path} is missing: reinstall memoryx (it ships with the package)") from None
+        raise LexiconError(f"the lexicon file {path} is missing: reinstall memoryx (it ships with the package)") \
+            from None
     if not isinstance(data, dict):
         raise LexiconError(f"{path} must hold one JSON object of named tables")
     tables = {}
     for name, value in data.items():
         if name.startswith("_"):
             continue
-        ok = (isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)) or \
-            (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
-        if not ok:
-            raise LexiconError(f"{path}: table {name!r} must be a list of non-empty strings or an object of strings")
+        if not (_entries(value) or isinstance(value, dict) and (all(isinstance(v, str) for v in value.values()) or
+                                                           all(_entries(v) for v in value.values()))):
+            raise LexiconError(f"{path}: table {name!r} must be a list of non-empty strings, an object of strings or "
+                               "an object of lists of non-empty strings")
         tables[name] = value
     return tables
+
+
+def _entries(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
 
 
 def _raw(name: str, lang: str | None) -> list[tuple[str, list[str] | dict[str, str]]]:
@@ -98,10 +108,14 @@ def _raw(name: str, lang: str | None) -> list[tuple[str, list[str] | dict[str, s
 
 @lru_cache(maxsize=None)
 def table(name: str, lang: str | None = None) -> tuple[str, ...]:
-    """The entries of a table (the keys of an object table), in file order, without repeats."""
+    """The entries of a table (the forms of a table of forms, the words of every group), in file order, once each."""
     out: dict[str, None] = {}
     for _, value in _raw(name, lang):
-        out.update(dict.fromkeys(value))
+        if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
+            for group in value.values():
+                out.update(dict.fromkeys(group))
+        else:
+            out.update(dict.fromkeys(value))
     return tuple(out)
 
 
@@ -110,10 +124,22 @@ def mapping(name: str, lang: str | None = None) -> dict[str, str]:
     """An object table: each form and what it stands for."""
     out: dict[str, str] = {}
     for code, value in _raw(name, lang):
-        if not isinstance(value, dict):
-            raise LexiconError(f"lexicon table {name!r} in {code}.json is a list, not an object of forms")
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise LexiconError(f"lexicon table {name!r} in {code}.json is not an object of forms (a form -> a string)")
         out.update(value)
     return out
+
+
+@lru_cache(maxsize=None)
+def groups(name: str, lang: str | None = None) -> dict[str, tuple[str, ...]]:
+    """A grouped table: each group's words, those of every language asked for together (en, then zh, then ja)."""
+    out: dict[str, dict[str, None]] = {}
+    for code, value in _raw(name, lang):
+        if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+            raise LexiconError(f"lexicon table {name!r} in {code}.json is not an object of groups (a name -> words)")
+        for group, entries in value.items():
+            out.setdefault(group, {}).update(dict.fromkeys(entries))
+    return {group: tuple(entries) for group, entries in out.items()}
 
 
 @lru_cache(maxsize=None)
@@ -184,5 +210,5 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern:  # noqa: A001 - read as
 
 def clear_cache() -> None:
     """Forget every file, table, matcher and pattern read so far: the next request reads the files again."""
-    for cached in (_file, table, mapping, words, alternation, matcher, compile):
+    for cached in (_file, table, mapping, groups, words, alternation, matcher, compile):
         cached.cache_clear()

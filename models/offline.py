@@ -21,8 +21,9 @@ Other first-person sentences of four words or more ("I have a dog named Max") ar
 verbatim, and so is any sentence no rule reads when it is a statement that says something particular: a figure,
 something of the speaker's, someone named beside it, or, in Chinese and Japanese, who someone is or what they are
 called ("店長は松本さん", "上司は厳しい人です", "班主任是陈老师"). Greetings, thanks, questions and small talk
-("今日は暑いね") give no facts. The words the rules know are data (the offline.* tables of memoryx.core.lexicon). Token usage is estimated (about 4 characters per
-token, one per CJK character) so benchmarks can report tokens per add.
+("今日は暑いね") give no facts. The words the rules know are data (the offline.* tables of memoryx.core.lexicon).
+Token usage is estimated (about 4 characters per token, one per CJK character) so benchmarks can report tokens
+per add.
 """
 
 from __future__ import annotations

@@ -44,12 +44,15 @@ def dated_event(clause: str, statements: list) -> dict | None:
 _COMPANION_EN = re.compile(r".\b(?:with|and)\s+(?:my|our)\s+(\w+)\s+([A-Z][\w'’-]+)")
 
 
+_NOT_A_RELATION = lexicon.words("offline.not_a_relation", "en")  # "with my new ..." names no relation
+
+
 def companions(clause: str) -> list[dict]:
     """"User's boyfriend is Tom" (and "User's dog is Rufus") from a clause naming "... with my boyfriend Tom and
     our dog Rufus" after its statement."""
     return [{"text": f"User's {m.group(1)} is {m.group(2)}", "category": "fact", "importance": 0.8,
              "memory_type": "semantic", "owner": "user"}
-            for m in _COMPANION_EN.finditer(clause) if m.group(1).lower() not in lexicon.words("offline.not_a_relation", "en")]
+            for m in _COMPANION_EN.finditer(clause) if m.group(1).lower() not in _NOT_A_RELATION]
 
 
 def _dated_order(clause: str, lang: str) -> str:

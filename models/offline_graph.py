@@ -102,7 +102,8 @@ def handles(messages, tools=None) -> bool:
 
 # --- statements with subjects -----------------------------------------------------------------------------
 
-_ZH_SUBJECT = lexicon.compile(r"^(?P<s>[\u4e00-\u9fff]{2,4}?)(?=<@offline.subject_adverb:zh>*<@offline.subject_verb:zh>)")
+_ZH_SUBJECT = lexicon.compile(r"^(?P<s>[\u4e00-\u9fff]{2,4}?)"
+                              r"(?=<@offline.subject_adverb:zh>*<@offline.subject_verb:zh>)")
 _EN_SUBJECT = lexicon.compile(r"^(?P<s>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+"
                               r"(?=(?:<@offline.subject_adverb:en>\s+)?<@offline.subject_verb:en>\b)")
 _PRONOUN = lexicon.compile(r"^(?:<@offline.he_she:zh>|<@offline.he_she:en>\s)", re.I)  # "他喜欢喝咖啡" after "张三..."

@@ -264,7 +264,8 @@ def split_clauses(text: str) -> list[str]:
 
 
 # a statement opening on its verb, as chat messages do ("Just moved to Leeds!", "Got a job at Acme")
-_NO_SUBJECT = lexicon.compile(rf"^(?:<@offline.news_adverb:en>\s+)?(?:<@offline.statement_verb:en>|{_GOT_A_JOB})\b", re.I)
+_NO_SUBJECT = lexicon.compile(rf"^(?:<@offline.news_adverb:en>\s+)?(?:<@offline.statement_verb:en>|{_GOT_A_JOB})\b",
+                              re.I)
 _NOT_A_POSITION = lexicon.compile(r"(?:a|an)\s+(?:big\s+|huge\s+)?<@offline.not_a_position:en>\b", re.I)
 VERB_BEFORE_THING = lexicon.words("offline.verb_before_thing", "zh")  # 喝 of 喝咖啡
 _AS_ROLE = re.compile(r"^(?P<v>.+?)\s+as\s+(?P<r>(?:a|an|the|its|their)\s+.+|[a-z][\w -]+)$", re.I)

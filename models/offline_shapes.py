@@ -15,7 +15,8 @@ SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\d)\.(?=\d))+[.!?。！？]*") 
 FIRST_PERSON_EN = lexicon.compile(r"^(?:<@offline.first_person:en>|[A-Z][\w'’-]+ and I)\b", re.I)
 # someone in the user's life named by name: "Daniel's birthday is on 12 March", "Marta works at a bakery"
 NAMED_PERSON_EN = lexicon.compile(
-    r"^(?!(?i:<@offline.not_a_person:en>)\b)[A-ZÀ-Ý][a-zß-ÿ]+(?:['’]s\s+(?:\w+\s+){0,3}(?:is|are|was|were|has|had|got|just|will)|"
+    r"^(?!(?i:<@offline.not_a_person:en>)\b)[A-ZÀ-Ý][a-zß-ÿ]+"
+    r"(?:['’]s\s+(?:\w+\s+){0,3}(?:is|are|was|were|has|had|got|just|will)|"
     r"\s+(?:<@offline.person_verb:en>|[a-z]+ed))\b")
 # ... in two or three words, when it is news: "Marcus proposed", "Karen left" (not "Paris is lovely")
 NAMED_NEWS_EN = lexicon.compile(r"^\S+\s+(?:\w+ed|<@offline.named_news:en>)(?:\s+\w+)?[.!]*$", re.I)
@@ -92,8 +93,8 @@ NAMING_FRAGMENT = re.compile(r"([.!?])\s+(?=(?:A|An)\s+[^.!?]{0,60}?\b(?:called|
 # ... in Chinese or Japanese: "娘が生まれました！名前はマヤです。"
 NAMING_FRAGMENT_CJK = lexicon.compile(r"^(?:<@offline.naming:ja>|<@offline.naming:zh>)")
 # "Favourite band at the moment: Arctic Monkeys": a favourite said as a label and its value
-FAVOURITE_LABEL_EN = lexicon.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s+<@offline.for_now:en>)?\s*:\s*(.+)$",
-                                     re.I)
+FAVOURITE_LABEL_EN = lexicon.compile(r"^(?:my\s+)?(favou?rite\s+\w+(?:\s+\w+)??)(?:\s+<@offline.for_now:en>)?"
+                                     r"\s*:\s*(.+)$", re.I)
 # "I'm from Seville": where the user comes from, short as it is (group 1: "come", else a form of "be")
 ORIGIN_EN = re.compile(r"^i(?:'m|\s+am|\s+(come))(?=\s+(?:originally\s+)?from\s+[A-Z])", re.I)
 # the user's family named by its role, as Japanese does without 私の: "妹は来年結婚します"

@@ -17,8 +17,9 @@ def data(tmp_path, monkeypatch):
     """A lexicon of its own in tmp_path (the shipped files stay untouched)."""
     files = {
         "en": {"_about": "a comment, not a table", "test.pet": ["cat", "dog", "guinea pig", "can't stand"],
-               "test.form": {"im": "I'm", "dont": "don't"}, "test.only_en": ["x"]},
-        "zh": {"test.pet": ["猫", "狗", "刚", "刚刚"]},
+               "test.form": {"im": "I'm", "dont": "don't"}, "test.only_en": ["x"],
+               "test.kin": {"wife": ["wife", "spouse"], "husband": ["husband", "spouse"]}},
+        "zh": {"test.pet": ["猫", "狗", "刚", "刚刚"], "test.kin": {"wife": ["老婆", "妻子"], "son": ["儿子"]}},
         "ja": {"test.pet": ["猫", "いぬ"]},
     }
     for lang, tables in files.items():
@@ -35,7 +36,20 @@ def test_tables_are_read_per_language_and_as_the_union_of_every_language(data):
     assert lexicon.table("test.pet") == ("cat", "dog", "guinea pig", "can't stand", "猫", "狗", "刚", "刚刚", "いぬ")
     assert lexicon.words("test.pet", "en") >= {"cat", "guinea pig"} and "Cat" not in lexicon.words("test.pet", "en")
     assert lexicon.mapping("test.form", "en") == {"im": "I'm", "dont": "don't"}
-    assert lexicon.table("test.form") == ("im", "dont")  # an object table's entries are its keys
+    assert lexicon.table("test.form") == ("im", "dont")  # a table of forms: its entries are the forms
+
+
+def test_a_grouped_table_gives_each_group_its_words_in_every_language(data):
+    assert lexicon.groups("test.kin") == {"wife": ("wife", "spouse", "老婆", "妻子"), "husband": ("husband", "spouse"),
+                                          "son": ("儿子",)}
+    assert lexicon.groups("test.kin", "zh") == {"wife": ("老婆", "妻子"), "son": ("儿子",)}
+    assert lexicon.table("test.kin") == ("wife", "spouse", "husband", "老婆", "妻子", "儿子")
+    assert lexicon.matcher("test.kin").findall("my spouse, 我老婆") == ["spouse", "老婆"]
+    assert lexicon.Matcher(lexicon.groups("test.kin")["wife"]).contains("我妻子")
+    with pytest.raises(LexiconError, match="not an object of groups"):
+        lexicon.groups("test.form", "en")
+    with pytest.raises(LexiconError, match="not an object of forms"):
+        lexicon.mapping("test.kin", "en")
 
 
 def test_latin_entries_match_whole_words_ignoring_case_and_spacing(data):
@@ -80,7 +94,7 @@ def test_a_missing_table_is_a_clear_error_never_an_empty_table(data):
         lexicon.matcher("test.only_en", "zh")
     with pytest.raises(LexiconError, match=r"<@test\.nope>|test\.nope"):
         lexicon.compile(r"^<@test.nope>$")
-    with pytest.raises(LexiconError, match="is a list, not an object"):
+    with pytest.raises(LexiconError, match="not an object of forms"):
         lexicon.mapping("test.pet", "en")
     with pytest.raises(LexiconError, match="languages are en, zh, ja"):
         lexicon.table("test.pet", "ko")
@@ -89,6 +103,10 @@ def test_a_missing_table_is_a_clear_error_never_an_empty_table(data):
 def test_a_malformed_file_names_the_file_and_the_table(data):
     (data / "ja.json").write_text(json.dumps({"test.pet": ["猫", 3]}), encoding="utf-8")
     with pytest.raises(LexiconError, match=r"ja\.json: table 'test\.pet' must be a list of non-empty strings"):
+        lexicon.table("test.pet", "ja")
+    lexicon.clear_cache()
+    (data / "ja.json").write_text(json.dumps({"test.pet": {"cat": ["猫"], "dog": "犬"}}), encoding="utf-8")
+    with pytest.raises(LexiconError, match=r"ja\.json: table 'test\.pet'"):
         lexicon.table("test.pet", "ja")
 
 
