@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable
 
+from memoryx.core.instants import epoch_of
 from memoryx.core.limits import MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_FILTER_VALUES
 from memoryx.errors import InvalidInputError
 
@@ -90,26 +91,9 @@ def _allowed() -> str:
 
 
 def to_epoch(value: Any, *, what: str = "time") -> float:
-    """ISO-8601 string / datetime / epoch number -> epoch seconds (UTC for naive values)."""
-    if isinstance(value, bool):
-        raise InvalidInputError(f"{what}: expected an ISO-8601 datetime string or a datetime, got {value!r}")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        s = value.strip()
-        if s.endswith(("Z", "z")):
-            s = s[:-1] + "+00:00"
-        try:
-            value = datetime.fromisoformat(s)
-        except ValueError:
-            raise InvalidInputError(
-                f"{what}: {value!r} is not an ISO-8601 datetime (e.g. '2024-05-01' or '2024-05-01T12:00:00Z')"
-            ) from None
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.timestamp()
-    raise InvalidInputError(f"{what}: expected an ISO-8601 datetime string or a datetime, got {type(value).__name__}")
+    """ISO-8601 string / datetime / epoch number -> epoch seconds (UTC for naive values), within the range
+    every store holds (core.instants: years 1-9999 after the offset); InvalidInputError naming `what` else."""
+    return epoch_of(value, what)
 
 
 def _field_of(key: str) -> str:

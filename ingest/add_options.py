@@ -12,10 +12,11 @@ metadata, and the history keeps them with every change.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 from typing import Any
 
 from memoryx.core.filters import EXPIRES_TS_KEY, alive_filter, with_alive  # noqa: F401 - part of this module's API
+from memoryx.core.instants import day_after
 from memoryx.core.runs import held_back
 from memoryx.errors import InvalidInputError, ScopeError
 from memoryx.ingest.messages import normalize_messages
@@ -36,8 +37,7 @@ def _expires_ts(value: Any) -> tuple[str, float]:
             raise InvalidInputError(f"expiration_date must be YYYY-MM-DD, got {value!r}.") from None
     if not isinstance(value, date):
         raise InvalidInputError(f"expiration_date must be YYYY-MM-DD, got {type(value).__name__}.")
-    end = datetime(value.year, value.month, value.day, tzinfo=timezone.utc) + timedelta(days=1)
-    return value.isoformat(), end.timestamp()
+    return value.isoformat(), day_after(value, EXPIRATION_KEY).timestamp()  # 9999-12-31 too (no day after it)
 
 
 def option_metadata(metadata: dict | None, expiration_date: Any = None, immutable: bool | None = None) -> dict:

@@ -5,9 +5,10 @@ graph's validate_input and bulk ingest both read input through here, so both ref
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from memoryx.core.instants import instant
 from memoryx.core.runs import AGENT_MEMORY_MODES
 from memoryx.errors import InvalidInputError
 
@@ -16,25 +17,19 @@ _LC_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "to
 
 
 def _timestamp(value: Any, where: str) -> str | None:
+    """A message's timestamp kept as given when it is an ISO string (the words the model is shown), read by
+    core.instants either way: a time outside years 1-9999 in UTC is refused here, before any node reads it."""
     if value is None or value == "":
         return None
+    field = f"{where}: timestamp"
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
+        return instant(value, field).isoformat()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = value / 1000.0 if value > 1e11 else value  # epoch ms or s
-        try:
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
-        except (OverflowError, OSError, ValueError) as exc:  # NaN, inf, year 300000
-            raise InvalidInputError(f"{where}: timestamp {value!r} is not a valid epoch time") from exc
+        seconds = value / 1000.0 if abs(value) > 1e11 and abs(value) < 1e15 else value  # epoch ms or s
+        return instant(seconds, field).isoformat()
     if isinstance(value, str):
-        text = value.strip()
-        try:  # a date the temporal search can use, not free text (and bounded: ISO dates are short)
-            parsed = datetime.fromisoformat(text.replace("Z", "+00:00")) if len(text) <= 64 else None
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 date such as 2025-05-01T10:00:00Z, got {text[:64]!r}")
-        return text
+        instant(value, field)
+        return value.strip()
     raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 string, a datetime or epoch seconds, got {type(value).__name__}")
 
 

@@ -22,9 +22,10 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterable
 
+from memoryx.core.instants import instant, span_back
 from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.errors import InvalidInputError
-from memoryx.stores.sql.values import as_utc, iso, utc_now
+from memoryx.stores.sql.values import iso, utc_now
 
 if TYPE_CHECKING:
     from memoryx.runtime.services import Services
@@ -53,11 +54,12 @@ def check_kinds(kinds: Iterable[str] | str | None) -> list[str]:
 
 def parse_since(since: datetime | str, now: datetime) -> datetime:
     """An ISO time, or a span back from now: "90m", "24h", "7d"."""
+    field = "since (an ISO time or a span such as 24h, 7d)"
     if isinstance(since, str):
         span = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([mhd])\s*", since)
         if span:
-            return now - timedelta(minutes=float(span[1]) * {"m": 1, "h": 60, "d": 1440}[span[2]])
-    return as_utc(since, "since (an ISO time or a span such as 24h, 7d)")
+            return span_back(now, float(span[1]), {"m": 1, "h": 60, "d": 1440}[span[2]], field)
+    return instant(since, field)  # core.instants: one reading of every time, within years 1-9999
 
 
 def finding_id(kind: str, anchor_trace: str, memory_id: str | None = None) -> str:

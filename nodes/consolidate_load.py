@@ -33,10 +33,8 @@ def scope_of(state: ConsolidateState) -> Scope:
 def now_of(value) -> float:
     if value is None:
         return time.time()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        return to_epoch(value, what="now")
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return to_epoch(value, what="now")  # within years 1-9999: a now of 1e20 would archive everything
     raise InvalidInputError(f"now must be epoch seconds or an ISO time, got {value!r}")
 
 
