@@ -136,3 +136,15 @@ def test_a_state_graph_uses_the_store_through_runtime_and_get_store(memory, user
     assert out["answer"] == "The spare key is under the blue flowerpot"
     # and it is a MemoryX memory: MemoryX's own search (and its chat graph) recall it
     assert "flowerpot" in memory.search("where did I hide the key?", user_id=user)["results"][0]["memory"]
+
+
+def test_the_served_notes_graph_keeps_notes_in_the_store_it_is_given(memory, user):
+    from memoryx.graphs.notes import builder
+
+    graph = builder.compile(store=MemoryXStore(memory))
+    saved = graph.invoke({"user_id": user, "note": "Dentist appointment moved to Friday 3pm"})["saved"]
+    found = graph.invoke({"user_id": user, "query": "when is the dentist?"})["found"]
+    assert found[0] == {"key": saved, "content": "Dentist appointment moved to Friday 3pm", "score": found[0]["score"]}
+    assert "Friday" in memory.search("dentist", user_id=user)["results"][0]["memory"]
+    with pytest.raises(ValueError, match="needs a store"):
+        builder.compile().invoke({"user_id": user, "note": "x"})

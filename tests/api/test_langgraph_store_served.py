@@ -1,6 +1,7 @@
 """`langgraph dev` serves the graphs with MemoryXStore as the LangGraph server's store (langgraph.json's "store"):
-langgraph_sdk's store client writes, reads, searches, lists and deletes items, and the served search graph recalls
-an item the store client wrote (one MemoryX behind both)."""
+langgraph_sdk's store client writes, reads, searches, lists and deletes items, the served search graph recalls an
+item the store client wrote (one MemoryX behind both), and the served notes graph writes and finds through its
+`runtime.store`."""
 
 from __future__ import annotations
 
@@ -43,6 +44,14 @@ def test_the_sdk_store_client_reaches_memoryx(langgraph_dev):  # noqa: F811
     out = client.runs.wait(None, "search", input={"query": "what do I do for a living?", "user_id": "studio-user",
                                                    "limit": 3})
     assert any("glacier" in r["memory"] for r in out["result"]["results"]), out
+
+    # a served graph's runtime.store is MemoryX too: the notes graph writes and finds through it
+    saved = client.runs.wait(None, "notes", input={"user_id": "studio-user", "note": "The spare key is under the blue "
+                                                                                   "flowerpot"})["saved"]
+    found = client.runs.wait(None, "notes", input={"user_id": "studio-user", "query": "where is the spare key?",
+                                                   "limit": 1})["found"]
+    assert found[0]["key"] == saved and "flowerpot" in found[0]["content"]
+    assert client.store.get_item(ns, saved)["value"]["content"].endswith("blue flowerpot")
 
     client.store.delete_item(ns, "job")
     assert [i["key"] for i in client.store.search_items(ns, filter={"kind": "work"})["items"]] == []
