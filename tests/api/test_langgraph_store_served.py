@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 
+import httpx
 import pytest
 
 from tests.graphs.test_langgraph_dev import REPO, langgraph_dev  # noqa: F401 - the fixture that starts langgraph dev
@@ -60,3 +61,49 @@ def test_the_sdk_store_client_reaches_memoryx(langgraph_dev):  # noqa: F811
         client.store.put_item(["memories"], "k", {"content": "whose is this?"})
     assert refused.value.response.status_code == 400
     assert "names no MemoryX scope" in refused.value.response.text
+
+
+KEYS = {"key-alice": ["alice"], "key-bob": ["bob"], "key-admin": {"users": [], "admin": True}}
+
+
+@pytest.fixture
+def keyed_env(monkeypatch):
+    monkeypatch.setenv("MEMORYX_API_KEYS", json.dumps(KEYS))
+
+
+@pytest.fixture
+def keyed_dev(keyed_env, langgraph_dev):  # noqa: F811 - keyed_env first: langgraph dev starts with the keys
+    return langgraph_dev
+
+
+def test_under_keys_the_served_store_honours_the_lock(keyed_dev):
+    from langgraph_sdk import get_sync_client
+    from langgraph_sdk.errors import APIError
+
+    def client(key=None):
+        return get_sync_client(url=keyed_dev, headers={"X-API-Key": key} if key else None)
+
+    def status(call) -> int:
+        with pytest.raises((APIError, httpx.HTTPStatusError)) as err:  # runs.wait raises httpx's own
+            call()
+        return err.value.response.status_code
+
+    alice, bob, admin = client("key-alice"), client("key-bob"), client("key-admin")
+    alice.store.put_item(["memories", "alice"], "pin", {"content": "Alice's locker code is 2468"})
+    bob.store.put_item(["memories", "bob"], "pin", {"content": "Bob's locker code is 1357"})
+    assert alice.store.get_item(["memories", "alice"], "pin")["value"]["content"].endswith("2468")
+    assert [i["key"] for i in alice.store.search_items(["memories", "alice"], query="locker code")["items"]] == ["pin"]
+
+    assert status(lambda: client().store.get_item(["memories", "alice"], "pin")) == 401
+    assert status(lambda: client("key-wrong").store.get_item(["memories", "alice"], "pin")) == 401
+    for call in (lambda: alice.store.get_item(["memories", "bob"], "pin"),
+                 lambda: alice.store.search_items(["memories", "bob"], query="locker code"),
+                 lambda: alice.store.put_item(["memories", "bob"], "pin", {"content": "overwritten"}),
+                 lambda: alice.store.delete_item(["memories", "bob"], "pin"),
+                 lambda: alice.store.list_namespaces(prefix=["memories", "bob"]),
+                 lambda: alice.runs.wait(None, "search", input={"query": "locker code", "user_id": "bob"})):
+        assert status(call) == 403
+    assert bob.store.get_item(["memories", "bob"], "pin")["value"]["content"] == "Bob's locker code is 1357"
+    assert admin.store.get_item(["memories", "bob"], "pin")["value"]["content"] == "Bob's locker code is 1357"
+    found = admin.runs.wait(None, "search", input={"query": "locker code", "user_id": "alice", "limit": 1})
+    assert "2468" in found["result"]["results"][0]["memory"]
