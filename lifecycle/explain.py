@@ -2,7 +2,8 @@
 
     explain(services, memory_id) -> {
         "memory": the row,
-        "importance": {"score", "factors": {scarcity, impact, recency, certainty, certainty_by}, "weights"},
+        "importance": {"score" (as stored), "now" (recency read at `now`), "factors": {scarcity, impact,
+                       impact_by, recency, certainty, certainty_by, event_at}, "weights"},
         "confidence", "layer", "strength_days", "retention",
         "judgments": [{"trace_id", "event", "reason", "fact", "model_name", "status", "source_messages"}],
         "links": [{"relation", "direction", "other_id", "other_memory"}],
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryx.core.scope import Scope
 from memoryx.errors import NotFoundError
-from memoryx.knowledge.importance import WEIGHTS
+from memoryx.knowledge.importance import WEIGHTS, importance_at
 from memoryx.lifecycle.forgetting import retention, strength
 from memoryx.lifecycle.layers import layer_of
 
@@ -102,7 +103,7 @@ def explain(services: "Services", memory_id: str, *, scope: Scope | None = None,
     factors = memory.get("importance_factors")
     return {
         "memory": memory,
-        "importance": {"score": memory.get("importance"), "factors": factors,
+        "importance": {"score": memory.get("importance"), "now": importance_at(memory, now), "factors": factors,
                        "weights": dict(WEIGHTS) if factors else None,
                        "reasoned": bool(factors)},
         "confidence": memory.get("confidence"),

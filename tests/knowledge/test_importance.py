@@ -42,9 +42,9 @@ def test_add_stores_importance_with_its_four_factors(tmp_path):
         first = m.add("I'm allergic to peanuts.", user_id="ann")["results"][0]
         row = m.get(first["id"])
         f = row["importance_factors"]
-        assert f["scarcity"] == 1.0 and f["impact"] == 0.8 and f["recency"] == 1.0
+        assert f["scarcity"] == 1.0 and f["impact"] == 0.85 and f["impact_by"] == "rule:life" and f["recency"] == 1.0
         assert f["certainty"] == 1.0 and f["certainty_by"] == "model"
-        assert row["importance"] == pytest.approx(0.25 + 0.35 * 0.8 + 0.2 + 0.2, abs=1e-3)
+        assert row["importance"] == pytest.approx(0.25 + 0.35 * 0.85 + 0.2 + 0.2, abs=1e-3)
         assert row["confidence"] == 1.0
         # a near repeat is less scarce, so less important; no certainty from the model: the rule decides
         second = m.add("Peanuts and shellfish, both.", user_id="ann")["results"][0]
