@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memoryx.api.background import InProcessConsolidation, start_in_process
 from memoryx.api.mem0_config import settings_from_config
 from memoryx.api.memory_core import MemoryCore
 from memoryx.runtime.services import Services
@@ -19,6 +20,13 @@ class MemoryFront:
         self._core = MemoryCore(settings, llm=llm, extraction_llm=extraction_llm, judgment_llm=judgment_llm,
                                 graph_llm=graph_llm, embeddings=embeddings, services=services, vision_llm=vision_llm,
                                 **overrides)
+        # settings.consolidate_in_process: passes in a background thread, stopped by close()
+        self._core.scheduler = start_in_process(self._core)
+
+    @property
+    def scheduler(self) -> InProcessConsolidation | None:
+        """The in-process consolidation thread (settings.consolidate_in_process), or None."""
+        return self._core.scheduler
 
     @classmethod
     def from_config(cls, config: dict, **kwargs: Any):

@@ -80,6 +80,7 @@ class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
         self._add_graph = None
         self._checkpointer = None
         self._closed = False
+        self.scheduler = None  # in-process consolidation (api.background), set by the front end
         # add runs cut short by a crash: resumed when this Memory opened the stores itself
         self.recovered_runs: dict = {}
         self.pruned: dict = {}  # what retention deleted at start
@@ -383,6 +384,8 @@ class MemoryCore(ContextReads, JudgmentReads, SearchCalls):
         if self._closed:
             return
         self._closed = True
+        if self.scheduler is not None:  # no pass may start on stores about to close
+            self.scheduler.stop()
         saver, self._checkpointer = self._checkpointer, None
         if saver is not None:
             with contextlib.suppress(Exception):  # closing goes on for the services

@@ -44,6 +44,21 @@ will be archived. Write ONE compact long-term note per group that keeps EVERY fa
 places, dates, numbers), shortened but never dropped, in the memories' language.
 Answer JSON only: {{"summaries": [{{"cluster": 1, "text": "...", "level": "summary"}}]}}"""
 
+CAUSE_TASK = "consolidate_cause_check"
+CAUSE_SYSTEM = f"""[memoryx-task: {CAUSE_TASK}]
+You maintain a user's long-term memory. A rule found each numbered pair of memories where the second seems to
+state the first as its cause. Decide for each whether the first memory really is a cause of what the second
+states (not just said before it, not a coincidence). When unsure, answer false: a wrong cause misleads.
+Answer JSON only: {{"links": [{{"link": 1, "causes": true, "reason": "..."}}]}} with one entry per pair."""
+
+EPISODE_DIGEST_TASK = "consolidate_episode_digest"
+EPISODE_DIGEST_SYSTEM = f"""[memoryx-task: {EPISODE_DIGEST_TASK}]
+You maintain a user's long-term memory. Each numbered group holds the episodic memories of one period (what
+happened, oldest first). Write ONE summary per group, at most five sentences, in the memories' language:
+what the period was about, the events a later question could ask about (with their dates, names, places,
+numbers), and what changed. Do not invent anything.
+Answer JSON only: {{"summaries": [{{"cluster": 1, "text": "...", "level": "summary"}}]}}"""
+
 RETRY = "Your answer could not be used: {error}. Answer again with the JSON object only."
 
 
@@ -80,6 +95,30 @@ def summary_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
 def digest_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
     items = [{"cluster": i + 1, "memories": [texts[m] for m in g]} for i, g in enumerate(groups)]
     return [SystemMessage(DIGEST_SYSTEM), HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
+
+
+class CauseVerdict(BaseModel):
+    link: int
+    causes: bool
+    reason: str = ""
+
+
+class CauseVerdicts(BaseModel):
+    links: list[CauseVerdict] = Field(default_factory=list)
+
+
+def cause_messages(links: list[dict], texts: dict[str, str]) -> list:
+    items = [{"link": i + 1, "cause": texts[k["source_id"]], "effect": texts[k["target_id"]]} for i, k in enumerate(links)]
+    return [SystemMessage(CAUSE_SYSTEM), HumanMessage("LINKS_JSON: " + json.dumps(items, ensure_ascii=False))]
+
+
+def parse_causes(message) -> CauseVerdicts:
+    return CauseVerdicts.model_validate(extract_json(message_text(message)))
+
+
+def episode_digest_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
+    items = [{"cluster": i + 1, "memories": [texts[m] for m in g]} for i, g in enumerate(groups)]
+    return [SystemMessage(EPISODE_DIGEST_SYSTEM), HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
 
 
 def parse_merge(message) -> MergeVerdicts:

@@ -15,8 +15,8 @@ from typing_extensions import Annotated, NotRequired, TypedDict
 
 from memoryx.core.filters import Cond, FilterNode, Not
 
-MEMORY_FIELDS = ("id", "memory", "memory_type", "importance", "access_count", "created_at", "last_accessed_at",
-                 "updated_at", "status", "metadata", "run_id", "valid_at")
+MEMORY_FIELDS = ("id", "memory", "memory_type", "importance", "importance_factors", "confidence", "access_count",
+                 "created_at", "last_accessed_at", "updated_at", "status", "metadata", "run_id", "valid_at")
 
 
 class ConsolidateInput(TypedDict):
@@ -38,11 +38,13 @@ class ConsolidateState(ConsolidateInput, total=False):
     memories: list[dict]  # MEMORY_FIELDS of every live memory of the scope
     pairs: list[list]  # [a, b, cosine] of neighbours above the judge threshold
     merges: list[dict]  # {"survivor", "merged", "similarity", "by": rule|model, "reason", "texts"}
+    contradictions: list[dict]  # {"winner", "loser", "subject", "relation", "values", "texts", "reason"}
     summaries: list[dict]  # {"text", "sources", "level", "memory_type", "importance", "reason"}
     archives: list[dict]  # {"id", "text", "retention", "strength_days", "idle_days", "reason"}
     entity_merges: list[dict]  # {"survivor", "merged", "similarity", "reason", "names"}
     entity_decisions: list[dict]  # every entity pair above the lower threshold, merged or kept, and why
     links: list[dict]  # {"source_id", "target_id", "relation": same_topic | follows | causes, "reason"}
+    cause_check: dict  # {"by": model | rule (...), "rejected": [cause links the model refused]}
     promotions: list[dict]  # {"id", "layer", "reason"}: layer changes
     ended_runs: list[dict]  # {"run_id", "kept", "archived"}: runs closed as idle (memoryx.lifecycle.sessions)
     model_calls: Annotated[int, operator.add]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.scope import Scope
+from memoryx.lifecycle.contradictions import CONTRADICTS
 from memoryx.lifecycle.sessions import IDLE, end_mark_id, mark_ended, publish_end
 from memoryx.lifecycle.state import ConsolidateState, vector_cache
 from memoryx.models.factory import model_name_of
@@ -58,6 +59,15 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     mems = state.get("memories") or []
     merges, summaries, archives = state.get("merges") or [], state.get("summaries") or [], state.get("archives") or []
     promotions, entity_merges, links = state.get("promotions") or [], state.get("entity_merges") or [], state.get("links") or []
+    contradictions = state.get("contradictions") or []
+    if contradictions:  # each loser superseded (archived with the reason), a contradicts link from its winner
+        losers = {c["loser"]: c for c in contradictions}
+        archives = [a for a in archives if a["id"] not in losers] + [
+            {"id": c["loser"], "text": c["texts"][1], "reason": f"superseded: {c['reason']}", "superseded_by": c["winner"]}
+            for c in contradictions]
+        promotions = [p for p in promotions if p["id"] not in losers]
+        links = list(links) + [{"source_id": c["winner"], "target_id": c["loser"], "relation": CONTRADICTS,
+                                "reason": c["reason"]} for c in contradictions]
     dry_run = bool(state.get("dry_run"))
     applied = {"changed": [], "summary_ids": [], "relations": [], "skipped": [], "previous_status": {},
                "restore": {}, "relations_moved": []}
@@ -93,9 +103,12 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
         "merged": len(done_merges), "merged_by_model": sum(1 for m in done_merges if m["by"] == "model"),
         "compressed": len(applied["summary_ids"]) if not dry_run else len(summaries),
         "summarized_sources": sum(len(x["sources"]) for x in summaries),
+        "digests": sum(1 for x in summaries if x.get("digest")),
         "archived": len(done_archives),
+        "contradictions": sum(1 for c in contradictions if c["loser"] not in skipped),
         "entities_merged": len(upkeep["merged"]) if not dry_run else len(entity_merges),
         "links_found": len(written) if not dry_run else len(links),
+        "cause_check": (state.get("cause_check") or {}).get("by", "none"),
         "promoted": sum(1 for p in promotions if p["layer"] == "long_term" and p["id"] not in skipped),
         "relations_repointed": len(applied["relations"]) + len(upkeep["relations"]),
         "model_calls": int(state.get("model_calls") or 0),
@@ -112,10 +125,12 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
             input_content=f"consolidation pass over {len(mems)} memories ({report['staged_seen']} staged), "
                           f"as of {iso_time(state.get('now_ts'))}",
             llm_response="\n\n".join(f"[{step}]\n{text}" for step, text in raw.items()) or None,
-            parsed_operations={"merges": merges, "summaries": summaries, "archives": archives,
+            parsed_operations={"merges": merges, "contradictions": contradictions, "summaries": summaries,
+                               "archives": archives,
                                "entity_merges": entity_merges, "entity_decisions": state.get("entity_decisions") or [],
-                               "links": links, "promotions": promotions},
+                               "links": links, "promotions": promotions, "cause_check": state.get("cause_check") or {}},
             reasoning=f"merged {report['merged']} ({report['merged_by_model']} by the model), "
+                      f"{report['contradictions']} contradicted memories superseded, "
                       f"{report['compressed']} summaries, archived {report['archived']}, "
                       f"{report['entities_merged']} entities merged, {report['links_found']} links, "
                       f"{report['promoted']} promoted to long-term",

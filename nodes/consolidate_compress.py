@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.lifecycle import prompts
+from memoryx.lifecycle.contradictions import superseded_ids
 from memoryx.lifecycle.similarity import clusters, may_share_summary
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.models.llm_io import RetriesExhausted
@@ -34,7 +35,7 @@ def consolidate_compress(state: ConsolidateState, runtime: Runtime[Context]) -> 
     start = time.perf_counter()
     services = services_of(runtime)
     s = services.settings
-    merged = {m["merged"] for m in state.get("merges") or []}
+    merged = {m["merged"] for m in state.get("merges") or []} | superseded_ids(state)  # no summary of a loser
     mems = {m["id"]: m for m in state.get("memories") or []}
     members = [i for i, m in mems.items() if m["status"] in ("staged", "active") and i not in merged]
     pairs = {(a, b): sim for a, b, sim in state.get("pairs") or []}

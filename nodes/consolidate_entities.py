@@ -19,6 +19,7 @@ from memoryx.core.scope import SCOPE_FIELDS, Scope
 from memoryx.lifecycle.graph_upkeep import entity_decisions, entity_pairs, memory_links, neighbours
 from memoryx.lifecycle.state import ConsolidateState
 from memoryx.nodes.consolidate_load import scope_of
+from memoryx.lifecycle.cause_check import check_causes
 from memoryx.runtime.context import Context, services_of
 
 if TYPE_CHECKING:
@@ -52,5 +53,8 @@ def consolidate_entities(state: ConsolidateState, runtime: Runtime[Context]) -> 
     live = [m for m in state.get("memories") or [] if m["status"] not in ("merged", "archived") and m["id"] not in gone]
     links = memory_links(live, relations, {m["merged"]: m["survivor"] for m in merges}, s.link_max_group) \
         if s.consolidate_links else []
-    return {"entity_merges": merges, "entity_decisions": decisions, "links": links,
+    # the rule's cause links, checked by the chat model where one is configured (memoryx.lifecycle.cause_check)
+    links, check = check_causes(services.judgment_llm, links, {m["id"]: m["memory"] for m in live})
+    calls = {k: check.pop(k) for k in ("model_calls", "model_raw", "model_problems") if k in check}
+    return {"entity_merges": merges, "entity_decisions": decisions, "links": links, "cause_check": check, **calls,
             "timings": {"entities": elapsed_ms(start)}}

@@ -1,5 +1,5 @@
 """consolidate_layers: memory layers (memoryx.lifecycle.layers). Short-term memories recalled
-often enough or important enough become long-term; the working memories of a run idle for longer than
+often enough or important enough (as of the pass's clock: knowledge.importance.importance_at) become long-term; the working memories of a run idle for longer than
 settings.working_memory_ttl_hours are closed as `Memory.end_run` closes them (kept as short-term or
 archived). The layers' windows and caps (lifecycle.layers.layer_caps) move the least important long-term
 memories back to short-term and send short-term memories past the window or the cap out, folded with the
@@ -12,6 +12,8 @@ import time
 from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
+from memoryx.knowledge.importance import importance_at
+from memoryx.lifecycle.contradictions import superseded_ids
 from memoryx.lifecycle.folding import fold_fading
 from memoryx.lifecycle.layers import close_run, idle_runs, layer_caps, layer_of, promotions
 from memoryx.lifecycle.state import ConsolidateState
@@ -25,9 +27,10 @@ def consolidate_layers(state: ConsolidateState, runtime: Runtime[Context]) -> di
     start = time.perf_counter()
     services = services_of(runtime)
     s = services.settings
-    mems = state.get("memories") or []
+    # importance as of the pass's clock: recency read again from each memory's event time (knowledge.importance)
+    mems = [{**m, "importance": importance_at(m, state["now_ts"])} for m in state.get("memories") or []]
     archives = list(state.get("archives") or [])
-    skip = {m["merged"] for m in state.get("merges") or []} | {a["id"] for a in archives}
+    skip = {m["merged"] for m in state.get("merges") or []} | {a["id"] for a in archives} | superseded_ids(state)
     promoted = promotions(mems, min_access=s.promote_access, min_importance=s.promote_importance, skip=skip)
     idle = idle_runs(mems, state["now_ts"], s.working_memory_ttl_hours)
     ended = []

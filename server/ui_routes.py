@@ -103,8 +103,8 @@ def consolidation_counts(judgment: dict) -> dict[str, int]:
     ops = judgment.get("parsed_operations")
     if judgment.get("operation_type") != "CONSOLIDATE" or not isinstance(ops, dict):
         return {}
-    return {k: len(ops.get(k) or []) for k in ("merges", "summaries", "archives", "entity_merges", "links", "promotions")
-            if ops.get(k)}
+    kinds = ("merges", "contradictions", "summaries", "archives", "entity_merges", "links", "promotions")
+    return {k: len(ops.get(k) or []) for k in kinds if ops.get(k)}
 
 
 def event_counts(judgment: dict) -> dict[str, int]:

@@ -315,12 +315,16 @@ function consolidationSections(j, section) {
     h("td", {}, d.similarity ?? ""), h("td", {}, d.reason || "")));
   const links = (ops.links || []).map((l) => h("tr", {}, h("td", { class: "muted" }, l.source_id || ""), h("td", {}, l.relation || ""),
     h("td", { class: "muted" }, l.target_id || ""), h("td", {}, l.reason || "")));
+  const contradictions = (ops.contradictions || []).map((c) => h("tr", {}, h("td", {}, (c.texts || [])[0] || c.winner),
+    h("td", { class: "muted" }, (c.texts || [])[1] || c.loser), h("td", {}, `${c.subject || ""} · ${c.relation || ""}`),
+    h("td", {}, (c.values || []).join(" ≠ ")), h("td", {}, c.reason || "")));
   const promotions = (ops.promotions || []).map((x) => h("tr", {}, h("td", { class: "muted" }, x.id || ""), h("td", {}, x.layer || ""), h("td", {}, x.reason || "")));
   const optional = (rows, ...args) => (rows.length ? section(...args) : null);  // graph upkeep and layers: shown when they acted
   return [
     section(`Merges (${merges.length}): the second memory folds into the first`, table("d-merges", ["Kept", "Merged into it", "Similarity", "By", "Reason"], merges)),
+    optional(contradictions, `Contradictions (${contradictions.length}): the kept statement supersedes the other`, table("d-contradictions", ["Kept", "Superseded", "Subject · relation", "Values", "Reason"], contradictions)),
     section(`Summaries (${summaries.length}): sources replaced by one memory`, table("d-summaries", ["Summary", "Sources", "Level", "Reason"], summaries)),
-    section(`Archives (${archives.length}): faded by the forgetting curve`, table("d-archives", ["Memory", "Retention", "Idle days", "Reason"], archives)),
+    section(`Archives (${archives.length}): faded by the forgetting curve, or superseded`, table("d-archives", ["Memory", "Retention", "Idle days", "Reason"], archives)),
     optional(entityMerges, `Entity merges (${entityMerges.length})`, table("d-entity-merges", ["Kept", "Merged into it", "Similarity", "Reason"], entityMerges)),
     optional(kept, `Entity pairs kept apart (${kept.length})`, table("d-entity-kept", ["Names", "Similarity", "Reason"], kept)),
     optional(links, `Memory links found (${links.length})`, table("d-links", ["From", "Link", "To", "Reason"], links)),
