@@ -14,7 +14,7 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from memoryx import InvalidInputError, Memory, MemoryXStore, ScopeError
-from memoryx.api.langgraph_store import NamespaceScopeError
+from memoryx.api.langgraph_store import NamespaceRule, NamespaceScopeError
 from memoryx.core.authorization import Principal
 from memoryx.errors import AccessDeniedError
 from tests.support import shared_embeddings
@@ -50,6 +50,21 @@ def test_a_namespace_without_a_tenant_is_refused_clearly(store):
         assert isinstance(err.value, ScopeError) and isinstance(err.value, InvalidNamespaceError)
         assert "scope" in str(err.value) and ("('memories', user_id)" in str(err.value) or "prefix" in str(err.value))
     assert InMemoryStore().search(("memories",)) == []  # InMemoryStore has no tenants: it reads every namespace
+
+
+def test_a_rule_that_cannot_name_a_scope_is_refused_when_built():
+    for patterns, fixed, words in [([("memories",)], {}, "names no scope field"),
+                                   ([("{user_id}", "{user_id}")], {}, "twice"),
+                                   ([("*", "{user_id}")], {"user_id": "x"}, "twice"),
+                                   ([], {}, "at least one pattern"),
+                                   ([("*", "")], {}, "non-empty strings")]:
+        with pytest.raises(NamespaceScopeError, match=words):
+            NamespaceRule(patterns, **fixed)
+    with pytest.raises(NamespaceScopeError, match="Unknown scope fields"):
+        NamespaceRule(None, tenant_id="x")
+    assert NamespaceRule([("{group_id}", "{user_id}")]).fields_of(("book-club", "u-17", "notes")) == \
+        {"group_id": "book-club", "user_id": "u-17"}
+    assert NamespaceRule().fields_of(("memories",)) is None
 
 
 def test_the_namespace_rule_is_configurable(memory, user):
