@@ -26,10 +26,25 @@ from stores import is_kept, mark, settings_for, write_questions
 ALL_MEMORIES = 1_000_000
 
 
+EMBED_CACHE: Path | None = None  # run.py --embed-cache: document vectors kept on disk between ingests
+
+
 def _memory(set_name: str, set_dir: Path):
+    """The Memory an ingest writes through: the defaults, or with --embed-cache the same encoder's document
+    vectors read from disk when a text was embedded by an earlier ingest (a re-ingest after an index change
+    then pays SQL and the keyword index, not the encoder; not for the ingest times of record)."""
     from memoryx import Memory
 
-    return Memory(settings_for(set_name, set_dir), llm="offline")
+    settings = settings_for(set_name, set_dir)
+    if EMBED_CACHE is None:
+        return Memory(settings, llm="offline")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the cache's module
+    from embedding_cache import CachedEmbeddings
+
+    from memoryx.models.embeddings import make_embeddings
+
+    return Memory(settings, llm="offline",
+                  embeddings=CachedEmbeddings(make_embeddings(settings), EMBED_CACHE, name="recall-docs"))
 
 
 def _check(results: list[dict]) -> None:
@@ -66,7 +81,8 @@ def build(set_name: str, set_dir: Path, questions: int | None = None, fresh: boo
     with (set_dir / "units.jsonl").open("w") as f:
         f.write(json.dumps(units) + "\n")
     write_questions(set_dir, qs)
-    info = {"ingest_s": round(time.perf_counter() - t0, 1), "questions": len(qs), **info}
+    info = {"ingest_s": round(time.perf_counter() - t0, 1), "questions": len(qs), **info,
+            "embed_cache": EMBED_CACHE is not None}
     mark(set_dir, set_name, **info)
     _log(f"{set_name}: ingested in {info['ingest_s']} s ({info})")
     return json.loads((set_dir / "store.json").read_text())
@@ -142,7 +158,8 @@ def _build_lme(set_name: str, set_dir: Path, limit: int | None) -> dict:
                 f.write(json.dumps(line, ensure_ascii=False) + "\n")
             done.add(q["question_id"])
             elapsed = time.perf_counter() - t0
-            mark(set_dir, set_name, ingest_s=round(spent + elapsed, 1), questions=len(done), turns=n_turns)
+            mark(set_dir, set_name, ingest_s=round(spent + elapsed, 1), questions=len(done), turns=n_turns,
+                 embed_cache=bool(meta.get("embed_cache")) or EMBED_CACHE is not None)
             _log(f"  {set_name} {j}/{len(todo)}: {n_turns} turns in the store, {elapsed:.0f} s")
     finally:
         m.close()

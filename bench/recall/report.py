@@ -109,7 +109,8 @@ def render(summary: dict, timings: dict) -> str:
             lines += _render_pair(summary["lme-dev"], summary["lme-val"])
             continue
         lines += ["", f"## {set_name}", ""] + _render_single(set_name, summary[set_name])
-    lines += ["", "| set | questions | search ms mean / median / p99 | ingest s | search pass s |", "|---|---|---|---|---|"]
+    lines += ["", "| set | questions | search ms mean / median / p99 | ingest s | search pass s |",
+              "|---|---|---|---|---|"]
     for set_name in names:
         s, t = summary[set_name], timings.get(set_name, {})
         lines.append(f"| {set_name} | {s['n']} | {s['ms']['mean']:.1f} / {s['ms']['median']:.1f} / "

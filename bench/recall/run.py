@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=None, help="N questions spread through each set")
     ap.add_argument("--fresh", action="store_true", help="ingest again even where a store is kept")
     ap.add_argument("--ingest-only", action="store_true", help="build the stores and questions, search nothing")
+    ap.add_argument("--embed-cache", type=Path, default=None,
+                    help="keep document vectors here between ingests (re-ingest after an index change; the ingest "
+                         "times of record use none)")
     ap.add_argument("--json-out", type=Path, default=None, help="write every question's row and the summary here")
     args = ap.parse_args(argv)
     chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -127,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown set(s) {unknown}; choose from {', '.join(ALL_SETS)}")
 
+    build.EMBED_CACHE = args.embed_cache
     timings: dict[str, dict] = {}
     all_rows: list[dict] = []
     for set_name in chosen:

@@ -42,8 +42,8 @@ def _stored(m: Memory) -> dict[tuple, dict]:
             vectors = [found[p] for p in pids if p in found]
             key = (tuple(sorted(scope.items())), r["memory"])
             assert key not in out, f"stored twice: {key}"
-            out[key] = {"metadata": r.get("metadata") or {}, "valid_at": r.get("valid_at"), "type": r.get("memory_type"),
-                        "user_id": r.get("user_id"), "vectors": np.array(vectors)}
+            out[key] = {"metadata": r.get("metadata") or {}, "valid_at": r.get("valid_at"),
+                        "type": r.get("memory_type"), "user_id": r.get("user_id"), "vectors": np.array(vectors)}
     return out
 
 
