@@ -1,9 +1,11 @@
 """Rule parser of first-person statements, shared by the offline chat model and its graph half.
 
 The offline model (memoryx.models.offline) is a demo and test model: it understands a small, documented
-set of statements and nothing else. This module is that set. Each statement is parsed into a `Statement`
-(attribute, value, polarity, language); `fact_text` renders the canonical memory text for it, and the same
-parser reads those canonical texts back, so existing memories can be compared with new facts.
+set of statements and nothing else. This module is that set: the grammar of each statement is here, its words
+(the verbs, adverbs, greetings ... named <@offline.*> in the patterns) are tables of memoryx.core.lexicon. Each
+statement is parsed into a `Statement` (attribute, value, polarity, language); `fact_text` renders the canonical
+memory text for it, and the same parser reads those canonical texts back, so existing memories can be compared
+with new facts.
 
 Covered statements (first person, and the canonical third-person form the offline model stores). Each rule
 is a sentence shape, not a list of sentences: a short lead-in before it ("Big news: ...", "So ...",
