@@ -68,6 +68,7 @@ def test_chinese_and_japanese_entries_match_inside_a_sentence(data):
     ja = lexicon.matcher("test.pet")  # every language: each entry by its own script
     assert ja.findall("うちのいぬとcat") == ["いぬ", "cat"]
     assert not lexicon.matcher("test.pet", "ja").contains("狗")
+    assert lexicon.matcher("test.pet", "en").findall("我的dog叫豆豆，没有dogs") == ["dog"]  # a Latin word beside Chinese
 
 
 def test_alternation_and_compile_put_a_table_inside_a_grammar_pattern(data):
