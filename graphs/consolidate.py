@@ -6,16 +6,18 @@
 load reads the scope's live memories and the neighbours of each staged one; merge decides duplicates (rule
 at cosine >= 0.95, the judge model in one batched call for 0.85-0.95); contradict finds memories giving one
 subject and relation incompatible values and supersedes the loser (later event time, confidence, importance)
-with a `contradicts` link; compress writes one summary per
-cluster of >= 3 (one batched call); digest writes one summary of a period's episodic memories when it has more
-than settings.digest_min_memories (the chat model, one batched call; offline: extractive); forget reads the forgetting curve; layers promotes short-term
-memories to long-term and closes idle runs' working memories; entities decides entity merges
-(two tiers) and memory links (same entity, sequence, cause); apply writes everything under the
-scope lock, projects it, logs the judgment (operation_type CONSOLIDATE) and returns the report:
+with a `contradicts` link; compress writes one summary per cluster of >= 3 (one batched call); digest writes
+one summary of a period's episodic memories when it has more than settings.digest_min_memories (the chat
+model, one batched call; offline: extractive); forget reads the forgetting curve; layers promotes short-term
+memories to long-term (importance read at the pass's clock) and closes idle runs' working memories (one
+session.end each); entities decides entity merges (two tiers) and memory links (same entity, sequence, cause,
+the causes checked by a configured chat model); apply writes everything under the scope lock, projects it,
+logs the judgment (operation_type CONSOLIDATE) and returns the report:
 
     {"trace_id", "dry_run", "memories", "staged_seen", "pairs", "merged", "merged_by_model", "compressed",
-     "summarized_sources", "digests", "archived", "contradictions", "entities_merged", "links_found", "cause_check", "promoted", "relations_repointed",
-     "runs_ended", "model_calls", "model_problems", "skipped_changed", "summary_ids", "timings_ms"}
+     "summarized_sources", "digests", "archived", "contradictions", "entities_merged", "links_found",
+     "cause_check", "promoted", "relations_repointed", "runs_ended", "model_calls", "model_problems",
+     "skipped_changed", "summary_ids", "timings_ms"}
 
 `builder` is exported; `graph` is compiled without persistence (for `langgraph dev`); the Python
 API compiles with the configured checkpointer (`compile_consolidate_graph`), thread id = trace id.

@@ -26,8 +26,10 @@ _NOW = re.compile(r"^(?:now|currently|still)\s+|\s+(?:now|currently|these days|r
 
 # (relation, pattern with groups s = subject, v = value, optional n = negation), first match wins
 _SHAPES: list[tuple[str, re.Pattern]] = [
-    ("lives in", re.compile(r"^(?P<s>.+?) (?:now |currently |still )?(?:lives|is living|has moved|moved) (?:in|to) (?P<v>.+)$", re.I)),
-    ("works at", re.compile(r"^(?P<s>.+?) (?:now |currently |still )?(?:works|is working) (?:at|for) (?P<v>.+?)(?: as .+)?$", re.I)),
+    ("lives in", re.compile(r"^(?P<s>.+?) (?:now |currently |still )?(?:lives|is living|has moved|moved) (?:in|to) "
+                            r"(?P<v>.+)$", re.I)),
+    ("works at", re.compile(r"^(?P<s>.+?) (?:now |currently |still )?(?:works|is working) (?:at|for) "
+                            r"(?P<v>.+?)(?: as .+)?$", re.I)),
     ("name", re.compile(r"^(?P<s>.+?)'s name is (?P<v>.+)$", re.I)),
     ("age", re.compile(r"^(?P<s>.+?) is (?P<v>\d{1,3})(?: years old)?$", re.I)),
     ("favourite {k}", re.compile(r"^(?P<s>.+?)'s (?:favou?rite) (?P<k>[\w ]+?) is (?P<v>.+)$", re.I)),
@@ -68,7 +70,8 @@ def statement(text: str) -> Statement | None:
         if not subject or not value or len(subject) > 60:
             continue
         if "{v}" in relation:  # a like: the thing is the relation, the polarity the value
-            relation, value = relation.format(v=value.casefold()), ("no" if _NEGATIVE.search(groups["n"] or "") else "yes")
+            negative = bool(_NEGATIVE.search(groups["n"] or ""))
+            relation, value = relation.format(v=value.casefold()), ("no" if negative else "yes")
         elif "{k}" in relation:
             relation = relation.format(k=groups["k"].casefold())
         return Statement(subject, relation, value.casefold())

@@ -49,7 +49,8 @@ def digestible(memory: dict, skip: set[str]) -> bool:
             and memory["id"] not in skip and not meta.get("abstraction") and not meta.get("summary_id"))
 
 
-def periods(memories: list[dict], *, period: str, more_than: int, skip: set[str] = frozenset()) -> list[tuple[str, list[str]]]:
+def periods(memories: list[dict], *, period: str, more_than: int,
+            skip: set[str] = frozenset()) -> list[tuple[str, list[str]]]:
     """[(period key, source ids oldest first)] of the periods holding more than `more_than` digestible memories."""
     if more_than <= 0:
         return []

@@ -108,7 +108,8 @@ class CauseVerdicts(BaseModel):
 
 
 def cause_messages(links: list[dict], texts: dict[str, str]) -> list:
-    items = [{"link": i + 1, "cause": texts[k["source_id"]], "effect": texts[k["target_id"]]} for i, k in enumerate(links)]
+    items = [{"link": i + 1, "cause": texts[k["source_id"]], "effect": texts[k["target_id"]]}
+             for i, k in enumerate(links)]
     return [SystemMessage(CAUSE_SYSTEM), HumanMessage("LINKS_JSON: " + json.dumps(items, ensure_ascii=False))]
 
 
@@ -118,7 +119,8 @@ def parse_causes(message) -> CauseVerdicts:
 
 def episode_digest_messages(groups: list[list[str]], texts: dict[str, str]) -> list:
     items = [{"cluster": i + 1, "memories": [texts[m] for m in g]} for i, g in enumerate(groups)]
-    return [SystemMessage(EPISODE_DIGEST_SYSTEM), HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
+    return [SystemMessage(EPISODE_DIGEST_SYSTEM),
+            HumanMessage("CLUSTERS_JSON: " + json.dumps(items, ensure_ascii=False))]
 
 
 def parse_merge(message) -> MergeVerdicts:

@@ -63,7 +63,8 @@ def consolidate_apply(state: ConsolidateState, runtime: Runtime[Context]) -> dic
     if contradictions:  # each loser superseded (archived with the reason), a contradicts link from its winner
         losers = {c["loser"]: c for c in contradictions}
         archives = [a for a in archives if a["id"] not in losers] + [
-            {"id": c["loser"], "text": c["texts"][1], "reason": f"superseded: {c['reason']}", "superseded_by": c["winner"]}
+            {"id": c["loser"], "text": c["texts"][1], "reason": f"superseded: {c['reason']}",
+             "superseded_by": c["winner"]}
             for c in contradictions]
         promotions = [p for p in promotions if p["id"] not in losers]
         links = list(links) + [{"source_id": c["winner"], "target_id": c["loser"], "relation": CONTRADICTS,

@@ -41,7 +41,8 @@ def consolidate_digest(state: ConsolidateState, runtime: Runtime[Context]) -> di
         written = {n: extractive(key, [texts[i] for i in ids]) for n, (key, ids) in enumerate(found, start=1)}
         by = "extractive (offline model)"
     else:
-        reply = ask_or_fall_back(services.judgment_llm, prompts.episode_digest_messages([ids for _, ids in found], texts),
+        messages = prompts.episode_digest_messages([ids for _, ids in found], texts)
+        reply = ask_or_fall_back(services.judgment_llm, messages,
                                  prompts.parse_summaries, step="consolidation digest", retry_prompt=prompts.RETRY,
                                  fallback="unusable, no digest this pass")
         out.update(call_record("digest", reply))

@@ -1,5 +1,6 @@
 """consolidate_layers: memory layers (memoryx.lifecycle.layers). Short-term memories recalled
-often enough or important enough (as of the pass's clock: knowledge.importance.importance_at) become long-term; the working memories of a run idle for longer than
+often enough or important enough (as of the pass's clock: knowledge.importance.importance_at) become
+long-term; the working memories of a run idle for longer than
 settings.working_memory_ttl_hours are closed as `Memory.end_run` closes them (kept as short-term or
 archived). The layers' windows and caps (lifecycle.layers.layer_caps) move the least important long-term
 memories back to short-term and send short-term memories past the window or the cap out, folded with the
