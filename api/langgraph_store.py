@@ -49,7 +49,7 @@ __all__ = ["MemoryXStore", "NamespaceRule", "NamespaceScopeError", "served_store
 ACTOR = "langgraph_store"  # the history rows' actor
 _ID_SPACE = uuid.UUID("6f1c2a5e-4d0b-5c61-9b7e-2b1f3a9c7d10")
 _MAX_GENERATIONS = 100_000  # a key deleted and put again this often is a bug in the caller
-_LIST_ALL = 100_000
+_LIST_ALL = 10_000  # the most items one operation reads from a scope (a listing, a heavily filtered search)
 
 
 class MemoryXStore(BaseStore):
@@ -183,10 +183,10 @@ class MemoryXStore(BaseStore):
                                       lambda m: keep(m, True)):
                 found.append((memory, sv.entry_of(memory), float(memory["score"])))
             if len(found) < want:  # as InMemoryStore: the items with nothing indexed fill the page, unscored
-                for memory in self._list(scope, filters, _LIST_ALL):
-                    entry = keep(memory, False)
-                    if entry is not None and not entry.get("indexed", True):
-                        found.append((memory, entry, None))
+                unindexed = {**filters, f"metadata.{sv.STORE_KEY}.indexed": False}
+                for memory in self._fetch(lambda n: self._list(scope, unindexed, n), want - len(found),
+                                          lambda m: keep(m, False)):
+                    found.append((memory, sv.entry_of(memory), None))
         else:
             for memory in self._fetch(lambda n: self._list(scope, filters, n), want, lambda m: keep(m, False)):
                 found.append((memory, sv.entry_of(memory), None))
