@@ -1,4 +1,5 @@
-"""Memory tools for agent-managed memory, as LangChain tools: add, search, update and forget (free text), and
+"""Memory tools for agent-managed memory, as LangChain tools: add (with an optional memory type and
+importance), search, update and forget (with a reason kept in the judgment log), and
 the structured set (`make_memory_tools(..., structured=True)`, on by default):
 create_memory(subject, memory_type, topic, object, attributes, importance), link_memories(a, b, relation),
 update_importance(memory_id, importance) and search_memories(query, memory_types, time_range, max_results,
@@ -23,16 +24,19 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 
 from memoryx.api.agent_tools import structured_tools
+from memoryx.api.kinds import check_kind
 from memoryx.core.scope import Scope
 from memoryx.errors import MemoryXError, NotFoundError, ScopeError
 
 __all__ = ["make_memory_tools"]
+
+MemoryType = Literal["episodic", "semantic", "preference", "fact"]
 
 
 def _fmt(memories: list[dict]) -> str:
@@ -70,10 +74,19 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
 
     # --- sync implementations -------------------------------------------------------------------------
 
-    def add_memory(content: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+    def add_memory(content: str, memory_type: MemoryType | None = None, importance: float | None = None,
+                   config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
         """Remember something about the user for future conversations. Use for lasting facts, preferences
-        and plans, stated in one sentence."""
-        result = memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+        and plans, stated in one sentence. Optionally say what kind it is (memory_type: episodic = an event,
+        semantic = lasting knowledge, preference, fact) and how much it matters (importance 0..1: 0.3 a daily
+        trifle, 0.5 normal, 0.8 important, 1.0 key); left out, MemoryX decides."""
+        try:
+            check_kind(memory_type, importance)
+            result = memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+            for memory_id in _written(result) if memory_type is not None or importance is not None else []:
+                memory.classify(memory_id, memory_type=memory_type, importance=importance)
+        except MemoryXError as exc:
+            return f"Could not remember: {exc}"
         return _summarise_add(result)
 
     def search_memory(query: str, limit: int = search_limit,
@@ -93,20 +106,29 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
             return f"Could not update: {exc}"
         return f"Updated [{memory_id}]: {result.get('memory', content)}"
 
-    def forget_memory(memory_id: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
-        """Forget one memory (id from search_memory) when the user asks to, or when it is wrong."""
+    def forget_memory(memory_id: str, reason: str | None = None,
+                      config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        """Forget one memory (id from search_memory) when the user asks to, or when it is wrong. Say why in
+        `reason` ("the user asked", "no longer true", "privacy"): it is kept in the judgment log."""
         scope = scope_of(config)
         try:
             check_owned(memory.get(memory_id), scope)
-            memory.delete(memory_id)
+            memory.delete(memory_id, reason=reason or "user_request")
         except MemoryXError as exc:
             return f"Could not forget: {exc}"
         return f"Forgot [{memory_id}]."
 
     # --- async implementations (AsyncMemory) ----------------------------------------------------------
 
-    async def aadd_memory(content: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
-        result = await memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+    async def aadd_memory(content: str, memory_type: MemoryType | None = None, importance: float | None = None,
+                          config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+        try:
+            check_kind(memory_type, importance)
+            result = await memory.add([{"role": "user", "content": content}], **scope_of(config), infer=infer)
+            for memory_id in _written(result) if memory_type is not None or importance is not None else []:
+                await memory.classify(memory_id, memory_type=memory_type, importance=importance)
+        except MemoryXError as exc:
+            return f"Could not remember: {exc}"
         return _summarise_add(result)
 
     async def asearch_memory(query: str, limit: int = search_limit,
@@ -124,11 +146,12 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
             return f"Could not update: {exc}"
         return f"Updated [{memory_id}]: {result.get('memory', content)}"
 
-    async def aforget_memory(memory_id: str, config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
+    async def aforget_memory(memory_id: str, reason: str | None = None,
+                             config: Annotated[RunnableConfig, InjectedToolArg] = None) -> str:
         scope = scope_of(config)
         try:
             check_owned(await memory.get(memory_id), scope)
-            await memory.delete(memory_id)
+            await memory.delete(memory_id, reason=reason or "user_request")
         except MemoryXError as exc:
             return f"Could not forget: {exc}"
         return f"Forgot [{memory_id}]."
@@ -148,6 +171,11 @@ def make_memory_tools(memory: Any, *, user_id: str | None = None, agent_id: str 
     if structured:
         tools.extend(structured_tools(memory, scope_of, is_async=is_async, search_limit=search_limit))
     return tools
+
+
+def _written(result: dict) -> list[str]:
+    """The ids an add wrote (added or updated): what a caller's memory_type / importance applies to."""
+    return [r["id"] for r in result.get("results") or [] if r.get("event") in ("ADD", "UPDATE") and r.get("id")]
 
 
 def _summarise_add(result: dict) -> str:

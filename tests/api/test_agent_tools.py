@@ -140,3 +140,19 @@ def test_link_by_description_finds_the_memories_and_asks_when_ambiguous(tmp_path
         nothing = link.invoke({"source_memory_description": "a quantum physics lecture",
                                "target_memory_description": "摔东西", "relation": "related"})
         assert "not found" in nothing
+
+
+def test_add_takes_type_and_importance_and_forget_a_reason(tmp_path):
+    with Memory(data_dir=tmp_path / "d", graph_backend="none") as m:
+        tools = {t.name: t for t in make_memory_tools(m, user_id="una", structured=False)}
+        assert {"memory_type", "importance"} <= set(tool_schema(tools["add_memory"])["properties"])
+        said = tools["add_memory"].invoke({"content": "I had a sandwich for lunch", "memory_type": "episodic",
+                                           "importance": 0.2})
+        assert said.startswith("ADD"), said
+        [row] = m.get_all(user_id="una")["results"]
+        assert (row["memory_type"], row["importance"]) == ("episodic", pytest.approx(0.2))
+        assert "Could not remember" in tools["add_memory"].invoke({"content": "x", "importance": 7})
+        gone = tools["forget_memory"].invoke({"memory_id": row["id"], "reason": "privacy"})
+        assert gone.startswith("Forgot")
+        forgets = [j for j in m.list_judgments(user_id="una") if j.get("operation_type") == "FORGET"]
+        assert forgets and "privacy" in forgets[0]["reasoning"]
