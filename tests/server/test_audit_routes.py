@@ -188,12 +188,16 @@ def test_events_reach_the_webhook(memory, client, jazz):
 
     summary = run_daily_job(memory)
     assert summary["scanned"] >= 4 and summary["report_days"]
+    # session.end: a conversation (a run) that ended, not an add
+    memory.add("I'm off to the jazz club", user_id="carol", run_id="night-out", infer=False)
+    memory.end_run("night-out", user_id="carol")
     deadline = time.monotonic() + 30
     wanted = {"session.end", "memory.accessed", "schedule.daily"}
     while time.monotonic() < deadline and not wanted <= {e["event"] for e in _Hooks.received}:
         time.sleep(0.1)
     events = {e["event"]: e for e in _Hooks.received}
     assert wanted <= set(events), sorted(events)
-    assert events["session.end"]["trace_id"] and events["session.end"]["status"] == "done"
+    assert events["session.end"]["trace_id"] and events["session.end"]["run_id"] == "night-out"
+    assert events["session.end"]["reason"] == "end_run"
     assert events["memory.accessed"]["memory_ids"]
     assert events["schedule.daily"]["scanned"] >= 4
