@@ -54,7 +54,7 @@ def test_explain_over_rest_keeps_tenancy(mem):
         resp = client.get(f"/v1/memories/{mid}/explain", headers={"X-API-Key": "key-ann"})
         assert resp.status_code == 200, resp.text
         body = resp.json()
-        assert body["memory"]["memory"] and body["importance"]["factors"]["impact"] == 0.8
+        assert body["memory"]["memory"] and body["importance"]["factors"]["impact"] == 0.85  # an allergy: a life fact
         assert body["judgments"][0]["event"] == "ADD"
         assert client.get(f"/v1/memories/{mid}/explain", headers={"X-API-Key": "key-bob"}).status_code == 404
 

@@ -21,7 +21,8 @@ def offline(tmp_path):
 def test_add_update_delete_none_with_the_offline_model(offline):
     services, graph = offline
     r1 = run_add(graph, services, "Hi! My name is Alice. I live in Berlin and I like jazz.")
-    assert set(r1) == {"results", "relations", "trace_id"}
+    assert set(r1) == {"results", "relations", "trace_id", "facts_count", "extracted_entities"}
+    assert r1["facts_count"] == 3 and r1["extracted_entities"] == []  # no graph: no entities
     assert r1["relations"] == {"added_entities": [], "deleted_entities": []}
     assert [(e["event"], e["memory"]) for e in r1["results"]] == [
         ("ADD", "User's name is Alice"), ("ADD", "User lives in Berlin"), ("ADD", "User likes jazz")]
