@@ -93,6 +93,22 @@ def test_a_react_agent_with_langmem_tools_remembers_and_recalls(memory, user):
     assert [h["event"] for h in memory.history(mem["id"])] == ["ADD", "UPDATE", "DELETE"]
 
 
+def test_langchains_create_agent_with_langmem_tools(memory, user):
+    # create_react_agent's successor (langchain.agents.create_agent) takes the same store
+    from langchain.agents import create_agent
+
+    store = MemoryXStore(memory)
+    config = {"configurable": {"langgraph_user_id": user}}
+    create_agent(_script(_call("manage_memory", content="Prefers trains to planes", action="create"),
+                         AIMessage(content="Noted.")), tools=_tools(), store=store).invoke(
+        {"messages": [{"role": "user", "content": "I'd rather take the train."}]}, config)
+    out = create_agent(_script(_call("search_memory", query="how do I like to travel?"), AIMessage(content="By train.")),
+                       tools=_tools(), store=store).invoke(
+        {"messages": [{"role": "user", "content": "Book me a trip."}]}, config)
+    [found] = _tool_outputs(out)
+    assert json.loads(found)[0]["value"]["content"] == "Prefers trains to planes"
+
+
 def test_langmem_tools_on_their_own(memory, user):
     store = MemoryXStore(memory)
     manage = create_manage_memory_tool(namespace=("memories", user), store=store)
