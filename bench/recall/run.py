@@ -2,7 +2,7 @@
 with its defaults, per question type, with plain BM25 and the dense path alone beside, and the time per search.
 
     python bench/recall/run.py [--sets locomo-dev,lme-dev,lme-val,lives] [--stores DIR] [--rerank-only]
-        [--questions N] [--json-out FILE]
+        [--questions N] [--jobs J] [--json-out FILE]
 
 Each set is ingested once into DIR/<set> (default bench/recall/.stores, gitignored; build.py says how) and kept:
 a later run re-ranks the kept store without ingesting (--rerank-only refuses to ingest). --questions N takes N
@@ -112,6 +112,14 @@ def evaluate(set_name: str, set_dir: Path, n: int | None) -> list[dict]:
     return rows
 
 
+def _evaluate_timed(set_name: str, set_dir: Path, n: int | None) -> tuple[list[dict], float]:
+    t0 = time.perf_counter()
+    rows = evaluate(set_name, set_dir, n)
+    seconds = round(time.perf_counter() - t0, 1)
+    print(f"[{set_name}] searched in {seconds} s", file=sys.stderr, flush=True)
+    return rows, seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default=",".join(ALL_SETS), help="comma-separated: " + ",".join(ALL_SETS))
@@ -120,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=None, help="N questions spread through each set")
     ap.add_argument("--fresh", action="store_true", help="ingest again even where a store is kept")
     ap.add_argument("--ingest-only", action="store_true", help="build the stores and questions, search nothing")
+    ap.add_argument("--jobs", type=int, default=1, help="sets searched in parallel, one process each (the ms per "
+                    "search of record use 1)")
     ap.add_argument("--embed-cache", type=Path, default=None,
                     help="keep document vectors here between ingests (re-ingest after an index change; the ingest "
                          "times of record use none)")
@@ -132,7 +142,6 @@ def main(argv: list[str] | None = None) -> int:
 
     build.EMBED_CACHE = args.embed_cache
     timings: dict[str, dict] = {}
-    all_rows: list[dict] = []
     for set_name in chosen:
         set_dir = args.stores / set_name
         if args.rerank_only and not is_kept(set_dir):
@@ -141,12 +150,24 @@ def main(argv: list[str] | None = None) -> int:
         meta = build.build(set_name, set_dir, args.questions, fresh=args.fresh) if not args.rerank_only else \
             json.loads((set_dir / "store.json").read_text())
         timings[set_name] = {"ingest_s": meta.get("ingest_s"), "build_wall_s": round(time.perf_counter() - t0, 1)}
-        if args.ingest_only:
-            continue
-        t0 = time.perf_counter()
-        all_rows += evaluate(set_name, set_dir, args.questions)
-        timings[set_name]["rerank_s"] = round(time.perf_counter() - t0, 1)
-        print(f"[{set_name}] searched in {timings[set_name]['rerank_s']} s", file=sys.stderr, flush=True)
+    if args.ingest_only:
+        return 0
+    t0 = time.perf_counter()
+    jobs = [(s, args.stores / s, args.questions) for s in chosen]
+    if args.jobs > 1 and len(jobs) > 1:  # one process per set (each store admits one process at a time)
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(min(args.jobs, len(jobs))) as pool:
+            results = pool.starmap(_evaluate_timed, jobs)
+    else:
+        results = [_evaluate_timed(*job) for job in jobs]
+    all_rows: list[dict] = []
+    for set_name, (rows, seconds) in zip(chosen, results):
+        all_rows += rows
+        timings[set_name]["rerank_s"] = seconds
+    timings["all"] = {"rerank_wall_s": round(time.perf_counter() - t0, 1), "jobs": args.jobs}
+    print(f"searched {', '.join(chosen)} in {timings['all']['rerank_wall_s']} s ({args.jobs} job(s))",
+          file=sys.stderr, flush=True)
     cv_path = HERE / "cv_figures.json"
     cv = json.loads(cv_path.read_text()) if cv_path.exists() else None
     summary = report.summarize(all_rows, cv)
