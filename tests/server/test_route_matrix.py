@@ -205,6 +205,9 @@ TOOLS: dict[str, tuple[Action, dict, bool]] = {
     "memory_get_context": (A.SEARCH, {"query": "vault code", "user_id": "alice"}, True),
     "memory_update": (A.WRITE, {"memory_id": "{mid}", "text": "ALICEMARK moved", "user_id": "alice"}, False),
     "memory_forget": (A.DELETE, {"memory_id": "{mid}", "user_id": "alice"}, False),
+    # a description no memory fits: the owner is asked back (no error, nothing written), others are refused
+    "memory_link": (A.WRITE, {"source": "{mid}", "target": "a lecture on quantum physics", "relation": "related",
+                              "user_id": "alice"}, False),
 }
 
 
