@@ -16,6 +16,7 @@ from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError
 from memoryx.graphs.consolidate import compile_consolidate_graph
 from memoryx.knowledge.episode_memories import flush_episodes
+from memoryx.knowledge.importance import importance_at
 from memoryx.lifecycle.layers import WORKING, close_run, layer_of
 from memoryx.lifecycle.sessions import END_RUN, mark_ended, publish_end, run_is_open
 from memoryx.runtime.checkpointing import delete_threads
@@ -100,7 +101,9 @@ def end_run(core: "MemoryCore", run_id: str, user_id=None, agent_id=None, group_
     if s.episodes or s.participant_episodes:  # the run's conversation is over: its open episode gets its final narrative now
         episodes_closed = flush_episodes(core.services, scope, trace_id=trace_id)
     with sql.scope_lock(scope):
-        rows = [r for r in sql.list_memories(scope, limit=None) if r.get("run_id") == scope.run_id]
+        # importance as of now (recency read from each memory's event time), as a consolidation pass reads it
+        rows = [{**r, "importance": importance_at(r)} for r in sql.list_memories(scope, limit=None)
+                if r.get("run_id") == scope.run_id]
         was_open = bool(episodes_closed) or run_is_open(sql, scope, [r for r in rows if layer_of(r) == WORKING
                                                                       and r["status"] not in ("merged", "archived")])
         kept, archived = close_run(rows, keep_importance=s.working_keep_importance, why=f"run {scope.run_id} ended")
