@@ -6,13 +6,13 @@ development mode, the users `memoryx mcp` was started for) and calls `authorize(
 requested)` with the ids the request named. The answer is the `Scope` the request may act on; ids in a body
 only narrow what the principal holds, they never widen it. No door builds a scope from request fields.
 
-| principal                | reaches (memories, and the data derived from them: profile, context block, episodes, ...) |
-| ------------------------ | -------------------------------------------------------------------------------------------- |
-| user key {users}         | its users' memories, with any agent or run inside them, and their whole profiles; not groups |
-| user + agent key         | its users' memories with its agents; profile values said to its agents only                  |
-| agent key {agents}       | its agents' global memories (rows without a user); never a user's memory or profile          |
-| group key {groups}       | its groups' shared memories, any participant; never a private memory / profile               |
-| admin key, dev mode      | everything; metrics and admin actions                                                        |
+| principal           | reaches (memories, and what is derived from them: profile, context block, ...)  |
+| ------------------- | ------------------------------------------------------------------------------- |
+| user key {users}    | its users' memories, with any agent or run inside them; their whole profiles    |
+| user + agent key    | its users' memories with its agents; profile values said to its agents only     |
+| agent key {agents}  | its agents' global memories (rows without a user); never a user's              |
+| group key {groups}  | its groups' shared memories, any participant; never a private memory / profile |
+| admin key, dev mode | everything; metrics and admin actions                                           |
 
 Derived data follows the memories it was read from: a profile value counts in a scope while a memory inside
 that scope backs it (`profile_scope`), so a context block, an export or an explanation never shows more than
@@ -217,10 +217,10 @@ def authorize_participants(principal: Principal, participants: Mapping[str, Any]
 def authorize_messages(principal: Principal, messages: Any, participants: Mapping[str, Any] | None = None) -> None:
     """Every scope field an add's messages carry, checked like `participants`: a message's own `user_id`
     files its facts under that user (in a group: as that participant), so a key may name only users it holds;
-    a message's `agent_id` (not a field the add reads today), only agents it holds when it is bound to agents. A speaker `name` counts as a
-    user only through `participants` (checked there); unmapped, it stays a name inside the group. Raises
-    AccessDeniedError (403) naming the first message field the key may not use; all-access principals may
-    name anyone. Every door that adds calls this before anything is written."""
+    a message's `agent_id` (not a field the add reads today), only agents it holds when it is bound to
+    agents. A speaker `name` counts as a user only through `participants` (checked there); unmapped, it stays
+    a name inside the group. Raises AccessDeniedError (403) naming the first message field the key may not
+    use; all-access principals may name anyone. Every door that adds calls this before anything is written."""
     authorize_participants(principal, participants)
     if principal.all_access or not isinstance(messages, (list, tuple)):
         return

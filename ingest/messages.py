@@ -30,7 +30,8 @@ def _timestamp(value: Any, where: str) -> str | None:
     if isinstance(value, str):
         instant(value, field)
         return value.strip()
-    raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 string, a datetime or epoch seconds, got {type(value).__name__}")
+    raise InvalidInputError(f"{where}: timestamp must be an ISO-8601 string, a datetime or epoch seconds, "
+                            f"got {type(value).__name__}")
 
 
 def _content(value: Any, where: str) -> str:

@@ -58,7 +58,8 @@ class RunUndo(SQLStoreBase):
         with self._tx(write=True) as s:
             history = list(s.scalars(select(HistoryRow).where(HistoryRow.trace_id == trace_id).order_by(HistoryRow.seq)))
             later = _changed_since(s, trace_id, history)
-            out["kept"] = [{"memory_id": mid, "changed_by": by, "event": event} for mid, (by, event) in later.items()]
+            out["kept"] = [{"memory_id": mid, "changed_by": by, "event": event}
+                           for mid, (by, event) in later.items()]
             first: dict[str, HistoryRow] = {}
             for h in history:
                 if h.memory_id not in later:  # another run's acknowledged change stands: the memory is not undone
@@ -86,8 +87,8 @@ class RunUndo(SQLStoreBase):
                 row.updated_at = utc_now()
                 restored.append(mid)
             # the run's history rows go, except on the memories kept: their history goes on from them
-            s.execute(sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id, HistoryRow.memory_id.not_in(list(later)))
-                      if later else sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id))
+            mine = sa.delete(HistoryRow).where(HistoryRow.trace_id == trace_id)
+            s.execute(mine.where(HistoryRow.memory_id.not_in(list(later))) if later else mine)
             for chunk in id_chunks(created):
                 s.execute(sa.delete(HistoryRow).where(HistoryRow.memory_id.in_(chunk)))
                 s.execute(sa.delete(MemoryLinkRow).where(sa.or_(MemoryLinkRow.source_id.in_(chunk),

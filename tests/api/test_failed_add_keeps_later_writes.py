@@ -89,12 +89,14 @@ def test_a_failed_add_never_undoes_a_later_acknowledged_update(tmp_path):
                                 f"{vectors.count_memories(scope)} points for {len(live)} memories")
             valid = m.services.sql.list_relations(scope)
             if graph.counts(scope)["valid_relations"] != len(valid):
-                failures.append(f"{user}: the graph does not hold SQL's relations: {graph.counts(scope)} vs {len(valid)}")
+                failures.append(f"{user}: the graph does not hold SQL's relations: {graph.counts(scope)} "
+                                f"vs {len(valid)}")
             if later["relations"]["added_entities"] and not any("porto" in str(r).lower() for r in valid):
                 failures.append(f"{user}: the later run's relation is gone: {valid}")
             record = m.judgments(f"fail-{user}")
             if record["status"] != "failed" or home not in (record.get("error_message") or ""):
-                failures.append(f"{user}: the failed run's judgment does not name what it kept: {record.get('error_message')}")
+                failures.append(f"{user}: the failed run's judgment does not name what it kept: "
+                                f"{record.get('error_message')}")
             if home not in str(caught[0]):
                 failures.append(f"{user}: the caller is not told what was kept: {caught[0]}")
         assert not failures, "\n".join(failures[:10]) + f"\n({len(failures)} failures in {RUNS} runs)"

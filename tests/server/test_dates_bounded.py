@@ -27,16 +27,19 @@ ROUTES = {
     "search end": ("POST", "/v1/memories/search", lambda v: {"query": "tea", "user_id": "alice", "end": v}),
     "search filter": ("POST", "/v1/memories/search",
                       lambda v: {"query": "tea", "user_id": "alice", "filters": {"created_at": {"gte": v}}}),
-    "mem0 search filter": ("POST", "/v2/memories/search/",
-                           lambda v: {"query": "tea", "filters": {"AND": [{"user_id": "alice"}, {"created_at": {"lte": v}}]}}),
-    "graph search now": ("POST", "/graphs/search/invoke", lambda v: {"input": {"query": "tea", "user_id": "alice", "now": v}}),
-    "graph search stream": ("POST", "/graphs/search/stream", lambda v: {"input": {"query": "tea", "user_id": "alice", "as_of": v}}),
+    "mem0 search filter": ("POST", "/v2/memories/search/", lambda v: {
+        "query": "tea", "filters": {"AND": [{"user_id": "alice"}, {"created_at": {"lte": v}}]}}),
+    "graph search now": ("POST", "/graphs/search/invoke", lambda v: {
+        "input": {"query": "tea", "user_id": "alice", "now": v}}),
+    "graph search stream": ("POST", "/graphs/search/stream", lambda v: {
+        "input": {"query": "tea", "user_id": "alice", "as_of": v}}),
     "add timestamp": ("POST", "/v1/memories", lambda v: {"user_id": "alice", "infer": False, "messages": [
         {"role": "user", "content": "I like tea.", "timestamp": v}]}),
     "mem0 add timestamp": ("POST", "/v1/memories/", lambda v: {"user_id": "alice", "infer": False, "messages": [
         {"role": "user", "content": "I like tea.", "timestamp": v}]}),
-    "mem0 expiration": ("POST", "/v1/memories/", lambda v: {"user_id": "alice", "infer": False, "expiration_date": v,
-                                                              "messages": [{"role": "user", "content": "I like green tea."}]}),
+    "mem0 expiration": ("POST", "/v1/memories/", lambda v: {
+        "user_id": "alice", "infer": False, "expiration_date": v,
+        "messages": [{"role": "user", "content": "I like green tea."}]}),
     "graph add timestamp": ("POST", "/graphs/add/invoke", lambda v: {"input": {"user_id": "alice", "messages": [
         {"role": "user", "content": "I like tea.", "timestamp": v}]}}),
     "graph add stream": ("POST", "/graphs/add/stream", lambda v: {"input": {"user_id": "alice", "messages": [

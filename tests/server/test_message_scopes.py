@@ -38,7 +38,8 @@ def world(tmp_path_factory):
 
 
 def _atlantis(m: Memory) -> list[str]:
-    rows = m.get_all(user_id="alice", group_id="g1", limit=1000)["results"] + m.get_all(group_id="g1", limit=1000)["results"]
+    rows = (m.get_all(user_id="alice", group_id="g1", limit=1000)["results"]
+            + m.get_all(group_id="g1", limit=1000)["results"])
     return [r["id"] for r in rows if "Atlantis" in r["memory"]]
 
 
