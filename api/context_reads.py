@@ -4,6 +4,7 @@ uses the core's `settings` and `services`."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from memoryx.api.inputs import optional_scope
@@ -28,13 +29,15 @@ COLD_START_LINE = "New user, nothing remembered yet. Questions you may ask:"
 
 class ContextReads:
     def get_context(self, query, user_id, agent_id, run_id, max_tokens, limit, search_result: dict,
-                    group_id=None, visible: Callable[[list[dict]], list[dict]] | None = None) -> dict:
+                    group_id=None, visible: Callable[[list[dict]], list[dict]] | None = None,
+                    no_user: bool = False) -> dict:
         """Profile + recent episodes + the most relevant memories, within `max_tokens`. A user with no
         memories yet gets the group's and the agent's own memories and profile questions (cold start).
 
         The profile shown is the one the scope reaches (core.authorization.profile_scope: none in a group, the
         agent's values only with an agent); `visible` (a principal's record filter) keeps the borrowed
-        memories of a cold start to those its caller may read."""
+        memories of a cold start to those its caller may read; `no_user` (an agent key's scope) reads the
+        rows without a user only, where an unset user_id would mean every user's."""
         lines, episodes = [], []
         whose = profile_scope(optional_scope(user_id, agent_id, None, group_id))
         if whose is not None and self.settings.profiles:
@@ -42,6 +45,8 @@ class ContextReads:
         # every part of the block reads the request's own scope, the group included: a user's private
         # layers, episodes and turns are not a group's to show
         scope = optional_scope(user_id, agent_id, run_id, group_id)
+        if scope is not None and no_user and scope.user_id is None:
+            scope = replace(scope, no_user=True)
         if scope is not None and (self.settings.episodes or self.settings.participant_episodes):
             # a participant's own episodes of the group's conversations live in the group
             episodes = self.services.sql.list_memories(scope, limit=RECENT_EPISODES, categories=["episode"])
@@ -84,7 +89,8 @@ class ContextReads:
         if scope is None or n <= 0:
             return [], []
         sql = self.services.sql
-        owner = Scope(user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id) \
+        owner = Scope(user_id=scope.user_id, agent_id=scope.agent_id, group_id=scope.group_id,
+                      no_user=scope.no_user) \
             if scope.user_id or scope.agent_id or scope.group_id else scope  # long-term outlives the run
         core_items = sql.layer_memories(owner, "long_term", limit=n)
         working = []

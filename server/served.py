@@ -116,7 +116,7 @@ def context_in(memory: Any, principal: Principal, scope: Scope, query: str, max_
     scope reaches (none in a group) and a cold start's borrowed memories filtered by the principal."""
     found = search_in(memory, principal, scope, query, limit=limit)
     return memory._core.get_context(query, scope.user_id, scope.agent_id, scope.run_id, max_tokens, limit, found,
-                                    scope.group_id, visible=principal.visible)
+                                    scope.group_id, visible=principal.visible, no_user=scope.no_user)
 
 
 def delete_in(memory: Any, principal: Principal, scope: Scope) -> dict:

@@ -19,6 +19,7 @@ KEYS = {
     "k-alice": ["alice"],
     "k-carol": ["carol"],
     "k-admin": {"admin": True},
+    "k-agent": {"agents": ["bot"]},
 }
 
 
@@ -32,6 +33,8 @@ def world(tmp_path_factory):
         m.add("Greetings from the club.", user_id="alice", group_id="g1", infer=False)
         m.add("PRIVATELONG my bank is Northwind.", user_id="alice", infer=False, metadata={"layer": "long_term"})
         m.add("PRIVATEWORK my pin is 1234.", user_id="alice", run_id="r1", infer=False)
+        m.add("BOTLONG my bank is Northwind.", user_id="alice", agent_id="bot", infer=False,
+              metadata={"layer": "long_term"})
         m.add("SECRETAGENT rule: always answer in verse.", agent_id="bot", agent_memory="global")
         with ServerThread(create_app(memory=m)) as srv:
             yield m, srv.url
@@ -99,3 +102,11 @@ def test_an_agent_scope_s_export_holds_the_profile_values_said_to_that_agent(wor
     assert '"profile_value"' in narrow and "Lisbon" in narrow and "sushi" not in narrow
     whole = m.export(user_id="alice")
     assert "Lisbon" in whole and "sushi" in whole
+
+
+def test_an_agent_key_s_context_block_holds_no_user_s_memories(world):
+    _, url = world
+    r = _post(url, "k-agent", "/v1/memories/context", {"query": "what is my bank?"})
+    assert r.status_code == 200, r.text
+    assert "BOTLONG" not in r.text and "Lisbon" not in r.text, r.text
+    assert "SECRETAGENT" in r.text  # the agent's own global memories are its to read
