@@ -19,11 +19,13 @@ def profile_router(served: Served) -> APIRouter:
 
     @router.get("/v1/profiles/{user_id}", summary="The user's profile")
     def user_profile(user_id: str, include_history: bool = Query(False, description="Also the values that ended (an old home, a retracted like)."),
+                     agent_id: str | None = Query(None, min_length=1, max_length=256, description=(
+                         "Only the values said to this agent (a key bound to several agents names one).")),
                      principal: Principal = auth):
         """Name, aliases, home, work, relationships, preferences, dislikes and goals, each value with the
         memory ids it came from and when it changed."""
         try:
-            scope = grant(principal, Action.PROFILE, user_id=user_id)
+            scope = grant(principal, Action.PROFILE, user_id=user_id, agent_id=agent_id)
         except AccessDeniedError:
             raise NotFoundError(f"No profile for user_id {user_id!r} under this key.") from None
         # a key bound to agents reads the values said to its agents (core.authorization.profile_scope)

@@ -20,6 +20,7 @@ KEYS = {
     "k-carol": ["carol"],
     "k-admin": {"admin": True},
     "k-agent": {"agents": ["bot"]},
+    "k-alice-two": {"users": ["alice"], "agents": ["bot", "other"]},
 }
 
 
@@ -110,3 +111,13 @@ def test_an_agent_key_s_context_block_holds_no_user_s_memories(world):
     assert r.status_code == 200, r.text
     assert "BOTLONG" not in r.text and "Lisbon" not in r.text, r.text
     assert "SECRETAGENT" in r.text  # the agent's own global memories are its to read
+
+
+def test_a_profile_read_names_the_agent_among_several(world):
+    _, url = world
+    assert _get(url, "k-alice-two", "/v1/profiles/alice").status_code == 400  # which of its agents?
+    other = _get(url, "k-alice-two", "/v1/profiles/alice?agent_id=other")
+    assert other.status_code == 200 and "sushi" in other.text and "Lisbon" not in other.text, other.text
+    assert _get(url, "k-alice-bot", "/v1/profiles/alice?agent_id=other").status_code == 404
+    narrowed = _get(url, "k-alice", "/v1/profiles/alice?agent_id=bot")  # a user key may narrow to one agent
+    assert "Lisbon" in narrowed.text and "sushi" not in narrowed.text
