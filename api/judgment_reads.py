@@ -22,9 +22,11 @@ class JudgmentReads:
             raise NotFoundError(f"No judgment with trace_id {trace_id!r}; list them with `memoryx judgments list`.")
         return row
 
-    def list_judgments(self, user_id, agent_id, run_id, limit, offset) -> list[dict]:
-        return self.services.sql.list_judgments(optional_scope(user_id, agent_id, run_id),
-                                                limit=check_limit(limit) or 50, offset=offset or 0)
+    def list_judgments(self, user_id, agent_id, run_id, limit, offset, scope: Scope | None = None) -> list[dict]:
+        """The runs of a scope, newest first. `scope`: a granted one as it is (a group's, an agent key's rows
+        without a user), which ids alone cannot say: the page is then the scope's, not the store's filtered."""
+        where = scope if scope is not None else optional_scope(user_id, agent_id, run_id)
+        return self.services.sql.list_judgments(where, limit=check_limit(limit) or 50, offset=offset or 0)
 
     def verify(self, trace_id, result, notes) -> dict:
         trace_id = check_id(trace_id, "trace_id")

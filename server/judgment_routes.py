@@ -24,8 +24,8 @@ def judgment_router(served: Served) -> APIRouter:
                        run_id: str | None = Query(None, min_length=1), limit: int = Query(50, ge=1, le=1000),
                        offset: int = Query(0, ge=0, le=1_000_000_000), principal: Principal = auth):
         scope = grant(principal, Action.JUDGMENTS, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        ids = {} if scope is None else {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
-        found = mem().list_judgments(**ids, limit=limit, offset=offset)
+        # the granted scope as it is: a group's or an agent key's page is that scope's, not the store's filtered
+        found = mem()._core.list_judgments(None, None, None, limit, offset, scope=scope)
         return {"results": principal.visible(found)}
 
     @router.get("/v1/judgments/stats")

@@ -121,3 +121,15 @@ def test_a_profile_read_names_the_agent_among_several(world):
     assert _get(url, "k-alice-bot", "/v1/profiles/alice?agent_id=other").status_code == 404
     narrowed = _get(url, "k-alice", "/v1/profiles/alice?agent_id=bot")  # a user key may narrow to one agent
     assert "Lisbon" in narrowed.text and "sushi" not in narrowed.text
+
+
+def test_a_group_key_s_judgment_list_is_the_group_s_page(world):
+    m, url = world
+    from memoryx.core.scope import Scope
+
+    m.services.sql.save_judgment("club-run", scope=Scope(user_id="alice", group_id="g1"), status="done")
+    for i in range(60):  # newer runs of other scopes: a page of the whole store would hold none of the group's
+        m.services.sql.save_judgment(f"bob-run-{i}", scope=Scope(user_id="bob"), status="done")
+    r = _get(url, "k-group", "/v1/judgments?limit=10")
+    assert r.status_code == 200, r.text
+    assert [j["trace_id"] for j in r.json()["results"]] == ["club-run"], r.text
