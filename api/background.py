@@ -15,6 +15,9 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+from memoryx.api.consolidation import consolidate
+from memoryx.lifecycle.schedule import consolidate_cycle, run_claimed
+
 if TYPE_CHECKING:  # pragma: no cover
     from memoryx.api.memory_core import MemoryCore
 
@@ -28,8 +31,6 @@ class _Passes:
         self.settings, self.services, self._core = core.settings, core.services, core
 
     def consolidate(self, **scope: Any) -> dict:
-        from memoryx.api.consolidation import consolidate  # the consolidate graph loads only when used
-
         return consolidate(self._core, scope.get("user_id"), scope.get("agent_id"), scope.get("run_id"),
                            group_id=scope.get("group_id"))
 
@@ -47,8 +48,6 @@ class InProcessConsolidation:
         self._thread.start()
 
     def _run(self) -> None:
-        from memoryx.lifecycle.schedule import consolidate_cycle, run_claimed  # serve's cycle, loaded when enabled
-
         while not self._stop.wait(self.interval_s):
             try:
                 mine, totals = run_claimed(self._passes.services.sql, "consolidate", self.interval_s,

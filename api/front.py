@@ -3,13 +3,15 @@ and access to the shared synchronous core (memory_core.MemoryCore)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memoryx.api.background import InProcessConsolidation, start_in_process
 from memoryx.api.mem0_config import settings_from_config
 from memoryx.api.memory_core import MemoryCore
 from memoryx.runtime.services import Services
 from memoryx.settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memoryx.api.background import InProcessConsolidation
 
 
 class MemoryFront:
@@ -21,10 +23,13 @@ class MemoryFront:
                                 graph_llm=graph_llm, embeddings=embeddings, services=services, vision_llm=vision_llm,
                                 **overrides)
         # settings.consolidate_in_process: passes in a background thread, stopped by close()
-        self._core.scheduler = start_in_process(self._core)
+        if self._core.settings.consolidate_in_process:
+            from memoryx.api.background import start_in_process  # the consolidate graph loads only when used
+
+            self._core.scheduler = start_in_process(self._core)
 
     @property
-    def scheduler(self) -> InProcessConsolidation | None:
+    def scheduler(self) -> "InProcessConsolidation | None":
         """The in-process consolidation thread (settings.consolidate_in_process), or None."""
         return self._core.scheduler
 

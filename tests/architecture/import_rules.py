@@ -64,6 +64,8 @@ LAZY_MEMORYX_PAIRS = {
     # the consolidate graph (and AsyncMemory, which imports it) load when asked for: an add does not run it
     ("memoryx.api.memory", "memoryx.api.consolidation"),
     ("memoryx.api.memory", "memoryx.api.async_memory"),
+    # ... and so do they (with serve's schedule) for the in-process consolidation thread, only when it is on
+    ("memoryx.api.front", "memoryx.api.background"),
 }
 
 
