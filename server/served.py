@@ -99,7 +99,10 @@ def grant(principal: Principal, action: Action, **requested: Any) -> Scope | Non
 def search_in(memory: Any, principal: Principal, scope: Scope, query: str, **kwargs: Any) -> dict:
     kwargs["filters"] = with_scope_filter(scope, kwargs.get("filters"))
     found = memory.search(query, **call_args(scope), **kwargs)
-    out = {**found, "results": principal.visible(found.get("results") or [])}
+    shown = principal.visible(found.get("results") or [])
+    out = {**found, "results": shown}
+    if "total_count" in found and len(shown) < len(found.get("results") or []):
+        out["total_count"] = len(shown)  # a count of records the caller may not see would tell of them
     if scope.no_user:  # graph relations carry no per-record owner to check
         out["relations"] = []
     return out
