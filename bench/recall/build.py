@@ -187,6 +187,7 @@ def _lives(m, set_name: str, limit: int | None):
                             "now": life["now"], "gold_ids": sorted(x["id"] for x in mems
                                                                    if everyday.holds(x["memory"], q["expected"])),
                             "expected": q["expected"], "language": q["language"], "kind": q["kind"],
-                            "life": life["name"], "blind": life["blind"], "infer": not raw})
+                            "life": life["name"], "blind": life["blind"], "written": life.get("written"),
+                            "infer": not raw})
     out = out if not limit else sets.spread(out, limit)
     return out, {}, {"statements": sum(len(x["statements"]) for x in lives), **timings}

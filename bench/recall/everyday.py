@@ -2,10 +2,10 @@
 bench/recall/lives/*.json.
 
 A life file: {"name", "number", "blind" (written by someone who had not read the ranking or extraction code),
-"source" (the module it was first written in), "notes" (the writer's), "start", "now" (ISO; the questions are asked
-at "now"), "statements": [{"day": days after start, "text": what the user said, "replies": [the assistant's
-replies, optional]}], "questions": [{"question", "expected": words the answering memory must hold ("a|b": either),
-"language": en|zh|ja, "kind"}]}.
+"written" (the date it was first committed), "source" (the module it was first written in), "notes" (the
+writer's), "start", "now" (ISO; the questions are asked at "now"), "statements": [{"day": days after start,
+"text": what the user said, "replies": [the assistant's replies, optional]}], "questions": [{"question",
+"expected": words the answering memory must hold ("a|b": either), "language": en|zh|ja, "kind"}]}.
 
 A question's `kind` is derived, never labelled by hand (derive_kind, run once when a life is written):
 "other language" when every statement holding the expected words is in another language than the question;

@@ -34,6 +34,11 @@ def _groups(set_name: str, rows: list[dict]) -> dict[str, list[dict]]:
         out[f"{label}: written blind"] = blind
         for kind in sorted({r["kind"] for r in blind}):
             out[f"{label}: written blind, {kind}"] = [r for r in blind if r["kind"] == kind]
+        for day in sorted({r.get("written") for r in blind if r.get("written")}):
+            dated = [r for r in blind if r.get("written") == day]
+            out[f"{label}: written blind on {day}"] = dated
+            for kind in sorted({r["kind"] for r in dated}):
+                out[f"{label}: written blind on {day}, {kind}"] = [r for r in dated if r["kind"] == kind]
     return {k: v for k, v in out.items() if v}
 
 

@@ -96,7 +96,7 @@ def evaluate(set_name: str, set_dir: Path, n: int | None) -> list[dict]:
     try:
         for q in questions:
             row = {k: q[k] for k in ("set", "split", "qid", "qtype", "query")}
-            row.update({k: q[k] for k in ("language", "kind", "blind", "infer", "life") if k in q})
+            row.update({k: q[k] for k in ("language", "kind", "blind", "written", "infer", "life") if k in q})
             for system, mode in (("memoryx", None), ("dense", "vector")):
                 found, ms = _timed_search(m, q, limit, mode)
                 row[system] = _score(set_name, q, [units.get(r["id"]) for r in found], [r["memory"] for r in found])
