@@ -12,6 +12,7 @@ Used by the agents' link_memories tool (memoryx.api.agent_tools) and MCP's memor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from memoryx.core.scope import Scope
 from memoryx.errors import InvalidInputError, NotFoundError
@@ -39,20 +40,27 @@ class Found:
                 f"id or a closer description.")
 
 
-def find_memory(services, scope: Scope, reference: str) -> Found:
-    """The memory of `scope` that `reference` (an id or a description) names; see the module docstring."""
+Allowed = Callable[[dict], bool]
+
+
+def find_memory(services, scope: Scope, reference: str, allowed: Allowed | None = None) -> Found:
+    """The memory of `scope` that `reference` (an id or a description) names; see the module docstring.
+    `allowed(record)`: the caller's own check of each record (a door's principal), behind the scope's."""
+    ok = allowed or (lambda _record: True)
     if not isinstance(reference, str) or not reference.strip():
         raise InvalidInputError("a memory reference must be a non-empty id or description")
     ref = reference.strip()
     try:
-        return Found(ref, memory=services.sql.get_memory(ref, scope=scope))
+        row = services.sql.get_memory(ref, scope=scope)
+        if ok(row):
+            return Found(ref, memory=row)
     except (NotFoundError, InvalidInputError):
-        pass  # not an id of this scope: read it as a description
+        pass  # not an id of this scope (or not one the caller may see): read it as a description
     vector = services.embeddings.embed_query(ref)
     hits = services.vectors.search_memories_batch([vector], scope, limit=CANDIDATES, threshold=MIN_COSINE,
                                                   filters=visible_filter())[0]
     score = {str(h.id): float(h.score) for h in hits}
-    rows = [r for r in services.sql.get_memories(list(score)) if scope.contains(r)]
+    rows = [r for r in services.sql.get_memories(list(score)) if scope.contains(r) and ok(r)]
     rows.sort(key=lambda r: -score[r["id"]])
     if not rows:
         return Found(ref)
@@ -67,10 +75,11 @@ def find_memory(services, scope: Scope, reference: str) -> Found:
 
 
 def link_described(services, scope: Scope, source: str, target: str, relation: str, *, importance: float = 0.6,
-                   actor: str = "agent") -> dict:
+                   actor: str = "agent", allowed: Allowed | None = None) -> dict:
     """{"status": "linked", "link", "source", "target"} or {"status": "ask", "question", "source"|"target":
     candidates}: the link is written only when both references name one memory each."""
-    found = {"source": find_memory(services, scope, source), "target": find_memory(services, scope, target)}
+    found = {"source": find_memory(services, scope, source, allowed),
+             "target": find_memory(services, scope, target, allowed)}
     unclear = {role: f for role, f in found.items() if f.memory is None}
     if unclear:
         return {"status": "ask", "question": " ".join(f.question(role) for role, f in unclear.items()),

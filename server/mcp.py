@@ -200,7 +200,9 @@ def build_mcp_server(memory: Callable[[], Any], principal_of: Callable[[Context]
         user_id: UserId = None,
     ) -> dict[str, Any]:
         scope = scope_for(ctx, user_id, Action.WRITE)
-        return await run(lambda: link_described(memory().services, scope, source, target, relation, actor="mcp"))
+        principal = principal_of(ctx)  # candidates and links only among the records the caller may see
+        return await run(lambda: link_described(memory().services, scope, source, target, relation, actor="mcp",
+                                                allowed=principal.can_record))
 
     return server
 
