@@ -53,8 +53,11 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
                            "metadata": [c["memory"].get("metadata") or {} for c in cands],
                            "hand": [c["id"] for c in ranked]})
     if model is not None:
-        for c, s in zip(cands, model.scores(rows)):
-            c["score"] = s
+        fitted = model.scores(rows)
+        top = max(fitted, default=0.0)
+        for c, p in zip(cands, fitted):
+            c["relevance"] = p / top if top > 0 else 0.0
+        final_scores(cands, settings, now=plan.now)  # the seeds' blend with importance, recency and access
         ranked = superseded_last(ordered(cands, None), plan.now)
     if plan.threshold is not None:
         ranked = [c for c in ranked if c["score"] >= plan.threshold]

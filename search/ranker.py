@@ -5,9 +5,10 @@ how a question is phrased: each path's scaled score and rank (dense, multilingua
 walk, the query's period, preferences), the context a neighbouring hit lends, recency, importance, access,
 validity, whether a later memory of the same owner says nearly the same thing, length, memory type, the side of
 a chat that said it, and the signals the query analysis reads from the question and the memory (a named
-period, a name, a place, a figure...). `features` turns them into one vector; the final score is a logistic
-model over it, `sigmoid(scale x (w . x) + bias)`, so a score keeps meaning "how likely this memory answers" and
-a caller's `threshold` keeps working.
+period, a name, a place, a figure...). `features` turns them into one vector; a logistic model over it,
+`sigmoid(scale x (w . x) + bias)`, gives each candidate's relevance (scaled so the best is 1), which the seeds'
+final score blends with importance, recency and access by the settings' weights
+(memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
 
 The weights are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py` from the
 shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise); this
@@ -38,15 +39,21 @@ PATHS = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "p
 MATCH_SIGNALS = ("in_period", "names", "when_time", "where_place", "own_name", "other_name", "own_age", "age",
                  "amount", "preference", "role", "someone_else", "own_not_theirs", "relation", "naming", "attribute",
                  "own_name_not_theirs")
+BEST = 8  # "later among the best": the place in time among the best candidates by the pool's order
 STATEMENT_CHARS = 300  # a later memory saying nearly the same thing: compared among fact-sized texts only
 NEWER_TOP = 30  # ... of the best candidates by the pool's order (pairs cost ~5 us each)
-SIMILAR = 0.5  # word overlap (Jaccard) from which a later memory says "nearly the same thing"
+SIMILAR = 0.25  # word overlap (Jaccard) from which a later memory may say the same thing anew
+
+# the seeds' factors of the final score, weighted by the settings (MEMORYX_WEIGHT_*), not fitted: the model gives the
+# relevance they are blended with (memoryx.search.scoring.final_scores); a model weight for them is refused
+BLEND = ("recency", "importance", "access")
 
 FEATURES: tuple[str, ...] = (
-    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS), "context",
+    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS), "dense_cosine", "multilingual_cosine", "context",
     *MATCH_SIGNALS,
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
-    "newer_similar", "later_in_time", "current_x_later", "current_x_newer_similar", "current_x_ended",
+    "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",
+    "current_x_newer_similar", "current_x_ended", "dense_unread",
     "other_side", "covers",
 )
 
@@ -84,19 +91,26 @@ def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]
     known = [t for t in times if t is not None]
     lo, span = (min(known), max(known) - min(known)) if known else (0.0, 0.0)
     newer = _newer_similar(cands)
+    best = [t for t in times[:BEST] if t is not None]
+    best_lo, best_span = (min(best), max(best) - min(best)) if best else (0.0, 0.0)
     current = 1.0 if (plan.current or plan.current_value or plan.still) else 0.0
+    # the main encoder's similarity to a question in a script it was not trained on is close to noise
+    reads = 1.0 if plan.encoder_reads_query else 0.0
     rows = []
-    for c, ts in zip(cands, times):
+    for i, (c, ts) in enumerate(zip(cands, times)):
         mem, sig = c["memory"], c.get("signals") or {}
         norm, ranks = c.get("path_norm") or {}, c.get("path_ranks") or {}
         text = mem.get("memory") or ""
         imp = mem.get("importance")
         ended_at = epoch_of(mem.get("invalid_at"))
         later = (ts - lo) / span if ts is not None and span > 0 else 0.0
+        later_best = (ts - best_lo) / best_span if i < BEST and ts is not None and best_span > 0 else 0.0
         similar = newer.get(id(c), 0.0)
         said = (mem.get("metadata") or {}).get("role")
-        row = [float(norm.get(p, 0.0)) for p in PATHS]
-        row += [1.0 / (1.0 + ranks[p]) if p in ranks else 0.0 for p in PATHS]
+        row = [float(norm.get(p, 0.0)) * (reads if p == "dense" else 1.0) for p in PATHS]
+        row += [(1.0 / (1.0 + ranks[p]) if p in ranks else 0.0) * (reads if p == "dense" else 1.0) for p in PATHS]
+        raw = c.get("path_scores") or {}  # the similarity itself, comparable across questions
+        row += [float(raw.get("dense", 0.0)) * reads, float(raw.get("multilingual", 0.0))]
         row.append(float(sig.get("context", 0.0)))
         row += [float(sig.get(s, 0.0)) for s in MATCH_SIGNALS]
         row += [recency(mem, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))), access_score(mem),
@@ -104,7 +118,8 @@ def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]
                 1.0 if mem.get("memory_type") == "episodic" else 0.0,
                 1.0 if ended_at is not None and ended_at <= now else 0.0,
                 1.0 if mem.get("status") == "summarized" else 0.0,
-                similar, later, current * later, current * similar, current * (1.0 if c.get("ended") else 0.0),
+                similar, later, later_best, current * later, current * later_best, current * similar,
+                current * (1.0 if c.get("ended") else 0.0), float(norm.get("dense", 0.0)) * (1.0 - reads),
                 1.0 if plan.role is not None and said and said != plan.role else 0.0,
                 1.0 if c.get("covers") else 0.0]
         rows.append(row)
@@ -128,9 +143,9 @@ class FittedModel:
 
 def model_from(data: dict) -> FittedModel:
     """A model from the file's JSON: {"features": {name: weight}, "scale", "bias", "fitted_on"}; a feature this
-    module does not compute is an error (the file and the code disagree)."""
+    module does not compute, or one of the blended factors, is an error (the file and the code disagree)."""
     weights = data.get("features") or {}
-    unknown = sorted(set(weights) - set(FEATURES))
+    unknown = sorted(set(weights) - set(FEATURES) | (set(weights) & set(BLEND)))
     if unknown:
         raise ValueError(f"ranker model names features this code does not compute: {unknown}; refit it with "
                          "bench/recall/fit_ranker.py")

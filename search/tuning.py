@@ -118,7 +118,7 @@ class SearchTuning(BaseModel):
         "Added to memories stating the relation a question about the user names ('my dog' -> has_dog)."))
     event_cover: bool = Field(True, description=(
         "A question about two events: each event's best keyword hit is moved up to just after the best hit."))
-    ranker: Literal["fitted", "hand"] = Field("fitted", description=(
+    ranker: Literal["fitted", "hand"] = Field("hand", description=(
         "The final order: 'fitted', the model fitted on the dev sets over each candidate's signals "
         "(memoryx.search.ranker, weights in search/ranker_model.json), or 'hand', the hand-set weights and "
         "bonuses above, kept to compare against."))

@@ -46,7 +46,7 @@ ROOT = HERE.parent.parent
 MODEL_OUT = ROOT / "search" / "ranker_model.json"
 CV_OUT = HERE / "cv_figures.json"
 SEARCH_LIMIT = 30
-DEV_SETS = ("locomo-dev", "lme-dev", "lives")
+DEV_SETS = tuple(s for s in os.environ.get("FIT_DEV_SETS", "locomo-dev,lme-dev,lives").split(","))
 VAL_SETS = ("lme-val",)
 L2 = 1e-3
 
@@ -91,7 +91,7 @@ def collect(stores: Path, sets: list[str]) -> None:
             for q in questions:
                 scope = {k: q[k] for k in ("user_id", "agent_id", "run_id", "group_id") if q.get(k)}
                 with collect_traces() as traces:
-                    m.search(q["query"], limit=SEARCH_LIMIT, now=q.get("now"), record_access=False, **scope)
+                    m.search(q["query"], limit=SEARCH_LIMIT, now=q.get("now"), **scope)
                 trace = traces[-1] if traces else {"ids": [], "features": [], "texts": [], "metadata": [], "hand": []}
                 rows.append({"question": q, **trace})
         (out_dir / f"{name}.json").write_text(json.dumps({"features": list(FEATURES), "rows": rows}))
@@ -110,11 +110,11 @@ def _says(text: str, expected) -> bool:
 
 def labels(row: dict) -> np.ndarray:
     q = row["question"]
+    if q.get("expected") is not None:  # (the lives: what the figure counts, not one memory the harness named)
+        return np.array([1.0 if _says(t, q["expected"]) else 0.0 for t in row["texts"]])
     if q.get("gold_ids"):
         gold = set(q["gold_ids"])
         return np.array([1.0 if i in gold else 0.0 for i in row["ids"]])
-    if q.get("expected") is not None:
-        return np.array([1.0 if _says(t, q["expected"]) else 0.0 for t in row["texts"]])
     return np.zeros(len(row["ids"]))
 
 
@@ -174,9 +174,10 @@ def fold_of(row: dict, k: int) -> int:
     return int(hashlib.sha256(f"{row['set']}:{key}".encode()).hexdigest(), 16) % k
 
 
-def _pairs(rows: list[dict], mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Differences (evidence - other) of every pair of each question, and each pair's weight (questions alike,
-    sets alike)."""
+def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Differences (evidence - other) of every pair of each question, and each pair's weight: questions alike,
+    sets alike, and, given a model (`beta`), within a question by how much swapping the two moves a top-heavy
+    gain (LambdaRank's |delta DCG| under that model's order): the pairs at the top of the list count most."""
     per_set = defaultdict(int)
     for r in rows:
         if r["y"].any() and not r["y"].all():
@@ -189,24 +190,34 @@ def _pairs(rows: list[dict], mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = r["X"][:, mask]
         pos, neg = X[y > 0], X[y == 0]
         d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, X.shape[1])
+        if beta is None:
+            pw = np.ones(len(d))
+        else:
+            rank = np.empty(len(y))
+            rank[np.argsort(-(X @ beta), kind="stable")] = np.arange(len(y))
+            gain = 1.0 / np.log2(2.0 + rank)
+            pw = np.abs(gain[y > 0][:, None] - gain[y == 0][None, :]).reshape(-1)
         diffs.append(d)
-        weights.append(np.full(len(d), 1.0 / (len(d) * per_set[r["set"]] * len(per_set))))
+        weights.append(pw / pw.sum() / (per_set[r["set"]] * len(per_set)))
     return np.vstack(diffs), np.concatenate(weights)
 
 
-def fit(rows: list[dict], mask: np.ndarray) -> np.ndarray:
+def fit(rows: list[dict], mask: np.ndarray, rounds: int = 3) -> np.ndarray:
     from scipy.optimize import minimize
 
-    D, w = _pairs(rows, mask)
+    beta = None
+    for _ in range(rounds):
+        D, w = _pairs(rows, mask, beta)
 
-    def loss(beta):
-        z = D @ beta
-        lz = np.logaddexp(0.0, -z)
-        grad = -(D * (w * (1.0 / (1.0 + np.exp(z))))[:, None]).sum(axis=0)
-        return float((w * lz).sum() + L2 * beta @ beta), grad + 2 * L2 * beta
+        def loss(b):
+            z = D @ b
+            lz = np.logaddexp(0.0, -z)
+            grad = -(D * (w * (1.0 / (1.0 + np.exp(z))))[:, None]).sum(axis=0)
+            return float((w * lz).sum() + L2 * b @ b), grad + 2 * L2 * b
 
-    res = minimize(loss, np.zeros(D.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 500})
-    return res.x
+        start = np.zeros(D.shape[1]) if beta is None else beta
+        beta = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 500}).x
+    return beta
 
 
 def calibrate(rows: list[dict], beta: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -245,14 +256,54 @@ def evaluate(rows: list[dict], scorer) -> dict:
     return {k: {n: (float(np.mean(v)), len(v)) for n, v in d.items()} for k, d in acc.items()}
 
 
+def final(r: dict, mask: np.ndarray, beta: np.ndarray, scale: float, bias: float) -> np.ndarray:
+    """What the rank node computes: the model's probability scaled so the best is 1, blended with importance,
+    recency and access by the default settings' weights (memoryx.search.scoring.final_scores)."""
+    from memoryx.search.ranker import BLEND, FEATURES
+    from memoryx.settings import Settings
+
+    s = Settings()
+    p = 1.0 / (1.0 + np.exp(-np.clip(scale * (r["X"][:, mask] @ beta) + bias, -30, 30)))
+    rel = p / p.max() if p.max() > 0 else p
+    cols = {b: r["X"][:, FEATURES.index(b)] for b in BLEND}
+    w = (s.weight_relevance, s.weight_importance, s.weight_recency, s.weight_access)
+    return (w[0] * rel + w[1] * cols["importance"] + w[2] * cols["recency"] + w[3] * cols["access"]) / sum(w)
+
+
 def cross_validated(rows: list[dict], mask: np.ndarray, k: int) -> dict:
     scores: dict[int, np.ndarray] = {}
     for f in range(k):
         train = [r for r in rows if fold_of(r, k) != f]
         beta = fit(train, mask)
+        scale, bias = calibrate(train, beta, mask)
         for r in rows:
             if fold_of(r, k) == f:
-                scores[id(r)] = r["X"][:, mask] @ beta
+                scores[id(r)] = final(r, mask, beta, scale, bias)
+    return evaluate(rows, lambda r: _order(scores[id(r)]))
+
+
+def learnable(drop: set[str] = frozenset()) -> np.ndarray:
+    """The features a model may weigh: all but the blended factors and the dropped ones."""
+    from memoryx.search.ranker import BLEND, FEATURES
+
+    return np.array([f not in drop and f not in BLEND for f in FEATURES])
+
+
+def cross_validated_gbdt(rows: list[dict], k: int) -> dict:
+    """The same folds with gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, pointwise,
+    fixed seed): the learner the linear model is measured against."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    scores: dict[int, np.ndarray] = {}
+    for f in range(k):
+        train = [r for r in rows if fold_of(r, k) != f]
+        X = np.vstack([r["X"] for r in train])
+        y = np.concatenate([r["y"] for r in train])
+        model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
+                                               random_state=0).fit(X, y)
+        for r in rows:
+            if fold_of(r, k) == f:
+                scores[id(r)] = model.predict_proba(r["X"])[:, 1]
     return evaluate(rows, lambda r: _order(scores[id(r)]))
 
 
@@ -276,17 +327,18 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
     dev, val = load(stores, DEV_SETS), load(stores, VAL_SETS)
     if not dev:
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
-    dropped = {f for g in drop for f in RULE_GROUPS[g]}
-    mask = np.array([f not in dropped for f in FEATURES])
+    mask = learnable({f for g in drop for f in RULE_GROUPS[g]})
     t0 = time.perf_counter()
     beta = fit(dev, mask)
     scale, bias = calibrate(dev, beta, mask)
     cv = cross_validated(dev, mask, k)
     print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
           file=sys.stderr)
-    fitted = lambda r: _order(r["X"][:, mask] @ beta)  # noqa: E731
+    fitted = lambda r: _order(final(r, mask, beta, scale, bias))  # noqa: E731
     columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
                "fitted on dev (dev)": evaluate(dev, fitted)}
+    if os.environ.get("FIT_COMPARE_GBDT"):
+        columns["trees, k-fold CV (dev)"] = cross_validated_gbdt(dev, k)
     if val:
         columns["hand (validation)"] = evaluate(val, hand_order)
         columns["fitted on dev (validation)"] = evaluate(val, fitted)
@@ -300,23 +352,28 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
             "fitted_on": f"{', '.join(DEV_SETS)} (shared dev data); bench/recall/fit_ranker.py fit --write",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights}, indent=1) + "\n")
-        CV_OUT.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "folds": k, "columns": columns},
-                                     indent=1) + "\n")
+        CV_OUT.write_text(json.dumps(_by_set(cv), indent=1) + "\n")
         print(f"wrote {MODEL_OUT} and {CV_OUT}", file=sys.stderr)
 
 
-def main_ablate(stores: Path, k: int) -> None:
-    from memoryx.search.ranker import FEATURES
+def _by_set(figures: dict) -> dict:
+    """{set: {"all" or question type: {metric: value}}}, as bench/recall/run.py prints them beside its own."""
+    out: dict = defaultdict(dict)
+    for key, ms in figures.items():
+        name, _, qtype = key.partition(" / ")
+        out[name][qtype or "all"] = {m: round(v, 4) for m, (v, _n) in ms.items()}
+    return dict(out)
 
+
+def main_ablate(stores: Path, k: int) -> None:
     dev, val = load(stores, DEV_SETS), load(stores, VAL_SETS)
-    full = np.ones(len(FEATURES), dtype=bool)
-    results = {"all signals": (cross_validated(dev, full, k), evaluate(val, lambda r, b=fit(dev, full):
-                                                                       _order(r["X"] @ b)))}
-    for group, feats in RULE_GROUPS.items():
-        mask = np.array([f not in feats for f in FEATURES])
+    results = {}
+    for group, feats in [("all signals", ()), *((f"without {g}", f) for g, f in RULE_GROUPS.items())]:
+        mask = learnable(set(feats))
         beta = fit(dev, mask)
-        results[f"without {group}"] = (cross_validated(dev, mask, k),
-                                       evaluate(val, lambda r, b=beta, m=mask: _order(r["X"][:, m] @ b)))
+        cal = calibrate(dev, beta, mask)
+        results[group] = (cross_validated(dev, mask, k),
+                          evaluate(val, lambda r, b=beta, m=mask, c=cal: _order(final(r, m, b, *c))))
     headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_all@5"), ("lme-dev", "turn_all@5"),
                 ("lives", "top1"), ("lme-val", "session_all@5"), ("lme-val", "turn_all@5")]
     print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")

@@ -1,0 +1,58 @@
+"""The fitted ranking (memoryx.search.ranker): the shipped model and the code that feeds it agree, scores are
+probabilities, and a search through the public API orders its results by the model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memoryx.search import ranker
+from memoryx.search.ranker import FEATURES, collect_traces, fitted_model, model_from
+
+
+def test_a_model_naming_a_feature_the_code_does_not_compute_is_refused():
+    with pytest.raises(ValueError, match="refit"):
+        model_from({"features": {"dense_score": 1.0, "no_such_signal": 2.0}})
+
+
+def test_the_shipped_model_is_read_and_names_only_computed_features():
+    data = json.loads(ranker.MODEL_FILE.read_text(encoding="utf-8"))
+    assert set(data["features"]) <= set(FEATURES)
+    model = fitted_model()
+    assert model is not None and len(model.weights) == len(FEATURES)
+    assert any(w != 0 for w in model.weights)
+
+
+def test_scores_are_probabilities_and_follow_the_weights():
+    model = model_from({"features": {"keyword_score": 2.0, "superseded": -3.0}, "scale": 1.5, "bias": -1.0})
+    row = [0.0] * len(FEATURES)
+    strong, stale = list(row), list(row)
+    strong[FEATURES.index("keyword_score")] = 1.0
+    stale[FEATURES.index("keyword_score")] = 1.0
+    stale[FEATURES.index("superseded")] = 1.0
+    scores = model.scores([row, strong, stale, [1e6] * len(FEATURES)])
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[1] > scores[0] > scores[2]
+
+
+@pytest.mark.integration
+def test_a_search_is_ordered_by_the_fitted_model_and_traced(tmp_path, monkeypatch):
+    from memoryx import Memory
+
+    monkeypatch.setenv("MEMORYX_SEARCH_TUNING", json.dumps({"ranker": "fitted"}))
+    with Memory(data_dir=tmp_path / "m") as m:
+        m.add("I play the cello in a community orchestra", user_id="u", infer=False)
+        m.add("My sister Ana lives in Lisbon", user_id="u", infer=False)
+        m.add("The weather was lovely on the coast", user_id="u", infer=False)
+        with collect_traces() as traces:
+            found = m.search("which instrument do I play?", user_id="u", limit=3)["results"]
+    assert len(traces) == 1
+    trace = traces[0]
+    assert len(trace["features"]) == len(trace["ids"]) and all(len(r) == len(FEATURES) for r in trace["features"])
+    # the model's best is first (same importance, stored together: the blend keeps the model's order), scores fall
+    model = fitted_model()
+    by_id = dict(zip(trace["ids"], model.scores(trace["features"])))
+    assert found[0]["id"] == max(by_id, key=by_id.get)
+    assert [r["score"] for r in found] == sorted((r["score"] for r in found), reverse=True)
+    assert "cello" in found[0]["memory"]
