@@ -32,6 +32,7 @@ import runpy
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import unicodedata
 from collections import Counter
@@ -126,9 +127,13 @@ def _analyser(kind: str) -> Callable[[str], list[tuple[str, str, bool]]]:
                              _ja_content(w.feature.pos1, w.feature.pos2)) for w in tagger(run)]
     if kind == "sudachi A":  # the small dictionary, shortest units, normalised forms
         from sudachipy import Dictionary, SplitMode
-        tok = Dictionary(dict="small").tokenizer()
-        return lambda run: [(m.surface(), m.normalized_form(), _ja_content(*m.part_of_speech()[:2]))
-                            for m in tok.tokenize(run, SplitMode.A)]
+        dictionary, own = Dictionary(dict="small"), threading.local()  # a Tokenizer serves one thread at a time
+
+        def sudachi(run: str) -> list[tuple[str, str, bool]]:
+            own.tok = getattr(own, "tok", None) or dictionary.tokenizer()
+            return [(m.surface(), m.normalized_form(), _ja_content(*m.part_of_speech()[:2]))
+                    for m in own.tok.tokenize(run, SplitMode.A)]
+        return sudachi
     raise ValueError(kind)
 
 
