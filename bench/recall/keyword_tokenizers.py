@@ -8,12 +8,10 @@ change moves nothing else, so it is measured here alone, with the product's BM25
 `core.text.sparse_vector` writes them, k1 1.2, b 0.3, average length 12; IDF ln(1 + (N-n+0.5)/(n+0.5)) as
 Qdrant's IDF modifier computes it; each distinct query token weight 1), in process, no store:
 
-* English: LoCoMo dev (a document per turn "Speaker: text", categories 1-4, fraction of the evidence turns in
-  the top 10) and LongMemEval_S dev and validation (a document per turn of the question's haystack; session
-  recall_all@5 and recall_any@5, turn recall_all@5, as the data README defines them).
-* Chinese and Japanese: the everyday lives (bench/recall/lives/*.json, read by bench/recall/everyday.py):
-  BM25 over each life's statements, top-1 / top-3 by the question's language (a statement answers when it
-  holds every expected word). Lives written by the team are dev, lives written blind the validation side.
+* English: LoCoMo dev (frac@10, a document per turn "Speaker: text") and LongMemEval_S dev and validation (a
+  document per turn; session recall_all@5 / recall_any@5, turn recall_all@5, as the data README defines them).
+* Chinese and Japanese: the everyday lives (bench/recall/everyday.py reads them): BM25 over each life's
+  statements, top-1 / top-3 by the question's language; lives written by the team are dev, blind ones validation.
 * Cost: µs per sentence of each language, and a fresh process's import + first call (the CLI pays it).
 
 "today" is `memoryx.core.text.tokenize` (hand-written English suffix stripping; CJK characters + pairs with hand
@@ -24,6 +22,7 @@ changes one language's part and nothing else; "+a/-b" counts the questions a can
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -182,10 +181,8 @@ def _masked(kind: str, words: bool = False) -> Callable[[str], list[str]]:
 
 def make(word: str = "today", zh: Callable | None = None, ja: Callable | None = None,
          tables: bool = True) -> Callable[[str], list[str]]:
-    """A tokeniser: `word` for the letters of other scripts, `zh` / `ja` for CJK runs (None: today's
-    characters + pairs). A run with kana is Japanese, and so is a run of Han alone in a text with kana; other
-    Han runs are Chinese; Hangul keeps characters + pairs. `tables=False`: today's tokeniser without its hand
-    tables of CJK stop characters and Japanese grammar pairs (their ablation)."""
+    """A tokeniser: `word` for other scripts' letters, `zh` / `ja` for CJK runs (None: today's). A run with kana,
+    or of Han in a text with kana, is Japanese; other Han runs are Chinese; Hangul is cut as today."""
     word_fn = lru_cache(maxsize=65536)(_word_fn(word))
 
     def tokenize(text: str) -> list[str]:
@@ -279,18 +276,15 @@ def everyday_lives(tok: Callable[[str], list[str]], blind: bool) -> dict[str, li
     return dict(sorted(hits.items()))
 
 
-SAMPLES = {
-    "en": ["I ran the Leeds half marathon today, finished in 2 hours 5 minutes.",
-           "My daughter Maya just started school and she's loving the new teachers already."],
-    "zh": ["我妹妹下个月结婚，我们全家都要去杭州参加婚礼。", "我最喜欢的茶是乌龙茶，每天早上都喝一杯。"],
-    "ja": ["出町柳の近くで一人暮らししてる。鴨川まで歩いて3分なのが最高。", "週末は山登りをしています。"],
-}
+SAMPLES = {"en": ["I ran the Leeds half marathon today, finished in 2 hours 5 minutes.",
+                  "My daughter Maya just started school and she's loving the new teachers already."],
+           "zh": ["我妹妹下个月结婚，我们全家都要去杭州参加婚礼。", "我最喜欢的茶是乌龙茶，每天早上都喝一杯。"],
+           "ja": ["出町柳の近くで一人暮らししてる。鴨川まで歩いて3分なのが最高。", "週末は山登りをしています。"]}
 
 
 def cost(toks: dict[str, Callable[[str], list[str]]], rounds: int = 5) -> dict[str, dict[str, float]]:
-    """µs per sentence of each language for each tokeniser (distinct sentences each time, so no cache answers):
-    the best of `rounds` rounds, each timing every tokeniser in turn, so that a load on the shared machine
-    falls on all of them alike."""
+    """µs per sentence of each language for each tokeniser (distinct sentences: no cache answers), the best of
+    `rounds` rounds that each time every tokeniser in turn (a load on the shared machine falls on all alike)."""
     out: dict[str, dict[str, float]] = {name: {} for name in toks}
     for lang, sents in SAMPLES.items():
         for r in range(rounds):
@@ -298,16 +292,13 @@ def cost(toks: dict[str, Callable[[str], list[str]]], rounds: int = 5) -> dict[s
                 tok(sents[0])
                 texts = [f"{s} {r}{i}" if lang == "en" else f"{s}{r}{i}" for i in range(300) for s in sents]
                 t0 = time.perf_counter()
-                for t in texts:
-                    tok(t)
-                us = (time.perf_counter() - t0) / len(texts) * 1e6
-                out[name][lang] = min(out[name].get(lang, math.inf), us)
+                _ = [tok(t) for t in texts]
+                out[name][lang] = min(out[name].get(lang, math.inf), (time.perf_counter() - t0) / len(texts) * 1e6)
     return out
 
 
 def first_call(spec: str) -> float:
-    """Seconds a fresh process spends importing and making the first call of candidate `spec`, on one
-    sentence of each language (interpreter start excluded)."""
+    """Seconds a fresh process spends on candidate `spec`'s imports and first call (one sentence per language)."""
     code = (f"import sys, time; sys.path.insert(0, {str(HERE)!r}); import keyword_tokenizers as T; "
             f"t = time.perf_counter(); tok = T.CANDIDATES[{spec!r}](); [tok(s[0]) for s in T.SAMPLES.values()]; "
             "print(time.perf_counter() - t)")
@@ -339,8 +330,7 @@ def _available(name: str) -> Callable[[str], list[str]] | None:
     try:
         return CANDIDATES[name]()
     except ImportError as exc:
-        print(f"({name}: not installed here, skipped: {exc})", file=sys.stderr)
-        return None
+        return print(f"({name}: not installed here, skipped: {exc})", file=sys.stderr)
 
 
 def _vs(new: list, old: list) -> str:
@@ -350,12 +340,11 @@ def _vs(new: list, old: list) -> str:
 
 
 def compare(before: str, after: str) -> None:
-    """Two `run.py --json-out` files of the lives (today's tokeniser, a candidate's): top-1 / top-3 of the
-    default search by mode, side and the question's language, with the questions better / worse at top-1."""
+    """Two run.py --json-out files of the lives (today's, a candidate's) by mode, side and question language."""
     rows = [{(r["qid"], r["infer"]): r for r in json.loads(Path(f).read_text())["rows"] if r["set"] == "lives"}
             for f in (before, after)]
     print("| lives, Memory.search | side | language | n | top-1 today → candidate | top-3 today → candidate | +/- |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")  # +/-: questions better / worse at top-1
     for infer, blind, lang in sorted({(r["infer"], r["blind"], r["language"]) for r in rows[0].values()},
                                      key=lambda k: (not k[0], k[1], k[2])):
         keys = [k for k, r in rows[0].items() if (r["infer"], r["blind"], r["language"]) == (infer, blind, lang)]
@@ -364,6 +353,11 @@ def compare(before: str, after: str) -> None:
         print(f"| {'extraction on' if infer else 'as said'} | {'validation (blind)' if blind else 'dev'} | {lang} "
               f"| {len(keys)} | {m['top1'][0]:.3f} → {m['top1'][1]:.3f} | {m['top3'][0]:.3f} → {m['top3'][1]:.3f} "
               f"| {_vs([r['top1'] for r in b], [r['top1'] for r in a])} |")
+
+
+_BY_NAME = ("api.memory", "nodes.extract_facts", "nodes.retrieve_similar", "nodes.analyze_query", "search.relations",
+            "search.relation_terms", "search.current", "search.time_words", "models.offline",
+            "knowledge.episode_memories", "lifecycle.causal")  # the modules that import tokenize by name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -376,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
                     "are made at ingest)")
     ap.add_argument("--compare", nargs=2, metavar=("TODAY_JSON", "CANDIDATE_JSON"),
                     help="the lives of two run.py --json-out files, side by side")
+    ap.add_argument("--keyword-only", action="store_true", help="with --through-api: the candidate makes the keyword "
+                    "vectors only; the modules comparing texts by their tokens keep today's")
     args, rest = ap.parse_known_args(argv)
     if args.compare:
         compare(*args.compare)
@@ -385,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["PYTHONHASHSEED"] = "0"
             os.execv(sys.executable, [sys.executable, *sys.argv])
         import memoryx.core.text as text  # nothing that imports tokenize by name is loaded yet
+        for name in _BY_NAME if args.keyword_only else ():  # they keep today's; the keyword vectors get the candidate
+            importlib.import_module(f"memoryx.{name}")
         text.tokenize = CANDIDATES[args.through_api]()
         sys.argv = [str(HERE / "run.py"), *rest]
         runpy.run_path(str(HERE / "run.py"), run_name="__main__")
