@@ -27,7 +27,8 @@ def test_empty_input_gives_an_empty_result_and_writes_nothing(quiet, messages):
     services, graph = quiet
     trace_id = str(uuid.uuid4())
     r = run_add(graph, services, messages, trace_id=trace_id)
-    assert r == {"results": [], "relations": {"added_entities": [], "deleted_entities": []}, "trace_id": trace_id}
+    assert r == {"results": [], "relations": {"added_entities": [], "deleted_entities": []}, "trace_id": trace_id,
+                 "facts_count": 0, "extracted_entities": []}
     assert memories(services) == []
     with pytest.raises(KeyError):
         services.sql.get_raw_input(trace_id)
