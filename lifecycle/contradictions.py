@@ -37,7 +37,7 @@ _SHAPES: list[tuple[str, re.Pattern]] = [
                              r"stopped liking|likes|loves|enjoys) (?P<v>.+)$", re.I)),
     ("lives in", re.compile(r"^(?P<s>.+?)(?:现在)?(?:住在|搬到了?|搬去了?)(?P<v>.+)$")),
     ("works at", re.compile(r"^(?P<s>.+?)(?:现在)?在(?P<v>.+?)(?:工作|上班)$")),
-    ("name", re.compile(r"^(?P<s>.+?)(?:的名字是|叫)(?P<v>.+)$")),
+    ("name", re.compile(r"^(?P<s>.+?)(?:的名字是|名叫|叫做|叫)(?P<v>(?![了过着])[^，,。、\s]{1,12})$")),  # not 叫了外卖
     ("likes {v}", re.compile(r"^(?P<s>.+?)(?P<n>不再喜欢|不喜欢|讨厌|喜欢)(?P<v>.+)$")),
     ("lives in", re.compile(r"^(?P<s>.+?)は(?P<v>.+?)に住んで(?:いる|います)$")),
     ("works at", re.compile(r"^(?P<s>.+?)は(?P<v>.+?)で働いて(?:いる|います)$")),

@@ -18,6 +18,7 @@ def test_statements_and_the_order_of_the_rule():
     assert statement("User now lives in Munich (2026-11)") == statement("User lives in munich")
     assert statement("用户不再喜欢咖啡").value == "no" and statement("用户喜欢咖啡").relation == "likes 咖啡"
     assert statement("User went hiking with Leo") is None  # no single-valued relation: never a contradiction
+    assert statement("用户叫小明").value == "小明" and statement("用户叫了外卖") is None  # 叫 as "ordered" is no name
     base = {"status": "active", "memory_type": "semantic", "importance": 0.5, "confidence": 0.9}
     a = {**base, "id": "a", "memory": "User works at SAP", "created_at": "2025-01-01T00:00:00"}
     b = {**base, "id": "b", "memory": "User works at Siemens", "created_at": "2025-01-01T00:00:00", "confidence": 0.6}
