@@ -329,14 +329,16 @@ def mem0_router(served: Served, beside: APIRouter | None = None) -> APIRouter:
         filters = translate_filters(body.filters) or None
         found: list[dict] = []
         relations: list = []
+        total = 0
         with metrics.track("search"):
             for scope in request_scopes(principal, body, Action.SEARCH):
                 res = search_in(mem(), principal, scope, body.query, limit=limit, filters=filters,
                                 threshold=body.threshold)
                 found.extend(res.get("results") or [])
                 relations.extend(res.get("relations") or [])
+                total += int(res.get("total_count") or 0)  # each scope's candidates past its filters
         found.sort(key=lambda m: m.get("score") or 0.0, reverse=True)
-        return {"results": [mem0_memory(m) for m in found[:limit]], "relations": relations}
+        return {"results": [mem0_memory(m) for m in found[:limit]], "relations": relations, "total_count": total}
 
     @router.get("/v1/memories/{memory_id}/")
     def get_memory(memory_id: str, principal: Principal = auth):
