@@ -20,7 +20,7 @@ Why no word segmenter, morphological analyser or Snowball stemmer: each was meas
 on the keyword path alone (bench/recall/keyword_tokenizers.py, docs/benchmarks.md) and none did better on both
 the dev and the validation data. A short memory shares characters with its question more often than whole
 words (部署 / 署, 保育園 / 保育园); the analysers' parts of speech can stand in for the stop tables below at equal
-recall, but not better, for 5 to 250 MB of dictionaries.
+recall, but not better (and through the search, worse in Japanese), for 5 to 250 MB of dictionaries.
 
 `KEYWORD_TOKENIZER` names the tokens this module gives. The keyword vectors are made when a memory is written,
 so a store keeps the tokens of the version that wrote it: each point records the version
