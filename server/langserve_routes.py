@@ -31,7 +31,14 @@ from memoryx.ingest.messages import normalize_messages
 from memoryx.search.dates import checked_reference_time, checked_time_range
 from memoryx.server import guard
 from memoryx.server.auth import request_key
-from memoryx.server.runnables import PRINCIPAL_KEY, ServiceBoundGraph, server_trace_id, with_principal
+from memoryx.server.runnables import (
+    PRINCIPAL_KEY,
+    ServiceBoundGraph,
+    TenancyError,
+    apply_principal,
+    server_trace_id,
+    with_principal,
+)
 from memoryx.server.served import Served, call_args, grant
 
 _GRAPH_ENDPOINTS = ["invoke", "batch", "stream", "input_schema", "output_schema", "config_schema"]
@@ -58,17 +65,21 @@ def action_of(request: Request) -> Action:
 
 
 def early_checks(principal: Principal, action: Action, item: dict) -> None:
-    """What the graphs' first nodes would refuse, read here, before the answer starts: once /stream has sent
-    its 200 and first event, a refusal can only be an error event inside it (a 422 of /invoke would become a
-    200 carrying a 500). Dates go through core.instants (via search.dates), messages through the lock's
-    check of their scope fields and the add's own normaliser."""
+    """What the graphs' runnables and first nodes would refuse, read here, before the answer starts: once
+    /stream has sent its 200 and first event, a refusal can only be an error event inside it (a 403 or 422 of
+    /invoke would become a 200 carrying a 500). The runnable's own checks (the lock, the messages' scope
+    fields, agent_memory="global", a search without a user), then the dates (core.instants, via
+    search.dates) and the messages (the add's own normaliser)."""
+    try:
+        apply_principal(item, with_principal({}, principal), action=action,
+                        agent_scope_ok=action is not Action.SEARCH)
+    except TenancyError as exc:
+        raise AccessDeniedError(str(exc)) from None
     if action is Action.SEARCH:
         reference, _ = checked_reference_time(item.get("now"), item.get("as_of"))
         checked_time_range(item.get("time_range"), reference)
-    else:
-        authorize_messages(principal, item.get("messages"), item.get("participants"))
-        if item.get("messages") is not None:
-            normalize_messages(item["messages"])
+    elif item.get("messages") is not None:
+        normalize_messages(item["messages"])
 
 
 def add_graph_routes(app: FastAPI, served: Served) -> None:

@@ -47,7 +47,7 @@ def _checked(call: Callable[[], Any]) -> Any:
         raise InvalidInputError(message) from None
 
 
-def _apply_principal(input: Any, config: RunnableConfig | None, *, action: Action = Action.WRITE,
+def apply_principal(input: Any, config: RunnableConfig | None, *, action: Action = Action.WRITE,
                      agent_scope_ok: bool = True) -> Any:
     if not isinstance(input, dict):
         return input
@@ -102,7 +102,7 @@ class ServiceBoundGraph(Runnable[dict, dict]):
         self.graph = graph
         self.make_context = make_context
         self.prepare = prepare
-        self.agent_scope_ok = agent_scope_ok  # False: non-admin keys must name a user (see _apply_principal)
+        self.agent_scope_ok = agent_scope_ok  # False: non-admin keys must name a user (see apply_principal)
         self.action = action  # what authorize() is asked for each input
         self.name = name or getattr(graph, "name", None) or "memoryx-graph"
 
@@ -125,7 +125,7 @@ class ServiceBoundGraph(Runnable[dict, dict]):
     # --- execution ------------------------------------------------------------------------------------
 
     def _prepare(self, input: Any, config: RunnableConfig | None) -> tuple[Any, RunnableConfig]:
-        input = _apply_principal(input, config, action=self.action, agent_scope_ok=self.agent_scope_ok)
+        input = apply_principal(input, config, action=self.action, agent_scope_ok=self.agent_scope_ok)
         if self.prepare is not None and isinstance(input, dict):
             input = self.prepare(input)
         return input, _clean_config(config)
