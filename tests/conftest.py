@@ -92,9 +92,13 @@ def sqlite_url(tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path, monkeypatch):
-    """Every test gets its own data dir and a fresh settings cache."""
+def _isolated_settings(tmp_path, monkeypatch, request):
+    """Every test gets its own data dir and a fresh settings cache; a test marked `hand_ranking` searches with
+    the hand-weighted ranking (MEMORYX_SEARCH_TUNING {"ranker": "hand"}): it checks a rule of that ranking, kept
+    beside the fitted one to compare against."""
     monkeypatch.setenv("MEMORYX_DATA_DIR", str(tmp_path / "data"))
+    if request.node.get_closest_marker("hand_ranking"):
+        monkeypatch.setenv("MEMORYX_SEARCH_TUNING", '{"ranker": "hand"}')
     monkeypatch.setenv("MEMORYX_ENV_FILE", str(tmp_path / "none.env"))
     from memoryx.settings import get_settings
 
@@ -123,6 +127,7 @@ ENGINE_FIXTURES = frozenset({"tmp_path", "tmp_path_factory", "sqlite_url", "pg_u
 def pytest_configure(config):
     config.addinivalue_line("markers", "unit: needs no engine (no database, store, graph server, MiniLM or HTTP "
                                        "server); `python3 -m pytest -m unit` runs these in seconds")
+    config.addinivalue_line("markers", "hand_ranking: searches with the hand-weighted ranking (a rule of it is checked)")
     config.addinivalue_line("markers", "integration: runs against the real engines (SQLite, PostgreSQL, Qdrant, "
                                        "FalkorDB, MiniLM, servers)")
 

@@ -68,6 +68,11 @@ def search(svc, query, user=None, **kw) -> dict:
     return search_graph.invoke(inp, context=Context(services=svc))["result"]
 
 
+def hand_ranking(svc, monkeypatch) -> None:
+    """Search with the hand-weighted ranking: the test checks one of its rules (kept beside the fitted one)."""
+    monkeypatch.setattr(svc.settings, "search_tuning", {**svc.settings.search_tuning, "ranker": "hand"})
+
+
 def ids(result) -> list[str]:
     return [r["id"] for r in result["results"]]
 
@@ -108,6 +113,8 @@ def test_reranker_is_the_last_stage_of_rank(svc, monkeypatch):
     import memoryx.nodes.rerank as rerank_module
     from memoryx.search.rerankers import CrossEncoderReranker
 
+    hand_ranking(svc, monkeypatch)
+
     user = _user()
     dog = add(svc, user, "I adore golden retrievers")
     rust = add(svc, user, "My favourite programming language is Rust")
@@ -138,7 +145,8 @@ def test_link_reads_are_the_stores_one_hop_links(svc):
 # ---------------------------------------------------------------------------------------- recall paths
 
 
-def test_dense_path_alone(svc):
+def test_dense_path_alone(svc, monkeypatch):
+    hand_ranking(svc, monkeypatch)
     user = _user()
     dog = add(svc, user, "I adore golden retrievers")
     add(svc, user, "My favourite programming language is Rust")
@@ -175,9 +183,10 @@ def test_graph_path_alone_and_relations(svc):
     assert by_id(search(svc, "Zorblat tea", user))[other]["graph_context"] == []
 
 
-def test_a_relation_the_question_names_is_found_from_its_best_hits(svc):
+def test_a_relation_the_question_names_is_found_from_its_best_hits(svc, monkeypatch):
     """"What's my dog's name?": the name fact shares the words, the memory stating the relation does not; the
     walk from the best hits' entities finds the relation that says "dog"."""
+    hand_ranking(svc, monkeypatch)
     user = _user()
     name = add(svc, user, "User's name is Sam")
     rex = add(svc, user, "Adopted Rex from the shelter last spring")  # no word of the question
@@ -687,6 +696,8 @@ def test_each_event_of_a_two_event_question_reaches_the_top_two(svc, monkeypatch
     words) fills the top of the list and buries the second event's one turn; the second event's best keyword hit
     is moved up to just after the best hit, with the score of the hit it now precedes and "event" as a source."""
     from memoryx.nodes import rank
+
+    hand_ranking(svc, monkeypatch)
 
     user = _user("ev")
     day = datetime(2024, 3, 1, 9, tzinfo=UTC)

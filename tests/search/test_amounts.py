@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memoryx.search.amounts import asks_amount, states_amount
 
 
@@ -23,6 +25,7 @@ def test_memories_stating_a_figure():
         assert not states_amount(text), text
 
 
+@pytest.mark.hand_ranking
 def test_the_turn_with_the_figure_gains(tmp_path):
     """Two turns on one topic, one giving the figure: asked "how much", the figure's turn gains `amount_bonus`
     over the other; asked something else, neither gains."""
@@ -34,7 +37,7 @@ def test_the_turn_with_the_figure_gains(tmp_path):
 
     def scores(path, query, **tuning):
         with Memory(data_dir=path, graph_backend="none", embeddings=shared_embeddings(),
-                    search_tuning=tuning) as m:
+                    search_tuning={"ranker": "hand", **tuning}) as m:  # (a knob of the hand ranking)
             if not m.get_all(user_id="owner")["results"]:
                 m.add_many([{"messages": [{"role": "user", "content": t}], "user_id": "owner"} for t in turns],
                            infer=False)
@@ -68,6 +71,7 @@ def test_ages_asked_and_given():
         assert not gives_age(text), text
 
 
+@pytest.mark.hand_ranking
 def test_the_users_age_and_their_dogs(tmp_path):
     """Asked "how old am I", the user giving their age comes first, above a granddaughter's birthday news that
     reads closer; asked the dog's age, the statement giving it (in words) comes above the dog's introduction."""

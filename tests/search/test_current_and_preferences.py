@@ -3,6 +3,8 @@ user's stated preferences (memoryx.search.preferences)."""
 
 from __future__ import annotations
 
+import pytest
+
 from memoryx.search.current import asks_current, asks_current_value, ends_relation, prefer_latest, superseded_last
 from memoryx.search.preferences import asks_recommendation, states_preference
 
@@ -194,6 +196,7 @@ def test_a_dinner_recipe_is_answered_by_the_diet_not_the_favourite_author(tmp_pa
         assert "pork" in first("Can you suggest a dinner recipe for me?")
 
 
+@pytest.mark.hand_ranking
 def test_do_i_still_is_answered_by_the_newest_memory_saying_it_ended(tmp_path):
     """"Do I still go to the gym?": "No more gym for me" is the answer, though "I go to the gym" states the habit
     in the question's own words; asked what holds now, an ended relation still does not answer."""
@@ -224,6 +227,7 @@ def test_a_new_job_announced_is_where_the_user_works_now(tmp_path):
         assert "startup" in first("Where do I work now?")
 
 
+@pytest.mark.hand_ranking
 def test_can_i_eat_is_answered_by_the_diet_and_my_bakery_by_the_one_i_run(tmp_path):
     """"Can I eat normal bread?" asks about food, as a recommendation does: the diet ("I'm coeliac") answers it, not
     the bakery's best seller. "I run a small bakery called Flour & Co" states the user's bakery, so it names it
@@ -241,6 +245,7 @@ def test_can_i_eat_is_answered_by_the_diet_and_my_bakery_by_the_one_i_run(tmp_pa
         assert "Flour & Co" in first("What's the name of my bakery?")
 
 
+@pytest.mark.hand_ranking
 def test_asked_what_holds_now_the_later_memory_on_the_same_thing_comes_first(tmp_path):
     """"What days is crew practice now?": the coach moved practice twice; the later message shares fewer of the
     question's words ("practice", not "crew") but tells how things stand, so it comes first. "Where am I coaching

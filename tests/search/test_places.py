@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memoryx.search.places import asks_where, states_place
 
 
@@ -22,6 +24,7 @@ def test_memories_naming_a_place():
         assert not states_place(text), text
 
 
+@pytest.mark.hand_ranking
 def test_the_statement_naming_the_new_home_answers_where(tmp_path):
     """The latest mention of the move names no place; the statement naming the new home comes first, and
     `place_bonus` widens its lead."""
@@ -35,7 +38,7 @@ def test_the_statement_naming_the_new_home_answers_where(tmp_path):
 
     def scores(**tuning) -> dict[str, float]:
         with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings(),
-                    search_tuning=tuning) as m:
+                    search_tuning={"ranker": "hand", **tuning}) as m:  # (a knob of the hand ranking)
             if not m.get_all(user_id="j")["results"]:
                 for day, text in said:
                     m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="j",

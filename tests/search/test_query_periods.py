@@ -125,7 +125,8 @@ def test_strict_returns_only_the_period_unless_empty(svc, trips):
     assert empty["time_filter"]["in_period"] == 0
 
 
-def test_off_and_ambiguous_words_keep_the_ranking_signal(svc, trips):
+def test_off_and_ambiguous_words_keep_the_ranking_signal(svc, trips, monkeypatch):
+    monkeypatch.setattr(svc.settings, "search_tuning", {**svc.settings.search_tuning, "ranker": "hand"})
     user, july, may, old = trips
     off = search(svc, "Where did I go hiking in July 2023?", user, query_time_filter="off")
     assert off["time_filter"]["applied"] is False and "mode" not in off["time_filter"]

@@ -3,6 +3,8 @@ a user meets with them: the memory stating the relation first, whatever words or
 
 from __future__ import annotations
 
+import pytest
+
 from memoryx.search.relation_terms import attribute_words, named_relations, relation_keywords
 from memoryx.search.relations import asks_own_name, gives_own_name, says_attribute
 
@@ -137,6 +139,7 @@ def test_the_users_own_name():
         assert not gives_own_name(text), text
 
 
+@pytest.mark.hand_ranking
 def test_the_users_introduction_answers_what_their_name_is(tmp_path):
     """Said as chat messages, added as said: the pet's name shares the question's word "name", the introduction
     does not, and comes first; a pet or a child being named answers someone else's name."""
@@ -278,6 +281,7 @@ def test_the_answer_about_someone_the_user_names(tmp_path):
         assert first("What's my dog's name?") == "My dog is called Pepper."
 
 
+@pytest.mark.hand_ranking
 def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
     """Asked what the fiancée does: the girlfriend she was is the relation stated, "is a dentist" says the job
     without a word of the job relation, and "for a living" does not search "lives" in the brother's news."""
@@ -295,6 +299,7 @@ def test_what_one_of_the_users_people_does_for_a_living(tmp_path):
         assert "dentist" in first("What does my fiancée do for a living?")
 
 
+@pytest.mark.hand_ranking
 def test_the_users_own_relation_is_not_one_of_their_peoples(tmp_path):
     """Asked where the user lives or works, what their dad or partner does is theirs, however many words it
     shares with the question; "Mississauga is home now" states the user's home without a possessive. The
@@ -351,6 +356,7 @@ def test_a_relation_of_the_users_people_is_not_the_users(tmp_path):
         assert "慕尼黑" in first("我岳母住在哪里？")
 
 
+@pytest.mark.hand_ranking
 def test_a_spouse_said_married_daughters_said_girls_and_a_condition_by_its_name(tmp_path):
     """"Married to Arjun" states the husband, "twin girls" the daughters, "I have asthma" a health condition: each
     comes first over a memory sharing the question's words ("his name is Biscuit" is the rabbit's) or a newer
@@ -388,6 +394,7 @@ def test_family_named_without_my_in_chinese_or_japanese_states_them(tmp_path):
         assert "大阪" in first("Where does my mother live?")
 
 
+@pytest.mark.hand_ranking
 def test_a_question_asked_as_a_request_to_recall(tmp_path):
     """"Do you remember my name?", "Remind me, what does my boyfriend do?": the request around the question is not
     what is searched ("remember" would find "please remember ..." memories)."""
@@ -405,6 +412,7 @@ def test_a_question_asked_as_a_request_to_recall(tmp_path):
         assert "Wei" in first("Do you remember my name?")
 
 
+@pytest.mark.hand_ranking
 def test_a_life_told_and_asked_in_chinese_or_japanese(tmp_path):
     """Japanese leaves the speaker out of the question ("今どこに住んでいますか？" asks where the user lives) and of
     the statement ("京都に引っ越しました"); "父は北海道に住んでいます" is the father's home. Chinese and Japanese
@@ -449,6 +457,7 @@ def test_what_is_said_of_a_person_after_their_name(tmp_path):
         assert "head of IT" in first("What does my husband do?")
 
 
+@pytest.mark.hand_ranking
 def test_my_name_is_not_the_name_of_one_of_my_people(tmp_path):
     """Asked the user's own name, "my girlfriend Sofia is a nurse" names her, not the user: "Ben here" answers."""
     from tests.support import told

@@ -65,6 +65,7 @@ def test_an_owner_is_multilingual_from_their_first_cjk_memory(tmp_path):
         assert _xl_count(m, "alice") == 5 and _xl_count(m, "bob") == 0
 
 
+@pytest.mark.hand_ranking
 def test_a_question_finds_the_memory_said_in_another_language(tmp_path):
     said = ["用户的奶奶住在斯德哥尔摩", "用户爸爸是退休的数学老师", "My grandmother turns 90 in June, big party planned",
             "My dad loves fishing on the weekends", "I now live in Uppsala.", *ENGLISH, *CHINESE]
