@@ -1,5 +1,5 @@
 """LoCoMo conversations (Maharana et al., 2024): the one reader of its JSON, used by `memoryx import` and by
-the retrieval benchmark (bench/locomo_retrieval.py).
+the retrieval benchmark (bench/recall/).
 
 A sample is {"sample_id", "conversation": {"speaker_a", "speaker_b", "session_1": [turn, ...],
 "session_1_date_time": "1:56 pm on 8 May, 2023", ...}, "qa": [{"question", "answer", "evidence", "category"}]};
