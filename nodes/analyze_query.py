@@ -31,7 +31,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
-from memoryx.search.amounts import asks_age, asks_amount, asks_own_age, without_own_age_idiom
+from memoryx.search.amounts import asks_amount
 from memoryx.search.current import asks_current, asks_current_value, asks_still, now_topic
 from memoryx.search.dates import (
     asks_when,
@@ -40,7 +40,6 @@ from memoryx.search.dates import (
     checked_time_range,
     query_period,
 )
-from memoryx.search.places import asks_where
 from memoryx.search.plan import (
     SearchPlan,
     checked_depth,
@@ -70,7 +69,7 @@ from memoryx.search.relation_terms import (
     ONE_AT_A_TIME, PEOPLE, attribute_words, named_relations, relation_keywords, relation_words,
     without_job_idiom,
 )
-from memoryx.search.relations import asks_name, asks_own_name, cjk_relation
+from memoryx.search.relations import asks_name, cjk_relation
 from memoryx.search.rerankers import reranker_spec
 from memoryx.search.speakers import asked_role
 from memoryx.search.spread import asks_aggregate
@@ -213,17 +212,16 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # ... and so does one naming a weekday or a time of day ("on Fridays": 金曜, 星期五), habits being told with them
     keyword_extra = " ".join(relation_keywords(asked, people=role != "user") + time_keywords(query))
     # "for a living", "how old am I": what the question asks, not words a memory shares ("lives in", "old")
-    keyword_query = " ".join([without_cjk_question_words(without_own_age_idiom(without_job_idiom(semantic))),
+    keyword_query = " ".join([without_cjk_question_words(without_job_idiom(semantic)),
                               *rewritten.keywords])
     relation_tokens, relation_cjk = relation_words(asked), cjk_relation(asked)
     relations = named_relations(asked)
     attribute_tokens, attribute_cjk = attribute_words(relations)
-    recommendation, age = asks_recommendation(query), asks_age(query)
+    recommendation = asks_recommendation(query)
     # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
     current = asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query) \
         and not asks_name(asked)
-    # "我今年多大", "how old am I this year": the year is the age's, not when the answer was said
-    period = None if age else query_period(query, reference or present_of(facts.latest_event))
+    period = query_period(query, reference or present_of(facts.latest_event))
     # a confident period the query names filters the ranking (unless the caller's own range filters). A period
     # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
     period_filter = None
@@ -247,18 +245,14 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         period_text=period.text if period is not None else "",
         period_filter=period_filter,
         asks_when=asks_when(query),
-        asks_where=asks_where(query),
         asks_name=asks_name(asked),
-        asks_own_name=asks_own_name(query),
         aggregate=asks_aggregate(query),
         amount=asks_amount(query),
-        asks_age=age,
-        asks_own_age=asks_own_age(query),
         role=role,
         relation_tokens=tuple(sorted(relation_tokens)),
         relation_cjk=tuple(sorted(relation_cjk)),
         # a name or an age does not end: "I'm 67 and retired" still says who the user is and how old
-        current_value=asks_current_value(asked) and not asks_own_name(query) and not age,
+        current_value=asks_current_value(asked),
         one_relation=role == "user" and len(relations) == 1 and relations[0] in ONE_AT_A_TIME,
         still=asks_still(asked),
         people_asked=any(r in PEOPLE for r in relations),

@@ -16,16 +16,14 @@ from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
 from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.amounts import gives_age, gives_own_age, states_amount
+from memoryx.search.amounts import states_amount
 from memoryx.search.current import ends_relation, ends_topic
 from memoryx.search.dates import states_time
-from memoryx.search.places import states_place
 from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_food, states_preference
 from memoryx.search.reads import context_rows, memory_dicts
-from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_WORDS
 from memoryx.search.relations import (
-    about_person, about_someone_else, gives_name, gives_own_name, opens_on_someone, people_of, says_attribute,
+    about_person, about_someone_else, gives_name, opens_on_someone, people_of, says_attribute,
     states_relation,
 )
 from memoryx.search.scoring import epoch_of, event_time
@@ -123,27 +121,9 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(text):
             add("when_time", t.when_bonus)
-        if plan.asks_where and states_place(text):
-            add("where_place", t.place_bonus)
-        # "what's my name": the user introducing themselves ("Hiya, name's Oskar"); a pet or a child being named
-        # ("Her name is Luna", "we named him Tofu") shares the question's one word and answers someone else's
-        if plan.asks_own_name and gives_own_name(text):
-            add("own_name", t.relation_bonus)
-        elif plan.asks_own_name and (gives_name(text, set()) or people_of([text], PEOPLE_WORDS)):
-            # (... or one of their people, by name: "my girlfriend Sofia is a nurse")
-            add("other_name", -t.relation_bonus)
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
-        # ("how old": the figure is an age, "I'm 67", the user's own unless the question names someone else, not
-        # "three years ago")
-        if plan.asks_own_age:  # the user giving their age states what is asked, as their name does (above)
-            if gives_own_age(text):
-                add("own_age", t.relation_bonus)
-        elif plan.asks_age:
-            if gives_age(text):
-                # asked of one of the user's people ("how old is our dog"), the age is what is asked of them
-                add("age", t.amount_bonus + (t.attribute_bonus if plan.people_asked else 0.0))
-        elif plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
+        if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
             add("amount", t.amount_bonus)
         # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
         # (about food: what they eat or cannot, "I don't eat pork", "I have coeliac disease", not their favourite
@@ -164,12 +144,9 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
     # (the relation's tokens hold its short CJK words too: "住" is what is asked of them, not who)
     attribute_tokens, attribute_cjk = set(plan.attribute_tokens), set(plan.attribute_cjk)
     tokens, cjk = tokens - attribute_tokens - attribute_cjk, cjk - attribute_cjk
-    if plan.asks_own_name:  # the user's own name is stated as `gives_own_name` reads it (above)
-        tokens, cjk = set(), set()
     # the person the relation is ("my husband": Karim, as a memory names him): what is said of them states it too
     people = people_of([(c["memory"] or {}).get("memory") or "" for c in cands], tokens, cjk) if tokens or cjk \
         else set()
-    asks_home_place = plan.asks_where and bool((tokens | cjk) & HOME_WORDS)
     asked_of_person = plan.people_asked and bool(attribute_tokens or attribute_cjk) and bool(tokens or cjk)
     for c in cands:
         mem = c["memory"]
@@ -181,7 +158,7 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
                 continue
         # asked the user's own relation ("where do I live"), a statement of one of their people ("My dad lives in
         # Kyoto") answers for that person: it is not the user's, however many words it shares with the question
-        if (tokens or cjk or plan.asks_own_age) and not plan.people_asked and c["id"] not in named \
+        if (tokens or cjk) and not plan.people_asked and c["id"] not in named \
                 and about_someone_else(text):
             _signal(c, "someone_else", -t.relation_bonus)
             continue
@@ -191,10 +168,6 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         if asked_of_person and not person and c["id"] not in named and mem is not None \
                 and states_relation(text, attribute_tokens, attribute_cjk) and not states_relation(text, tokens, cjk):
             _signal(c, "own_not_theirs", -t.relation_bonus)
-            continue
-        # asked where the user lives, a statement naming no place ("Moved in last weekend, boxes everywhere") does
-        # not answer
-        if asks_home_place and c["id"] not in named and not states_place(text):
             continue
         # asked whether something still holds, a memory saying it ended ("No more gym for me") states it too
         ended_asked = plan.still and mem is not None and ends_topic(text, plan.query)
@@ -206,9 +179,6 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             if says_attribute(text, plan.attribute_tokens, plan.attribute_cjk):
                 _signal(c, "attribute", t.attribute_bonus)
             c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
-        elif tokens and plan.asks_name and mem is not None and gives_own_name(text):
-            # asked the name of one of the user's people or pets ("my dog's name"), the user's own is not it
-            _signal(c, "own_name_not_theirs", -t.relation_bonus)
 
 
 def _signal(c: dict, signal: str, weight: float) -> None:

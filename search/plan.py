@@ -54,8 +54,6 @@ class SearchPlan:
     period_filter: Literal["auto", "strict"] | None = None
     time_range: tuple[float, float] | None = None  # the caller's range (a hard filter, in `filters`)
     asks_when: bool = False
-    asks_where: bool = False  # asks for a place: memories naming one gain `place_bonus` (memoryx.search.places)
-    asks_own_name: bool = False  # "what's my name": the memories giving the user's own name gain `relation_bonus`
     asks_name: bool = False  # "what's my dog's name": of the memories stating the relation, the one giving a name
     preferences: bool = False  # asks for a recommendation: the preference path runs (memoryx.search.preferences)
     current: bool = False  # about how things stand now: the latest fact first (memoryx.search.current)
@@ -68,8 +66,6 @@ class SearchPlan:
     role: str | None = None  # whose turns answer it: "user" / "assistant" (memoryx.search.speakers)
     aggregate: bool = False  # gathered across sessions ("how many", "in total"): hits spread (memoryx.search.spread)
     amount: bool = False  # asks for a number ("how much", "the total"): figures gain (memoryx.search.amounts)
-    asks_age: bool = False  # asks how old someone is: a memory giving an age gains `amount_bonus` (not any figure)
-    asks_own_age: bool = False  # ... the user's own: one of their people's age loses `relation_bonus`
     food: bool = False  # a recommendation about food: what the user eats or cannot is the preference that answers
     # the relation the question names, in the words that state it (memoryx.search.relations): keyword tokens
     # ("job", "work", ...) and CJK words (狗, 犬); read by the graph walk and the ranking. Tuples, as every

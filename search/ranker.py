@@ -36,9 +36,8 @@ MODEL_FILE = Path(__file__).with_name("ranker_model.json")
 
 PATHS = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "preference")
 # what the query analysis and expand_context read from a question and a memory together (nodes/expand_context.py)
-MATCH_SIGNALS = ("in_period", "names", "when_time", "where_place", "own_name", "other_name", "own_age", "age",
-                 "amount", "preference", "role", "someone_else", "own_not_theirs", "relation", "naming", "attribute",
-                 "own_name_not_theirs")
+MATCH_SIGNALS = ("in_period", "names", "when_time", "amount", "preference", "role", "someone_else", "own_not_theirs",
+                 "relation", "naming", "attribute")
 BEST = 8  # "later among the best": the place in time among the best candidates by the pool's order
 STATEMENT_CHARS = 300  # a later memory saying nearly the same thing: compared among fact-sized texts only
 NEWER_TOP = 30  # ... of the best candidates by the pool's order (pairs cost ~5 us each)

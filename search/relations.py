@@ -220,28 +220,6 @@ def gives_name(text: str, tokens: set[str]) -> bool:
     return bool(_GIVES_NAME.search(text)) or bool(people_of([text], tokens))
 
 
-# the user's own name: "What's my name?", 我叫什么名字, 私の名前は何ですか
-_ASKS_OWN_NAME = re.compile(r"\b(?:my|user's)\s+(?:full\s+|first\s+|last\s+)?name\b|我叫什么|我的名字|私の名前", re.I)
-# ... as the user gives it: "my name is Lena", "name's Oskar", "I'm Priya", "Bruno here", "call me Jo", 我叫李娜,
-# 私は田中です ("Her name is Luna" names the dog, "we named him Tofu" the kitten)
-_GIVES_OWN_NAME = re.compile(
-    r"(?:\b(?i:my\s+name\s+is|my\s+name's|i'm|i\s+am|call\s+me)|(?<!\w\s)\b(?i:name's))\s+[A-Z][\w'’-]+"
-    r"|^\W*(?:(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+)?[A-Z][\w'’-]+\s+here\b"
-    r"|^\W*(?i:hi|hey|hello|hiya|morning)(?:\s+there)?\W+(?i:i'?m|i\s+am)\s+[a-z][\w'’-]+(?=\s*[,.!]|$)"
-    r"|(?i:user's\s+name\s+is)|我叫|我的名字|用户叫|用户的名字|私の名前は|ユーザーの名前は|私は[^\s。、]{1,8}です"
-    r"|^(?:はじめまして|初めまして|こんにちは|こんばんは)[、，,！!。\s]*[^\s。、！!]{1,8}です")
-
-
-def asks_own_name(query: str) -> bool:
-    """The question asks the user's own name ("What's my name?"), not a relation's ("my dog's name")."""
-    return bool(_ASKS_OWN_NAME.search(query))
-
-
-def gives_own_name(text: str) -> bool:
-    """The memory gives the user's own name: "Hi, I'm Lena", "Hiya, name's Oskar", "Bruno here", 我叫李娜."""
-    return bool(_GIVES_OWN_NAME.search(text))
-
-
 # an entity named as someone of the user's ("用户岳母", "User's sister", "ユーザーの母"), not the user
 _SELF_AND_MORE = re.compile(r"^(?i:(?:the\s+)?user['’]s)\s*\S|^(?:用户的?|我的?|ユーザーの?|私の?)[^\s的の]")
 

@@ -82,8 +82,6 @@ class SearchTuning(BaseModel):
     attribute_bonus: float = Field(0.15, description=(
         "Added to a memory stating the relation a question names when it also says what the question asks of "
         "that person ('ユーザーの息子の誕生日は十一月五日です' for 'when is my son's birthday', not 'My son is 7')."))
-    place_bonus: float = Field(0.10, description=(
-        "Added to memories that name a place ('a house in Lüneburg', '住在斯德哥尔摩') when the query asks where."))
     when_bonus: float = Field(0.10, description=(
         "Added to memories that state a time when the query asks 'when' or names a period."))
     context_weight: float = Field(0.6, description="Share of a seed's relevance lent to its neighbouring memories.")
@@ -118,7 +116,7 @@ class SearchTuning(BaseModel):
         "Added to memories stating the relation a question about the user names ('my dog' -> has_dog)."))
     event_cover: bool = Field(True, description=(
         "A question about two events: each event's best keyword hit is moved up to just after the best hit."))
-    ranker: Literal["fitted", "hand"] = Field("hand", description=(
+    ranker: Literal["fitted", "hand"] = Field("fitted", description=(
         "The final order: 'fitted', the model fitted on the dev sets over each candidate's signals "
         "(memoryx.search.ranker, weights in search/ranker_model.json), or 'hand', the hand-set weights and "
         "bonuses above, kept to compare against."))

@@ -56,9 +56,6 @@ RULE_GROUPS = {
     "period": ("in_period",),
     "names": ("names",),
     "when": ("when_time",),
-    "where": ("where_place",),
-    "own_name": ("own_name", "other_name", "own_name_not_theirs"),
-    "age": ("own_age", "age"),
     "amount": ("amount",),
     "preference": ("preference",),
     "role": ("role", "other_side"),
@@ -135,8 +132,8 @@ def metrics(row: dict, order: list[int]) -> dict[str, float]:
                 sessions.append(s)
         want = set(q.get("gold_sessions") or ())
         top5 = set(sessions[:5])
-        return {"session_all@5": float(bool(want) and want <= top5), "session_any@5": float(bool(want & top5)),
-                "turn_all@5": float(bool(gold) and gold <= set(ids[:5]))}
+        return {"session_recall_all@5": float(bool(want) and want <= top5), "session_recall_any@5": float(bool(want & top5)),
+                "turn_recall_all@5": float(bool(gold) and gold <= set(ids[:5]))}
     if q["set"].startswith("locomo"):
         gold = list(q.get("gold_ids") or ())
         top = set(ids[:10])
@@ -157,10 +154,15 @@ def load(stores: Path, sets) -> list[dict]:
             print(f"{name}: no traces ({path}); run `fit_ranker.py collect` first", file=sys.stderr)
             continue
         data = json.loads(path.read_text())
+        from memoryx.search.ranker import FEATURES
+
+        # traces name their columns: a feature since removed is dropped, one added since reads 0 until re-collected
+        cols = [data["features"].index(f) if f in data["features"] else None for f in FEATURES]
         for r in data["rows"]:
             if not r["ids"]:
                 continue
-            r["X"] = np.array(r["features"], dtype=float)
+            X = np.array(r["features"], dtype=float)
+            r["X"] = np.column_stack([X[:, c] if c is not None else np.zeros(len(X)) for c in cols])
             r["y"] = labels(r)
             r["set"] = name
             rows.append(r)
@@ -175,8 +177,8 @@ def fold_of(row: dict, k: int) -> int:
 
 
 def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Differences (evidence - other) of every pair of each question, and each pair's weight: questions alike,
-    sets alike, and, given a model (`beta`), within a question by how much swapping the two moves a top-heavy
+    """Differences (evidence - other) of every pair of each question, and each pair's weight: questions of a set
+    alike, a set by the square root of its size, and, given a model (`beta`), within a question by how much swapping the two moves a top-heavy
     gain (LambdaRank's |delta DCG| under that model's order): the pairs at the top of the list count most."""
     per_set = defaultdict(int)
     for r in rows:
@@ -198,7 +200,9 @@ def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -
             gain = 1.0 / np.log2(2.0 + rank)
             pw = np.abs(gain[y > 0][:, None] - gain[y == 0][None, :]).reshape(-1)
         diffs.append(d)
-        weights.append(pw / pw.sum() / (per_set[r["set"]] * len(per_set)))
+        # each set weighs as the square root of its questions: a large set counts more, a small one still counts
+        share = np.sqrt(per_set[r["set"]]) / sum(np.sqrt(n) for n in per_set.values())
+        weights.append(pw / pw.sum() * share / per_set[r["set"]])
     return np.vstack(diffs), np.concatenate(weights)
 
 
@@ -374,8 +378,8 @@ def main_ablate(stores: Path, k: int) -> None:
         cal = calibrate(dev, beta, mask)
         results[group] = (cross_validated(dev, mask, k),
                           evaluate(val, lambda r, b=beta, m=mask, c=cal: _order(final(r, m, b, *c))))
-    headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_all@5"), ("lme-dev", "turn_all@5"),
-                ("lives", "top1"), ("lme-val", "session_all@5"), ("lme-val", "turn_all@5")]
+    headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_recall_all@5"), ("lme-dev", "turn_recall_all@5"),
+                ("lives", "top1"), ("lme-val", "session_recall_all@5"), ("lme-val", "turn_recall_all@5")]
     print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
     print("|---|" + "---|" * len(headline))
     for name, (cv, v) in results.items():
