@@ -90,9 +90,24 @@ def lme_items(q: dict) -> list[dict]:
             if not (turn.get("content") or "").strip():
                 continue
             ts = (start + timedelta(seconds=i)).isoformat()
-            out.append({"messages": [{"role": turn["role"], "content": turn["content"], "timestamp": ts}],
-                        "user_id": user, "metadata": {"session": sid, "turn": i}})
+            for piece in _pieces(turn["content"]):  # a turn over add()'s input limit: in pieces, as add() asks
+                out.append({"messages": [{"role": turn["role"], "content": piece, "timestamp": ts}],
+                            "user_id": user, "metadata": {"session": sid, "turn": i}})
     return out
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut at whitespace into pieces within max_input_chars (a few LongMemEval turns are longer)."""
+    from memoryx.settings import Settings
+
+    limit = Settings.model_fields["max_input_chars"].default
+    out = []
+    while len(text) > limit:
+        cut = text.rfind(" ", limit // 2, limit)
+        cut = cut if cut > 0 else limit
+        out.append(text[:cut])
+        text = text[cut:]
+    return out + [text]
 
 
 def lme_evidence(q: dict) -> tuple[set[str], set[str]]:
