@@ -147,7 +147,10 @@ def test_the_judge_sees_the_group_and_dedupes(m):
     assert [r["memory"] for r in m.get_all(group_id="g1", user_id="Melanie")["results"]].count("Melanie has two kids") == 1
 
 
-def test_query_periods_read_from_a_replayed_logs_present(m):
+def test_query_periods_read_from_a_replayed_logs_present(m, monkeypatch):
+    # the hand-weighted ranking's period bonus: between two near-identical turns the fitted order puts the later first
+    settings = m.services.settings
+    monkeypatch.setattr(settings, "search_tuning", {**settings.search_tuning, "ranker": "hand"})
     log = [("2023-07-14T10:00:00Z", "Caroline: We had a picnic by the lake."),
            ("2023-08-20T10:00:00Z", "Caroline: We had a picnic in the park.")]
     m.add_many([{"messages": [{"role": "user", "content": text, "name": "Caroline", "timestamp": ts}],
