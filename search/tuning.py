@@ -3,8 +3,9 @@
 The main ones are Settings fields (MEMORYX_SEARCH_MODE, _FUSION, _RRF_K, _WEIGHT_RELEVANCE, _WEIGHT_IMPORTANCE,
 _WEIGHT_RECENCY, _WEIGHT_ACCESS, _RECENCY_HALF_LIFE_DAYS, _RERANKER). The finer ones below can be overridden
 with the JSON setting MEMORYX_SEARCH_TUNING (unknown names and values of the wrong type are refused), else the
-default applies. The defaults were chosen on the LoCoMo retrieval benchmark by category, never per question
-(bench/locomo_retrieval.py).
+default applies. The final order is the fitted model's (`ranker`, memoryx.search.ranker); the weights and bonuses
+below order the candidate pool it re-ranks, and the whole list with `ranker: "hand"`, the hand-set order kept to
+compare against (its values were chosen on the LoCoMo retrieval benchmark by category, bench/recall/).
 
 Scores, in order:
 
