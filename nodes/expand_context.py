@@ -104,37 +104,31 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
         if mem is None:
             continue
         text = mem.get("memory") or ""
-        sig = c.setdefault("signals", {})
-
-        def add(signal: str, weight: float, value: float = 1.0) -> None:
-            # the hand weights order the candidate pool; the fitted ranking reads the signal itself
-            c["relevance"] += weight * value
-            sig[signal] = sig.get(signal, 0.0) + value
         if window:
             ts = event_time(mem)
             if ts is not None and window[0] <= ts < window[1]:
-                add("in_period", t.time_bonus)
+                _signal(c, "in_period", t.time_bonus)
         if patterns:
             hit = sum(1 for p in patterns if _mentions(mem, p))
-            add("names", t.name_bonus, hit / len(patterns))
+            _signal(c, "names", t.name_bonus, hit / len(patterns))
         # a "when" question, or one naming a period ("a month ago"): the memory that says when (its "today",
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(text):
-            add("when_time", t.when_bonus)
+            _signal(c, "when_time", t.when_bonus)
         # "how much": the memory giving a figure, said by the side the question asks about ("how much did I
         # spend": the user's own figure, not the assistant's worked examples)
         if plan.amount and not (plan.role and _other_side(mem, plan.role)) and states_amount(text):
-            add("amount", t.amount_bonus)
+            _signal(c, "amount", t.amount_bonus)
         # the user's own preferences, unless the question names one of their people ("a gift for my daughter")
         # (about food: what they eat or cannot, "I don't eat pork", "I have coeliac disease", not their favourite
         # author)
         if plan.food:
             if states_food(text) and not opens_on_someone(text):
-                add("preference", t.preference_bonus)
+                _signal(c, "preference", t.preference_bonus)
         elif plan.preferences and states_preference(text, own=not plan.people_asked):
-            add("preference", t.preference_bonus)
+            _signal(c, "preference", t.preference_bonus)
         if plan.role is not None and said_by(mem, plan.role):
-            add("role", t.role_bonus)
+            _signal(c, "role", t.role_bonus)
     # the memory states the relation the question names (memoryx.search.relations): a relation the graph walk
     # found, or, for a question about the user, the text's own possessive ("User's dog ...")
     # - unless it says the relation ended ("I quit my job") and the question asks what it is now
@@ -181,12 +175,12 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             c["states_relation"] = True  # a statement of it: the latest one may be how it stands (search/current.py)
 
 
-def _signal(c: dict, signal: str, weight: float) -> None:
-    """Add `weight` to the candidate's relevance (the hand-weighted order of the pool) and record the signal the
-    fitted ranking reads (memoryx.search.ranker)."""
-    c["relevance"] += weight
+def _signal(c: dict, signal: str, weight: float, value: float = 1.0) -> None:
+    """Add weight x value to the candidate's relevance (the hand-weighted order of the pool) and record the signal's
+    value, which the fitted ranking reads (memoryx.search.ranker)."""
+    c["relevance"] += weight * value
     sig = c.setdefault("signals", {})
-    sig[signal] = sig.get(signal, 0.0) + 1.0
+    sig[signal] = sig.get(signal, 0.0) + value
 
 
 def _other_side(memory: dict, role: str) -> bool:

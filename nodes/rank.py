@@ -8,8 +8,10 @@ updates, a conditional edge's state read) - about a tenth of a search. Each stag
 returning partial state, in its own module, and reports its own time in `timings`; only `result` (and the
 timings) leave the node.
 
-score: final score = relevance + importance + recency decay + access frequency (memoryx.search.scoring,
-weights from the settings), then the threshold and the query's period as a filter (memoryx.search.periods). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
+score: the fitted model's relevance over each candidate's signals (memoryx.search.ranker; the hand-weighted order
+and its rules with the tuning knob ranker="hand"), blended with importance, recency decay and access frequency
+(memoryx.search.scoring, weights from the settings), then the threshold and the query's period as a filter
+(memoryx.search.periods). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
 """
 
 from __future__ import annotations

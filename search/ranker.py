@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from memoryx.search.scoring import access_score, epoch_of, event_time, recency
+from memoryx.search.access import today
+from memoryx.search.scoring import access_score, decay, epoch_of, event_time
 
 MODEL_FILE = Path(__file__).with_name("ranker_model.json")
 
@@ -86,6 +87,7 @@ def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]
     """One feature vector (FEATURES' order) per candidate (their `memory` rows read); cands best first by the
     pool's order."""
     half = float(settings.recency_half_life_days)
+    day = today()  # the clock's day, as final_scores reads accesses
     times = [event_time(c["memory"]) for c in cands]
     known = [t for t in times if t is not None]
     lo, span = (min(known), max(known) - min(known)) if known else (0.0, 0.0)
@@ -112,7 +114,7 @@ def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]
         row += [float(raw.get("dense", 0.0)) * reads, float(raw.get("multilingual", 0.0))]
         row.append(float(sig.get("context", 0.0)))
         row += [float(sig.get(s, 0.0)) for s in MATCH_SIGNALS]
-        row += [recency(mem, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))), access_score(mem),
+        row += [decay(ts, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))), access_score(mem, day),
                 min(1.0, math.log1p(len(text)) / math.log1p(2000)),
                 1.0 if mem.get("memory_type") == "episodic" else 0.0,
                 1.0 if ended_at is not None and ended_at <= now else 0.0,

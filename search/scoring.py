@@ -36,7 +36,11 @@ def event_time(mem: dict) -> float | None:
 
 
 def recency(mem: dict, half_life_days: float, now: float) -> float:
-    ts = event_time(mem)
+    return decay(event_time(mem), half_life_days, now)
+
+
+def decay(ts: float | None, half_life_days: float, now: float) -> float:
+    """0.5 ** (age in days / half-life) of an event at epoch `ts` (0 without a time)."""
     if ts is None or half_life_days <= 0:
         return 0.0
     age_days = max(0.0, (now - ts) / 86400.0)
