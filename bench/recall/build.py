@@ -129,6 +129,10 @@ def _build_lme(set_name: str, set_dir: Path, limit: int | None) -> dict:
     meta = json.loads((set_dir / "store.json").read_text()) if (set_dir / "store.json").exists() else {}
     if not todo:
         return meta
+    held = meta.get("roles", ["user", "assistant"]) if meta else list(sets.LME_ROLES)
+    if held != list(sets.LME_ROLES):
+        raise SystemExit(f"{set_dir} holds the turns of {held}, not of "
+                         f"{list(sets.LME_ROLES)}: give --lme-turns to match, or another --stores")
     split = set_name.split("-")[1]
     t0 = time.perf_counter()
     spent = meta.get("ingest_s", 0.0)
@@ -159,6 +163,7 @@ def _build_lme(set_name: str, set_dir: Path, limit: int | None) -> dict:
             done.add(q["question_id"])
             elapsed = time.perf_counter() - t0
             mark(set_dir, set_name, ingest_s=round(spent + elapsed, 1), questions=len(done), turns=n_turns,
+                 roles=list(sets.LME_ROLES),
                  embed_cache=bool(meta.get("embed_cache")) or EMBED_CACHE is not None)
             _log(f"  {set_name} {j}/{len(todo)}: {n_turns} turns in the store, {elapsed:.0f} s")
     finally:

@@ -120,6 +120,9 @@ def render(summary: dict, timings: dict) -> str:
         s, t = summary[set_name], timings.get(set_name, {})
         lines.append(f"| {set_name} | {s['n']} | {s['ms']['mean']:.1f} / {s['ms']['median']:.1f} / "
                      f"{s['ms']['p99']:.1f} | {t.get('ingest_s', '-')} | {t.get('rerank_s', '-')} |")
+    if timings.get("ingest", {}).get("build_wall_s"):
+        lines.append(f"\ningest (or opening the kept stores), wall: {timings['ingest']['build_wall_s']} s with "
+                     f"{timings['ingest']['jobs']} job(s)")
     if "all" in timings:
         lines.append(f"\nsearch passes, wall: {timings['all']['rerank_wall_s']} s with {timings['all']['jobs']} job(s)")
     return "\n".join(lines).lstrip("\n")

@@ -2,7 +2,7 @@
 with its defaults, per question type, with plain BM25 and the dense path alone beside, and the time per search.
 
     python bench/recall/run.py [--sets locomo-dev,lme-dev,lme-val,lives] [--stores DIR] [--rerank-only]
-        [--questions N] [--jobs J] [--json-out FILE]
+        [--questions N] [--jobs J] [--lme-turns user|all] [--json-out FILE]
 
 Each set is ingested once into DIR/<set> (default bench/recall/.stores, gitignored; build.py says how) and kept:
 a later run re-ranks the kept store without ingesting (--rerank-only refuses to ingest). --questions N takes N
@@ -53,8 +53,9 @@ def _timed_search(m, q: dict, limit: int, mode: str | None) -> tuple[list[dict],
     return found, (time.perf_counter() - t0) * 1000
 
 
-def _docs(set_name: str, questions: list[dict]) -> dict[str, list[tuple[str, str]]]:
-    """BM25's documents per question id: the turns (LoCoMo: the conversation's; LongMemEval: the haystack's)."""
+def _docs(set_name: str, questions: list[dict], stored_roles: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """BM25's documents per question id: the turns (LoCoMo: the conversation's; LongMemEval: the haystack's turns
+    of the roles its store holds)."""
     if set_name == "locomo-dev":
         items, _ = sets.locomo()
         by_group: dict[str, list[tuple[str, str]]] = {}
@@ -63,6 +64,7 @@ def _docs(set_name: str, questions: list[dict]) -> dict[str, list[tuple[str, str
         return {q["qid"]: by_group[q["group_id"]] for q in questions}
     if set_name.startswith("lme-"):
         wanted = {q["qid"] for q in questions}
+        sets.LME_ROLES = tuple(stored_roles)
         return {d["question_id"]: sets.lme_docs(d) for d in sets.read_lme(set_name) if d["question_id"] in wanted}
     lives = {life["name"]: life for life in everyday.load_lives()}
     return {q["qid"]: [(str(i), t) for i, t in enumerate(t for s in lives[q["life"]]["statements"]
@@ -89,7 +91,8 @@ def evaluate(set_name: str, set_dir: Path, n: int | None) -> list[dict]:
     else:
         questions = sets.spread(questions, n)
     units = build.load_units(set_dir)
-    docs = _docs(set_name, questions)
+    stored = json.loads((Path(set_dir) / "store.json").read_text())
+    docs = _docs(set_name, questions, stored.get("roles", ["user", "assistant"]))
     limit = LIMITS[set_name]
     rows = []
     m = open_store(set_dir)
@@ -120,6 +123,13 @@ def _evaluate_timed(set_name: str, set_dir: Path, n: int | None) -> tuple[list[d
     return rows, seconds
 
 
+def _build_timed(set_name: str, set_dir: Path, n: int | None, fresh: bool, kept_only: bool) -> dict:
+    t0 = time.perf_counter()
+    meta = json.loads((set_dir / "store.json").read_text()) if kept_only else build.build(set_name, set_dir, n,
+                                                                                           fresh=fresh)
+    return {"ingest_s": meta.get("ingest_s"), "build_wall_s": round(time.perf_counter() - t0, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default=",".join(ALL_SETS), help="comma-separated: " + ",".join(ALL_SETS))
@@ -128,11 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=None, help="N questions spread through each set")
     ap.add_argument("--fresh", action="store_true", help="ingest again even where a store is kept")
     ap.add_argument("--ingest-only", action="store_true", help="build the stores and questions, search nothing")
-    ap.add_argument("--jobs", type=int, default=1, help="sets searched in parallel, one process each (the ms per "
-                    "search of record use 1)")
+    ap.add_argument("--jobs", type=int, default=1, help="sets ingested and searched in parallel, one process each "
+                    "(the ms per search of record use 1)")
     ap.add_argument("--embed-cache", type=Path, default=None,
                     help="keep document vectors here between ingests (re-ingest after an index change; the ingest "
                          "times of record use none)")
+    ap.add_argument("--lme-turns", choices=("user", "all"), default="user",
+                    help="LongMemEval haystacks hold the user turns (as LongMemEval's retrieval indexes them) or every "
+                         "turn (the assistant's replies as distractors; ~7x the encoder work)")
     ap.add_argument("--json-out", type=Path, default=None, help="write every question's row and the summary here")
     args = ap.parse_args(argv)
     chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -141,15 +154,25 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown set(s) {unknown}; choose from {', '.join(ALL_SETS)}")
 
     build.EMBED_CACHE = args.embed_cache
+    sets.LME_ROLES = ("user",) if args.lme_turns == "user" else ("user", "assistant")
     timings: dict[str, dict] = {}
     for set_name in chosen:
-        set_dir = args.stores / set_name
-        if args.rerank_only and not is_kept(set_dir):
-            ap.error(f"no kept store at {set_dir}; run without --rerank-only first to ingest it")
-        t0 = time.perf_counter()
-        meta = build.build(set_name, set_dir, args.questions, fresh=args.fresh) if not args.rerank_only else \
-            json.loads((set_dir / "store.json").read_text())
-        timings[set_name] = {"ingest_s": meta.get("ingest_s"), "build_wall_s": round(time.perf_counter() - t0, 1)}
+        if args.rerank_only and not is_kept(args.stores / set_name):
+            ap.error(f"no kept store at {args.stores / set_name}; run without --rerank-only first to ingest it")
+    t0 = time.perf_counter()
+    builds = [(s, args.stores / s, args.questions, args.fresh, args.rerank_only) for s in chosen]
+    if args.jobs > 1 and len(builds) > 1 and not args.rerank_only:  # each set its own process and store
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(min(args.jobs, len(builds))) as pool:
+            built = pool.starmap(_build_timed, builds)
+    else:
+        built = [_build_timed(*b) for b in builds]
+    timings.update(dict(zip(chosen, built)))
+    timings["ingest"] = {"build_wall_s": round(time.perf_counter() - t0, 1), "jobs": args.jobs}
+    if not args.rerank_only:
+        print(f"built {', '.join(chosen)} in {timings['ingest']['build_wall_s']} s ({args.jobs} job(s))",
+              file=sys.stderr, flush=True)
     if args.ingest_only:
         return 0
     t0 = time.perf_counter()

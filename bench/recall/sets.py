@@ -5,9 +5,12 @@ LoCoMo: each conversation is a group chat (`group_id="locomo-<sample_id>"`), eac
 "content": "Speaker: text", "name", "timestamp": the session's date} with metadata {"dia_id"} (the turn's words,
 no photo captions). Questions: categories 1-4 with evidence; the evidence units are dia_ids.
 
-LongMemEval_S: each question is one user's history (`user_id="lme-<question_id>"`), every turn of its haystack
-(user and assistant) one message {"role", "content", "timestamp": the session's date + the turn's index in
-seconds} with metadata {"session", "turn"}. Evidence: the user turns marked has_answer in the answer sessions
+LongMemEval_S: each question is one user's history (`user_id="lme-<question_id>"`), each user turn of its haystack
+one message {"role", "content", "timestamp": the session's date + the turn's index in seconds} with metadata
+{"session", "turn"}: the units LongMemEval's own retrieval ranks (src/retrieval/run_retrieval.py indexes a
+session's user turns, at turn and at session level; BM25 here ranks the same). `LME_ROLES = ("user",
+"assistant")` (run.py --lme-turns all) stores the assistant's replies too, as distractors the official protocol
+does not have, at about seven times the encoder work (the replies hold 87 % of the haystacks' characters). Evidence: the user turns marked has_answer in the answer sessions
 (turn level) and the answer sessions (session level), as LongMemEval's eval_utils names them.
 """
 
@@ -23,6 +26,7 @@ DATA = next((p for p in (Path(__file__).resolve().parents[3] / "shared" / "data"
              if p.exists()), Path("/work/shared/data"))
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 LME_FILES = {"lme-dev": "longmemeval_s_dev.json", "lme-val": "longmemeval_s_val.json.gz"}
+LME_ROLES: tuple[str, ...] = ("user",)  # whose turns a LongMemEval haystack holds (run.py --lme-turns)
 
 
 # ------------------------------------------------------------------------------------------------- LoCoMo
@@ -81,13 +85,13 @@ def turn_id(sid: str, i: int) -> str:
 
 
 def lme_items(q: dict) -> list[dict]:
-    """add_many items, one per non-empty turn of the question's haystack."""
+    """add_many items, one per non-empty turn (of a role in LME_ROLES) of the question's haystack."""
     user = f"lme-{q['question_id']}"
     out = []
     for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
         start = parse_date(date)
         for i, turn in enumerate(session):
-            if not (turn.get("content") or "").strip():
+            if not (turn.get("content") or "").strip() or turn["role"] not in LME_ROLES:
                 continue
             ts = (start + timedelta(seconds=i)).isoformat()
             for piece in _pieces(turn["content"]):  # a turn over add()'s input limit: in pieces, as add() asks
@@ -119,9 +123,9 @@ def lme_evidence(q: dict) -> tuple[set[str], set[str]]:
 
 
 def lme_docs(q: dict) -> list[tuple[str, str]]:
-    """(turn id, text) of every non-empty turn: what BM25 ranks."""
+    """(turn id, text) of every non-empty turn of a role in LME_ROLES: what BM25 ranks."""
     return [(turn_id(sid, i), t["content"]) for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"])
-            for i, t in enumerate(session) if (t.get("content") or "").strip()]
+            for i, t in enumerate(session) if (t.get("content") or "").strip() and t["role"] in LME_ROLES]
 
 
 def _dcg(rel: list[float], k: int) -> float:
