@@ -1,6 +1,6 @@
 """Search without the add side: the calls `Memory.search` and the CLI's search share, and `SearchReader`.
 
-`SearchCalls` checks a search's input, starts the query's embedding, builds the run's `Context` and publishes
+`SearchCalls` checks a search's input, builds the run's `Context` and publishes
 `memory.accessed`; it needs only `settings` and `services`. `MemoryCore` mixes it in. `SearchReader` is what
 the CLI's `memoryx search` opens instead of `Memory`: the stores and the encoder (`build_services(search_only=
 True)`: the chat models built only if the search asks one, a query rewrite; the graph store opened, its
@@ -21,8 +21,6 @@ from memoryx.graphs.search_steps import run_search
 from memoryx.runtime.context import Context
 from memoryx.runtime.services import build_services
 from memoryx.search.access import flush_access
-from memoryx.search.query_vectors import prefetch
-from memoryx.search.recipes import RECIPES
 from memoryx.search.state import SearchInput
 from memoryx.settings import Settings, get_settings
 
@@ -69,18 +67,7 @@ class SearchCalls:
         inp.update({k: v for k, v in extra.items() if v is not None})
         if not self.settings.search_record_access:
             inp["record_access"] = False
-        self._start_query_embedding(query, extra)
         return inp
-
-    def _start_query_embedding(self, query: str, extra: dict) -> None:
-        """Start embedding the query before the search steps start (~1 ms more overlap with their reads than
-        analyze_query's own prefetch, which then finds it under way). Only when the search embeds the query as
-        given: a dense recipe and no model rewrite."""
-
-        mode = extra.get("mode") or self.settings.search_mode
-        recipe = RECIPES.get(mode.lower()) if isinstance(mode, str) else None  # an unknown mode: analyze_query says so
-        if recipe is not None and recipe.uses("dense") and not (extra.get("rewrite") or self.settings.search_rewrite):
-            prefetch(getattr(self.services, "embeddings", None), query)
 
     def searched(self, inp: dict, result: dict) -> dict:
         """memory.accessed: one event per search with hits, carrying every hit's id (batched, not one per hit)."""

@@ -6,9 +6,10 @@ the strings that could name an entity, the names and the period it mentions (mem
 memoryx.search.dates), whether it asks "when", and the recipe picked by `mode` (else MEMORYX_SEARCH_MODE)
 with its graph depth (memoryx.search.recipes).
 
-When the dense path will embed the query, the embedding is started here on a worker thread
-(memoryx.search.query_vectors.prefetch), before the read transaction, so that it overlaps the rest of the
-search up to dense_recall.
+When the dense path will embed the query, its embedding starts here, once, as soon as the text is known (right
+after the read transaction): every encoder that reads it (MiniLM, and the multilingual one when the scope holds
+Chinese or Japanese), each on a worker thread (memoryx.search.query_vectors.start), so that they overlap the rest of
+the search up to dense_recall, which reads the vectors from the state's `query_vectors`.
 
 An optional model step rewrites the query (and lists extra entity names / keywords) when the input says
 ``rewrite: true`` or MEMORYX_SEARCH_REWRITE is on; a model failure falls back to the plain query.
@@ -62,7 +63,7 @@ from memoryx.search.query import (
     rewrite_query,
     without_recall_request,
 )
-from memoryx.search.query_vectors import prefetch
+from memoryx.search import query_vectors
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.relation_terms import (
@@ -183,10 +184,6 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
                              configured=ctx.graph_expand_depth)
 
     rewriting = bool(state.get("rewrite") or settings.search_rewrite)
-    if recipe.uses("dense") and not rewriting:
-        # the encoder starts before the read transaction: the text embedded is the query itself unless it holds
-        # one of the user's own names (then the text with "User" is embedded below, and this one is wasted)
-        prefetch(getattr(services, "embeddings", None), query)
     rewritten = QueryRewrite()
     if rewriting:
         try:
@@ -203,6 +200,21 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     facts = scope_facts(services.sql, scope, profile_subject=profile_subject(services, scope),
                         entity_names=candidates)
     semantic, own = resolve_self_names(rewritten.query or query, list(facts.own_names))
+    period = query_period(query, reference or present_of(facts.latest_event))
+    # a confident period the query names filters the ranking (unless the caller's own range filters). A period
+    # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
+    period_filter = None
+    if (period is not None and period.confident and time_range is None
+            and not (period.relative and reference is None and replayed(facts.latest_event))):
+        mode = checked_time_filter(state.get("query_time_filter") or settings.query_time_filter)
+        period_filter = None if mode == "off" else mode
+    searched = replace(base, query=query, semantic_query=semantic, recipe=recipe,
+                       time_window=period.window if period is not None else None, period_filter=period_filter,
+                       multilingual=recipe.uses("dense") and holds_multilingual(services, scope))
+    # the text to embed is known: the encoders start now and run while the rest of the analysis, the keyword and
+    # the graph paths do (memoryx.search.query_vectors)
+    vectors = (query_vectors.start(services, semantic, multilingual=searched.multilingual)
+               if wants_vector(searched) else None)
     # a question naming the user by their own name ("Where does Alice live?") is read as "Where do I live?"
     asked = as_first_person(query, own) if own else query
     role = asked_role(asked)
@@ -221,18 +233,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
     # (a name does not change with time: "what's my husband's name" is not answered by the newest memory)
     current = asks_current(asked, names_relation=bool(relation_tokens or relation_cjk)) and not asks_when(query) \
         and not asks_name(asked)
-    period = query_period(query, reference or present_of(facts.latest_event))
-    # a confident period the query names filters the ranking (unless the caller's own range filters). A period
-    # read from a replayed log's present ("last summer" of a log that ended in 2023) is a guess: it only ranks
-    period_filter = None
-    if (period is not None and period.confident and time_range is None
-            and not (period.relative and reference is None and replayed(facts.latest_event))):
-        mode = checked_time_filter(state.get("query_time_filter") or settings.query_time_filter)
-        period_filter = None if mode == "off" else mode
     plan = replace(
-        base,
-        query=query,
-        semantic_query=semantic,
+        searched,
         keyword_query=keyword_query,
         keyword_extra=keyword_extra,
         tokens=tuple(tokenize(f"{keyword_query} {keyword_extra}")),
@@ -241,9 +243,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
         names=tuple(n for n in [*proper_names(query), *filter(None, [cjk_topic_name(query)])]
                     if n.lower() not in {o.lower() for o in own}),
-        time_window=period.window if period is not None else None,
         period_text=period.text if period is not None else "",
-        period_filter=period_filter,
         asks_when=asks_when(query),
         asks_name=asks_name(asked),
         aggregate=asks_aggregate(query),
@@ -262,10 +262,8 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         food=recommendation and asks_food(query),
         current=current,
         encoder_reads_query=not (english_encoder(settings.embedding_model) and written_in_cjk(query)),
-        multilingual=recipe.uses("dense") and holds_multilingual(services, scope),
         now_topic=now_topic(asked, tuple(tokenize(without_cjk_question_words(asked)))) if current else (),
         rewritten=not rewritten.empty,
-        recipe=recipe,
         expand_depth=depth,
         # the graph is walked only from entities the query names: none found, no graph round trip
         use_graph=services.graph is not None and ctx.graph_enabled and depth > 0 and bool(facts.entities),
@@ -275,8 +273,7 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         rrf_k=settings.rrf_k,
         reranker=reranker_spec(settings.reranker),
     )
-    if wants_vector(plan):  # the encoder runs while the keyword and graph paths do (memoryx.search.query_vectors)
-        prefetch(getattr(services, "embeddings", None), plan.semantic_query)
-        if plan.multilingual:  # the multilingual encoder on its own worker: the two run side by side
-            prefetch(services.vectors.multilingual.embeddings, plan.semantic_query)
-    return {"plan": plan, "timings": {"analyze_query": elapsed_ms(start)}}
+    out = {"plan": plan, "timings": {"analyze_query": elapsed_ms(start)}}
+    if vectors is not None:
+        out["query_vectors"] = vectors
+    return out

@@ -1,11 +1,12 @@
-"""dense_recall: the query embedded once (cached; usually already under way since analyze_query,
-memoryx.search.query_vectors); cosine top-k in the vector store (scope and filters pushed down), plus, when the
-query names a period, a second top-k restricted to that period (source "time"); and, when the scope holds
-memories of an owner who writes Chinese or Japanese, the multilingual index's lists (memoryx.stores.vectors.
-multilingual): the memories said in another script than the question's (source "crosslingual"), and, for a
-question the main encoder cannot read, those in its own script (source "multilingual").
+"""dense_recall: the query's vectors, started once by analyze_query and handed on in the state's `query_vectors`
+(memoryx.search.query_vectors; usually ready or under way by now); cosine top-k in the vector store (scope and
+filters pushed down), plus, when the query names a period, a second top-k restricted to that period (source
+"time"); and, when the scope holds memories of an owner who writes Chinese or Japanese, the multilingual index's
+lists (memoryx.stores.vectors.multilingual): the memories said in another script than the question's (source
+"crosslingual"), and, for a question the main encoder cannot read, those in its own script (source
+"multilingual").
 
-The last of the recall paths (nodes/recall.py), so that the prefetched embedding overlaps the others. Each hit
+The last of the recall paths (nodes/recall.py), so that the embedding under way overlaps the others. Each hit
 is {"id", "score", "payload"}.
 """
 
@@ -21,7 +22,7 @@ from memoryx.errors import StoreUnavailableError
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.crosslingual import bridge_scores
 from memoryx.search.query import written_in_cjk
-from memoryx.search.query_vectors import embed_query
+from memoryx.search.query_vectors import QueryVectors
 from memoryx.search.state import SearchState
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def wants_period(plan) -> bool:
 
 
 def wants_vector(plan) -> bool:
-    """dense_recall embeds the query (analyze_query starts it early when so)."""
+    """dense_recall reads the query's vectors (analyze_query starts them when so)."""
     return not plan.empty and (plan.uses("dense") or wants_period(plan))
 
 
@@ -57,12 +58,13 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
                 "timings": {"dense_recall": elapsed_ms(start)}}
     services = services_of(runtime)
     k = plan.candidate_k
-    vector = embed_query(services.embeddings, plan.semantic_query)
+    vectors = state.get("query_vectors") or QueryVectors(plan.semantic_query)
+    vector = vectors.main(services)
     embedded = elapsed_ms(start)
     hits: list[dict] = []
     if plan.uses("dense"):
         hits = hits_of(services.vectors.search_memories(vector, plan.scope, limit=k, filters=plan.filters))
-    crosslingual_hits, multilingual_hits = (multilingual_recall(services.vectors.multilingual, plan)
+    crosslingual_hits, multilingual_hits = (multilingual_recall(services.vectors.multilingual, plan, vectors)
                                             if plan.uses("dense") else ([], []))
     time_hits: list[dict] = []
     if period_wanted:
@@ -76,7 +78,7 @@ def dense_recall(state: SearchState, runtime: Runtime[Context]) -> dict:
             "timings": {"embed_query": embedded, "dense_recall": elapsed_ms(start)}}
 
 
-def multilingual_recall(index, plan) -> tuple[list[dict], list[dict]]:
+def multilingual_recall(index, plan, vectors: QueryVectors) -> tuple[list[dict], list[dict]]:
     """The multilingual index's lists, or none when it is off or the scope holds none of it (plan.multilingual:
     an owner who only writes English pays no encoder): the memories written in another script than the query's
     (the bridge, scored above the question's floor: memoryx.search.crosslingual), and, for a query the main
@@ -84,7 +86,7 @@ def multilingual_recall(index, plan) -> tuple[list[dict], list[dict]]:
     if index is None or not plan.multilingual:
         return [], []
     try:
-        vector = embed_query(index.embeddings, plan.semantic_query)
+        vector = vectors.of(index.embeddings)
     except StoreUnavailableError as exc:  # the encoder would not load: the other paths still answer
         global _WARNED
         if not _WARNED:

@@ -1,16 +1,18 @@
-"""Query vectors: the embedding of a search's semantic query, cached, and started early.
+"""Query vectors: the embedding of a search's semantic query, started at one point and cached.
 
+* `start` is called once per search, by analyze_query as soon as the text to embed is known (right after its one
+  read transaction): it sets every encoder the search reads the query with to work - MiniLM, and the multilingual
+  encoder when the scope holds memories of an owner who writes Chinese or Japanese - and returns the
+  `QueryVectors` the search state carries to dense_recall, the last recall path, which reads the vectors from it
+  (waiting for them if need be). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so its
+  ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths instead
+  of adding to them.
+* Each kind of encoder (its class) has one long-lived worker thread (a process opening many data directories
+  keeps a handful of threads, not one per encoder instance; no per-search thread churn), so the two encoders run
+  side by side; a start asked while its encoder's worker is busy with another search's query is skipped, and that
+  search embeds in its own thread when it reads the vector - concurrent searches never queue behind one thread.
 * A small LRU (a chatbot often searches the same text twice in a turn: search then get_context, retries,
-  several users asking the same thing).
-* `prefetch`: analyze_query starts the embedding as soon as the text to embed is known (right after its one
-  read transaction) on a long-lived worker thread, and dense_recall - the last recall path - picks it up
-  (`embed_query` waits for it). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so
-  its ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths
-  instead of adding to them. One worker per kind of encoder (its class: a process opening many data directories
-  keeps a handful of threads, not one per encoder instance), made once and kept (no per-search thread churn),
-  so the multilingual encoder of an owner who writes Chinese or Japanese runs beside MiniLM; a prefetch asked while
-  its encoder's worker is busy with another search's query is skipped, and that search embeds in its own thread
-  as before - concurrent searches never queue behind one thread.
+  several users asking the same thing), and a query under way is not embedded a second time.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 CACHE_SIZE = 2048
 
@@ -112,3 +115,29 @@ def embed_query(embeddings, text: str) -> list[float]:
     vector = list(embeddings.embed_query(text))
     _remember(key, vector)
     return vector
+
+
+@dataclass(frozen=True)
+class QueryVectors:
+    """What a search embeds, decided once: plain data (a checkpointed graph run stores it). The vectors come from
+    the work `start` set going, or from the cache, or, when neither holds them (the worker was busy), from
+    embedding in the caller's thread then."""
+
+    text: str
+
+    def main(self, services) -> list[float]:
+        """The main encoder's vector of the text."""
+        return embed_query(services.embeddings, self.text)
+
+    def of(self, embeddings) -> list[float]:
+        """`embeddings`' vector of the text (the multilingual index's encoder)."""
+        return embed_query(embeddings, self.text)
+
+
+def start(services, text: str, *, multilingual: bool) -> QueryVectors:
+    """The one place a search's query embedding starts: the main encoder, and the multilingual one when
+    `multilingual`, each on its worker thread."""
+    prefetch(getattr(services, "embeddings", None), text)
+    if multilingual:  # the multilingual encoder on its own worker: the two run side by side
+        prefetch(services.vectors.multilingual.embeddings, text)
+    return QueryVectors(text)

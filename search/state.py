@@ -13,6 +13,7 @@ from typing import Any
 from typing_extensions import Annotated, NotRequired, TypedDict
 
 from memoryx.search.plan import SearchPlan
+from memoryx.search.query_vectors import QueryVectors
 
 
 class SearchInput(TypedDict):
@@ -50,6 +51,9 @@ class SearchOutput(TypedDict):
 
 class SearchState(SearchInput, total=False):
     plan: SearchPlan  # scope, filters, query analysis, recipe and knobs, derived once
+    # what the dense paths embed, started once by analyze_query (memoryx.search.query_vectors); absent when the
+    # search embeds nothing
+    query_vectors: QueryVectors
     dense_hits: list[dict]  # [{"id", "score", "payload"}] best first
     keyword_hits: list[dict]
     graph_hits: list[dict]
