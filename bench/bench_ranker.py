@@ -12,7 +12,7 @@ import random
 import time
 from types import SimpleNamespace
 
-from memoryx.search.ranker import FEATURES, features, fitted_model
+from memoryx.search.ranker import FEATURES, feature_matrix, fitted_model
 from memoryx.settings import Settings
 
 WORDS = ["I", "moved", "to", "Porto", "my", "job", "is", "nurse", "the", "dog"]
@@ -36,10 +36,10 @@ def main(n: int = 100, repeat: int = 200) -> None:
     plan = SimpleNamespace(current=True, current_value=False, still=False, encoder_reads_query=True, role="user")
     cands, settings, model, now = candidates(n), Settings(), fitted_model(), time.time()
     for _ in range(20):
-        model.scores(features(cands, plan, settings, now))
+        model.scores(feature_matrix(cands, plan, settings, now))
     t0 = time.perf_counter()
     for _ in range(repeat):
-        rows = features(cands, plan, settings, now)
+        rows = feature_matrix(cands, plan, settings, now)
     t1 = time.perf_counter()
     for _ in range(repeat):
         model.scores(rows)

@@ -28,7 +28,7 @@ from memoryx.runtime.context import Context, services_of
 from memoryx.search.current import newer_on_topic_first, prefer_latest, superseded_last
 from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
-from memoryx.search.ranker import features, fitted_model, tracing
+from memoryx.search.ranker import feature_matrix, fitted_model, tracing
 from memoryx.search.relations import about_someone_else
 from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
@@ -46,11 +46,11 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     model = fitted_model() if plan.tuning.ranker == "fitted" else None
     traces = tracing()
     now = plan.now if plan.now is not None else time.time()
-    rows = features(cands, plan, settings, now) if (model is not None or traces is not None) and cands else []
+    rows = feature_matrix(cands, plan, settings, now) if model is not None or traces is not None else None
     if model is None or traces is not None:
         ranked = _hand_ranked(cands, plan, settings)
         if traces is not None:
-            traces.append({"query": plan.query, "ids": [c["id"] for c in cands], "features": rows,
+            traces.append({"query": plan.query, "ids": [c["id"] for c in cands], "features": rows.tolist(),
                            "texts": [c["memory"].get("memory") or "" for c in cands],
                            "metadata": [c["memory"].get("metadata") or {} for c in cands],
                            "hand": [c["id"] for c in ranked]})

@@ -5,7 +5,7 @@ how a question is phrased: each path's scaled score and rank (dense, multilingua
 walk, the query's period, preferences), the context a neighbouring hit lends, recency, importance, access,
 validity, whether a later memory of the same owner says nearly the same thing, length, memory type, the side of
 a chat that said it, and the signals the query analysis reads from the question and the memory (a named
-period, a name, a place, a figure...). `features` turns them into one vector; a logistic model over it,
+period, a name, a place, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
 `sigmoid(scale x (w . x) + bias)`, gives each candidate's relevance (scaled so the best is 1), which the seeds'
 final score blends with importance, recency and access by the settings' weights
 (memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
@@ -28,7 +28,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
+
+import numpy as np
 
 from memoryx.search.access import today
 from memoryx.search.scoring import access_score, decay, epoch_of, event_time
@@ -58,73 +61,168 @@ FEATURES: tuple[str, ...] = (
 )
 
 
+_PUNCTUATION = ".,!?;:()\"'“”‘’。，！？、"
+
+
 def _words(text: str) -> frozenset[str]:
-    return frozenset(w.strip(".,!?;:()\"'“”‘’。，！？、") for w in text.lower().split()) - {""}
+    words = text.lower().split()
+    return frozenset(map(str.strip, words, repeat(_PUNCTUATION, len(words)))) - {""}
 
 
-def _newer_similar(cands: list[dict]) -> dict[int, float]:
-    """For each fact-sized candidate among the best NEWER_TOP, the largest word overlap with a later one (same
-    owner, later event): 'superseded by something newer' as a signal, whatever words say the change."""
-    top = [c for c in cands[:NEWER_TOP] if len(c["memory"].get("memory") or "") <= STATEMENT_CHARS]
-    facts = [(c, event_time(c["memory"]), _words(c["memory"].get("memory") or ""),
-              c["memory"].get("user_id") or c["memory"].get("agent_id")) for c in top]
-    out: dict[int, float] = {}
-    for c, ts, words, owner in facts:
-        if ts is None or not words:
+# each feature's column, and the columns filled from a candidate's per-path and per-signal dicts
+COLUMN = {name: j for j, name in enumerate(FEATURES)}
+_SCORE_COL = {p: COLUMN[f"{p}_score"] for p in PATHS}
+_RR_COL = {p: COLUMN[f"{p}_rr"] for p in PATHS}
+_SIGNAL_COL = {s: COLUMN[s] for s in ("context", *MATCH_SIGNALS)}
+_LOG_2000 = math.log1p(2000)
+
+
+def _newer_similar(cands: list[dict], times: list[float | None]) -> np.ndarray:
+    """For each fact-sized candidate among the best NEWER_TOP, the largest word overlap (Jaccard) with a later one
+    (same owner, later event), when it reaches SIMILAR, else 0: 'superseded by something newer' as a signal,
+    whatever words say the change. `times`: the candidates' event times. All pairs at once: the overlaps are
+    ratios of whole word counts, exactly as a pair-by-pair count gives them."""
+    out = np.zeros(len(cands))
+    rows, words, owners = [], [], []
+    for i, c in enumerate(cands[:NEWER_TOP]):
+        mem = c["memory"]
+        text = mem.get("memory") or ""
+        if len(text) > STATEMENT_CHARS or times[i] is None:
             continue
-        best = 0.0
-        for other, ts2, words2, owner2 in facts:
-            if other is c or ts2 is None or ts2 <= ts or owner2 != owner or not words2:
-                continue
-            overlap = len(words & words2) / len(words | words2)
-            best = max(best, overlap)
-        if best >= SIMILAR:
-            out[id(c)] = best
+        w = _words(text)
+        if w:
+            rows.append(i)
+            words.append(w)
+            owners.append(mem.get("user_id") or mem.get("agent_id"))
+    if len(rows) < 2:
+        return out
+    vocab: dict[str, int] = {}
+    at_row, at_col = [], []
+    for r, w in enumerate(words):
+        for word in w:
+            at_row.append(r)
+            at_col.append(vocab.setdefault(word, len(vocab)))
+    incidence = np.zeros((len(rows), len(vocab)))
+    incidence[at_row, at_col] = 1.0
+    shared = incidence @ incidence.T  # whole counts: exact in float64
+    sizes = incidence.sum(axis=1)
+    overlap = shared / (sizes[:, None] + sizes[None, :] - shared)
+    ts = np.array([times[i] for i in rows])
+    ids = {o: k for k, o in enumerate(dict.fromkeys(owners))}
+    owner = np.array([ids[o] for o in owners])
+    later = (ts[None, :] > ts[:, None]) & (owner[None, :] == owner[:, None])
+    best = np.where(later, overlap, 0.0).max(axis=1)
+    out[rows] = np.where(best >= SIMILAR, best, 0.0)
     return out
 
 
-def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]:
-    """One feature vector (FEATURES' order) per candidate (their `memory` rows read); cands best first by the
-    pool's order."""
+def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
+    """The candidates' feature vectors (a row each, FEATURES' order; their `memory` rows read); cands best first
+    by the pool's order. What is the same for every candidate is read once per search; what differs is read from
+    each candidate's dicts in one pass, and the arithmetic over them is done a column at a time."""
+    n = len(cands)
+    x = np.zeros((n, len(FEATURES)))
+    if not n:
+        return x
     half = float(settings.recency_half_life_days)
     day = today()  # the clock's day, as final_scores reads accesses
-    times = [event_time(c["memory"]) for c in cands]
-    known = [t for t in times if t is not None]
-    lo, span = (min(known), max(known) - min(known)) if known else (0.0, 0.0)
-    newer = _newer_similar(cands)
-    best = [t for t in times[:BEST] if t is not None]
-    best_lo, best_span = (min(best), max(best) - min(best)) if best else (0.0, 0.0)
-    current = 1.0 if (plan.current or plan.current_value or plan.still) else 0.0
     # the main encoder's similarity to a question in a script it was not trained on is close to noise
     reads = 1.0 if plan.encoder_reads_query else 0.0
-    rows = []
-    for i, (c, ts) in enumerate(zip(cands, times)):
-        mem, sig = c["memory"], c.get("signals") or {}
-        norm, ranks = c.get("path_norm") or {}, c.get("path_ranks") or {}
-        text = mem.get("memory") or ""
+    role = plan.role
+    score_col, rr_col, signal_col = _SCORE_COL, _RR_COL, _SIGNAL_COL
+    times: list[float | None] = []
+    at_row: list[int] = []
+    at_col: list[int] = []
+    values: list[float] = []
+    # per candidate: dense scaled score, dense cosine, multilingual cosine, recency, importance, access, length,
+    # episodic, superseded, summarized, ended, other side, covers
+    per: list[tuple] = []
+    for i, c in enumerate(cands):
+        mem = c["memory"]
+        ts = event_time(mem)
+        times.append(ts)
+        dense = 0.0
+        norm = c.get("path_norm")
+        if norm:
+            for p, v in norm.items():
+                if p == "dense":
+                    dense = float(v)
+                elif p in score_col:
+                    at_row.append(i)
+                    at_col.append(score_col[p])
+                    values.append(float(v))
+        ranks = c.get("path_ranks")
+        if ranks:
+            for p, r in ranks.items():
+                if p in rr_col:
+                    at_row.append(i)
+                    at_col.append(rr_col[p])
+                    values.append(1.0 / (1.0 + r))
+        sig = c.get("signals")
+        if sig:
+            for s, v in sig.items():
+                if s in signal_col:
+                    at_row.append(i)
+                    at_col.append(signal_col[s])
+                    values.append(float(v))
+        raw = c.get("path_scores")  # the similarity itself, comparable across questions
         imp = mem.get("importance")
-        ended_at = epoch_of(mem.get("invalid_at"))
-        later = (ts - lo) / span if ts is not None and span > 0 else 0.0
-        later_best = (ts - best_lo) / best_span if i < BEST and ts is not None and best_span > 0 else 0.0
-        similar = newer.get(id(c), 0.0)
+        ended_at = mem.get("invalid_at")
+        if ended_at is not None:
+            ended_at = epoch_of(ended_at)
         said = (mem.get("metadata") or {}).get("role")
-        row = [float(norm.get(p, 0.0)) * (reads if p == "dense" else 1.0) for p in PATHS]
-        row += [(1.0 / (1.0 + ranks[p]) if p in ranks else 0.0) * (reads if p == "dense" else 1.0) for p in PATHS]
-        raw = c.get("path_scores") or {}  # the similarity itself, comparable across questions
-        row += [float(raw.get("dense", 0.0)) * reads, float(raw.get("multilingual", 0.0))]
-        row.append(float(sig.get("context", 0.0)))
-        row += [float(sig.get(s, 0.0)) for s in MATCH_SIGNALS]
-        row += [decay(ts, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))), access_score(mem, day),
-                min(1.0, math.log1p(len(text)) / math.log1p(2000)),
-                1.0 if mem.get("memory_type") == "episodic" else 0.0,
-                1.0 if ended_at is not None and ended_at <= now else 0.0,
-                1.0 if mem.get("status") == "summarized" else 0.0,
-                similar, later, later_best, current * later, current * later_best, current * similar,
-                current * (1.0 if c.get("ended") else 0.0), float(norm.get("dense", 0.0)) * (1.0 - reads),
-                1.0 if plan.role is not None and said and said != plan.role else 0.0,
-                1.0 if c.get("covers") else 0.0]
-        rows.append(row)
-    return rows
+        per.append((dense, float(raw.get("dense", 0.0)) if raw else 0.0,
+                    float(raw.get("multilingual", 0.0)) if raw else 0.0,
+                    decay(ts, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))),
+                    access_score(mem, day) if mem.get("access_count") else 0.0,
+                    min(1.0, math.log1p(len(mem.get("memory") or "")) / _LOG_2000),
+                    mem.get("memory_type") == "episodic", ended_at is not None and ended_at <= now,
+                    mem.get("status") == "summarized", bool(c.get("ended")),
+                    role is not None and bool(said) and said != role, bool(c.get("covers"))))
+    x[at_row, at_col] = values
+    cols = np.array(per, dtype=float).T
+    dense_norm, ended = cols[0], cols[10]
+    col = COLUMN
+    x[:, col["dense_score"]] = dense_norm * reads
+    x[:, col["dense_rr"]] *= reads
+    x[:, col["dense_cosine"]] = cols[1] * reads
+    x[:, col["dense_unread"]] = dense_norm * (1.0 - reads)
+    x[:, [col[f] for f in ("multilingual_cosine", "recency", "importance", "access", "length", "episodic",
+                           "superseded", "summarized")]] = cols[2:10].T
+    x[:, col["other_side"]] = cols[11]
+    x[:, col["covers"]] = cols[12]
+    # the place in time among all candidates, and among the best BEST by the pool's order
+    ts = np.array([np.nan if t is None else t for t in times])
+    known = ~np.isnan(ts)
+    later = np.zeros(n)
+    if known.any():
+        lo = float(ts[known].min())
+        span = float(ts[known].max()) - lo
+        if span > 0:
+            later[known] = (ts[known] - lo) / span
+    later_best = np.zeros(n)
+    best = known[:BEST]
+    if best.any():
+        head = ts[:BEST]
+        best_lo = float(head[best].min())
+        best_span = float(head[best].max()) - best_lo
+        if best_span > 0:
+            later_best[:BEST][best] = (head[best] - best_lo) / best_span
+    similar = _newer_similar(cands, times)
+    current = 1.0 if (plan.current or plan.current_value or plan.still) else 0.0
+    x[:, col["newer_similar"]] = similar
+    x[:, col["later_in_time"]] = later
+    x[:, col["later_among_best"]] = later_best
+    x[:, col["current_x_later"]] = current * later
+    x[:, col["current_x_later_among_best"]] = current * later_best
+    x[:, col["current_x_newer_similar"]] = current * similar
+    x[:, col["current_x_ended"]] = current * ended
+    return x
+
+
+def features(cands: list[dict], plan, settings, now: float) -> list[list[float]]:
+    """`feature_matrix` as lists (what a trace records)."""
+    return feature_matrix(cands, plan, settings, now).tolist()
 
 
 @dataclass(frozen=True)
@@ -134,12 +232,17 @@ class FittedModel:
     bias: float
     source: str  # what it was fitted on, as the file says
 
-    def scores(self, rows: list[list[float]]) -> list[float]:
-        out = []
-        for row in rows:
-            z = self.scale * sum(w * x for w, x in zip(self.weights, row)) + self.bias
-            out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
-        return out
+    def scores(self, rows) -> list[float]:
+        """Each row's probability (rows: a feature matrix, or lists in FEATURES' order). The weighted sum adds
+        the features in FEATURES' order, a column at a time, as a row-by-row sum would."""
+        x = np.asarray(rows, dtype=float)
+        if x.size == 0:
+            return []
+        z = np.zeros(len(x))
+        for j, w in enumerate(self.weights):
+            if w:  # a zero weight adds nothing
+                z += w * x[:, j]
+        return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.scale * v + self.bias)))) for v in z.tolist()]
 
 
 def model_from(data: dict) -> FittedModel:
