@@ -13,7 +13,13 @@ the package that reads it (``"offline.greeting"``, ``"search.relation"``); each 
 * an object from a word or phrase to a string, for a form and what it stands for:
   ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``; or
 * an object from a group's name to its words, for words sorted into kinds:
-  ``"search.relation": {"dog": ["dog", "puppy"], "wife": ["wife", "spouse"]}`` (zh.json: ``{"dog": ["狗"], ...}``).
+  ``"search.relation": {"dog": ["dog", "puppy"], "wife": ["wife", "spouse"]}`` (zh.json: ``{"dog": ["狗"], ...}``);
+  or
+* a phrase pattern: an object whose one key is ``"regex"``, holding a regular expression or a list of them (the
+  alternatives of the pattern, or the patterns of a list tried in order), for the shapes of a language that no
+  word list says ("how many days between X and Y"): ``"search.pair": {"regex": ["\\bbetween (.+?) and (.+)"]}``.
+  It names its word classes as tables, ``<@search.month:en>`` (see `compile`), so a word is still added to a
+  list, not to the pattern.
 
 A key starting with ``_`` is a comment, not a table. A table may be in some language files and not others: asked
 for without a language, a table is the union of every file that has it (in the order en, zh, ja); asked for in one
@@ -25,7 +31,8 @@ Matching
 An entry is literal text, never a pattern. In Latin script it matches as a whole word or phrase, ignoring case,
 with any run of white space for a space and either apostrophe (' or ’) for one; in Chinese or Japanese (an
 entry holding a Han, kana or Hangul character) it matches anywhere, as those scripts put no space between words.
-Longer entries are tried first ("刚刚" before "刚", "hi there" before "hi").
+Longer entries are tried first ("刚刚" before "刚", "hi there" before "hi"). A phrase pattern is a regular
+expression: it places its own boundaries.
 
 API
 ---
@@ -39,7 +46,10 @@ API
 * ``alternation(name, lang=None) -> str``: the regular expression ``(?:entry|entry)`` for a grammar pattern; no word
   boundaries (the grammar around it places them).
 * ``compile(pattern, flags=0) -> re.Pattern``: a grammar pattern with ``<@name>`` (every language) or
-  ``<@name:lang>`` placeholders, each replaced by the table's alternation.
+  ``<@name:lang>`` placeholders, each replaced by the table's alternation (a phrase pattern's: its alternatives).
+* ``pattern(name, lang=None, flags=0) -> re.Pattern``: a phrase pattern table compiled as one pattern, the
+  alternatives of every language asked for (en, then zh, then ja) joined; ``patterns(name, lang=None, flags=0)``
+  each alternative compiled alone, in that order, for patterns tried one after another (each with its groups).
 
 Everything is read once and cached: a file on its first use, a matcher or compiled pattern on its first request
 (``clear_cache()`` forgets them, for a tool that edits the files while it runs).
@@ -53,7 +63,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "LexiconError", "Matcher", "alternation", "clear_cache", "compile", "groups", "mapping",
-           "matcher", "table", "words"]
+           "matcher", "pattern", "patterns", "table", "words"]
 
 LANGUAGES = ("en", "zh", "ja")
 DATA = Path(__file__).with_name("lexicon_data")
@@ -82,16 +92,23 @@ def _file(lang: str) -> dict[str, list[str] | dict[str, str] | dict[str, list[st
     for name, value in data.items():
         if name.startswith("_"):
             continue
-        if not (_entries(value) or isinstance(value, dict) and (all(isinstance(v, str) for v in value.values()) or
-                                                           all(_entries(v) for v in value.values()))):
-            raise LexiconError(f"{path}: table {name!r} must be a list of non-empty strings, an object of strings or "
-                               "an object of lists of non-empty strings")
+        if _is_pattern(value):
+            if not (_entries(value["regex"]) or isinstance(value["regex"], str) and value["regex"].strip()):
+                raise LexiconError(f"{path}: phrase pattern {name!r} must hold a regular expression or a list of them")
+        elif not (_entries(value) or isinstance(value, dict) and (all(isinstance(v, str) for v in value.values()) or
+                                                             all(_entries(v) for v in value.values()))):
+            raise LexiconError(f"{path}: table {name!r} must be a list of non-empty strings, an object of strings, "
+                               "an object of lists of non-empty strings or {\"regex\": a pattern or a list of them}")
         tables[name] = value
     return tables
 
 
 def _entries(value) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
+
+
+def _is_pattern(value) -> bool:
+    return isinstance(value, dict) and list(value) == ["regex"]
 
 
 def _raw(name: str, lang: str | None) -> list[tuple[str, list[str] | dict[str, str]]]:
@@ -110,7 +127,10 @@ def _raw(name: str, lang: str | None) -> list[tuple[str, list[str] | dict[str, s
 def table(name: str, lang: str | None = None) -> tuple[str, ...]:
     """The entries of a table (the forms of a table of forms, the words of every group), in file order, once each."""
     out: dict[str, None] = {}
-    for _, value in _raw(name, lang):
+    for code, value in _raw(name, lang):
+        if _is_pattern(value):
+            raise LexiconError(f"lexicon table {name!r} in {code}.json is a phrase pattern, not words: read it with "
+                               "lexicon.pattern or lexicon.patterns")
         if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
             for group in value.values():
                 out.update(dict.fromkeys(group))
@@ -124,7 +144,7 @@ def mapping(name: str, lang: str | None = None) -> dict[str, str]:
     """An object table: each form and what it stands for."""
     out: dict[str, str] = {}
     for code, value in _raw(name, lang):
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        if not isinstance(value, dict) or _is_pattern(value) or not all(isinstance(v, str) for v in value.values()):
             raise LexiconError(f"lexicon table {name!r} in {code}.json is not an object of forms (a form -> a string)")
         out.update(value)
     return out
@@ -135,7 +155,7 @@ def groups(name: str, lang: str | None = None) -> dict[str, tuple[str, ...]]:
     """A grouped table: each group's words, those of every language asked for together (en, then zh, then ja)."""
     out: dict[str, dict[str, None]] = {}
     for code, value in _raw(name, lang):
-        if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+        if not isinstance(value, dict) or _is_pattern(value) or not all(isinstance(v, list) for v in value.values()):
             raise LexiconError(f"lexicon table {name!r} in {code}.json is not an object of groups (a name -> words)")
         for group, entries in value.items():
             out.setdefault(group, {}).update(dict.fromkeys(entries))
@@ -159,9 +179,33 @@ def _ordered(entries: tuple[str, ...]) -> list[str]:
 
 
 @lru_cache(maxsize=None)
+def _alternatives(name: str, lang: str | None = None) -> tuple[str, ...]:
+    """The regular expressions of a phrase pattern table, of every language asked for (en, then zh, then ja)."""
+    out: list[str] = []
+    for code, value in _raw(name, lang):
+        if not _is_pattern(value):
+            raise LexiconError(f"lexicon table {name!r} in {code}.json is words, not a phrase pattern "
+                               '({"regex": ...}): read it with lexicon.matcher or <@' + name + "> in a pattern")
+        regex = value["regex"]
+        out.extend([regex] if isinstance(regex, str) else regex)
+    return tuple(out)
+
+
+def _is_pattern_table(name: str, lang: str | None) -> bool:
+    return any(_is_pattern(value) for _, value in _raw(name, lang))
+
+
+@lru_cache(maxsize=None)
 def alternation(name: str, lang: str | None = None) -> str:
-    """``(?:a|b|...)`` of a table's entries, longest first, for a grammar pattern that places its own boundaries."""
+    """``(?:a|b|...)`` of a table's entries, longest first, for a grammar pattern that places its own boundaries;
+    of a phrase pattern table, its alternatives (their own placeholders replaced)."""
+    if _is_pattern_table(name, lang):
+        return "(?:" + _expand("|".join(_alternatives(name, lang))) + ")"
     return "(?:" + "|".join(_entry_pattern(e) for e in _ordered(table(name, lang))) + ")"
+
+
+def _expand(pattern: str) -> str:
+    return _PLACEHOLDER.sub(lambda m: alternation(m.group(1), m.group(2)), pattern)
 
 
 class Matcher:
@@ -205,10 +249,31 @@ def matcher(name: str, lang: str | None = None) -> Matcher:
 def compile(pattern: str, flags: int = 0) -> re.Pattern:  # noqa: A001 - read as lexicon.compile, like re.compile
     """A grammar pattern with its word classes from the tables: ``<@offline.greeting>`` (every language) or
     ``<@offline.greeting:en>`` becomes that table's `alternation`."""
-    return re.compile(_PLACEHOLDER.sub(lambda m: alternation(m.group(1), m.group(2)), pattern), flags)
+    return re.compile(_expand(pattern), flags)
+
+
+@lru_cache(maxsize=None)
+def pattern(name: str, lang: str | None = None, flags: int = 0) -> re.Pattern:
+    """A phrase pattern table as one compiled pattern: its alternatives in every language asked for, joined."""
+    return _compiled(name, "|".join(_alternatives(name, lang)), flags)
+
+
+@lru_cache(maxsize=None)
+def patterns(name: str, lang: str | None = None, flags: int = 0) -> tuple[re.Pattern, ...]:
+    """A phrase pattern table's alternatives compiled one by one, in file order (en, then zh, then ja): for
+    patterns tried in turn, each with its own groups."""
+    return tuple(_compiled(name, regex, flags) for regex in _alternatives(name, lang))
+
+
+def _compiled(name: str, regex: str, flags: int) -> re.Pattern:
+    try:
+        return compile(regex, flags)
+    except re.error as exc:
+        raise LexiconError(f"the phrase pattern {name!r} does not compile ({exc}): {regex}") from None
 
 
 def clear_cache() -> None:
     """Forget every file, table, matcher and pattern read so far: the next request reads the files again."""
-    for cached in (_file, table, mapping, groups, words, alternation, matcher, compile):
+    for cached in (_file, table, mapping, groups, words, _alternatives, alternation, matcher, compile, pattern,
+                   patterns):
         cached.cache_clear()

@@ -14,72 +14,21 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core import lexicon
 from memoryx.core.text import CJK_CHAR, tokenize
 
-# relation -> its words; Latin words are matched as keyword tokens (stemmed), CJK words as substrings (Chinese in
-# its simplified and traditional forms where they differ: 兒子, 媽媽, 醫生)
-RELATIONS: dict[str, tuple[str, ...]] = {
-    "dog": ("dog", "puppy", "狗", "犬"),
-    "cat": ("cat", "kitten", "猫"),
-    "pet": ("pet", "宠物", "寵物", "ペット"),
-    "wife": ("wife", "spouse", "married", "妻子", "老婆", "媳妇", "媳婦", "爱人", "愛人", "太太", "妻", "奥さん", "嫁"),
-    "husband": ("husband", "spouse", "married", "丈夫", "老公", "夫", "旦那"),
-    "partner": ("partner", "girlfriend", "boyfriend", "bf", "gf", "fiancée", "fiancee", "fiancé", "fiance", "女朋友",
-                "男朋友", "未婚妻", "未婚夫", "恋人", "戀人", "彼女", "彼氏", "婚約者"),
-    "daughter": ("daughter", "girl", "女儿", "女兒", "闺女", "閨女", "娘"),
-    "son": ("son", "boy", "儿子", "兒子", "息子"),
-    "child": ("child", "children", "kid", "twins", "孩子", "子供", "子ども"),
-    "sister": ("sister", "姐姐", "妹妹", "姉", "姐", "妹"),
-    "brother": ("brother", "哥哥", "弟弟", "兄", "哥", "弟"),
-    "mother": ("mother", "mom", "mum", "妈妈", "媽媽", "母亲", "母親", "母", "お母さん"),
-    "father": ("father", "dad", "爸爸", "父亲", "父親", "父", "お父さん"),
-    "parents": ("parents", "父母", "爸妈", "爸媽", "両親"),
-    "grandmother": ("grandmother", "grandma", "granny", "奶奶", "外婆", "姥姥", "祖母", "おばあちゃん"),
-    "grandfather": ("grandfather", "grandpa", "爷爷", "爺爺", "外公", "姥爷", "姥爺", "祖父", "おじいちゃん"),
-    "granddaughter": ("granddaughter", "孙女", "孫女", "外孙女", "外孫女"),
-    "grandson": ("grandson", "孙子", "孫子", "外孙", "外孫"),
-    "grandchild": ("grandchild", "grandchildren", "grandkid", "孙辈", "孫輩", "孫"),
-    "mother-in-law": ("岳母", "婆婆", "丈母娘", "義母"),  # the English word's tokens would be "mother"
-    "father-in-law": ("岳父", "公公", "老丈人", "義父"),
-    "friend": ("friend", "朋友", "友達", "友人"),
-    "manager": ("manager", "boss", "supervisor", "经理", "經理", "老板", "老闆", "主管", "上司", "领导", "領導"),
-    "colleague": ("colleague", "coworker", "同事", "同僚"),
-    "doctor": ("doctor", "gp", "physician", "医生", "醫生", "大夫", "医者", "主治医"),
-    "job": ("job", "work", "occupation", "profession", "career", "employer", "role", "position", "promoted", "hired",
-            "工作", "职业", "職業", "上班", "仕事", "働"),
-    "home": ("live", "home", "moved", "reside", "address", "house", "flat", "apartment", "condo", "cottage", "住", "搬",
-             "引っ越", "住所"),
-    "birthday": ("birthday", "bday", "born", "turns", "turning", "生日", "出生", "誕生日", "生まれ"),  # "Mom turns 65 on ..."
-    "car": ("car", "drive", "车", "开车", "開車", "一辆", "一輛", "車", "運転"),  # 一辆: "a" of a vehicle ("买了一辆特斯拉")
-    "school": ("school", "university", "uni", "college", "study", "student", "kindergarten", "nursery", "学校", "大学",
-               "上学", "学生", "小学", "中学", "高中", "幼儿园", "小学校", "中学校", "高校", "保育園", "保育园", "幼稚園",
-               "學校", "大學", "上學", "學生", "小學", "中學", "幼兒園"),
-    "allergy": ("allergic", "allergy", "过敏", "過敏", "アレルギー"),
-    # a health condition is said by its name ("I have asthma"): the common chronic ones are its words
-    "health": ("health", "condition", "illness", "disease", "diagnosed", "medical", "medication", "asthma", "diabetes",
-               "diabetic", "coeliac", "celiac", "migraine", "arthritis", "epilepsy", "eczema", "hypertension",
-               "cholesterol", "持病", "疾病", "哮喘", "糖尿病", "高血压", "高血壓", "喘息"),
-    # (what someone likes best is said with the verbs too: "My husband loves football", "夫はサッカーが大好きです")
-    "favourite": ("favourite", "favorite", "like", "love", "enjoy", "最喜欢", "最喜歡", "最爱", "最愛", "喜欢", "喜歡",
-                  "一番好き", "好きな", "好き",
-                  "大好き"),
-}
+# relation -> its words (lexicon table "search.relation": en.json, zh.json, ja.json); Latin words are matched as
+# keyword tokens (stemmed), CJK words as substrings (Chinese in its simplified and traditional forms where they
+# differ: 兒子, 媽媽, 醫生). "mother-in-law" has no English word: its tokens would be "mother"'s. "favourite" holds
+# the verbs too: what someone likes best is said with them ("My husband loves football", "夫はサッカーが大好きです");
+# "birthday" holds "turns" ("Mom turns 65 on ..."); "car" holds 一辆, "a" of a vehicle ("买了一辆特斯拉"); "health"
+# the common chronic conditions, as a condition is said by its name ("I have asthma").
+RELATIONS: dict[str, tuple[str, ...]] = dict(lexicon.groups("search.relation"))
 
 # what a job is called ("Lucía is a dentist", "她是护士", "看護師です"): asked what one of the user's people does,
 # a statement of them naming one of these says it without a word of the job relation. Common occupations, not a
 # list fitted to a benchmark; read only as what is asked of a person (`attribute_words`), never as keywords
-OCCUPATIONS = (
-    "accountant", "actor", "architect", "artist", "baker", "banker", "barber", "barista", "builder", "carpenter",
-    "cashier", "chef", "cleaner", "coach", "consultant", "cook", "dentist", "designer", "developer", "doctor",
-    "driver", "economist", "editor", "electrician", "engineer", "farmer", "firefighter", "gardener", "hairdresser",
-    "journalist", "judge", "lawyer", "librarian", "lecturer", "manager", "mechanic", "midwife", "musician", "nurse",
-    "paramedic", "pharmacist", "photographer", "physician", "physiotherapist", "pilot", "plumber", "police",
-    "professor", "programmer", "psychologist", "researcher", "salesman", "scientist", "secretary", "singer",
-    "soldier", "surgeon", "teacher", "therapist", "translator", "vet", "veterinarian", "waiter", "waitress",
-    "writer", "医生", "大夫", "护士", "老师", "教师", "教授", "工程师", "律师", "厨师", "司机", "会计", "警察",
-    "设计师", "程序员", "医者", "看護師", "先生", "教師", "弁護士", "エンジニア", "シェフ", "運転手", "警察官",
-    "会計士", "デザイナー", "プログラマー",
-)
+OCCUPATIONS = lexicon.table("search.occupation")
 
 # the relations that are people or pets: a CJK memory opening on the user and one of them ("用户岳母住在慕尼黑")
 # says what that one does, not the user
@@ -97,36 +46,18 @@ _OCCUPATION_TOKENS = frozenset(t for w in OCCUPATIONS if not CJK_CHAR.search(w) 
 _OCCUPATION_CJK = frozenset(w for w in OCCUPATIONS if CJK_CHAR.search(w))
 HOME_WORDS = frozenset(_TOKENS["home"]) | frozenset(w for w in RELATIONS["home"] if CJK_CHAR.search(w))
 _CJK = {rel: tuple(w for w in words if CJK_CHAR.search(w)) for rel, words in RELATIONS.items()}
-# an English question's relation: the noun after "my" / "our", the verb after "do I" / "did we"
-# (past a word saying which one: "my current job", "my new car", "my older sister")
-_WHICH_ONE = r"(?:current|new|old|present|previous|former|last|latest|first|usual|own|older|younger|eldest|youngest)"
-_POSSESSED = re.compile(rf"\b(?:my|our)\s+(?:{_WHICH_ONE}\s+)?(\w+)", re.I)
-# "what health condition do I have", "which car do we drive": the thing asked about, named before "do I"
-_WHAT_ONE_HAS = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?(\w+(?:\s+\w+)?)\s+"
-                           r"(?:do|did|does|am|are|was|were)\s+(?:i|we)\b", re.I)
-# ... and a question asked inside a request, in statement order: "(do you know) where I live", "what I do now"
-_ASKED_IN_ORDER = re.compile(r"\b(?:where|what|who|when|which)\s+(?:i|we)\s+"
-                             r"(?:(?:still|usually|currently|now|actually)\s+)?(\w+)", re.I)
-# ... and done by one of the user's people: "where does my mother live", "where did our son study"
-_DONE_BY_MINE = re.compile(r"\b(?:do|does|did)\s+(?:my|our)\s+(?:\w+\s+)?\w+\s+(live|work|study|drive|like|love|enjoy)\b",
-                           re.I)
+# an English question's relation (group 1 of each pattern): the noun after "my" / "our" (past a word saying which
+# one: "my current job"), the verb after "do I", the thing named before "do I" ("which car do we drive"), a
+# question inside a request ("(do you know) where I live"), something done by one of the user's people ("where
+# does my mother live"); with `people`, of someone the question names ("Alex's job", "where does Marta live")
+_ASKED = lexicon.patterns("search.asked_relation", flags=re.I)
+_ASKED_OF_SOMEONE = lexicon.patterns("search.asked_relation_of_someone")
 # "my son's birthday": the birthday too, when it is a relation of the table ("my dog's name": not "name")
-_POSSESSED_CHAIN = re.compile(r"\b(?:my|our)\s+\w+(?:'s|’s)\s+(\w+)", re.I)
-_DONE_BY_ME = re.compile(r"\b(?:do|did|does|can|could|will|would|should|have|had|am|are|was|were)\s+(?:i|we)\s+"
-                         r"(?:(?:still|really|usually|ever|also|even|actually|currently|now|normally)\s+)?(\w+)", re.I)
-
-
-# ... of someone the question names: "Alex's job", "where does Marta live"
-_POSSESSED_BY_NAME = re.compile(r"\b[A-Z][a-z]+(?:'s|’s)\s+(\w+)")
-_DONE_BY_NAME = re.compile(r"\b(?:do|did|does)\s+[A-Z][a-z]+\s+(\w+)")
+_POSSESSED_CHAIN = lexicon.pattern("search.asked_chain", flags=re.I)
 # "what do I do (for a living)?", "what does Alex do?": the job
-_WHAT_ONE_DOES = re.compile(
-    r"\bwhat\s+(?:do|does)\s+(?:i|we|my\s+\w+|[A-Z][a-z]+)\s+do(?:\s+for\s+(?:a\s+living|work))?"
-    r"(?:\s+(?:now|these\s+days|nowadays))?\s*\??$", re.I)
-
-
+_WHAT_ONE_DOES = lexicon.pattern("search.asked_job", flags=re.I)
 # "for a living", "for work": the job, said in words that would match "lives" and "works" as keywords
-_JOB_IDIOM = re.compile(r"\bfor\s+(?:a\s+living|work)\b", re.I)
+_JOB_IDIOM = lexicon.pattern("search.job_idiom", flags=re.I)
 
 
 def without_job_idiom(query: str) -> str:
@@ -138,8 +69,8 @@ def without_job_idiom(query: str) -> str:
 def asked_words(query: str, people: bool = False) -> set[str]:
     """The keyword tokens of the relation an English question names ("dog" in "my dog's name"; with `people`,
     also of someone it names: "job" in "Alex's job")."""
-    rxs = (_POSSESSED, _DONE_BY_ME) + ((_POSSESSED_BY_NAME, _DONE_BY_NAME) if people else ())
-    words = [m.group(1) for rx in rxs + (_WHAT_ONE_HAS, _ASKED_IN_ORDER, _DONE_BY_MINE) for m in rx.finditer(query)]
+    rxs = _ASKED + (_ASKED_OF_SOMEONE if people else ())
+    words = [m.group(1) for rx in rxs for m in rx.finditer(query)]
     if _WHAT_ONE_DOES.search(query.strip()):
         words.append("job")
     chained = set(tokenize(" ".join(m.group(1) for m in _POSSESSED_CHAIN.finditer(query))))

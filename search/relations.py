@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core import lexicon
 from memoryx.core.text import CJK_CHAR, KANA, tokenize
 from memoryx.search.current import STATEMENT_CHARS
 from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, cjk_words
@@ -27,31 +28,21 @@ from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, 
 TOP_HITS = 3
 
 
-# the user's relation as a memory states it: a possessive ("User's dog ...", "my wife Priya ...", "our cat ..."),
-# the user doing it ("I work as ...", "User lives in ...", "we moved to ...") or having it ("we adopted two
-# cats"); in Chinese or Japanese, the user (用户 / 我 / ユーザー / 私) and a word of the relation (用户的狗, 我住在,
+# the user's relation as a memory states it (group 1, or the last group that matched, is the relation word): a
+# possessive ("User's dog ...", "my wife Priya ...", "our cat ..."), the user doing it ("I work as ...", "User lives
+# in ...", "we moved to ...") or having it ("we adopted two cats", "I run a small bakery"); in Chinese or Japanese,
+# the user (用户 / 我 / ユーザー / 私: lexicon table search.self) and a word of the relation (用户的狗, 我住在,
 # ユーザーは東京に住んでいる)
-_STATED_EN = re.compile(r"\b(?:user's|my|our)\s+(?:new\s+|old\s+|little\s+|older\s+|younger\s+)?(\w+)", re.I)
-_DOING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|currently|also|still|recently|finally)\s+)?(\w+)", re.I)
-_OWNING_EN = re.compile(r"\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:have|has|had|got|adopted|"
-                        r"bought|own|owns|rescued)\s+(?:(?:a|an|the|two|three|four|some|new|little|second|another|twin|"
-                        r"\d+)\s+)*(\w+)"
-                        # ... or runs it: "I run a small bakery" (the word after the next one too)
-                        r"|\b(?:i|we|user)\s+(?:(?:now|just|also|recently|finally)\s+)?(?:run|runs|opened|founded)\s+"
-                        r"(?:(?:a|an|the|my|our|new|little)\s+)*(\w+(?:\s+\w+)?)", re.I)
-# "Mississauga is home now", "home is Porto these days": the user's home, said without a possessive
-# ... and "I'm now in a two-bed flat in Reading": the user in a dwelling
-_HOME_IS = re.compile(r"\b[A-Z][\w'’-]+\s+is\s+(?:(?i:my|our)\s+)?home\b|^(?i:home)\s+is\s+(?:now\s+)?[A-Z]"
-                      r"|\b(?i:i'm|i am|we're|we are|user is)\s+(?i:(?:now|finally|still)\s+)?(?i:living\s+)?in\s+"
-                      r"(?i:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?i:flat|house|apartment|condo|cottage|bungalow)\b")
-_BEING_EN = re.compile(r"\b(?i:i'm|im|i am|user is)\s+(?:[\w'’-]+,?\s+){0,5}?(\w+)\s+(?i:at|in|for|with|on)\b")
-# ... or as chats leave the user out: "moved to Leith", "living with Ruth now" (a verb opening the text or a clause)
-_DONE_EN = re.compile(r"(?:^|[,;:!.()]\s*)(?:(?:just|finally|now|also)\s+)?([a-z]+(?:ing|ed)(?:\s+[a-z]+){0,2})\b",
-                      re.I)
-# ... or announced as chats do: "New job! I'm moving to a startup", "Got a new car!"
-_NEW_EN = re.compile(r"(?:^|[.!?]\s+)(?i:(?:got|started|bought)\s+a\s+)?(?i:new)\s+(\w+)\s*!")
-_SELF_CJK = re.compile("用户|我|ユーザー|私")
-_ASKED_CJK = re.compile(r"(?:我的|我们的|私の)([\u3040-\u30ff\u4e00-\u9fff])")
+_STATES = lexicon.patterns("search.states_relation", flags=re.I)
+# ... or as chats leave the user out, in a fact-sized text: "moved to Leith", "living with Ruth now" (a verb opening
+# the text or a clause), "I'm zoe, 2nd year med student at edinburgh uni", "New job! I'm moving to a startup"
+_STATES_AS_CHATS_DO = lexicon.patterns("search.states_relation_as_chats_do")
+# "Mississauga is home now", "home is Porto these days", "I'm now in a two-bed flat in Reading": the user's home,
+# said without a possessive
+_HOME_IS = lexicon.pattern("search.home_is")
+_SELF_CJK = lexicon.compile("<@search.self>")
+_POSSESSIVE = lexicon.table("search.possessive")  # 的, の
+_ASKED_CJK = lexicon.compile(r"<@search.my>([\u3040-\u30ff\u4e00-\u9fff])")
 
 
 def cjk_relation(query: str) -> set[str]:
@@ -69,14 +60,13 @@ def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) ->
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
     possessive or the subject says whose."""
-    if tokens and any(set(tokenize(m.group(m.lastindex or 1))) & tokens for rx in (_STATED_EN, _DOING_EN, _OWNING_EN)
-                      for m in rx.finditer(text)):
+    if tokens and any(set(tokenize(m.group(m.lastindex or 1))) & tokens for rx in _STATES for m in rx.finditer(text)):
         return True
     # a statement as chats type it, in a fact-sized text (a long chat turn has a clause opening on "working" or
     # "I'm ... at" on every topic): "moved out of the flat, living with Sam", "Mississauga is home now", "User is
     # zoe, 2nd year med student at edinburgh uni"
     if tokens and len(text) <= STATEMENT_CHARS and (
-            any(set(tokenize(m.group(1))) & tokens for rx in (_DONE_EN, _BEING_EN, _NEW_EN) for m in rx.finditer(text))
+            any(set(tokenize(m.group(1))) & tokens for rx in _STATES_AS_CHATS_DO for m in rx.finditer(text))
             or (tokens & HOME_WORDS and _HOME_IS.search(text))):
         return True
     return bool(cjk) and _states_cjk(text, cjk)
@@ -88,7 +78,7 @@ _CJK_TOPIC_SPLIT = re.compile(r"[，。,.！!？?、；;：:]")
 
 _PEOPLE_SET = frozenset(PEOPLE_CJK)
 # a clause whose topic is someone or something else: "ケンは...", "東京は..." (a word, then は / が, before the verb)
-_JA_OTHER_TOPIC = re.compile(r"^[^はがにで、。]{1,8}(?:は|が)(?!あり|い[るま])")
+_JA_OTHER_TOPIC = lexicon.pattern("search.other_topic", "ja")
 
 
 def _names(clause: str, word: str) -> bool:
@@ -96,7 +86,7 @@ def _names(clause: str, word: str) -> bool:
     return re.search(re.escape(word) + "(?!の日)", clause) is not None
 
 
-_AFTER_PERSON = re.compile(r"は|が|の(?!日)|们|[\u4e00-\u9fff]")
+_AFTER_PERSON = lexicon.pattern("search.after_person")  # は / が / の, 们, or the clause going on
 
 
 def _opens_on(clause: str, cjk: set[str] | frozenset[str]) -> bool:
@@ -122,7 +112,7 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
         return True
     for m in _SELF_CJK.finditer(text):
         rest = text[m.end():]
-        if rest[:1] in ("的", "の"):
+        if rest[:1] in _POSSESSIVE:
             if any(rest[1:].startswith(w) for w in cjk):
                 return True
         elif rest.startswith(PEOPLE_CJK) and not any(rest.startswith(w) for w in cjk):
@@ -133,18 +123,16 @@ def _states_cjk(text: str, cjk: set[str]) -> bool:
 
 
 # the user's own one: "User's husband", "my little sister", "our dog" (group 1: the word after the possessive)
-_USERS_EN = r"(?i:user['’]s|my|our)\s+(?i:(?:new|old|little|older|younger|best)\s+)?(\w+)"
+_OPENS_ON_USERS = lexicon.compile("^<@search.users_own>")
 # "User's husband Karim", "Our dog is a labrador called Rocco", "my sister, Ana": the relation word, then the name
-_PERSON_OF = re.compile(r"\b" + _USERS_EN
-                        + r"(?:,?\s+|\s+(?i:is|was)\s+(?i:an?\s+)?(?:\w+\s+){0,2}?(?i:called|named)\s+)([A-Z][\w'’-]+)")
-_OPENS_ON_USERS_EN = re.compile("^" + _USERS_EN)
-_OPENS_ON_SELF_CJK = re.compile(f"^(?:{_SELF_CJK.pattern})(?:的|の)?")
+_PERSON_OF = lexicon.pattern("search.person_of")
+_OPENS_ON_SELF_CJK = lexicon.compile("^<@search.self>(?:<@search.possessive>)?")
 
 
 def opens_on_someone(text: str) -> bool:
     """The memory opens on one of the user's people or pets: "User's daughter loves drawing", "用户女儿喜欢画画",
     "ユーザーの夫は...": what follows is theirs, not the user's."""
-    m = _OPENS_ON_USERS_EN.match(text)
+    m = _OPENS_ON_USERS.match(text)
     if m and set(tokenize(m.group(1))) & PEOPLE_WORDS:
         return True
     m = _OPENS_ON_SELF_CJK.match(text)
@@ -154,20 +142,21 @@ def opens_on_someone(text: str) -> bool:
 
 
 # the user beside them: "My wife and I moved to Leeds", "my sister came with me", "我和妹妹", "妹と私"
-_WITH_USER = re.compile(r"\b(?:and|with)\s+(?:i|me|us)\b|\b(?:we|we're|we've|our|us)\b|和我|跟我|我们|と私|と僕", re.I)
+_WITH_USER = lexicon.matcher("search.with_user")
 
 
 def about_someone_else(text: str) -> bool:
     """The memory is a statement of one of the user's people, not of the user: "My dad lives in Kyoto", "My
     partner Chloe works as a paramedic" (`opens_on_someone`), unless the user is in it too ("My wife and I moved
     to Leeds")."""
-    return opens_on_someone(text) and not _WITH_USER.search(text)
+    return opens_on_someone(text) and not _WITH_USER.contains(text)
 
 
 # "我老婆周敏是小学语文老师", "用户女儿朵朵今年五岁", "彼氏の健太は消防士で": the relation word, then a name of two or
 # three characters, then what is said of them
-_PERSON_OF_CJK = re.compile(r"(?:(?:用户|我|ユーザー|私)(?:的|の)?|^|(?<=[，,、。！!\s]))(" + "|".join(PEOPLE_CJK)
-                            + r")(?:の)?([\u4e00-\u9fff\u30a0-\u30ff]{2,3}?)(?=是|在|说|今年|也|は|が|の|と|、|，|,|。|\s|$)")
+_PERSON_OF_CJK = lexicon.compile(r"(?:<@search.self>(?:<@search.possessive>)?|^|(?<=[，,、。！!\s]))("
+                                 + "|".join(map(re.escape, PEOPLE_CJK)) + r")(?:<@search.possessive:ja>)?"
+                                 r"([\u4e00-\u9fff\u30a0-\u30ff]{2,3}?)(?=<@search.after_name>|[、，,。\s]|$)")
 
 
 def people_of(texts: list[str], tokens: set[str], cjk: set[str] = frozenset()) -> set[str]:
@@ -180,11 +169,15 @@ def people_of(texts: list[str], tokens: set[str], cjk: set[str] = frozenset()) -
     return names
 
 
+_CAPITALISED = re.compile(r"[A-Z][\w-]+")
+_THEN_PRONOUN = lexicon.alternation("search.then_pronoun", "en")  # ", he's ...", ", she ..."
+
+
 def about_person(text: str, names: set[str]) -> str | None:
     """The person of `names` the memory is a statement about, its subject ("Karim started his own removals
     business", "Karim's van broke down", "a gift for Karim, he's just been promoted", "周敏说她想学开车"); None:
     none of them."""
-    head = re.match(r"[A-Z][\w-]+", text)
+    head = _CAPITALISED.match(text)
     if head and head.group(0) in names:
         return head.group(0)
     cjk_head = next((n for n in names if CJK_CHAR.match(n) and text.startswith(n)), None)
@@ -192,15 +185,15 @@ def about_person(text: str, names: set[str]) -> str | None:
         return cjk_head
     # ... or the subject of the clause after them: "I need a gift for Omar, he's just been promoted"
     for name in names:
-        if re.search(rf"\b{re.escape(name)}\b[^.!?]{{0,40}}?,\s*(?i:he|she|they)(?:['’]s|['’]re|\s)", text):
+        if re.search(rf"\b{re.escape(name)}\b{_THEN_PRONOUN}", text):
             return name
     return None
 
 
 # a question asking a name ("what's my dog's name", "what is my son called", 我女儿叫什么名字, 娘の名前は), and a
 # memory giving one ("My dog is called Pepper", "User's son Callum ...", 我的狗叫旺财, 猫の名前はモチです)
-_ASKS_NAME = re.compile(r"\b(?:name|names|called|named)\b|名字|叫什么|名前", re.I)
-_GIVES_NAME = re.compile(r"\b(?i:called|named|name is|name's)\s+(?i:(?:him|her|it|them)\s+)?[A-Z]|叫[^什]|名前は")
+_ASKS_NAME = lexicon.matcher("search.asks_name")
+_GIVES_NAME = lexicon.pattern("search.gives_name")
 
 
 def says_attribute(text: str, tokens: tuple[str, ...], cjk: tuple[str, ...]) -> bool:
@@ -211,7 +204,7 @@ def says_attribute(text: str, tokens: tuple[str, ...], cjk: tuple[str, ...]) -> 
 
 def asks_name(query: str) -> bool:
     """The question asks what someone or something is called."""
-    return bool(_ASKS_NAME.search(query))
+    return _ASKS_NAME.contains(query)
 
 
 def gives_name(text: str, tokens: set[str]) -> bool:
@@ -221,7 +214,7 @@ def gives_name(text: str, tokens: set[str]) -> bool:
 
 
 # an entity named as someone of the user's ("用户岳母", "User's sister", "ユーザーの母"), not the user
-_SELF_AND_MORE = re.compile(r"^(?i:(?:the\s+)?user['’]s)\s*\S|^(?:用户的?|我的?|ユーザーの?|私の?)[^\s的の]")
+_SELF_AND_MORE = lexicon.pattern("search.someone_of_users")
 
 
 def someone_of_users(name: str) -> bool:

@@ -79,6 +79,37 @@ def test_alternation_and_compile_put_a_table_inside_a_grammar_pattern(data):
     assert lexicon.compile(r"^<@test.pet>$").match("いぬ")
 
 
+def test_a_phrase_pattern_is_data_of_each_language_naming_its_word_classes_as_tables(tmp_path, monkeypatch):
+    files = {
+        "en": {"test.pet": ["cat", "guinea pig"],
+               "test.pair": {"regex": [r"\bbetween (.+?) and (.+)", r"\bmy (<@test.pet:en>) is (\w+)"]}},
+        "zh": {"test.pet": ["猫"], "test.pair": {"regex": "^(.+?)和(.+?)之间"}},
+        "ja": {"test.pair": {"regex": "^(.+?)と(.+?)の間"}},
+    }
+    for lang, tables in files.items():
+        (tmp_path / f"{lang}.json").write_text(json.dumps(tables, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setattr(lexicon, "DATA", tmp_path)
+    lexicon.clear_cache()
+    try:
+        between, pet, zh, ja = lexicon.patterns("test.pair", flags=re.I)  # each alone, en then zh then ja
+        assert between.search("Days Between the walk and the swim").groups() == ("the walk", "the swim")
+        assert pet.search("my guinea pig is Ginger").groups() == ("guinea pig", "Ginger")
+        assert zh.match("散步和游泳之间").groups() == ("散步", "游泳") and ja.match("散歩と水泳の間").group(2) == "水泳"
+        assert lexicon.pattern("test.pair").search("ウォークとビーチの間")  # one pattern: every language's joined
+        assert lexicon.pattern("test.pair", "en").search("散步和游泳之间") is None
+        assert lexicon.compile(r"^<@test.pair:zh>$").match("猫和狗之间")  # a pattern table inside a grammar
+        with pytest.raises(LexiconError, match="phrase pattern, not words"):
+            lexicon.matcher("test.pair")
+        with pytest.raises(LexiconError, match="words, not a phrase pattern"):
+            lexicon.pattern("test.pet")
+        (tmp_path / "ja.json").write_text(json.dumps({"test.pair": {"regex": "(unclosed"}}), encoding="utf-8")
+        lexicon.clear_cache()
+        with pytest.raises(LexiconError, match=r"'test\.pair' does not compile"):
+            lexicon.patterns("test.pair", "ja")
+    finally:
+        lexicon.clear_cache()
+
+
 def test_each_table_is_read_and_compiled_once(data):
     assert lexicon.matcher("test.pet", "en") is lexicon.matcher("test.pet", "en")
     assert lexicon.compile(r"<@test.pet>") is lexicon.compile(r"<@test.pet>")
@@ -119,6 +150,9 @@ def test_the_shipped_files_hold_only_well_formed_namespaced_tables():
         assert names and all(re.fullmatch(r"[a-z]+\.[a-z_.]+", n) for n in names), names
         for name in names:
             value = raw[name]
+            if isinstance(value, dict) and list(value) == ["regex"]:
+                assert lexicon.patterns(name, lang)  # every phrase pattern compiles, its tables found
+                continue
             grouped = isinstance(value, dict) and all(isinstance(v, list) for v in value.values())
             for entries in (value.values() if grouped else [list(value)]):
                 assert len(entries) == len(set(entries)), f"{lang}.json {name} repeats an entry"
