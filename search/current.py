@@ -13,37 +13,32 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memoryx.core import lexicon
 from memoryx.core.text import tokenize
 from memoryx.search.scoring import epoch_of, event_time
 
 CLOSE = 0.35  # relevance within this of the best candidate's competes on time
 
-_NOW = re.compile(
-    r"\b(now|currently|current|these days|at the moment|at present|presently|still|latest|most recent|anymore)\b"
-    r"|现在|目前|当前|如今|还在|最近的|今は|現在|今の|最新", re.I)
-_CURRENT = re.compile(
-    _NOW.pattern + r"|\b(do|does|am|is|are) (i|my|we|our)\b|\b(what|who|where)(?:'s| is| are) my\b|[てで]います", re.I)
-_PAST = re.compile(r"\b(did|was|were|used to|previously|before|originally|first|ago|last (year|month|week))\b"
-                   r"|以前|之前|过去|当初|昔|前に", re.I)
+# the words of the lexicon tables search.*, in English, Chinese and Japanese
+_NOW = lexicon.matcher("search.now")  # a question saying "now": currently, still, 现在, 今は
+_CURRENT = lexicon.pattern("search.asks_current", flags=re.I)  # ... or in the present tense: "where do I live"
+_PAST = lexicon.matcher("search.past")
 
 
 # a memory saying the user's relation ended: it states the relation, but not as it stands now
-_ENDED = re.compile(
-    r"\b(quit|quitting|stopped|no longer|no more|anymore|any more|gave up|broke up|used to|retired|moved out|divorced|"
-    r"left my|sold (?:my|our|the)|laid off|made redundant|fired|lost my job)\b"
-    r"|辞职|辞掉|不再|离职|戒了|分手|退休|辞め|やめ|退職|別れ", re.I)
+_ENDED = lexicon.matcher("search.ended")
 # a question asking for the current value ("what's my job", "where do I live"), not whether ("do I still ...")
-_ASKS_VALUE = re.compile(r"\b(what|where|who|whom|which|how)\b|什么|哪|谁|何|どこ|誰|どれ|どの", re.I)
+_ASKS_VALUE = lexicon.matcher("search.asks_value")
 
 
 STATEMENT_CHARS = 200  # a longer text (a chat turn) saying "used to" somewhere is not an ended relation
 
 
 # ... and what holds instead: "I gave up tennis, now I swim instead" states the current value too
-_INSTEAD = re.compile(r"\b(now|instead|switched to|these days)\b|现在|改为|改成|今は|代わりに", re.I)
+_INSTEAD = lexicon.matcher("search.instead")
 
 
-_CLAUSES = re.compile(r"[,;:!.()。，！]+|\s+(?:and|but|so)\s+")
+_CLAUSES = lexicon.compile(r"[,;:!.()。，！]+|\s+<@search.clause_joiner:en>\s+")
 
 
 def ends_relation(text: str, states_anew: Callable[[str], bool] | None = None) -> bool:
@@ -51,34 +46,34 @@ def ends_relation(text: str, states_anew: Callable[[str], bool] | None = None) -
     fact-sized text) saying the relation is over, and not what holds instead - "now", "instead", or, given
     `states_anew` (a clause states the relation asked about), another clause stating it: "Sam and I broke up,
     moving back in with Ruth" ends a partner, not the home asked about."""
-    if len(text) > STATEMENT_CHARS or not _ENDED.search(text) or _INSTEAD.search(text):
+    if len(text) > STATEMENT_CHARS or not _ENDED.contains(text) or _INSTEAD.contains(text):
         return False
-    return states_anew is None or not any(c.strip() and not _ENDED.search(c) and states_anew(c.strip())
+    return states_anew is None or not any(c.strip() and not _ENDED.contains(c) and states_anew(c.strip())
                                           for c in _CLAUSES.split(text))
 
 
 def asks_current_value(query: str) -> bool:
     """A present-tense question asking what, where or who ("What's my job?"): a memory saying the relation
     ended does not answer it, though it names it; a yes/no question ("Do I still work there?") it does."""
-    return asks_current(query) and bool(_ASKS_VALUE.search(query))
+    return asks_current(query) and _ASKS_VALUE.contains(query)
 
 
 # a question asking whether something still holds ("Do I still go to the gym?", "Am I still with Sam?")
-_STILL = re.compile(r"\b(still|anymore|any more|no longer)\b|还在|仍然|依然|まだ", re.I)
-_STILL_WORDS = frozenset(tokenize("still anymore any more no longer"))
+_STILL = lexicon.matcher("search.still")
+_STILL_WORDS = frozenset(tokenize(" ".join(lexicon.table("search.still", "en"))))
 
 
 def asks_still(query: str) -> bool:
     """A yes/no question whether something still holds: the newest memory on it answers, its end as well as its
     going on ("No more gym for me" for "Do I still go to the gym?")."""
-    return bool(_STILL.search(query)) and not _ASKS_VALUE.search(query) and not _PAST.search(query)
+    return _STILL.contains(query) and not _ASKS_VALUE.contains(query) and not _PAST.contains(query)
 
 
 def ends_topic(text: str, query: str) -> bool:
     """The memory says something the question asks about ended: "No more gym for me, I do yoga now" for "Do I
     still go to the gym?" (a fact-sized text saying a relation ended, sharing a word of the question besides
     "still")."""
-    if len(text) > STATEMENT_CHARS or not _ENDED.search(text):  # (what holds instead may follow: it answers too)
+    if len(text) > STATEMENT_CHARS or not _ENDED.contains(text):  # (what holds instead may follow: it answers too)
         return False
     return bool((set(tokenize(query)) - _STILL_WORDS) & set(tokenize(text)))
 
@@ -87,9 +82,9 @@ def asks_current(query: str, names_relation: bool = True) -> bool:
     """A question about how things stand, not about the past: one saying "now" (currently, still, 现在, 今は), or
     one in the present tense about a relation that changes (`names_relation`: "where do I live", "who is my
     manager"). "What sport do I do?" names none: a habit, whose newest mention is no better than the others."""
-    if _PAST.search(query):
+    if _PAST.contains(query):
         return False
-    return bool(_NOW.search(query)) or (names_relation and bool(_CURRENT.search(query)))
+    return _NOW.contains(query) or (names_relation and bool(_CURRENT.search(query)))
 
 
 def prefer_latest(cands: list[dict], bonus: float, value_asked: bool = False, newest: bool = True,
@@ -140,14 +135,13 @@ def _latest_statement_first(close: list[tuple[dict, float | None]], ended: set[i
 
 
 # the words of "now" itself, which say nothing of what is asked about
-_NOW_WORDS = frozenset(tokenize("now currently current at the moment at present presently latest most recent "
-                                "现在 目前 当前 如今 最近 今は 現在 今の 最新"))
+_NOW_WORDS = frozenset(tokenize(" ".join(lexicon.table("search.now_word"))))
 
 
 def now_topic(query: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
     """The keyword tokens of what a question saying "now" asks about ("What days is crew practice now?": day,
     crew, practic); none for a question not saying it, or one about the past."""
-    if not _NOW.search(query) or _PAST.search(query):
+    if not _NOW.contains(query) or _PAST.contains(query):
         return ()
     return tuple(sorted(set(tokens) - _NOW_WORDS - _STILL_WORDS))
 

@@ -18,28 +18,19 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core import lexicon
+
 __all__ = ["covering_first", "event_phrases", "merged_hits", "with_covers"]
 
-_END = r"\s*[?？.]*\s*$"
-_PATTERNS = (
-    # "how many days (had) passed between the Walk for Hunger and the Coastal Cleanup?"
-    re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)" + _END, re.I),
-    # "which event happened first, the purchase of the coffee maker or the malfunction of the stand mixer?"
-    re.compile(r"\bfirst\b,?\s+(.+?)\s+or\s+(.+?)" + _END, re.I),
-    # "how many days before the 'Rack Fest' did I participate in the 'Turbocharged Tuesdays' event?"
-    re.compile(r"\b(?:before|after)\s+(.+?)\s+(?:did|had|was|were)\s+(?:i|we)\s+(.+?)" + _END, re.I),
-    # "how many weeks had passed since I recovered from the flu when I went on my 10th jog outdoors?"
-    re.compile(r"\bsince\s+(?:i\s+|we\s+)?(.+?)\s+when\s+(?:i|we)\s+(.+?)" + _END, re.I),
-    # "how long did I use my new binoculars before I saw the American goldfinches?"
-    re.compile(r"\b(?:did|had)\s+(?:i|we)\s+(.+?)\s+(?:before|after|when)\s+(?:i|we)\s+(.+?)" + _END, re.I),
-    # "what is the total number of comments on my Facebook Live session and my most popular YouTube video?"
-    re.compile(r"\b(?:total|combined|sum|difference)\b.*?\b(?:of|on|by|in|for|from)\s+(.+?)\s+and\s+(.+?)" + _END,
-               re.I),
-    # 「我参加慈善义走和海滩清洁活动之间隔了多少天？」「ウォークとビーチ清掃の間は何日でしたか？」
-    re.compile(r"^(.+?)(?:和|与|跟|と)(.+?)(?:之间|中间|の間)"),
-    # 「买咖啡机和搅拌机坏掉，哪个先发生？」「コーヒーメーカーの購入とミキサーの故障、どちらが先でしたか？」
-    re.compile(r"^(.+?)(?:和|与|还是|と)(.+?)[，,、]\s*(?:哪个|哪件|谁|どちら|どっち)(?:事)?(?:先|が先|の方が先)"),
-)
+# the two-event shapes of each language, tried in order (lexicon table search.event_pair): "how many days (had)
+# passed between the Walk for Hunger and the Coastal Cleanup?", "which event happened first, the purchase of the
+# coffee maker or the malfunction of the stand mixer?", "how many days before the 'Rack Fest' did I participate in
+# the 'Turbocharged Tuesdays' event?", "how many weeks had passed since I recovered from the flu when I went on my
+# 10th jog outdoors?", "how long did I use my new binoculars before I saw the American goldfinches?", "what is the
+# total number of comments on my Facebook Live session and my most popular YouTube video?",
+# 「我参加慈善义走和海滩清洁活动之间隔了多少天？」「买咖啡机和搅拌机坏掉，哪个先发生？」
+# 「ウォークとビーチ清掃の間は何日でしたか？」「コーヒーメーカーの購入とミキサーの故障、どちらが先でしたか？」
+_PATTERNS = lexicon.patterns("search.event_pair", flags=re.I)
 MIN_WORDS = 2  # a phrase of one word ("it", 它) is no event
 COVER_AFTER = 1  # each event's best hit is moved up to just after the overall best
 
