@@ -12,18 +12,12 @@ from __future__ import annotations
 
 import re
 
-_UNITS = (r"hours?|minutes?|days?|weeks?|months?|years?|pages?|miles?|kilometers?|km|pounds?|lbs?|kilos?|kg|"
-          r"dollars?|euros?|points?|stars?|followers?|times?|cups?|books?|episodes?|videos?|steps?|percent")
-_ASKS = re.compile(
-    rf"\bhow much\b|\bhow many (?:{_UNITS})\b|\bhow old\b|\bwhat age\b"
-    r"|\b(?:in )?total\b|\bdifference\b|\bpercentage\b|\baltogether\b"
-    r"|\b(?:spend|spent|cost|costs|price|paid|pay|save|saved|earn|earned|raise|raised)\b"
-    r"|多少钱|花了多少|一共|总共|总计|差多少|几个小时|多少小时|几岁|多大|いくら|合計|全部で|何時間|何ページ|何歳", re.I)
-_NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
-                 r"fifty|hundred|thousand|a dozen|half")
-_STATES = re.compile(
-    rf"[$€£¥]\s?\d|\d\s?(?:%|\$)|\b\d+(?:[.,]\d+)*\b|\b(?:{_NUMBER_WORDS})\s+(?:{_UNITS})\b"
-    r"|[0-9一二三四五六七八九十百千万两]+\s*(?:元|块|美元|小时|分钟|天|页|次|円|時間|分|日|ページ|回|ドル)", re.I)
+from memoryx.core import lexicon
+
+# the units, number words and question words of each language: lexicon tables search.unit, search.number_word,
+# search.asks_amount and search.states_amount
+_ASKS = lexicon.pattern("search.asks_amount", flags=re.I)
+_STATES = lexicon.pattern("search.states_amount", flags=re.I)
 
 
 def asks_amount(query: str) -> bool:
@@ -39,6 +33,3 @@ def states_amount(text: str) -> bool:
     """The memory states a figure ("$12", "70 hours", "20%", "two weeks", "三个小时", "500円"; an age: "she's 6")."""
     return bool(_STATES.search(_ISO_DATE.sub(" ", text)))
 
-
-# an age asked ("how old am I", "what age is my son", 几岁, 何歳) and one given: "I'm 67", "she's 8 months old",
-# "turned 5", "34岁", "6歳" (not "three years ago", nor "67 minutes")

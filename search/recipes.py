@@ -19,24 +19,22 @@ entities, 2 = plus the relations of the entities they reach.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
+from memoryx.core import lexicon
 from memoryx.errors import InvalidInputError
 
 RecallPath = Literal["dense", "keyword", "graph", "time"]
 RecipeName = Literal["fast", "deep", "auto", "hybrid", "vector", "keyword"]
 MAX_DEPTH = 2
 
-_CAUSAL = re.compile(
-    r"\b(why|because|cause[sd]?|reason|related|relationship|connected|connection|linked|associated)\b"
-    r"|为什么|为何|因为|所以|原因|导致|有关|关于|相关|联系|関係|なぜ|どうして|理由|原因", re.I)
+_CAUSAL = lexicon.matcher("search.causal")  # why, because, related, 为什么, 原因, なぜ, 関係
 
 
 def asks_why(query: str) -> bool:
     """A causal or relational question: the answer is likely two relations away."""
-    return bool(_CAUSAL.search(query))
+    return _CAUSAL.contains(query)
 
 
 @dataclass(frozen=True)

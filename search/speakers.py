@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import re
 
+from memoryx.core import lexicon
 from memoryx.core.text import KANA
 
-_ASSISTANT = re.compile(r"\byou (said|told|recommended|suggested|mentioned|gave|wrote|listed|shared|proposed)\b"
-                        r"|\byour (recommendation|suggestion|answer|advice|list)\b|\bdid you\b|\byou (recommend|suggest)"
-                        r"|你(说|推荐|建议|提到)|あなたが|おすすめしてくれた", re.I)
-_USER = re.compile(r"\b(i|my|me|mine|i'm|i've|i'd|myself)\b|我|私|僕|俺", re.I)
+_ASSISTANT = lexicon.pattern("search.asks_assistant", flags=re.I)
+_USER = lexicon.matcher("search.asks_user")
 # Japanese leaves the speaker out ("今どこに住んでいますか？": where do I live now): a Japanese question naming no one
 # as its subject is about the user
-_SOMEONE_ASKED_JA = re.compile(r"あなた|君|きみ|[ァ-ヴー]{2,8}(?:さん|くん|ちゃん)?(?:は|が|の)")
+_SOMEONE_ASKED_JA = lexicon.pattern("search.someone_asked", "ja")
 
 
 def asked_role(query: str) -> str | None:
     """"assistant", "user" or None (neither side is named)."""
     if _ASSISTANT.search(query):
         return "assistant"
-    if _USER.search(query):
+    if _USER.contains(query):
         return "user"
     if KANA.search(query) and not _SOMEONE_ASKED_JA.search(query):
         return "user"

@@ -16,13 +16,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from memoryx.core import lexicon
 from memoryx.search.scoring import event_time
 
-_AGGREGATE = re.compile(
-    r"\bhow (many|much|often)\b|\bin total\b|\btotal\b|\baltogether\b|\ball (the|of|my)\b|\bevery\b|\beach\b"
-    r"|\blist\b|\bhow long\b|\bbetween\b|\bfirst\b|\bwhich .* or\b|\b(more|fewer|less) than\b"
-    r"|多少|几次|几个|一共|总共|所有|哪些|之间|先|何回|何個|いくつ|全部|合計|どちら",
-    re.I)
+_AGGREGATE = lexicon.pattern("search.aggregate", flags=re.I)  # "how many", "in total", "which ... or", 一共, 何回
 
 
 def asks_aggregate(query: str) -> bool:
