@@ -17,27 +17,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from memoryx.core import lexicon
 from memoryx.core.filters import to_epoch
 from memoryx.core.timeparse import MONTHS, WEEKDAYS, find_times
 from memoryx.errors import InvalidInputError
 
 
-_WHEN_RE = re.compile(
-    r"^\s*(when|how long (ago|since|before|after)?|since when|at what time)\b"
-    r"|\b(what|which) (year|month|week|weekend|day|date|time of year|season)(?:'s)?\b"
-    r"|\bhow many (days|weeks|months|years)\b"
-    r"|\bwhen\b|什么时候|何时|哪一?天|哪一?年|几月|几号|几点|多久|いつ|何時|何日|何年|何月", re.I)
-
-_TIME_TEXT = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|ago|last (night|week|weekend|month|year|summer|winter|spring|fall|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (week|weekend|month|year)|"
-    r"this (morning|afternoon|evening|week|weekend|month|year)|recently|(19|20)\d{2}|"
-    r"(on|last|this|next) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"january|february|march|april|june|july|august|september|october|november|december)\b"
-    r"|昨天|前天|今天|明天|上周|上星期|上个月|去年|前年|下周|下个月|明年|\d+\s*年|\d+\s*月|\d+\s*[日号]"
-    r"|昨日|一昨日|先週|先月|昨年|来週|来月|来年|今朝|今週",
-    re.I,
-)
+# a question asking for a time ("when ...", "how long ago", "what year", "什么时候", "いつ") and a memory stating one
+# ("yesterday", "last week", "2023", "昨天", "先月"): phrase patterns of each language in the lexicon
+_WHEN_RE = lexicon.pattern("search.asks_when", flags=re.I)
+_TIME_TEXT = lexicon.pattern("search.states_time", flags=re.I)
 
 
 def asks_when(query: str) -> bool:
@@ -54,16 +43,18 @@ _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|t
 _MONTH_YEAR = re.compile(rf"\b({_MONTH_NAMES})\.?,?\s+(\d{{4}})\b", re.I)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _ISO_MONTH = re.compile(r"\b(\d{4})-(\d{1,2})\b(?!-)")
-_CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(?:(\d{1,2})\s*[日号])?")
-_CJK_YEAR = re.compile(r"(\d{4})\s*年")
-_YEAR = re.compile(r"\b(?:in|of|during|since|year)\s+((?:19|20)\d{2})\b|^((?:19|20)\d{2})$", re.I)
-_BEFORE = re.compile(r"\b(before|prior to|until|by)\s*$|之前|以前|前に|まで", re.I)
-_AFTER = re.compile(r"\b(after|since|following)\s*$|之后|以后|後に|以降", re.I)
+# the month names are core.timeparse's (the same the relative periods are read with); the words around dates are
+# the lexicon's: 2023年5月9日 / 2023年 (written so in Chinese and Japanese), "in 2023", "before" / 之前 / まで
+_CJK_DATE = lexicon.pattern("search.ymd_date")
+_CJK_YEAR = lexicon.pattern("search.ymd_year")
+_YEAR = lexicon.pattern("search.year", flags=re.I)
+_BEFORE = lexicon.pattern("search.before_date", flags=re.I)
+_AFTER = lexicon.pattern("search.after_date", flags=re.I)
 
 
 _BARE_MONTH = re.compile(rf"\b(?:in|during|since|of|last)\s+({_MONTH_NAMES})\b(?!\s+\d)", re.I)
-_CJK_MONTH = re.compile(r"(?<![\d年])([1-9]|1[0-2]|[一二三四五六七八九十]|十[一二])\s*月(?!\s*\d)")
-_CN_MONTHS = {c: i for i, c in enumerate("一二三四五六七八九十", 1)} | {"十一": 11, "十二": 12}
+_CJK_MONTH = lexicon.pattern("search.md_month")  # 5月, 五月
+_CN_MONTHS = {numeral: int(n) for numeral, n in lexicon.mapping("search.month_number").items()}
 
 
 def _latest_month(month: int, now: datetime) -> tuple[datetime, datetime]:
@@ -79,12 +70,33 @@ def _relative_window(query: str, now: datetime) -> tuple[tuple[datetime, datetim
     if not refs:
         return None
     ref = refs[0]
-    where = query.find(ref.expression)
-    m = re.compile(re.escape(ref.expression)).search(query, max(0, where))
+    m = _Span.find(query, ref.expression)
     if ref.granularity == "day":
         return (ref.start, ref.end), m
     after = timedelta(days=7) if ref.granularity in ("month", "season", "year") else timedelta(days=1)
     return (ref.start - timedelta(days=1), ref.end + after), m
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Where a relative period's words are in the query, read like a match (group(0), start(), end())."""
+
+    text: str
+    at: int
+
+    @classmethod
+    def find(cls, query: str, words: str) -> _Span | None:
+        at = query.find(words)
+        return None if at < 0 else cls(words, at)
+
+    def group(self, index: int = 0) -> str:
+        return self.text
+
+    def start(self) -> int:
+        return self.at
+
+    def end(self) -> int:
+        return self.at + len(self.text)
 
 
 def _safe_date(y: int, m: int, d: int) -> datetime | None:
@@ -120,9 +132,9 @@ class QueryPeriod:
         return self.start, self.end
 
 
-_QUALIFIER_BEFORE = re.compile(r"\b(before|prior to|until|till|by|after|since|following|from)\s*$", re.I)
-_QUALIFIER_AFTER = re.compile(r"^\s*(之前|以前|前に|まで|之后|以后|以後|後に|以降|から|起|开始|以来)")
-_NOT_A_PERIOD = {"today", "tonight", "今天", "今晚", "今日"}
+_QUALIFIER_BEFORE = lexicon.pattern("search.bounded_before", flags=re.I)  # "before" May 2023, "since" ...
+_QUALIFIER_AFTER = lexicon.pattern("search.bounded_after")  # 2023年"以前", 去年"から"
+_NOT_A_PERIOD = lexicon.words("search.not_a_period")  # a question about now, not about a day's events
 
 
 def _qualified(query: str, m: re.Match) -> bool:
@@ -167,7 +179,7 @@ def query_period(query: str, now: datetime | None = None) -> QueryPeriod | None:
                 day = _safe_date(int(y) if y else year_default, MONTHS[mon.lower()], int(d))
             else:
                 mon, d, y = m.group(1), m.group(2), m.group(3)
-                if mon.lower() == "may" and not y and not re.match(r"\s*\d", query[m.end(1):]):
+                if mon.lower() == "may" and not y and not query[m.end(1):].lstrip()[:1].isdecimal():
                     continue
                 day = _safe_date(int(y) if y else year_default, MONTHS[mon.lower()], int(d))
             if day is not None:
