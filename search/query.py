@@ -11,6 +11,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from memoryx.core import lexicon
 from memoryx.core.text import CJK_CLASS, KANA
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
@@ -28,16 +29,12 @@ def normalize_query(query: Any) -> str:
         return ""
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", query)).strip()
+    return " ".join(unicodedata.normalize("NFKC", query).split())
 
 
 # a question asked as a request to recall ("Do you remember my dog's name?", "Remind me, what does my wife do?",
 # "Can you tell me again where I parked?"): what is asked is what follows
-_RECALL_REQUEST = re.compile(
-    r"^(?:(?:hey|hi|ok|okay|so)\b[,!]?\s*)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-    r"(?:remind\s+me(?:\s+again)?(?:\s+of)?|(?:do|did)\s+you\s+(?:still\s+)?(?:remember|recall|know)"
-    r"|tell\s+me\s+again|i\s+(?:forgot|forget|can['’]?t\s+remember|don['’]?t\s+remember))\b\s*[,:\-–—]?\s*"
-    r"|^(?:你还记得|你记得|还记得|提醒我一下|提醒我)[，,：:]?|^(?:覚えてる|覚えています)[？?]?[、，,]?", re.I)
+_RECALL_REQUEST = lexicon.pattern("search.recall_request", flags=re.I)
 
 
 def without_recall_request(query: str) -> str:
@@ -50,9 +47,7 @@ def without_recall_request(query: str) -> str:
 
 # the words that make a Chinese or Japanese sentence a question ("什么", "哪里", "吗", "何", "どこ", "だっけ"): the
 # keyword path matches characters and their pairs, and these would match any memory saying "什么口味" or "どこか"
-_CJK_QUESTION_WORDS = re.compile(
-    r"什么时候|什么|哪里|哪儿|哪个|哪些|哪一|哪|怎么样|怎么|为什么|多少|谁|吗|呢|一般|是不是|有没有|你知道|告诉我"
-    r"|でしたっけ|なんだっけ|何だっけ|だっけ|っけ|って|何|いつ|どこ|誰|どの|どれ|どんな|言ってた|教えて")
+_CJK_QUESTION_WORDS = lexicon.matcher("search.question_word").pattern
 
 
 def without_cjk_question_words(query: str) -> str:
@@ -64,6 +59,7 @@ def without_cjk_question_words(query: str) -> str:
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD = re.compile(rf"(?:(?![{CJK_CLASS}])[^\W_])+(?:['’.\-](?:(?![{CJK_CLASS}])[^\W_])+)*")
+_POSSESSIVE = lexicon.pattern("search.possessive_ending")  # "Melanie's" -> "Melanie"
 
 
 def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> list[str]:
@@ -72,7 +68,7 @@ def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> lis
     text = unicodedata.normalize("NFKC", query)
     out: dict[str, None] = {}
     # latin-like words, kept in order; possessive 's removed ("Melanie's" -> "Melanie")
-    words = [re.sub(r"['’]s$", "", w) for w in _LATIN_WORD.findall(text)]
+    words = [_POSSESSIVE.sub("", w) for w in _LATIN_WORD.findall(text)]
     for n in range(1, max_words + 1):
         for i in range(len(words) - n + 1):
             out[" ".join(words[i : i + n])] = None
@@ -84,21 +80,17 @@ def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> lis
     return cands[:MAX_ENTITY_CANDIDATES]
 
 
-_QUESTION_WORDS = {
-    "what", "when", "where", "who", "whom", "whose", "why", "which", "how", "did", "does", "do", "is", "are",
-    "was", "were", "can", "could", "would", "should", "will", "has", "have", "had", "tell", "show", "find",
-    "list", "give", "i", "my", "me", "we", "our", "you", "your", "the", "a", "an", "in", "on", "at", "of",
-    "and", "or", "to", "for", "with", "from", "about", "it", "this", "that", "please", "remind", "recall",
-    "during", "since", "after", "before", "last", "next", "yesterday", "today", "tomorrow",
-}
+# the words that are no name however they are written ("What", "Tell", "Yesterday"; 我们, 今天, これ): search.not_a_name
+_NOT_A_NAME = lexicon.words("search.not_a_name")
+_CAPITALISED = re.compile(r"\b[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*)*")
 
 
 def proper_names(query: str) -> list[str]:
     """Capitalised words of a Latin-script query that look like names ("Caroline", "New York")."""
     out: dict[str, None] = {}
-    for m in re.finditer(r"\b[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*)*", query):
-        phrase = re.sub(r"['’]s$", "", m.group(0))
-        parts = [p for p in phrase.split() if p.lower() not in _QUESTION_WORDS and p.lower() not in MONTHS
+    for m in _CAPITALISED.finditer(query):
+        phrase = _POSSESSIVE.sub("", m.group(0))
+        parts = [p for p in phrase.split() if p.lower() not in _NOT_A_NAME and p.lower() not in MONTHS
                  and p.lower() not in WEEKDAYS]
         if parts:
             out[" ".join(parts)] = None
@@ -107,11 +99,8 @@ def proper_names(query: str) -> list[str]:
 
 # a Chinese or Japanese question opening on someone (or something) named, then what is asked of them:
 # "健太って今どの部署", "もちの口の病気", "周敏现在在哪工作", "由纪最近在做什么"
-_CJK_TOPIC = re.compile(r"^([\u4e00-\u9fff\u30a0-\u30ff]{2,4}?|[\u3041-\u3096]{2,4}?)"
-                        r"(?:って|は|の|が|さん|ちゃん|くん|的|现在|最近|今年|在|是|去|要)")
-_NOT_A_NAME = frozenset("我们 你们 他们 她们 我的 你的 今天 明天 昨天 最近 现在 上次 今年 去年 明年 这个 那个 哪个 什么 为什么 "
-                        "怎么 大家 家里 公司 学校 うち わたし あたし ぼく おれ これ それ あれ どこ いつ なに だれ みんな 今日 "
-                        "明日 昨日 来年 来月 先月 今月 会社 家族 私たち".split())
+_CJK_TOPIC = lexicon.compile(r"^([\u4e00-\u9fff\u30a0-\u30ff]{2,4}?|[\u3041-\u3096]{2,4}?)<@search.topic_marker>")
+_NOT_A_NAME_START = lexicon.words("search.not_a_name_start")  # 我, 这, 哪, 私, 何 ...: a pronoun or a question
 
 
 def english_encoder(model: str) -> bool:
@@ -131,7 +120,7 @@ def written_in_cjk(query: str) -> bool:
 def cjk_topic_name(query: str) -> str | None:
     """The name a Chinese or Japanese question opens on ("健太" of "健太って今どの部署で働いてるんだっけ？"), or None."""
     m = _CJK_TOPIC.match(query)
-    if not m or m.group(1) in _NOT_A_NAME or m.group(1)[0] in "我你他她私僕俺今这那哪谁何":
+    if not m or m.group(1) in _NOT_A_NAME or m.group(1)[0] in _NOT_A_NAME_START:
         return None
     return m.group(1)
 
@@ -180,12 +169,14 @@ def resolve_self_names(query: str, names: list[str]) -> tuple[str, list[str]]:
     found: list[str] = []
     out = query
     for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+        word = SELF_WORDS["en"] if lang == "en" else SELF_WORDS[lang]
         if _CJK_RUN.fullmatch(name):
-            pattern = re.compile(re.escape(name))
-        else:  # a Latin name matches whole words only ("Al" is not in "Alice")
-            pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.I)
+            if name in out:
+                found.append(name)
+                out = out.replace(name, word)
+            continue
+        pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.I)  # whole words: "Al" is not in "Alice"
         if pattern.search(out):
             found.append(name)
-            word = SELF_WORDS["en"] if lang == "en" else SELF_WORDS[lang]
             out = pattern.sub(word, out)
     return out, found
