@@ -81,9 +81,12 @@ _PEOPLE_SET = frozenset(PEOPLE_CJK)
 _JA_OTHER_TOPIC = lexicon.pattern("search.other_topic", "ja")
 
 
+_DAY_OF = lexicon.alternation("search.day_of")  # "母の日": Mother's Day is no statement of the mother
+
+
 def _names(clause: str, word: str) -> bool:
-    """The clause holds the word, not inside "Xの日" ("母の日": Mother's Day is no statement of the mother)."""
-    return re.search(re.escape(word) + "(?!の日)", clause) is not None
+    """The clause holds the word, not inside "Xの日" (a day named after them)."""
+    return re.search(re.escape(word) + f"(?!{_DAY_OF})", clause) is not None
 
 
 _AFTER_PERSON = lexicon.pattern("search.after_person")  # は / が / の, 们, or the clause going on

@@ -10,20 +10,12 @@ vocabulary, the one habits are told in.
 
 from __future__ import annotations
 
+from memoryx.core import lexicon
 from memoryx.core.text import CJK_CHAR, tokenize
 
-TIME_WORDS: tuple[tuple[str, ...], ...] = (
-    ("monday", "星期一", "周一", "礼拜一", "月曜"),
-    ("tuesday", "星期二", "周二", "礼拜二", "火曜"),
-    ("wednesday", "星期三", "周三", "礼拜三", "水曜"),
-    ("thursday", "星期四", "周四", "礼拜四", "木曜"),
-    ("friday", "星期五", "周五", "礼拜五", "金曜"),
-    ("saturday", "星期六", "周六", "礼拜六", "土曜"),
-    ("sunday", "星期天", "星期日", "周日", "礼拜天", "日曜"),
-    ("weekend", "周末", "週末"),
-    ("morning", "早上", "早晨", "上午", "毎朝", "朝"),
-    ("evening", "night", "晚上", "夜里", "夕方", "夜", "晩"),
-)
+# each weekday, part of the day and the weekend, with its words in the three languages (lexicon table
+# search.time_word)
+TIME_WORDS: tuple[tuple[str, ...], ...] = tuple(lexicon.groups("search.time_word").values())
 _LATIN = [{t for w in words if not CJK_CHAR.search(w) for t in tokenize(w)} for words in TIME_WORDS]
 _CJK = [tuple(w for w in words if CJK_CHAR.search(w)) for words in TIME_WORDS]
 
