@@ -1,8 +1,10 @@
 """Language knowledge as data: named tables of words and phrases, one JSON file per language, read by one matcher.
 
-Rules that read text (the offline model's sentence shapes, the search path's relation words) keep their grammar in
-code and their vocabulary here, so a word is added or removed by editing data, and a language is added by adding a
-file, not a regular expression.
+Rules that read text (the offline model's sentence shapes, the search path's question and statement signals) keep
+their vocabulary here, and, where the knowledge is a language's own word order ("how long did I X before I Y", a
+clause opening on は), its phrase patterns too; code keeps little besides what is no language's (a digit, a
+capitalised word, punctuation). A word is added or removed by editing data, and a language is added by adding a
+file.
 
 Format
 ------
@@ -11,14 +13,14 @@ the package that reads it (``"offline.greeting"``, ``"search.relation"``); each 
 
 * a list of words or phrases: ``"offline.greeting": ["hi", "hello", "hey"]``;
 * an object from a word or phrase to a string, for a form and what it stands for:
-  ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``; or
+  ``"offline.typed_form": {"im": "I'm", "dont": "don't"}``;
 * an object from a group's name to its words, for words sorted into kinds:
   ``"search.relation": {"dog": ["dog", "puppy"], "wife": ["wife", "spouse"]}`` (zh.json: ``{"dog": ["狗"], ...}``);
   or
 * a phrase pattern: an object whose one key is ``"regex"``, holding a regular expression or a list of them (the
   alternatives of the pattern, or the patterns of a list tried in order), for the shapes of a language that no
   word list says ("how many days between X and Y"): ``"search.pair": {"regex": ["\\bbetween (.+?) and (.+)"]}``.
-  It names its word classes as tables, ``<@search.month:en>`` (see `compile`), so a word is still added to a
+  It names its word classes as tables, ``<@search.weekday:en>`` (see `compile`), so a word is still added to a
   list, not to the pattern.
 
 A key starting with ``_`` is a comment, not a table. A table may be in some language files and not others: asked
