@@ -214,17 +214,22 @@ class Matcher:
     """The entries of one table found in a text: whole words in Latin script (ignoring case), anywhere in CJK."""
 
     def __init__(self, entries: tuple[str, ...]):
-        alternatives = []
+        runs: list[tuple[tuple[str, str], list[str]]] = []
         for entry in _ordered(entries):
-            body = _entry_pattern(entry)
             if _CJK.search(entry):
-                alternatives.append(body)
+                edges = ("", "")
             else:  # a word boundary where the entry starts or ends with a letter (a Chinese character beside it is one)
-                start = rf"(?<!{_LATIN})" if re.match(r"\w", entry.strip()) else ""
-                end = rf"(?!{_LATIN})" if re.search(r"\w$", entry.strip()) else ""
-                alternatives.append(f"{start}{body}{end}")
+                edges = (rf"(?<!{_LATIN})" if re.match(r"\w", entry.strip()) else "",
+                         rf"(?!{_LATIN})" if re.search(r"\w$", entry.strip()) else "")
+            if runs and runs[-1][0] == edges:
+                runs[-1][1].append(_entry_pattern(entry))
+            else:
+                runs.append((edges, [_entry_pattern(entry)]))
+        # neighbouring entries with the same boundaries share them: the same matches in the same order of preference
+        # (longest first), and one look-behind per run instead of one per entry keeps a search fast
         self.entries = entries
-        self.pattern = re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
+        self.pattern = re.compile("|".join(f"{start}(?:{'|'.join(bodies)}){end}" for (start, end), bodies in runs)
+                                  or r"(?!)", re.IGNORECASE)
 
     def search(self, text: str) -> str | None:
         """The first entry found in the text, as written there, or None."""
