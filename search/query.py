@@ -146,7 +146,9 @@ def rewrite_query(llm: Any, query: str) -> QueryRewrite:
 # fact itself holds the user's name: asked "Where does Alice live?", the name fact would outrank the answer.
 # The user's profile names are therefore read as the user: replaced by the self word of the query's language.
 
-SELF_WORDS = {"en": "User", "zh": "用户", "ja": "ユーザー"}
+SELF_WORDS = {lang: lexicon.table("search.user_word", lang)[0] for lang in lexicon.LANGUAGES}
+_I = {lang: lexicon.table("search.first_person", lang)[0] for lang in lexicon.LANGUAGES}  # I, 我, 私
+_MY = lexicon.table("search.first_person_possessive", "en")[0]
 
 
 def as_first_person(query: str, names: list[str]) -> str:
@@ -156,10 +158,10 @@ def as_first_person(query: str, names: list[str]) -> str:
     out = query
     for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
         if _CJK_RUN.fullmatch(name):
-            out = out.replace(name, "私" if KANA.search(out) else "我")
+            out = out.replace(name, _I["ja"] if KANA.search(out) else _I["zh"])
             continue
-        out = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s|’s)(?![\w])", "my", out, flags=re.I)
-        out = re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])", "I", out, flags=re.I)
+        out = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s|’s)(?![\w])", _MY, out, flags=re.I)
+        out = re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])", _I["en"], out, flags=re.I)
     return out
 
 
