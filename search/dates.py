@@ -19,7 +19,7 @@ from typing import Any
 
 from memoryx.core import lexicon
 from memoryx.core.filters import to_epoch
-from memoryx.core.timeparse import MONTHS, WEEKDAYS, find_times
+from memoryx.core.timeparse import MONTHS, find_times
 from memoryx.errors import InvalidInputError
 
 
