@@ -26,14 +26,14 @@ PREFERENCE_WORDS = " ".join(lexicon.table("search.preference_keyword"))
 # a recommendation about food ("suggest a dinner recipe", "what should I cook", 推荐一道菜, 何を食べたらいい) is
 # answered by what the user eats or cannot ("I don't eat pork", "I'm lactose intolerant", "I can't have
 # gluten"), not by their favourite author
-_FOOD_ASKED = lexicon.pattern("search.food_asked", flags=re.I)
+_FOOD_ASKED = lexicon.matcher("search.food_asked")
 _FOOD_STATED = lexicon.pattern("search.food_stated", flags=re.I)
 FOOD_WORDS = " ".join(lexicon.table("search.food_keyword"))
 
 
 def asks_food(query: str) -> bool:
     """A recommendation about food or drink."""
-    return bool(_FOOD_ASKED.search(query))
+    return _FOOD_ASKED.contains(query)
 
 
 def states_food(text: str) -> bool:
