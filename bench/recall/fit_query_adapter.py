@@ -2,7 +2,7 @@
 k-fold cross-validation: does moving the question's vector (q' = W q, W = I + A) bring paraphrased evidence
 nearer than the encoder alone?
 
-    python bench/recall/fit_query_adapter.py [--folds 5] [--l2 1e-2,1e-1,1] [--out /tmp/item5-adapter.npz]
+    python bench/recall/fit_query_adapter.py [--folds 5] [--l2 1e-2,1e-1,1] [--out /tmp/item5-adapter.npz] [--write]
     python bench/recall/fit_query_adapter.py --check-val [--out /tmp/item5-adapter.npz]
 
 Pairs: LoCoMo dev (each question against every turn of its conversation, the evidence turns positive) and
@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 
 import sets  # noqa: E402
 
+PACKAGE_FILE = HERE.parent.parent / "models" / "query_adapter_minilm.npz"
 CACHE = Path(os.environ.get("ADAPTER_CACHE", "/tmp/item5-adapter-vectors.npz"))
 LME_NEG = 60
 TAU = 0.05
@@ -150,11 +151,19 @@ def fold_of(q: dict, k: int) -> int:
     return _h(f"{q['set']}:{q['fold_key']}") % k
 
 
+def write_package_file(W: np.ndarray, l2: float, n: int, path: Path = PACKAGE_FILE) -> None:
+    """The adapter as the package ships it (memoryx.models.query_adapter reads it): A = W - I in float16."""
+    np.savez_compressed(path, A=(W - np.eye(len(W))).astype(np.float16), encoder=np.array("all-MiniLM-L6-v2"),
+                        fitted_on=np.array(f"{n} dev questions of LoCoMo dev and LongMemEval_S dev, l2 {l2}, "
+                                           f"tau {TAU}; bench/recall/fit_query_adapter.py --write"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--l2", default="0.01,0.1,1")
     ap.add_argument("--out", type=Path, default=Path("/tmp/item5-adapter.npz"))
+    ap.add_argument("--write", action="store_true", help=f"also write the package's adapter ({PACKAGE_FILE.name})")
     ap.add_argument("--check-val", action="store_true",
                     help="score the adapter of --out on LongMemEval_S validation pairs (never fitted on) and stop")
     a = ap.parse_args()
@@ -192,6 +201,8 @@ def main() -> int:
     # the fold models too: a LoCoMo question searched through the API with the adapter of the folds without its
     # conversation (measure_item5.py), so that figure is held out as well
     np.savez(a.out, W=W, l2=best, folds=np.stack(folds_of[best]), n_folds=a.folds)
+    if a.write:
+        write_package_file(W, best, len(qs))
     print(f"best l2 {best}; adapter fitted on all {len(qs)} dev questions written to {a.out} "
           f"(|A| {np.linalg.norm(W - np.eye(len(W))):.3f})", file=sys.stderr)
     return 0
