@@ -157,3 +157,15 @@ def test_the_shipped_files_hold_only_well_formed_namespaced_tables():
             for entries in (value.values() if grouped else [list(value)]):
                 assert len(entries) == len(set(entries)), f"{lang}.json {name} repeats an entry"
             lexicon.matcher(name, lang)  # every table compiles
+
+
+def test_the_search_paths_language_knowledge_is_data_not_regular_expressions():
+    """What search/ reads of English, Chinese and Japanese is the lexicon's search.* tables; the code keeps a few
+    patterns that are no language's (digits, a capitalised word, punctuation). Counted as the issue counts them:
+    re.compile( and re.search / match / ... with a literal pattern."""
+    from pathlib import Path
+
+    search = Path(lexicon.__file__).parents[1] / "search"
+    counted = re.compile(r"re\.compile\(|re\.(?:search|match|fullmatch|findall|finditer|sub|split)\(r?[\"']")
+    per_file = {p.name: len(counted.findall(p.read_text(encoding="utf-8"))) for p in search.glob("*.py")}
+    assert sum(per_file.values()) <= 30, {name: n for name, n in per_file.items() if n}
