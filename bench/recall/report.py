@@ -88,7 +88,7 @@ def _render_pair(dev: dict, val: dict) -> list[str]:
     lines = []
     labels = list(dict.fromkeys([*dev["groups"], *val["groups"]]))
     for m in METRICS["lme"]:
-        lines += ["", f"{m}: MemoryX dev | val | val - dev | cv (dev+val folds) ; BM25 dev | val ; dense dev | val",
+        lines += ["", f"{m}: MemoryX dev | val | val - dev | cv (the fitted ranking, k-fold on dev; fit_ranker.py) ; BM25 dev | val ; dense dev | val",
                   "", "| question type | n dev / val | dev | val | val - dev | cv | BM25 dev | BM25 val | dense dev "
                   "| dense val |", "|---|---|---|---|---|---|---|---|---|---|"]
         for label in labels:
