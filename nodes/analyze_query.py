@@ -6,10 +6,11 @@ the strings that could name an entity, the names and the period it mentions (mem
 memoryx.search.dates), whether it asks "when", and the recipe picked by `mode` (else MEMORYX_SEARCH_MODE)
 with its graph depth (memoryx.search.recipes).
 
-When the dense path will embed the query, its embedding starts here, once, as soon as the text is known (right
-after the read transaction): every encoder that reads it (MiniLM, and the multilingual one when the scope holds
-Chinese or Japanese), each on a worker thread (memoryx.search.query_vectors.start), so that they overlap the rest of
-the search up to dense_recall, which reads the vectors from the state's `query_vectors`.
+When the dense path will embed the query, its embedding starts here, once, as soon as the text is known (in the
+read transaction, once the user's own names are read): every encoder that reads it (MiniLM, and the multilingual
+one when the scope holds Chinese or Japanese), each on a worker thread (memoryx.search.query_vectors.start), so
+that they overlap the rest of the search up to dense_recall, which reads the vectors from the state's
+`query_vectors`.
 
 An optional model step rewrites the query (and lists extra entity names / keywords) when the input says
 ``rewrite: true`` or MEMORYX_SEARCH_REWRITE is on; a model failure falls back to the plain query.
@@ -32,6 +33,7 @@ from memoryx.lifecycle.state import visible_filter
 from memoryx.nodes.dense_recall import wants_vector
 from memoryx.prompts.search import QueryRewrite
 from memoryx.runtime.context import Context, context_of, services_of
+from memoryx.search import query_vectors
 from memoryx.search.amounts import asks_amount
 from memoryx.search.current import asks_current, asks_current_value, asks_still, now_topic
 from memoryx.search.dates import (
@@ -63,7 +65,7 @@ from memoryx.search.query import (
     rewrite_query,
     without_recall_request,
 )
-from memoryx.search import query_vectors
+from memoryx.search.query_vectors import QueryVectors
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.relation_terms import (
@@ -193,8 +195,16 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
 
     # the user's own names (their profile's name and aliases) are read as the user ("User"/"用户");
     # the names, the scope's timeline (its latest event; the context window expand_context takes) and the scope's
-    # entities named in the query: one read transaction
+    # entities named in the query: one read transaction. The text the dense paths embed is known once the names
+    # are (its first statement): a dense recipe starts the encoders then, so that they run while the rest of the
+    # read, of the analysis, and the keyword and graph paths do (memoryx.search.query_vectors)
+    vectors: QueryVectors | None = None
+
     def candidates(own: tuple[str, ...]) -> list[str]:
+        nonlocal vectors
+        if recipe.uses("dense"):
+            vectors = query_vectors.start(services, resolve_self_names(rewritten.query or query, list(own))[0],
+                                          multilingual=lambda: holds_multilingual(services, scope))
         return entity_candidates(resolve_self_names(query, list(own))[0]) + list(rewritten.entities)
 
     facts = scope_facts(services.sql, scope, profile_subject=profile_subject(services, scope),
@@ -209,12 +219,10 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         mode = checked_time_filter(state.get("query_time_filter") or settings.query_time_filter)
         period_filter = None if mode == "off" else mode
     searched = replace(base, query=query, semantic_query=semantic, recipe=recipe,
-                       time_window=period.window if period is not None else None, period_filter=period_filter,
-                       multilingual=recipe.uses("dense") and holds_multilingual(services, scope))
-    # the text to embed is known: the encoders start now and run while the rest of the analysis, the keyword and
-    # the graph paths do (memoryx.search.query_vectors)
-    vectors = (query_vectors.start(services, semantic, multilingual=searched.multilingual)
-               if wants_vector(searched) else None)
+                       time_window=period.window if period is not None else None, period_filter=period_filter)
+    if vectors is None and wants_vector(searched):  # a recipe without the dense path: a named period's list
+        vectors = query_vectors.start(services, semantic, multilingual=lambda: False)
+    searched = replace(searched, multilingual=vectors is not None and vectors.multilingual)
     # a question naming the user by their own name ("Where does Alice live?") is read as "Where do I live?"
     asked = as_first_person(query, own) if own else query
     role = asked_role(asked)

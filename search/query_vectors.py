@@ -1,7 +1,8 @@
 """Query vectors: the embedding of a search's semantic query, started at one point and cached.
 
-* `start` is called once per search, by analyze_query as soon as the text to embed is known (right after its one
-  read transaction): it sets every encoder the search reads the query with to work - MiniLM, and the multilingual
+* `start` is called once per search, by analyze_query as soon as the text to embed is known (in its one read
+  transaction, once the user's own names are read: "Where does Alice live?" is embedded as "Where does User
+  live?"): it sets every encoder the search reads the query with to work - MiniLM, and the multilingual
   encoder when the scope holds memories of an owner who writes Chinese or Japanese - and returns the
   `QueryVectors` the search state carries to dense_recall, the last recall path, which reads the vectors from it
   (waiting for them if need be). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so its
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -119,11 +121,13 @@ def embed_query(embeddings, text: str) -> list[float]:
 
 @dataclass(frozen=True)
 class QueryVectors:
-    """What a search embeds, decided once: plain data (a checkpointed graph run stores it). The vectors come from
-    the work `start` set going, or from the cache, or, when neither holds them (the worker was busy), from
-    embedding in the caller's thread then."""
+    """What a search embeds, decided once: the text, and whether the multilingual encoder reads it beside the main
+    one. Plain data (a checkpointed graph run stores it). The vectors come from the work `start` set going, or
+    from the cache, or, when neither holds them (the worker was busy), from embedding in the caller's thread
+    then."""
 
     text: str
+    multilingual: bool = False
 
     def main(self, services) -> list[float]:
         """The main encoder's vector of the text."""
@@ -134,10 +138,12 @@ class QueryVectors:
         return embed_query(embeddings, self.text)
 
 
-def start(services, text: str, *, multilingual: bool) -> QueryVectors:
-    """The one place a search's query embedding starts: the main encoder, and the multilingual one when
-    `multilingual`, each on its worker thread."""
+def start(services, text: str, *, multilingual: Callable[[], bool]) -> QueryVectors:
+    """The one place a search's query embedding starts: the main encoder on its worker thread, then, when
+    `multilingual()` says the multilingual encoder reads it too (asked after the main one has started: it may
+    read a store), that one on its own."""
     prefetch(getattr(services, "embeddings", None), text)
-    if multilingual:  # the multilingual encoder on its own worker: the two run side by side
+    both = bool(multilingual())
+    if both:  # the multilingual encoder on its own worker: the two run side by side
         prefetch(services.vectors.multilingual.embeddings, text)
-    return QueryVectors(text)
+    return QueryVectors(text, both)

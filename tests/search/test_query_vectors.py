@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from memoryx.api.memory import Memory
+from memoryx.knowledge.profiles import user_subject
 from memoryx.search import query_vectors
 from tests.support import shared_embeddings
 
@@ -45,6 +46,13 @@ def test_a_search_embeds_the_query_once(tmp_path, monkeypatch):
         found = m.search("Do you remember where I went hiking?", user_id="u")["results"]
         assert found[0]["memory"] == ENGLISH[0]
         assert calls == Counter({"where I went hiking?": 1})
+        # the user's own name is read as the user: the text with "User" is the one embedded, and only it
+        m.services.sql.apply_profile_changes(user_subject("u"), [{"op": "set", "field": "name", "value": "Alice",
+                                                                   "key": "alice"}])
+        calls.clear()
+        found = m.search("Where did Alice go hiking with Tom?", user_id="u")["results"]
+        assert found[0]["memory"] == ENGLISH[0]
+        assert calls == Counter({"Where did User go hiking with Tom?": 1})
         # a named period adds a dense list restricted to it: the same vector, not a second embedding
         calls.clear()
         found = m.search("What did I start in March 2024?", user_id="u", mode="deep")["results"]
