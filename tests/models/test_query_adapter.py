@@ -20,15 +20,16 @@ PAIRS = [
 ]
 
 
-def test_off_by_default_and_a_square_matrix_of_the_encoders_size():
-    assert Settings().query_adapter is False
-    assert make_embeddings(Settings()).query_adapter is None
-    plain = make_embeddings(Settings())
+def test_on_by_default_switched_off_by_the_setting_and_a_square_matrix_of_the_encoders_size():
+    assert Settings().query_adapter is True
+    assert make_embeddings(Settings()).query_adapter is not None
+    assert make_embeddings(Settings(query_adapter=False)).query_adapter is None
+    plain = make_embeddings(Settings(query_adapter=False))
     assert adapter_matrix().shape == (plain.dims, plain.dims)
 
 
 def test_only_questions_are_adapted_and_stay_unit_vectors():
-    plain, adapted = make_embeddings(Settings()), make_embeddings(Settings(query_adapter=True))
+    plain, adapted = make_embeddings(Settings(query_adapter=False)), make_embeddings(Settings(query_adapter=True))
     docs = [s for _, s in PAIRS]
     assert np.allclose(plain.embed_documents(docs), adapted.embed_documents(docs))
     q_plain, q_adapted = np.array(plain.embed_query(PAIRS[0][0])), np.array(adapted.embed_query(PAIRS[0][0]))
@@ -37,7 +38,7 @@ def test_only_questions_are_adapted_and_stay_unit_vectors():
 
 
 def test_a_question_stands_further_above_the_statements_that_do_not_answer_it():
-    plain, adapted = make_embeddings(Settings()), make_embeddings(Settings(query_adapter=True))
+    plain, adapted = make_embeddings(Settings(query_adapter=False)), make_embeddings(Settings(query_adapter=True))
     D = np.array(plain.embed_documents([s for _, s in PAIRS]))
 
     def margins(emb) -> np.ndarray:
