@@ -14,10 +14,13 @@ Variants (what the search does differently; everything else the defaults):
              the multilingual index's list in its own script (today only a query the main encoder cannot read),
              beside the cross-language bridge as it is; fused by the fitted ranking (its multilingual_* inputs).
   xl-any     as xl, the multilingual list over every script (no script filter).
+  xl-adapter xl and adapter together.
   prf        the query's vectors expanded from the owner's own best memories: a first search, then
              q' = q + beta x mean(vectors of its top PRF_TOP results) (each encoder), and the search again.
   adapter    the main encoder's query vector through a linear adapter fitted on dev pairs
-             (bench/recall/fit_query_adapter.py; ADAPTER_FILE).
+             (bench/recall/fit_query_adapter.py --out ADAPTER_FILE); a LoCoMo question gets the adapter of
+             the folds that never saw its conversation. The package's own adapter (fitted on all dev pairs) is
+             `MEMORYX_QUERY_ADAPTER=true ... --variant base`.
 
 ingest builds lives and locomo-dev (bench/recall/build.py) with every owner's multilingual vectors, so one store
 serves every variant (for an owner who writes no CJK the bridge finds nothing and today's search reads the
@@ -58,7 +61,7 @@ LIMITS = {"locomo-dev": 10, "lives": 3}
 PRF_TOP = int(os.environ.get("PRF_TOP", "3"))
 PRF_BETA = float(os.environ.get("PRF_BETA", "0.5"))
 ADAPTER_FILE = Path(os.environ.get("ADAPTER_FILE", "/tmp/item5-adapter.npz"))
-VARIANTS = ("base", "xl", "xl-any", "prf", "adapter")
+VARIANTS = ("base", "xl", "xl-any", "prf", "adapter", "xl-adapter")
 
 
 # ------------------------------------------------------------------------------------------------ patches
@@ -147,12 +150,12 @@ class Searcher:
 
     def __init__(self, m, variant: str):
         self.m, self.variant = m, variant
-        if variant in ("xl", "xl-any"):
+        if variant in ("xl", "xl-any", "xl-adapter"):
             multilingual_every_query(variant == "xl-any")
-        if variant in ("prf", "adapter"):
+        if variant in ("prf", "adapter", "xl-adapter"):
             vector_override()
         self.adapter = self.folds = None
-        if variant == "adapter":
+        if variant in ("adapter", "xl-adapter"):
             data = np.load(ADAPTER_FILE)
             self.adapter, self.folds = data["W"], data["folds"]
 
@@ -160,7 +163,7 @@ class Searcher:
         kw = dict(user_id=q.get("user_id"), group_id=q.get("group_id"), now=q.get("now"))
         services = self.m.services
         _OVERRIDE.clear()
-        if self.variant == "adapter":
+        if self.adapter is not None:
             emb = services.embeddings
             v = np.asarray(emb.embed_query(q["query"]), dtype=np.float64)
             W = self.adapter
@@ -221,7 +224,7 @@ def collect(stores: Path, variant: str, model: Path | None) -> None:
 def _split_blind(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     fit_rows, blind = [], []
     for r in rows:
-        if r["set"] == "lives" and r["question"].get("blind"):
+        if r["set"] in ("lives", "lives-blind") and r["question"].get("blind"):  # (fit_ranker.load may name them)
             r["set"] = "lives-blind"
             blind.append(r)
         else:
