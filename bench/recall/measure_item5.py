@@ -8,7 +8,8 @@ another language - measured against today's defaults, one change at a time, thro
     python bench/recall/measure_item5.py table   EVAL_JSON ...
 
 Variants (what the search does differently; everything else the defaults):
-  base       today's search.
+  base       the checkout's search (MEMORYX_QUERY_ADAPTER is on by default since the adapter was adopted: the
+             figures of 2026-12-06 in /work/notes/item5.md were measured with it off, MEMORYX_QUERY_ADAPTER=false).
   xl         the multilingual encoder as a path for every owner: every owner's memories get a multilingual
              vector (ingest writes them for all owners, not only those who write CJK), and every query reads
              the multilingual index's list in its own script (today only a query the main encoder cannot read),
@@ -165,7 +166,9 @@ class Searcher:
         _OVERRIDE.clear()
         if self.adapter is not None:
             emb = services.embeddings
-            v = np.asarray(emb.embed_query(q["query"]), dtype=np.float64)
+            # the encoder's own vector (with MEMORYX_QUERY_ADAPTER on, embed_query is adapted already)
+            plain = emb.encode([q["query"]])[0] if hasattr(emb, "encode") else emb.embed_query(q["query"])
+            v = np.asarray(plain, dtype=np.float64)
             W = self.adapter
             if q["set"] == "locomo-dev":  # fitted on LoCoMo dev: the fold that never saw this conversation
                 import fit_query_adapter as fqa
