@@ -122,7 +122,8 @@ def pooled_client_id(g: GraphStore) -> int:
 def test_connection_killed_mid_statement_is_resent(store, observer):
     """CLIENT KILL from a second connection while the statement runs: FalkorDB finishes the statement (the
     kill does not abort it), the client loses the reply and the connection, the transport sends the
-    statement again on a fresh connection and returns its result. The counter says it ran twice."""
+    statement again on a fresh connection and returns its result. The counter says it ran twice, or once when the
+    kill came before the server began the statement."""
     key = uuid.uuid4().hex
     store.transport.run("warm", "RETURN 1")
     victim = pooled_client_id(store)
@@ -143,7 +144,9 @@ def test_connection_killed_mid_statement_is_resent(store, observer):
     rows = store.transport.run("slow write", SLOW_COUNTER, {"n": SLOW_N, "k": key})
     killer.join()
     assert killed == [1]
-    assert rows == [{"c": 2, "n": SLOW_N}]  # the answer of the second delivery
+    # the answer of the second delivery: 2 when the killed statement had started (FalkorDB finishes it), 1 when the
+    # kill landed while it still waited for the graph's worker thread (the server drops it; seen under CI load)
+    assert len(rows) == 1 and rows[0]["n"] == SLOW_N and rows[0]["c"] in (1, 2)
     assert pooled_client_id(store) != victim
     observer.transport.run("cleanup", "MATCH (p:Probe {k: $k}) DELETE p", {"k": key})
 
