@@ -61,10 +61,9 @@ def groups(lme_set: str = "lme-dev", locomo: bool = True) -> list[dict]:
         if pos:
             out.append({"set": "locomo-dev", "fold_key": q["group_id"], "query": q["query"],
                         "docs": [t for _, t in docs], "shared": q["group_id"], "pos": pos})
-    sets.LME_ROLES = ("user",)
     for d in sets.read_lme(lme_set):
         ev, _ = sets.lme_evidence(d)
-        docs = sets.lme_docs(d)
+        docs = sets.lme_docs(d, ("user",))
         pos_docs = [(u, t) for u, t in docs if u in ev]
         negs = sorted((x for x in docs if x[0] not in ev), key=lambda x: _h(d["question_id"] + x[0]))[:LME_NEG]
         if not pos_docs:

@@ -64,8 +64,8 @@ def _docs(set_name: str, questions: list[dict], stored_roles: list[str]) -> dict
         return {q["qid"]: by_group[q["group_id"]] for q in questions}
     if set_name.startswith("lme-"):
         wanted = {q["qid"] for q in questions}
-        sets.LME_ROLES = tuple(stored_roles)
-        return {d["question_id"]: sets.lme_docs(d) for d in sets.read_lme(set_name) if d["question_id"] in wanted}
+        return {d["question_id"]: sets.lme_docs(d, tuple(stored_roles)) for d in sets.read_lme(set_name)
+                if d["question_id"] in wanted}
     lives = {life["name"]: life for life in everyday.load_lives()}
     return {q["qid"]: [(str(i), t) for i, t in enumerate(t for s in lives[q["life"]]["statements"]
                                                         for t in [s["text"], *s.get("replies", [])])]

@@ -122,10 +122,11 @@ def lme_evidence(q: dict) -> tuple[set[str], set[str]]:
     return turns, sessions
 
 
-def lme_docs(q: dict) -> list[tuple[str, str]]:
-    """(turn id, text) of every non-empty turn of a role in LME_ROLES: what BM25 ranks."""
+def lme_docs(q: dict, roles: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+    """(turn id, text) of every non-empty turn of a role in `roles` (default LME_ROLES): what BM25 ranks."""
+    roles = LME_ROLES if roles is None else roles
     return [(turn_id(sid, i), t["content"]) for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"])
-            for i, t in enumerate(session) if (t.get("content") or "").strip() and t["role"] in LME_ROLES]
+            for i, t in enumerate(session) if (t.get("content") or "").strip() and t["role"] in roles]
 
 
 def _dcg(rel: list[float], k: int) -> float:
