@@ -131,7 +131,7 @@ class QueryVectors:
 
     def main(self, services) -> list[float]:
         """The main encoder's vector of the text."""
-        return embed_query(services.embeddings, self.text)
+        return self.of(services.embeddings)
 
     def of(self, embeddings) -> list[float]:
         """`embeddings`' vector of the text (the multilingual index's encoder)."""
