@@ -8,8 +8,8 @@ another language - measured against today's defaults, one change at a time, thro
     python bench/recall/measure_item5.py table   EVAL_JSON ...
 
 Variants (what the search does differently; everything else the defaults):
-  base       the checkout's search (MEMORYX_QUERY_ADAPTER is on by default since the adapter was adopted: the
-             figures of 2026-12-06 in /work/notes/item5.md were measured with it off, MEMORYX_QUERY_ADAPTER=false).
+  base       the checkout's search with its defaults (the query adapter included; the item-5 table of
+             docs/benchmarks.md was measured with MEMORYX_QUERY_ADAPTER=false as its base).
   xl         the multilingual encoder as a path for every owner: every owner's memories get a multilingual
              vector (ingest writes them for all owners, not only those who write CJK), and every query reads
              the multilingual index's list in its own script (today only a query the main encoder cannot read),
