@@ -30,7 +30,7 @@ from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period
 from memoryx.search.ranker import feature_matrix, fitted_model, tracing
 from memoryx.search.relations import about_someone_else
-from memoryx.search.scoring import final_scores, ordered
+from memoryx.search.scoring import epoch_of, event_time, final_scores, ordered
 from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
 
@@ -53,7 +53,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
             traces.append({"query": plan.query, "ids": [c["id"] for c in cands], "features": rows.tolist(),
                            "texts": [c["memory"].get("memory") or "" for c in cands],
                            "metadata": [c["memory"].get("metadata") or {} for c in cands],
-                           "hand": [c["id"] for c in ranked]})
+                           "hand": [c["id"] for c in ranked], **_replay_inputs(cands, plan, now)})
     if model is not None:
         fitted = model.scores(rows)
         top = max(fitted, default=0.0)
@@ -65,6 +65,17 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
         ranked = [c for c in ranked if c["score"] >= plan.threshold]
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
+
+
+def _replay_inputs(cands: list[dict], plan, now: float) -> dict:
+    """What a trace needs to replay the steps after the model (superseded_last, by_period): which candidates
+    had ended by `now`, and, when the query names a period that filters, which fall inside it."""
+    ended = [(t := epoch_of(c["memory"].get("invalid_at"))) is not None and t <= now for c in cands]
+    inside = None
+    if plan.period_filter is not None:
+        lo, hi = plan.time_window
+        inside = [(t := event_time(c["memory"])) is not None and lo <= t < hi for c in cands]
+    return {"ended": ended, "period_filter": plan.period_filter, "in_window": inside}
 
 
 def _hand_ranked(cands: list[dict], plan, settings) -> list[dict]:

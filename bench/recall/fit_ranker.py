@@ -1,6 +1,7 @@
 """Fit the search ranking on the dev sets and write the model the package ships (search/ranker_model.json).
 
     python bench/recall/fit_ranker.py collect [--stores DIR] [--sets locomo-dev,lme-dev,lme-val,lives]
+        [--fold-adapters FILE]
     python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...]
     python bench/recall/fit_ranker.py ablate [--stores DIR]
 
@@ -71,11 +72,25 @@ RULE_GROUPS = {
 # ------------------------------------------------------------------------------------------------ collect
 
 
-def collect(stores: Path, sets: list[str]) -> None:
+def _adapter_fold(q: dict, folds) -> int | None:
+    """Which of fit_query_adapter.py's fold adapters never saw `q` (None: no adapter was fitted on its set)."""
+    import fit_query_adapter as fqa
+
+    key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(q["set"])
+    return None if key is None else fqa.fold_of({"set": q["set"], "fold_key": key}, len(folds))
+
+
+def collect(stores: Path, sets: list[str], fold_adapters: Path | None = None) -> None:
+    """`fold_adapters`: fit_query_adapter.py's --out file. The package's query adapter was fitted on LoCoMo dev
+    and LongMemEval dev questions, so their traces would show the ranking a dense path that had seen them; with
+    the file, each of those questions is asked with the adapter of the folds that never saw it (the others keep
+    the package's), so the fitted weights see the dense path as a new question meets it."""
     from stores import load_questions, open_store  # bench/recall/stores.py, the harness's kept stores
 
+    from memoryx.search import query_vectors
     from memoryx.search.ranker import FEATURES, collect_traces
 
+    folds = np.load(fold_adapters)["folds"].astype(np.float32) if fold_adapters else None
     out_dir = stores / "traces"
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in sets:
@@ -88,12 +103,18 @@ def collect(stores: Path, sets: list[str]) -> None:
         rows = []
         t0 = time.perf_counter()
         with open_store(set_dir) as m:
+            embeddings = m.services.embeddings
+            shipped = getattr(embeddings, "query_adapter", None)
             for q in questions:
                 scope = {k: q[k] for k in ("user_id", "agent_id", "run_id", "group_id") if q.get(k)}
+                fold = _adapter_fold(q, folds) if folds is not None and shipped is not None else None
+                embeddings.query_adapter = shipped if fold is None else folds[fold]
+                query_vectors.clear()  # a vector cached under another adapter is not this question's
                 with collect_traces() as traces:
                     m.search(q["query"], limit=SEARCH_LIMIT, now=q.get("now"), **scope)
                 trace = traces[-1] if traces else {"ids": [], "features": [], "texts": [], "metadata": [], "hand": []}
                 rows.append({"question": q, **trace})
+            embeddings.query_adapter = shipped
         (out_dir / f"{name}.json").write_text(json.dumps({"features": list(FEATURES), "rows": rows}))
         print(f"{name}: {len(rows)} questions traced in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
@@ -254,6 +275,23 @@ def _order(scores: np.ndarray) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
 
 
+def replay(r: dict, scores: np.ndarray) -> list[int]:
+    """The order the rank node returns for these final scores: best first (ties by the pool's order), the
+    memories that had ended after every valid one (superseded_last), then, when the query names a period that
+    filters, those inside it first, or only those when it is strict and some are (by_period). Traces collected
+    before these steps were recorded replay the model's order alone."""
+    order = _order(scores)
+    ended = r.get("ended")
+    if ended:
+        order = [i for i in order if not ended[i]] + [i for i in order if ended[i]]
+    inside = r.get("in_window")
+    if r.get("period_filter") and inside:
+        ins = [i for i in order if inside[i]]
+        outs = [i for i in order if not inside[i]]
+        order = (ins or outs) if r["period_filter"] == "strict" else ins + outs
+    return order
+
+
 def hand_order(row: dict) -> list[int]:
     pos = {mid: i for i, mid in enumerate(row["ids"])}
     return [pos[m] for m in row["hand"] if m in pos]
@@ -293,7 +331,7 @@ def cross_validated(rows: list[dict], mask: np.ndarray, k: int) -> dict:
         for r in rows:
             if fold_of(r, k) == f:
                 scores[id(r)] = final(r, mask, beta, scale, bias)
-    return evaluate(rows, lambda r: _order(scores[id(r)]))
+    return evaluate(rows, lambda r: replay(r, scores[id(r)]))
 
 
 def learnable(drop: set[str] = frozenset()) -> np.ndarray:
@@ -318,7 +356,7 @@ def cross_validated_gbdt(rows: list[dict], k: int) -> dict:
         for r in rows:
             if fold_of(r, k) == f:
                 scores[id(r)] = model.predict_proba(r["X"])[:, 1]
-    return evaluate(rows, lambda r: _order(scores[id(r)]))
+    return evaluate(rows, lambda r: replay(r, scores[id(r)]))
 
 
 def print_table(title: str, columns: dict[str, dict]) -> None:
@@ -348,7 +386,7 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
     cv = cross_validated(dev, mask, k)
     print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
           file=sys.stderr)
-    fitted = lambda r: _order(final(r, mask, beta, scale, bias))  # noqa: E731
+    fitted = lambda r: replay(r, final(r, mask, beta, scale, bias))  # noqa: E731
     columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
                "fitted on dev (dev)": evaluate(dev, fitted)}
     if os.environ.get("FIT_COMPARE_GBDT"):
@@ -387,7 +425,7 @@ def main_ablate(stores: Path, k: int) -> None:
         beta = fit(dev, mask)
         cal = calibrate(dev, beta, mask)
         results[group] = (cross_validated(dev, mask, k),
-                          evaluate(val, lambda r, b=beta, m=mask, c=cal: _order(final(r, m, b, *c))))
+                          evaluate(val, lambda r, b=beta, m=mask, c=cal: replay(r, final(r, m, b, *c))))
     headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_recall_all@5"), ("lme-dev", "turn_recall_all@5"),
                 ("lives", "top1"), (BLIND, "top1"), ("lme-val", "session_recall_all@5"), ("lme-val", "turn_recall_all@5")]
     print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
@@ -407,10 +445,13 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(DEV_SETS + VAL_SETS))
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--fold-adapters", type=Path, default=None,
+                    help="collect: fit_query_adapter.py's --out file; dev questions get the adapter of the folds "
+                         "that never saw them")
     ap.add_argument("--drop", nargs="*", default=[], choices=sorted(RULE_GROUPS))
     a = ap.parse_args()
     if a.command == "collect":
-        collect(a.stores, [s for s in a.sets.split(",") if s])
+        collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters)
     elif a.command == "fit":
         main_fit(a.stores, a.folds, a.write, a.drop)
     else:

@@ -56,3 +56,23 @@ def test_a_search_is_ordered_by_the_fitted_model_and_traced(tmp_path, monkeypatc
     assert found[0]["id"] == max(by_id, key=by_id.get)
     assert [r["score"] for r in found] == sorted((r["score"] for r in found), reverse=True)
     assert "cello" in found[0]["memory"]
+
+
+@pytest.mark.integration
+def test_a_trace_records_what_replays_the_steps_after_the_model(tmp_path):
+    """The fitting script replays superseded_last and by_period from a trace: which candidates had ended, and,
+    for a question naming a period, which fall inside it."""
+    from memoryx import Memory
+
+    with Memory(data_dir=tmp_path / "m", graph_backend="none") as m:
+        for day, text in [("2025-01-06", "I went hiking at Malham Cove"), ("2025-01-15", "I went hiking at Ilkley Moor")]:
+            m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="u", infer=False)
+        with collect_traces() as traces:
+            m.search("Where did I go hiking last week?", user_id="u", limit=3, now="2025-01-20T12:00:00+00:00")
+            m.search("Where did I go hiking?", user_id="u", limit=3, now="2025-01-20T12:00:00+00:00")
+    named, plain = traces
+    inside = dict(zip(named["texts"], named["in_window"]))
+    assert named["period_filter"] is not None
+    assert inside == {"I went hiking at Malham Cove": False, "I went hiking at Ilkley Moor": True}
+    assert plain["period_filter"] is None and plain["in_window"] is None
+    assert named["ended"] == [False, False]
