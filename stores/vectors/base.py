@@ -36,6 +36,7 @@ SPARSE = "keywords"
 KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "category", "status")
 FLOAT_INDEXES = ("created_ts", "updated_ts", "valid_ts")
 BATCH = 512  # points per update operation / request
+DEPTH_LISTS = 16  # a memory search's first query is as deep as the deepest of this many recent lists needed
 _ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
 NOT_CHUNK = Cond(CHUNK, "eq", None)  # a memory's own point, not one of its windows (chunks.py)
 
@@ -193,6 +194,7 @@ class VectorStore(ABC):
         self.prefix = prefix
         self.chunk_chars = max(0, int(chunk_chars))  # window width of long texts (chunks.py); 0: no windows
         self.focus_chars = max(0, int(focus_chars))  # window width of mid-length texts (chunks.py); 0: none
+        self._depths: dict[int, tuple[int, ...]] = {}  # {limit: points the last memory lists needed} (_memories_dense)
         self._closed = False
 
     # -- backend primitives ---------------------------------------------------------------------------
@@ -335,17 +337,37 @@ class VectorStore(ABC):
                 break
         return out
 
+    @staticmethod
+    def _depth_of(hits: list[VectorHit], limit: int) -> int | None:
+        """How many of these best-first points it takes to hold `limit` memories (None: they hold fewer)."""
+        seen: set[str] = set()
+        for i, h in enumerate(hits):
+            seen.add(h.id)
+            if len(seen) >= limit:
+                return i + 1
+        return None
+
     def _memories_dense(self, vectors: list[list[float]], flt: Any, limit: int, threshold) -> list[list[VectorHit]]:
-        """`limit` memories per vector. Asked for `limit` points first (the cost of a search grows with the
-        points returned); only a list where windows of one memory crowded others out, and more points exist,
-        is asked again, deep enough for every window of every memory in it."""
-        out = []
-        for v, hits in zip(vectors, self._dense_batch(self._memories, vectors, flt, limit, threshold)):
-            one = self._one_per_memory(hits, limit)
-            if len(one) < limit and len(hits) >= limit:
-                one = self._one_per_memory(self._dense(self._memories, v, flt, limit * (MAX_CHUNKS + 1), threshold),
-                                           limit)
-            out.append(one)
+        """`limit` memories per vector. A memory with windows has several points, so `limit` points can hold
+        fewer memories. The cost of a search grows with the points returned, and a second query costs a whole
+        pass again: the first query asks as deep as the deepest of the last `DEPTH_LISTS` lists of this length
+        needed (`limit` while there is none, so a store without windows reads no more than that; the depth
+        follows the store's windows as they come and go, and when lists are alike a new one needs more than
+        all of the last 16 one time in 17). A list still short of memories while more points exist is asked
+        again as deep as `limit` memories of MAX_CHUNKS + 1 points each can reach: the answer is always the one
+        reading every point gives."""
+        first = max(self._depths.get(limit, ()), default=limit)
+        out, depths = [], []
+        for v, hits in zip(vectors, self._dense_batch(self._memories, vectors, flt, first, threshold)):
+            depth = self._depth_of(hits, limit)
+            if depth is None and len(hits) >= first:
+                hits = self._dense(self._memories, v, flt, limit * (MAX_CHUNKS + 1), threshold)
+                depth = self._depth_of(hits, limit)
+            if depth is not None:  # a list that ran out of points says nothing about the depth
+                depths.append(depth)
+            out.append(self._one_per_memory(hits, limit))
+        if depths:  # one tuple swapped in: concurrent searches at worst lose an observation
+            self._depths[limit] = (*self._depths.get(limit, ()), *depths)[-DEPTH_LISTS:]
         return out
 
     def search_memories(self, vector, scope: Scope, *, limit: int = 5, threshold: float | None = None,
