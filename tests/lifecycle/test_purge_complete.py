@@ -63,8 +63,10 @@ def _write_everywhere(m: Memory, marker: str, marker_cn: str) -> None:
           metadata={"note": f"{marker} note"})
     m.add(f"我在{marker_cn}公司工作，我喜欢寿司。", user_id="alice")
     m.add(f"Verbatim {marker} line", user_id="alice", infer=False)
-    raw = m.add_many([{"messages": f"bulk {i} {marker} " + "x" * 400, "user_id": "alice"} for i in range(40)],
-                     infer=False)  # a large WAL
+    # 40 writes: a large WAL (~3.5 MB for memoryx.db). The padding is short because alice is multilingual by now:
+    # every item and its windows cost a multilingual embedding, here and again when consolidation re-projects them.
+    raw = m.add_many([{"messages": f"bulk {i} {marker} " + "x" * 100, "user_id": "alice"} for i in range(40)],
+                     infer=False)
     assert all(not r.get("error") for r in raw)
     first = m.get_all(user_id="alice")["results"][0]
     m.update(first["id"], f"I now work at {marker}works")  # history keeps the old text
