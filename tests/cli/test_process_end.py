@@ -11,7 +11,9 @@ import sys
 import uuid
 from pathlib import Path
 
+from memoryx.api.memory import Memory
 from tests.cli.test_cli import EXE, run
+from tests.support import shared_embeddings
 
 PROBE = """
 import atexit, sys, threading, time
@@ -57,8 +59,10 @@ def test_commands_in_a_row_share_the_data_directory(tmp_path):
 def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
     data = tmp_path / "data"
     user = f"pe-{uuid.uuid4().hex[:6]}"
-    for fact in ("I like tea.", "I like chess.", "I live in Oslo."):
-        run(data, "add", fact, "--user-id", user, "--no-infer")
+    # written in this process (closed before the command starts): what is on trial is how `list` ends
+    with Memory(data_dir=data, graph_backend="none", embeddings=shared_embeddings()) as m:
+        for fact in ("I like tea.", "I like chess.", "I live in Oslo."):
+            m.add(fact, user_id=user, infer=False)
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the command writes (as `| head -0` would be)
     cmd = [EXE, "list", "--user-id", user] if EXE else [sys.executable, "-m", "memoryx.cli", "list", "--user-id", user]
