@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 
+from memoryx.api.memory import Memory
 from tests.cli.test_cli import run
+from tests.support import shared_embeddings
 
 
 def test_audit_verify_and_report(tmp_path):
     user = "cli-jazz"
-    first = json.loads(run(tmp_path, "add", "I like jazz.", "--user-id", user, "--json").stdout)
-    second = json.loads(run(tmp_path, "add", "I don't like jazz anymore.", "--user-id", user, "--json").stdout)
-    traces = [first["trace_id"], second["trace_id"]]
+    # the two adds the audit finds, written in this process (closed before the commands run): the commands on
+    # trial are audit and judgments
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        traces = [m.add(text, user_id=user)["trace_id"] for text in ("I like jazz.", "I don't like jazz anymore.")]
 
     table = run(tmp_path, "audit", "--user-id", user, "--kind", "add_then_delete").stdout
     assert "add_then_delete" in table and "KIND" in table and "1 new, 1 stored" in table
