@@ -13,7 +13,7 @@ from memoryx import Memory, NotFoundError
 from memoryx.core.scope import Scope
 from memoryx.server.app import create_app
 from tests.cli.test_cli import run
-from tests.support import ServerThread
+from tests.support import ServerThread, shared_embeddings
 
 KEYS = {"key-ann": ["ann"], "key-bob": ["bob"]}
 
@@ -60,8 +60,9 @@ def test_explain_over_rest_keeps_tenancy(mem):
 
 
 def test_cli_explain_prints_the_factors_and_the_trace(tmp_path):
-    out = run(tmp_path, "add", "--user-id", "cy", "--json", "I prefer window seats on flights.")
-    added = json.loads(out.stdout)
+    # added in this process (closed before the commands run): the command on trial is explain
+    with Memory(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings()) as m:
+        added = m.add("I prefer window seats on flights.", user_id="cy")
     mid = added["results"][0]["id"]
     text = run(tmp_path, "explain", mid).stdout
     for word in ("scarcity", "impact", "recency", "certainty", "confidence", added["trace_id"], "ADD"):
