@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memoryx.api.memory import Memory
+from tests.support import shared_embeddings
+
 EXE = shutil.which("memoryx")
 
 
@@ -184,8 +187,9 @@ def test_reads_open_sql_alone(data_dir):
     """list, get, history and judgments start no vector shard, graph server, encoder or LangGraph: what keeps
     an embedded read near a second. Checked from the modules the command's process loaded."""
     user = f"cli-{uuid.uuid4().hex[:6]}"
-    added = json.loads(run(data_dir, "add", "I live in Graz.", "--user-id", user, "--json").stdout)
-    memory_id = added["results"][0]["id"]
+    # added in this process (closed before the commands run): the reads are on trial
+    with Memory(data_dir=data_dir, graph_backend="none", embeddings=shared_embeddings()) as m:
+        memory_id = m.add("I live in Graz.", user_id=user)["results"][0]["id"]
     probe = ("import json, sys\nfrom memoryx.cli import main\ncode = main(sys.argv[1:])\n"
              "heavy = [m for m in ('langgraph', 'langchain_core', 'onnxruntime', 'torch', 'qdrant_edge', 'falkordb',"
              " 'memoryx.graphs', 'memoryx.stores.graph', 'memoryx.stores.vectors') if m in sys.modules]\n"
