@@ -72,53 +72,6 @@ RULE_GROUPS = {
 # ------------------------------------------------------------------------------------------------ collect
 
 
-def _adapter_fold(q: dict, folds) -> int | None:
-    """Which of fit_query_adapter.py's fold adapters never saw `q` (None: no adapter was fitted on its set)."""
-    import fit_query_adapter as fqa
-
-    key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(q["set"])
-    return None if key is None else fqa.fold_of({"set": q["set"], "fold_key": key}, len(folds))
-
-
-def collect(stores: Path, sets: list[str], fold_adapters: Path | None = None) -> None:
-    """`fold_adapters`: fit_query_adapter.py's --out file. The package's query adapter was fitted on LoCoMo dev
-    and LongMemEval dev questions, so their traces would show the ranking a dense path that had seen them; with
-    the file, each of those questions is asked with the adapter of the folds that never saw it (the others keep
-    the package's), so the fitted weights see the dense path as a new question meets it."""
-    from stores import load_questions, open_store  # bench/recall/stores.py, the harness's kept stores
-
-    from memoryx.search import query_vectors
-    from memoryx.search.ranker import FEATURES, collect_traces
-
-    folds = np.load(fold_adapters)["folds"].astype(np.float32) if fold_adapters else None
-    out_dir = stores / "traces"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in sets:
-        set_dir = stores / name
-        if not set_dir.exists():
-            print(f"{name}: no kept store in {set_dir}; run bench/recall/run.py --sets {name} --stores {stores}",
-                  file=sys.stderr)
-            continue
-        questions = load_questions(set_dir)
-        rows = []
-        t0 = time.perf_counter()
-        with open_store(set_dir) as m:
-            embeddings = m.services.embeddings
-            shipped = getattr(embeddings, "query_adapter", None)
-            for q in questions:
-                scope = {k: q[k] for k in ("user_id", "agent_id", "run_id", "group_id") if q.get(k)}
-                fold = _adapter_fold(q, folds) if folds is not None and shipped is not None else None
-                embeddings.query_adapter = shipped if fold is None else folds[fold]
-                query_vectors.clear()  # a vector cached under another adapter is not this question's
-                with collect_traces() as traces:
-                    m.search(q["query"], limit=SEARCH_LIMIT, now=q.get("now"), **scope)
-                trace = traces[-1] if traces else {"ids": [], "features": [], "texts": [], "metadata": [], "hand": []}
-                rows.append({"question": q, **trace})
-            embeddings.query_adapter = shipped
-        (out_dir / f"{name}.json").write_text(json.dumps({"features": list(FEATURES), "rows": rows}))
-        print(f"{name}: {len(rows)} questions traced in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-
-
 # ------------------------------------------------------------------------------------------------ labels
 
 
@@ -451,7 +404,9 @@ def main() -> None:
     ap.add_argument("--drop", nargs="*", default=[], choices=sorted(RULE_GROUPS))
     a = ap.parse_args()
     if a.command == "collect":
-        collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters)
+        from traces import collect  # bench/recall/traces.py
+
+        collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters, SEARCH_LIMIT)
     elif a.command == "fit":
         main_fit(a.stores, a.folds, a.write, a.drop)
     else:
