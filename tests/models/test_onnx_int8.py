@@ -73,7 +73,7 @@ def test_int8_is_quantised_once_reused_and_rebuilt_when_it_or_its_source_changed
 def test_int8_is_a_setting_and_searches_through_the_api(tmp_path):
     from memoryx.api.memory import Memory
 
-    embeddings = make_embeddings(Settings(embedding_precision="int8", embedding_cache_dir=tmp_path / "models"))
+    embeddings = make_embeddings(Settings(embedding_precision="int8"))  # quantised in the suite's encoder cache
     assert embeddings.runtime == "onnx" and embeddings.encoder.model.path.name.endswith(".int8.onnx")
     with Memory(data_dir=tmp_path / "data", graph_backend="none", embeddings=embeddings) as m:
         for text in ["I work as a nurse in Leeds", "my cat Mango is six", "I am allergic to penicillin"]:
