@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from memoryx.models.onnx_files import atomic_write_text, file_digest, stamp_matches, write_stamp
+from memoryx.models.onnx_files import atomic_write_text, file_digest, holds_digest
 
 log = logging.getLogger(__name__)
 
@@ -370,10 +370,8 @@ def _load_cached(model_dir: Path, onnx_path: Path, meta_path: Path, options: dic
         meta = json.loads(meta_path.read_text())
         if meta.get("format") != EXPORT_FORMAT:
             raise OnnxEncoderError(f"format {meta.get('format')} != {EXPORT_FORMAT}")
-        if not stamp_matches(onnx_path, meta.get("digest")):
-            if file_digest(onnx_path) != meta.get("digest"):
-                raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
-            write_stamp(onnx_path, meta["digest"])
+        if not holds_digest(onnx_path, meta.get("digest")):
+            raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
         encoder = OnnxSentenceEncoder(onnx_path, model_dir, **options)
         # The digest caught corruption; this catches a runtime that computes differently (an upgraded
         # onnxruntime, say). The short probes only: a few ms, not the 256-token one's ~0.3 s.

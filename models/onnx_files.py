@@ -41,6 +41,17 @@ def stamp_matches(onnx_path: Path, digest: str | None) -> bool:
         return False
 
 
+def holds_digest(onnx_path: Path, digest: str | None) -> bool:
+    """Whether the file holds the bytes `digest` names: its stamp when the stamp still describes this very file,
+    else the digest computed again (and stamped when it matches)."""
+    if stamp_matches(onnx_path, digest):
+        return True
+    if not digest or file_digest(onnx_path) != digest:
+        return False
+    write_stamp(onnx_path, digest)
+    return True
+
+
 def write_stamp(onnx_path: Path, digest: str) -> None:
     try:
         atomic_write_text(_stamp_path(onnx_path), json.dumps({"digest": digest, "file": _file_identity(onnx_path)}))

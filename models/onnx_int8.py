@@ -30,7 +30,7 @@ from memoryx.models.embedding_onnx import (
     _cosines,
     _probe_vectors,
 )
-from memoryx.models.onnx_files import atomic_write_text, file_digest, stamp_matches, write_stamp
+from memoryx.models.onnx_files import atomic_write_text, file_digest, holds_digest
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +77,8 @@ def _load_cached(target: Path, target_meta: Path, source: dict, model_dir: Path,
         meta = json.loads(target_meta.read_text())
         if meta.get("source_digest") != source.get("digest") or meta.get("quantizer") != quantizer():
             raise OnnxEncoderError("made from another fp32 graph or by another quantiser")
-        if not stamp_matches(target, meta.get("digest")):
-            if file_digest(target) != meta.get("digest"):
-                raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
-            write_stamp(target, meta["digest"])
+        if not holds_digest(target, meta.get("digest")):
+            raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
         encoder = OnnxSentenceEncoder(target, model_dir, **options)
         # each probe alone, against the vectors it gave alone at build: activations are quantised per batch, so
         # a text's int8 vector depends on the texts beside it (cosine 0.96 at worst between two batchings)

@@ -93,7 +93,7 @@ def test_a_verified_file_is_not_hashed_again_but_a_changed_one_is(cached_graph, 
     shutil.copyfile(src_meta, meta_path)
     hashed: list[Path] = []
     real = onnx_files.file_digest
-    monkeypatch.setattr(embedding_onnx, "file_digest", lambda p: hashed.append(p) or real(p))
+    monkeypatch.setattr(onnx_files, "file_digest", lambda p: hashed.append(p) or real(p))
     model = Path(_minilm_path())
     assert embedding_onnx._load_cached(model, onnx_path, meta_path, {}) is not None
     assert hashed == [onnx_path] and onnx_path.with_suffix(".verified").is_file()
