@@ -71,6 +71,11 @@ REUSE_MIN_COSINE = 0.99999   # cached graph vs its own recorded probe vectors (s
 # against 28 texts per CPU second on LoCoMo turns, and the same on uniform texts (bench_embed).
 MAX_PADDING = 0.10
 MIN_BATCH_ROWS = 8  # below this a batch is cut only at batch_size: tiny matrix products cost more per row
+# A batch is also cut before it would pass this many padded tokens: past it the activations outgrow the CPU's
+# caches, and long texts run faster in small batches than in large ones. Replaying the encoder calls of three
+# LongMemEval haystacks' ingest (1,343 texts): 512 cost 15-18 CPU-s int8 / 28-29 fp32, against 21-22 / 33-35
+# with batches of up to 64 rows; on 1,500 sentence-sized texts (~25 tokens) it changes nothing.
+MAX_BATCH_TOKENS = 512
 # ONNX Runtime graph rewrites left out: its SkipLayerNormalization kernel (residual Add + LayerNorm in one)
 # measured slower on this CPU (AVX2, ORT 1.32) than the Add and the LayerNormalization it replaces (71
 # against 27 ms of a 64 x 30-token batch), ~5 % of the whole encoder per query and per batch.
@@ -147,9 +152,15 @@ class OnnxSentenceEncoder:
     threads (a pool made once and kept). On small inputs (a query is ~15 tokens) splitting each matrix
     product over threads costs more in hand-offs than it saves, while whole batches in parallel use every core.
     Concurrent callers run concurrently (ORT's run() is thread-safe; the tokenizer is configured once and
-    only read afterwards)."""
+    only read afterwards).
 
-    def __init__(self, onnx_path: Path, model_dir: Path, *, threads: int | None = None, workers: int | None = None):
+    `each_alone`: every text in a run of its own. A graph that quantises its activations per run (the int8 copy)
+    would otherwise give a text a vector that depends on the texts batched beside it (cosine 0.96 at worst), and
+    the bulk path would store other vectors than one add at a time. On a LongMemEval ingest's texts it costs
+    no more than batching; on sentence-sized texts ~25 % more encoder CPU."""
+
+    def __init__(self, onnx_path: Path, model_dir: Path, *, threads: int | None = None, workers: int | None = None,
+                 each_alone: bool = False):
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -183,6 +194,7 @@ class OnnxSentenceEncoder:
             raise OnnxEncoderError(f"{self.path} has inputs {names}, not the exported encoder's")
         self.dims = int(self._session.get_outputs()[0].shape[-1])
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
+        self.each_alone = each_alone
         self._pool: Any = None
         self._pool_lock = threading.Lock()
 
@@ -210,7 +222,7 @@ class OnnxSentenceEncoder:
             return np.zeros((0, self.dims), dtype=np.float32)
         encodings = self._tokenizer.encode_batch([t if isinstance(t, str) else str(t) for t in texts],
                                                  add_special_tokens=True)
-        batches = padded_batches([len(e.ids) for e in encodings], batch_size)
+        batches = padded_batches([len(e.ids) for e in encodings], 1 if self.each_alone else batch_size)
         out = np.empty((len(encodings), self.dims), dtype=np.float32)
         if len(batches) == 1 or self.workers == 1:
             for idx in batches:
@@ -222,8 +234,9 @@ class OnnxSentenceEncoder:
 
 
 def padded_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices of `lengths` (token counts) in batches: sorted by length, at most `batch_size` each, and a batch
-    of MIN_BATCH_ROWS or more is cut before the text that would make padding more than MAX_PADDING of it."""
+    """Indices of `lengths` (token counts) in batches: sorted by length, at most `batch_size` each and at most
+    MAX_BATCH_TOKENS padded tokens (a longer text alone), and a batch of MIN_BATCH_ROWS or more is cut before the
+    text that would make padding more than MAX_PADDING of it."""
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     size = max(1, batch_size)
     batches: list[list[int]] = []
@@ -231,8 +244,8 @@ def padded_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     real = 0
     for i in order:
         n = lengths[i]  # the longest so far: the batch would be padded to it
-        if batch and (len(batch) >= size or (len(batch) >= MIN_BATCH_ROWS
-                                             and (len(batch) + 1) * n > (real + n) * (1 + MAX_PADDING))):
+        if batch and (len(batch) >= size or (len(batch) + 1) * n > MAX_BATCH_TOKENS
+                      or (len(batch) >= MIN_BATCH_ROWS and (len(batch) + 1) * n > (real + n) * (1 + MAX_PADDING))):
             batches.append(batch)
             batch, real = [], 0
         batch.append(i)

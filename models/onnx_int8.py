@@ -1,6 +1,7 @@
 """An int8 copy of the local ONNX encoder (MEMORYX_EMBEDDING_PRECISION=int8): the cached fp32 graph with its
-weights quantised to 8 bits per output channel and its activations per batch (onnxruntime.quantization's
-`quantize_dynamic`, QInt8). On a CPU with 8-bit dot products it costs the encoder about 2.5x less CPU, at a cosine
+weights quantised to 8 bits per output channel and its activations per run (onnxruntime.quantization's
+`quantize_dynamic`, QInt8), so it encodes each text in a run of its own: a text's vector is then the same
+whatever is encoded beside it. On a CPU with 8-bit dot products it costs the encoder about 2.5x less CPU, at a cosine
 of ~0.99 to fp32's vectors; on LongMemEval the harness's recall did not move (docs/benchmarks.md, "int8 MiniLM
 through the harness").
 
@@ -96,9 +97,8 @@ def _load_cached(target: Path, target_meta: Path, source: dict, model_dir: Path,
             raise OnnxEncoderError("made from another fp32 graph or by another quantiser")
         if not holds_digest(target, meta.get("digest")):
             raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
-        encoder = OnnxSentenceEncoder(target, model_dir, **options)
-        # each probe alone, against the vectors it gave alone at build: activations are quantised per batch, so
-        # a text's int8 vector depends on the texts beside it (cosine 0.96 at worst between two batchings)
+        encoder = OnnxSentenceEncoder(target, model_dir, each_alone=True, **options)
+        # each short probe against the vector it gave alone at build (recorded: the probes as one call, then each alone)
         short = [i for i, p in enumerate(PROBES) if len(p) < 200]
         alone = np.asarray(meta["probe_vectors"], dtype=np.float32)[len(PROBES):]
         cos = _cosines(np.stack([encoder.encode([PROBES[i]])[0] for i in short]), alone[short])
@@ -128,7 +128,7 @@ def _build(onnx_path: Path, source: dict, target: Path, target_meta: Path, model
             raise OnnxEncoderError(f"onnxruntime could not quantise {onnx_path}: {exc}") from exc
         finally:
             root.setLevel(level)
-        candidate = OnnxSentenceEncoder(tmp, model_dir, **options)
+        candidate = OnnxSentenceEncoder(tmp, model_dir, each_alone=True, **options)
         got = _probe_vectors(candidate)
         cos = _cosines(got, np.asarray(source["probe_vectors"], dtype=np.float32))
         if float(cos.min()) < INT8_MIN_COSINE:

@@ -172,7 +172,7 @@ def test_building_the_cache_keeps_torch_out_of_the_process(rebuilt_cache):
 
 
 def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
-    from memoryx.models.embedding_onnx import MAX_PADDING, MIN_BATCH_ROWS, padded_batches
+    from memoryx.models.embedding_onnx import MAX_BATCH_TOKENS, MAX_PADDING, MIN_BATCH_ROWS, padded_batches
 
     # chat turns: many short, a long tail (one fixed batch of 64 would be padded to 97 tokens)
     lengths = [16 + (i * 7) % 30 for i in range(56)] + [60, 70, 80, 97, 20, 18, 17, 16]
@@ -184,7 +184,12 @@ def test_batches_bound_padding_and_the_encoder_keeps_order(rebuilt_cache):
         assert widths == sorted(widths)  # sorted: the last row is the width the batch is padded to
         if len(b) > MIN_BATCH_ROWS:  # its last text joined under the padding bound
             assert len(b) * widths[-1] <= sum(widths) * (1 + MAX_PADDING)
-    assert padded_batches([23] * 300, 64) == [list(range(s, min(s + 64, 300))) for s in range(0, 300, 64)]
+    assert padded_batches([7] * 300, 64) == [list(range(s, min(s + 64, 300))) for s in range(0, 300, 64)]
+    # long texts: a batch stays within MAX_BATCH_TOKENS padded tokens, and a text longer than that runs alone
+    long = [256] * 5 + [100] * 12 + [MAX_BATCH_TOKENS + 40]
+    batches = padded_batches(long, 64)
+    assert all(len(b) * max(long[i] for i in b) <= MAX_BATCH_TOKENS for b in batches if len(b) > 1)
+    assert [len(long) - 1] in batches and len(batches) == 3 + 3 + 1
     assert padded_batches([], 64) == []
 
     # the real encoder over mixed lengths: the vectors come back in the caller's order

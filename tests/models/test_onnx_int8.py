@@ -70,6 +70,16 @@ def test_int8_is_quantised_once_reused_and_rebuilt_when_it_or_its_source_changed
     assert json.loads(target_meta.read_text())["source_digest"] == "0" * len(source["digest"])
 
 
+def test_an_int8_vector_does_not_depend_on_the_texts_encoded_beside_it(fp32_copy):
+    onnx_path, meta_path, model_dir, _ = fp32_copy
+    int8 = load_int8_encoder(onnx_path, meta_path, model_dir, {})
+    # the activations are quantised per run: a batch's longest text would set the scale of the others
+    mates = TEXTS + [" ".join(["a long text whose activations would widen the quantisation range"] * 12)]
+    together = int8.encode(mates, batch_size=64)
+    assert np.array_equal(together[: len(TEXTS)], _alone(int8, TEXTS))
+    assert np.array_equal(int8.encode(list(reversed(mates)), batch_size=2)[::-1], together)
+
+
 def test_int8_is_a_setting_and_searches_through_the_api(tmp_path):
     from memoryx.api.memory import Memory
 
