@@ -234,6 +234,21 @@ class LocalMiniLMEmbeddings:
                 f"runtime={self.requested_runtime!r})")
 
 
+def has_precision(settings: Settings) -> bool:
+    """Whether MEMORYX_EMBEDDING_MODEL names a local model run by this module's encoder, the one that
+    MEMORYX_EMBEDDING_PRECISION applies to (not multilingual-e5-small, not a remote model)."""
+    kind, _, name = (settings.embedding_model or "").strip().partition(":")
+    return kind.strip().lower() == "local" and name.strip() not in ("", E5_NAME, f"intfloat/{E5_NAME}")
+
+
+def chosen_precision(settings: Settings) -> str:
+    """fp32 or int8: MEMORYX_EMBEDDING_PRECISION, where "auto" (with no store to ask) means the precision of a
+    new store: int8, or fp32 with the torch runtime, which cannot run the int8 graph."""
+    if settings.embedding_precision != "auto":
+        return settings.embedding_precision
+    return "fp32" if settings.embedding_runtime == "torch" else "int8"
+
+
 def make_embeddings(settings: Settings) -> Embeddings:
     """Build the embeddings model named by MEMORYX_EMBEDDING_MODEL."""
     spec = (settings.embedding_model or "").strip()
@@ -242,7 +257,7 @@ def make_embeddings(settings: Settings) -> Embeddings:
     if kind == "local" and name:
         local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
                                  "cache_dir": settings.resolved_embedding_cache_dir(),
-                                 "precision": settings.embedding_precision}
+                                 "precision": chosen_precision(settings)}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
             adapter = adapter_matrix() if settings.query_adapter else None
             return LocalMiniLMEmbeddings(**local, query_adapter=adapter)

@@ -10,7 +10,8 @@ schema.py (the tables and their dict shapes), migrations.py, core_rows.py (rows 
 values.py (ids, times, scope conditions); one module per concept: memories.py, judgments.py, graph_truth.py
 (entities.py + relations.py over graph_rows.py), outbox.py, purge.py, lifecycle.py and lifecycle_undo.py,
 feedback.py, transfer.py, profiles.py, links.py, run_undo.py (a failed add run undone), findings.py (the judgment log's audit findings and daily
-reports), measures.py (what the server's metrics read).
+reports), measures.py (what the server's metrics read), store_settings.py (settings the contents depend on, recorded
+once: the encoder precision that wrote the vectors).
 """
 
 from memoryx.stores.sql.base import SQLStoreBase
@@ -40,12 +41,13 @@ from memoryx.stores.sql.schema import (
     RelationRow,
     SchemaVersion,
 )
+from memoryx.stores.sql.store_settings import StoreSettings  # what the store's contents depend on
 from memoryx.stores.sql.transfer import HistoryTransfer  # a memory's history replaced on import
 
 
 class SQLStore(MemoryRecords, JudgmentLog, GraphTruth, ProjectionOutbox, ScopePurge, MemoryLifecycle, ConsolidationUndo,
                MemoryFeedback, HistoryTransfer, ProfileValues, MemoryLinks, JudgmentAudits,
-               StoreMeasures, RunUndo):
+               StoreMeasures, RunUndo, StoreSettings):
     """System of record. Thread-safe: each method is one short transaction on its own session."""
 
 

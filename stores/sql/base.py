@@ -39,7 +39,7 @@ from memoryx.stores.locks import (
     not_reentrant,
 )
 from memoryx.stores.sql.migrations import migrate
-from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion
+from memoryx.stores.sql.schema import Base, OutboxRow, SchemaVersion, StoreSettingRow
 from memoryx.stores.sql.statistics import (
     STATS_CHECK_EVERY_WRITES,
     STATS_MIN_ROWS,  # noqa: F401 - still read as base.STATS_MIN_ROWS
@@ -365,10 +365,11 @@ class SQLStoreBase(PlannerStatistics):
         self.close()
 
     def reset(self) -> None:
-        """Delete every row of every table (the schema and its version stay)."""
+        """Delete every row of every table. The schema, its version and the store's recorded settings stay: the
+        processes writing to it go on with the settings they opened it with."""
         with self._tx(write=True) as s:
             for table in reversed(Base.metadata.sorted_tables):  # children before parents (foreign keys)
-                if table.name != SchemaVersion.__tablename__:
+                if table.name not in (SchemaVersion.__tablename__, StoreSettingRow.__tablename__):
                     s.execute(table.delete())
 
     # ---- concurrency ------------------------------------------------------------------------------------

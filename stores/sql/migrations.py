@@ -25,6 +25,7 @@ from memoryx.stores.sql.schema import (
     MemoryLinkRow,
     ProfileValueRow,
     SchemaVersion,
+    StoreSettingRow,
     add_postgres_options,
 )
 from memoryx.stores.sql.values import utc_now
@@ -134,6 +135,10 @@ def _v8_judgment_audits(conn: Connection) -> None:
     DailyReportRow.__table__.create(conn, checkfirst=True)
 
 
+def _v10_store_settings(conn: Connection) -> None:
+    StoreSettingRow.__table__.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_baseline),
     (2, _v2_memory_status),
@@ -144,6 +149,7 @@ MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (7, _v7_importance),  # importance_factors, confidence; memory links typed
     (8, _v8_judgment_audits),  # judgment_findings, judgment_daily_reports
     (9, _v9_history_fields),  # memory_history.old_fields
+    (10, _v10_store_settings),  # store_settings: the encoder precision that wrote the vectors
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK_KEY = 0x6D656D6F7279  # "memory": PostgreSQL advisory lock serialising migrations

@@ -70,6 +70,15 @@ class SchemaVersion(Base):
     applied_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
 
 
+class StoreSettingRow(Base):
+    """A setting the store's contents depend on, written once by the first process that opened it (which
+    encoder precision wrote its vectors, say): a later process with other settings is told, not mixed in."""
+    __tablename__ = "store_settings"
+    key: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(sa.Text)
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
+
+
 class ScopeColumns:
     """user_id / agent_id / run_id / group_id, each indexed: every query filters on them."""
 

@@ -1,0 +1,42 @@
+"""The local encoder's precision as the store records it. Vectors from the fp32 and the int8 encoder sit at
+cosine ~0.99 to each other, close enough that a mixed store would answer plausibly and rank slightly wrong
+with no error anywhere; so the first process that opens a store records the precision its vectors are written
+with, MEMORYX_EMBEDDING_PRECISION=auto (the default) follows the record, and a setting that contradicts it is
+refused at open with the ways out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memoryx.errors import InvalidInputError
+from memoryx.models.embeddings import chosen_precision, has_precision
+
+if TYPE_CHECKING:
+    from memoryx.settings import Settings
+    from memoryx.stores.sql import SQLStore
+
+PRECISION_KEY = "embedding_precision"
+
+
+def settings_for_store(settings: "Settings", sql: "SQLStore") -> "Settings":
+    """`settings` with MEMORYX_EMBEDDING_PRECISION made fp32 or int8 for this store, and that precision recorded
+    in a store that has none yet. "auto" takes the recorded one; a store holding memories but no record was
+    written by fp32, the only precision there was; a new store takes `chosen_precision`. Raises
+    InvalidInputError when an explicit precision contradicts the record."""
+    if not has_precision(settings):
+        return settings
+    recorded = sql.store_setting(PRECISION_KEY)
+    asked = settings.embedding_precision
+    if asked == "auto":
+        precision = recorded or ("fp32" if sql.holds_memories() else chosen_precision(settings))
+    elif recorded is not None and recorded != asked:
+        raise InvalidInputError(
+            f"MEMORYX_EMBEDDING_PRECISION={asked}, but the vectors of the store at {sql.safe_url} were written by the "
+            f"{recorded} encoder, and queries must come from the encoder that wrote them. Unset it (auto follows "
+            f"the store) or set {recorded}; to move the store to {asked}, `memoryx export` its scopes and "
+            f"`memoryx import` them into a new MEMORYX_DATA_DIR with MEMORYX_EMBEDDING_PRECISION={asked}.")
+    else:
+        precision = asked
+    if recorded is None:
+        precision = sql.record_store_setting(PRECISION_KEY, precision)  # another process may have been first
+    return settings if precision == asked else settings.model_copy(update={"embedding_precision": precision})
