@@ -25,12 +25,12 @@ from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
-from memoryx.search.current import newer_on_topic_first, prefer_latest, superseded_last
+from memoryx.search.current import has_ended, newer_on_topic_first, prefer_latest, superseded_last
 from memoryx.search.events import covering_first
-from memoryx.search.periods import by_period
+from memoryx.search.periods import by_period, in_period
 from memoryx.search.ranker import feature_matrix, fitted_model, tracing
 from memoryx.search.relations import about_someone_else
-from memoryx.search.scoring import epoch_of, event_time, final_scores, ordered
+from memoryx.search.scoring import final_scores, ordered
 from memoryx.search.spread import spread
 from memoryx.search.state import RankState, SearchState
 
@@ -70,11 +70,8 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
 def _replay_inputs(cands: list[dict], plan, now: float) -> dict:
     """What a trace needs to replay the steps after the model (superseded_last, by_period): which candidates
     had ended by `now`, and, when the query names a period that filters, which fall inside it."""
-    ended = [(t := epoch_of(c["memory"].get("invalid_at"))) is not None and t <= now for c in cands]
-    inside = None
-    if plan.period_filter is not None:
-        lo, hi = plan.time_window
-        inside = [(t := event_time(c["memory"])) is not None and lo <= t < hi for c in cands]
+    ended = [has_ended(c["memory"], now) for c in cands]
+    inside = [in_period(plan, c["memory"]) for c in cands] if plan.period_filter is not None else None
     return {"ended": ended, "period_filter": plan.period_filter, "in_window": inside}
 
 

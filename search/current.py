@@ -174,10 +174,13 @@ def newer_on_topic_first(cands: list[dict], topic: tuple[str, ...], bonus: float
                 newer["relevance"] = older["relevance"] + bonus
 
 
+def has_ended(memory: dict, now: float | None) -> bool:
+    """Whether the memory is no longer valid at `now` (its invalid_at at or before it; any invalid_at when None)."""
+    ended = epoch_of(memory.get("invalid_at"))
+    return ended is not None and (now is None or ended <= now)
+
+
 def superseded_last(ranked: list[dict], now: float | None) -> list[dict]:
     """Memories no longer valid (invalid_at in the past of `now`) after every valid one, order kept otherwise."""
-    def stale(c: dict) -> bool:
-        ended = epoch_of(c["memory"].get("invalid_at"))
-        return ended is not None and (now is None or ended <= now)
-
-    return [c for c in ranked if not stale(c)] + [c for c in ranked if stale(c)]
+    return ([c for c in ranked if not has_ended(c["memory"], now)]
+            + [c for c in ranked if has_ended(c["memory"], now)])

@@ -38,17 +38,22 @@ def _iso(ts: float) -> str | None:
 TOP_UP_GAP = 1e-6
 
 
+def in_period(plan: SearchPlan, memory: dict) -> bool:
+    """Whether the memory's event time falls inside the query's period (plan.time_window)."""
+    lo, hi = plan.time_window
+    ts = event_time(memory)
+    return ts is not None and lo <= ts < hi
+
+
 def by_period(plan: SearchPlan, ranked: list[dict]) -> list[dict]:
     """`ranked` (best first) with the query's period applied as a filter (see the module docstring); unchanged
     when the query names no confident period."""
     if plan.period_filter is None:
         return ranked
-    lo, hi = plan.time_window
     inside: list[dict] = []
     outside: list[dict] = []
     for c in ranked:
-        ts = event_time(c["memory"])
-        if ts is not None and lo <= ts < hi:
+        if in_period(plan, c["memory"]):
             sources = c["sources"] if "time" in c["sources"] else [*c["sources"], "time"]
             inside.append(dict(c, in_period=True, sources=sources))
         else:
