@@ -56,6 +56,9 @@ class CachedEmbeddings:
 
 
 def _model_key(embeddings: Any) -> str:
-    """A stable name of the encoder (its folder), so runs share the cache."""
+    """A stable name of the encoder (its folder, and its precision: int8 and fp32 vectors differ), so runs of one
+    encoder share the cache."""
     name = str(getattr(embeddings, "model_path", None) or getattr(embeddings, "model_name", None) or "default")
+    if getattr(embeddings, "precision", "fp32") != "fp32":  # fp32: the folder alone, so caches on disk stay valid
+        name += f"|{embeddings.precision}"
     return hashlib.sha1(name.encode()).hexdigest()[:8]
