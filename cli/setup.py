@@ -1,7 +1,7 @@
 """`memoryx setup`: prepares what the first add would otherwise build in silence. The local encoder's ONNX
 graph is exported from the bundled weights once per machine (tens of seconds, in a child process that
-imports torch) into the shared cache (MEMORYX_EMBEDDING_CACHE_DIR); every data directory then loads it in
-well under a second. A bar with the elapsed time runs while it works; running it again only checks."""
+imports torch) into the shared cache (MEMORYX_EMBEDDING_CACHE_DIR), and its int8 copy, a new store's precision, is
+quantised from it (seconds); every data directory then loads its encoder in well under a second. A bar with the elapsed time runs while it works; running it again only checks."""
 
 from __future__ import annotations
 
@@ -57,9 +57,9 @@ def cmd_setup(args, _memory) -> int:
     if args.json:
         from memoryx.cli.render import print_json
 
-        print_json({"encoder": emb.model_path, "runtime": emb.runtime, "dims": len(vector),
+        print_json({"encoder": emb.model_path, "runtime": emb.runtime, "precision": emb.precision, "dims": len(vector),
                     "cache_dir": str(emb.cache_dir), "seconds": round(took, 2)})
     else:
-        print(f"Encoder ready: {emb.runtime} runtime, {len(vector)} dimensions, cached in {emb.cache_dir} "
+        print(f"Encoder ready: {emb.runtime} runtime, {emb.precision}, {len(vector)} dimensions, cached in {emb.cache_dir} "
               f"({took:.1f} s).")
     return EXIT_OK
