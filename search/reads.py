@@ -249,11 +249,18 @@ def _bound(ts: float, stored: datetime | str) -> datetime | str:
     return when
 
 
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+
+
 def _epoch(value: datetime | str) -> float:
-    """Epoch seconds of a stored time (naive = UTC; `_as_stored` text or a datetime), as _utc(value).timestamp()."""
+    """Epoch seconds of a stored time (naive = UTC; `_as_stored` text or a datetime), as _utc(value).timestamp().
+    A naive time's distance from the naive epoch is the timedelta `timestamp()` divides, without an aware copy
+    built first: ~4x cheaper, and a search converts ~300 of them (its context window)."""
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
-    return (value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)).timestamp()
+    if value.tzinfo is None:
+        return (value - _NAIVE_EPOCH).total_seconds()
+    return value.timestamp()
 
 
 @lru_cache(maxsize=256)
