@@ -11,15 +11,19 @@
 * scale: bench_search.py's store (memories spread over many users, a small graph each; its --data-dir is reused
   as it is) and its queries: half name one of the user's entities.
 
-The store is built on the first run into --dir and reused after. Each search is run twice: first through
-`Memory.search` (the figure of record: total ms, p50 / p90 / p99), then, with the query-vector cache cleared,
-through the same steps `Memory.search` runs (graphs/search_steps.py; LangGraph only when traced), keeping the
-per-stage `timings` the steps record. The stages nest as the search runs them:
+The store is built on the first run into --dir and reused after. Each search is run three times, the
+query-vector cache cleared before each pass: first through `Memory.search` (the figure of record: total ms, p50 /
+p90 / p99), then through the same steps `Memory.search` runs (graphs/search_steps.py; LangGraph only when
+traced), keeping the per-stage `timings` the steps record, then through `Memory.search` again. The first pass
+is each search's first run in the process: it pays the process's one-offs (the date parser's first load, ~1 s,
+in whichever search first names a relative date) and, above all, the store's file pages the kernel no longer
+holds (the vector shard's mmapped segments: "major page faults"). The later passes find them in memory, so
+compare the staged total with the second `Memory.search`, not the first. The stages nest as the search runs them:
 
     analyze_query                       plan + the one read transaction; starts the query's embedding
     recall: keyword_recall, graph_recall, dense_recall (embed_query: the wait for the vector, then the top-k)
     rank:   fuse, expand_context, rank (features, model, blend), finalize
-    other:  the rest of the total (input checks, step hand-offs, the access event)
+    other:  the rest of the total (input checks, step hand-offs, the access event, garbage collection)
 
 `features` / `model` (inside rank) are the fitted ranking's feature building and scoring, timed around the two
 calls. `encoder alone` is the main encoder embedding each query with nothing else running: what the overlap
@@ -32,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -193,6 +198,25 @@ def staged_search(memory, kw: dict) -> tuple[float, dict[str, float]]:
     return (time.perf_counter() - t0) * 1000, timings
 
 
+def public_pass(memory, timed: list[dict]) -> tuple[list[float], list[float], int]:
+    """`Memory.search` over `timed` (the query vectors not cached): wall and process-CPU ms per search, and the
+    major page faults the pass took (file pages read from disk: the stores' cold pages)."""
+    from memoryx.search import query_vectors
+    from memoryx.search.access import flush_access
+
+    query_vectors.clear()
+    wall, cpu = [], []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_majflt
+    for kw in timed:
+        t, c = time.perf_counter(), time.process_time()
+        memory.search(**kw)
+        wall.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_majflt - faults
+    flush_access()
+    return wall, cpu, faults
+
+
 def measure(memory, searches: list[dict], warmup: int) -> None:
     from memoryx.search import query_vectors
     from memoryx.search.access import flush_access
@@ -200,14 +224,7 @@ def measure(memory, searches: list[dict], warmup: int) -> None:
     for kw in searches[:warmup]:
         memory.search(**kw)
     timed = searches[warmup:] if len(searches) > warmup else searches
-    query_vectors.clear()
-    wall, cpu = [], []
-    for kw in timed:  # the figure of record: the public call
-        t, c = time.perf_counter(), time.process_time()
-        memory.search(**kw)
-        wall.append((time.perf_counter() - t) * 1000)
-        cpu.append((time.process_time() - c) * 1000)
-    flush_access()
+    wall, cpu, faults = public_pass(memory, timed)  # the figure of record: each search's first run
 
     query_vectors.clear()
     clock = RankingClock()
@@ -226,6 +243,9 @@ def measure(memory, searches: list[dict], warmup: int) -> None:
         clock.close()
     flush_access()
 
+    # the same public calls again, after the staged pass: as warm as it, so the two totals compare
+    wall_again, cpu_again, faults_again = public_pass(memory, timed)
+
     query_vectors.clear()
     embeddings = memory.services.embeddings
     alone = []
@@ -242,8 +262,13 @@ def measure(memory, searches: list[dict], warmup: int) -> None:
           f"{statistics.fmean(cpu):.1f} |")
     print(f"| the same steps, timed by stage: total | {pct(totals, 50):.1f} | {pct(totals, 90):.1f} | "
           f"{pct(totals, 99):.1f} | {statistics.fmean(totals):.1f} |")
+    print(f"| Memory.search again, total | {pct(wall_again, 50):.1f} | {pct(wall_again, 90):.1f} | "
+          f"{pct(wall_again, 99):.1f} | {statistics.fmean(wall_again):.1f} |")
+    print(f"| Memory.search again, process CPU | {pct(cpu_again, 50):.1f} | {pct(cpu_again, 90):.1f} | "
+          f"{pct(cpu_again, 99):.1f} | {statistics.fmean(cpu_again):.1f} |")
     print(f"| encoder alone (main, one query) | {pct(alone, 50):.1f} | {pct(alone, 90):.1f} | {pct(alone, 99):.1f} | "
           f"{statistics.fmean(alone):.1f} |")
+    print(f"\nmajor page faults (file pages read from disk): {faults} in the first pass, {faults_again} again")
     print("\n| stage | median | p90 | mean | share of mean total |\n|---|---|---|---|---|")
     mean_total = statistics.fmean(totals)
     for name in (*ORDER, *cpu_steps):
