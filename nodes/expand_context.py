@@ -190,27 +190,44 @@ def _other_side(memory: dict, role: str) -> bool:
 
 
 _ABSENT = object()
+# the values a key may hold (object: _ABSENT): equal ones of the same class filter alike
+_SCALARS = frozenset({str, int, float, bool, type(None), object})
+
+
+def _field_reader(field: str):
+    """What `matches` reads of a memory dict for `field` (memoryx.core.filters: a dotted path into the metadata,
+    else the top-level value, a time then read as epoch seconds), as it is stored; _ABSENT where it is not."""
+    if not field.startswith("metadata."):
+        return lambda mem: mem.get(field, _ABSENT)
+    path = field[len("metadata."):].split(".")
+
+    def read(mem: dict):
+        cur = mem.get("metadata") or {}
+        for part in path:
+            if not isinstance(cur, dict) or part not in cur:
+                return _ABSENT
+            cur = cur[part]
+        return cur
+
+    return read
 
 
 def _filter_test(node):
-    """`matches(node, mem)` as a function of one memory dict. A filter that reads only top-level fields (the
-    default: the status filter) gives the same answer for the same values of them, so the answer is kept per
-    tuple of values: the ~30 rows of a search share one or two statuses, and each walk of the tree costs ~10 us.
-    Metadata fields, or values that cannot be a key (lists), walk the tree every time."""
+    """`matches(node, mem)` as a function of one memory dict. A filter gives the same answer for the same values
+    of the fields it reads (top-level ones or metadata paths), so the answer is kept per tuple of values: the
+    ~80 rows of a search share one or two statuses and no expiry, and each walk of the tree costs ~10 us.
+    Values that are not scalars (a list, a dict) walk the tree every time."""
     if node is None:
         return lambda mem: True
-    fields = tuple(dict.fromkeys(c.field for c in walk(node)))
-    if any(f.startswith("metadata.") or f == "metadata" for f in fields):
-        return lambda mem: matches(node, mem)
+    readers = tuple(_field_reader(f) for f in dict.fromkeys(c.field for c in walk(node)))
     known: dict[tuple, bool] = {}
 
     def test(mem: dict) -> bool:
-        # the class too: True == 1 as a key, not for the filter
-        key = tuple((v.__class__, v) for v in (mem.get(f, _ABSENT) for f in fields))
-        try:
-            hit = known.get(key)
-        except TypeError:  # an unhashable value
+        values = [read(mem) for read in readers]
+        if any(v.__class__ not in _SCALARS for v in values):
             return matches(node, mem)
+        key = tuple((v.__class__, v) for v in values)  # the class too: True == 1 as a key, not for the filter
+        hit = known.get(key)
         if hit is None:
             hit = known[key] = matches(node, mem)
         return hit
