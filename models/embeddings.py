@@ -249,15 +249,16 @@ def chosen_precision(settings: Settings) -> str:
     return "fp32" if settings.embedding_runtime == "torch" else "int8"
 
 
-def make_embeddings(settings: Settings) -> Embeddings:
-    """Build the embeddings model named by MEMORYX_EMBEDDING_MODEL."""
+def make_embeddings(settings: Settings, *, precision: str | None = None) -> Embeddings:
+    """Build the embeddings model named by MEMORYX_EMBEDDING_MODEL; a local encoder runs at `precision` (the
+    store's, runtime/store_precision.py), else at `chosen_precision(settings)`."""
     spec = (settings.embedding_model or "").strip()
     kind, _, name = spec.partition(":")
     kind, name = kind.strip().lower(), name.strip()
     if kind == "local" and name:
         local: dict[str, Any] = {"batch_size": settings.embedding_batch_size, "runtime": settings.embedding_runtime,
                                  "cache_dir": settings.resolved_embedding_cache_dir(),
-                                 "precision": chosen_precision(settings)}
+                                 "precision": precision or chosen_precision(settings)}
         if name == MINILM_NAME or name == f"sentence-transformers/{MINILM_NAME}":
             adapter = adapter_matrix() if settings.query_adapter else None
             return LocalMiniLMEmbeddings(**local, query_adapter=adapter)

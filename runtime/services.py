@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memoryx.models.embeddings import embedding_dims, make_embeddings, make_multilingual_embeddings
 from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.runtime.recovery import recover_projections
-from memoryx.runtime.store_precision import settings_for_store
+from memoryx.runtime.store_precision import precision_for_store
 from memoryx.settings import Settings, get_settings
 from memoryx.stores.graph import lifetime, make_graph_store
 from memoryx.stores.projections import Projector
@@ -140,8 +140,8 @@ def build_services(
         sql = SQLStore(settings.resolved_sql_url(), pool_size=settings.pg_pool_size,
                        lock_connections=settings.pg_lock_connections)
         opened.append(sql)
-        settings = settings_for_store(settings, sql)  # the precision its vectors were written with
-        emb = embeddings or make_embeddings(settings)
+        precision = precision_for_store(settings, sql)  # the precision its vectors were written with
+        emb = embeddings or make_embeddings(settings, precision=precision)
         vectors = make_vector_store(settings, embedding_dims(emb, settings),
                                     multilingual=make_multilingual_embeddings(settings, emb))
         opened.append(vectors)

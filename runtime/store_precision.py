@@ -18,13 +18,14 @@ if TYPE_CHECKING:
 PRECISION_KEY = "embedding_precision"
 
 
-def settings_for_store(settings: "Settings", sql: "SQLStore") -> "Settings":
-    """`settings` with MEMORYX_EMBEDDING_PRECISION made fp32 or int8 for this store, and that precision recorded
-    in a store that has none yet. "auto" takes the recorded one; a store holding memories but no record was
-    written by fp32, the only precision there was; a new store takes `chosen_precision`. Raises
-    InvalidInputError when an explicit precision contradicts the record."""
+def precision_for_store(settings: "Settings", sql: "SQLStore") -> str | None:
+    """fp32 or int8: the precision the local encoder must run at for this store, recorded in a store that has
+    none yet; None when the settings name no local encoder with a precision. MEMORYX_EMBEDDING_PRECISION=auto
+    takes the recorded one; a store holding memories but no record was written by fp32, the only precision there
+    was; a new store takes `chosen_precision`. Raises InvalidInputError when an explicit precision contradicts the
+    record. The settings object is left as it is: the caller's, maybe shared with other stores."""
     if not has_precision(settings):
-        return settings
+        return None
     recorded = sql.store_setting(PRECISION_KEY)
     asked = settings.embedding_precision
     if asked == "auto":
@@ -39,4 +40,4 @@ def settings_for_store(settings: "Settings", sql: "SQLStore") -> "Settings":
         precision = asked
     if recorded is None:
         precision = sql.record_store_setting(PRECISION_KEY, precision)  # another process may have been first
-    return settings if precision == asked else settings.model_copy(update={"embedding_precision": precision})
+    return precision

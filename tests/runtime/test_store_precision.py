@@ -14,7 +14,7 @@ import pytest
 from memoryx.api.memory import Memory
 from memoryx.errors import InvalidInputError
 from memoryx.models.embeddings import chosen_precision
-from memoryx.runtime.store_precision import PRECISION_KEY, settings_for_store
+from memoryx.runtime.store_precision import PRECISION_KEY, precision_for_store
 from memoryx.settings import Settings
 from memoryx.stores.sql import SCHEMA_VERSION, SQLStore
 
@@ -27,7 +27,7 @@ def _settings(tmp_path, **overrides) -> Settings:
 
 def test_a_new_store_records_int8_auto_follows_it_and_a_contradiction_is_refused(tmp_path):
     with Memory(_settings(tmp_path)) as m:
-        assert m.services.embeddings.precision == "int8"
+        assert m.services.embeddings.precision == "int8" and m.services.settings is m.settings
         mid = m.add("I keep bees in Devon", user_id="u", infer=False)["results"][0]["id"]
         assert m.services.sql.store_setting(PRECISION_KEY) == "int8"
     with pytest.raises(InvalidInputError, match="written by the int8 encoder") as refused:
@@ -56,9 +56,10 @@ def test_only_the_local_encoder_has_a_precision_and_torch_means_fp32(tmp_path):
     sql = SQLStore(f"sqlite:///{tmp_path / 'e5.db'}")
     try:
         e5 = Settings(embedding_model="local:multilingual-e5-small")
-        assert settings_for_store(e5, sql) is e5 and sql.store_setting(PRECISION_KEY) is None
-        torch = settings_for_store(Settings(embedding_runtime="torch"), sql)
-        assert torch.embedding_precision == "fp32" and sql.store_setting(PRECISION_KEY) == "fp32"
+        assert precision_for_store(e5, sql) is None and sql.store_setting(PRECISION_KEY) is None
+        torch = Settings(embedding_runtime="torch")
+        assert precision_for_store(torch, sql) == "fp32" and sql.store_setting(PRECISION_KEY) == "fp32"
+        assert torch.embedding_precision == "auto"  # the caller's settings are left as they are
     finally:
         sql.close()
 
