@@ -136,19 +136,25 @@ def test_a_large_scope_reads_no_timeline(tmp_path, monkeypatch):
 
 
 def test_filter_test_answers_as_matches():
-    """expand_context's per-search filter test gives matches()' answer for every row: the status filter kept
-    per value (True and 1 apart), metadata filters and unhashable values walked every time."""
-    from memoryx.core.filters import matches
+    """expand_context's per-search filter test gives matches()' answer for every row: the answer kept per
+    tuple of the values read, top-level fields and metadata paths alike (True and 1 apart, a missing path apart
+    from None), values that are not scalars (lists, dicts) walked every time."""
+    from memoryx.core.filters import matches, with_alive
     from memoryx.lifecycle.state import visible_filter
     from memoryx.nodes.expand_context import _filter_test
 
     rows = [{"status": s} for s in ("active", "merged", "archived", None, "staged")] + [{}]
+    metadata = [{"metadata": m} for m in ({"topic": "home"}, {"topic": "work"}, {"topic": None}, {}, None,
+                                         {"topic": ["home"]}, {"topic": {"home": 1}}, {"topic": True},
+                                         {"topic": 1}, {"a": {"b": 2}}, {"a": {"b": 2.0}}, {"a": {"b": True}},
+                                         {"a": 3}, {"expires_ts": 5.0}, {"expires_ts": 50.0}, {"expires_ts": "5"})]
     for node in (visible_filter(False, True), visible_filter(False, False), visible_filter(True, True),
                  parse_filters({"importance": {"gte": 1}}), parse_filters({"topic": "home"}),
+                 parse_filters({"topic": True}), parse_filters({"a.b": {"gte": 2}}),
+                 parse_filters(with_alive(None, now=10.0)), parse_filters(with_alive({"topic": "home"}, now=10.0)),
                  parse_filters({"category": {"in": ["a", "b"]}})):
         test = _filter_test(node)
-        for row in rows + [{"importance": True}, {"importance": 1}, {"importance": 1.0},
-                           {"metadata": {"topic": "home"}}, {"metadata": {"topic": "work"}},
-                           {"category": ["a"]}, {"category": "b"}]:
+        for row in rows + metadata + [{"importance": True}, {"importance": 1}, {"importance": 1.0},
+                                      {"category": ["a"]}, {"category": "b"}]:
             for _ in range(2):  # the second answer comes from what the first one kept
                 assert test(row) == matches(node, row), (node, row)
