@@ -140,7 +140,8 @@ def build_services(
         sql = SQLStore(settings.resolved_sql_url(), pool_size=settings.pg_pool_size,
                        lock_connections=settings.pg_lock_connections)
         opened.append(sql)
-        precision = precision_for_store(settings, sql)  # the precision its vectors were written with
+        # the precision its vectors were written with (an injected local encoder's own, checked against it)
+        precision = precision_for_store(settings, sql, getattr(embeddings, "precision", None))
         emb = embeddings or make_embeddings(settings, precision=precision)
         vectors = make_vector_store(settings, embedding_dims(emb, settings),
                                     multilingual=make_multilingual_embeddings(settings, emb))

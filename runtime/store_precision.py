@@ -18,23 +18,26 @@ if TYPE_CHECKING:
 PRECISION_KEY = "embedding_precision"
 
 
-def precision_for_store(settings: "Settings", sql: "SQLStore") -> str | None:
+def precision_for_store(settings: "Settings", sql: "SQLStore", given: str | None = None) -> str | None:
     """fp32 or int8: the precision the local encoder must run at for this store, recorded in a store that has
     none yet; None when the settings name no local encoder with a precision. MEMORYX_EMBEDDING_PRECISION=auto
     takes the recorded one; a store holding memories but no record was written by fp32, the only precision there
     was; a new store takes `chosen_precision`. Raises InvalidInputError when an explicit precision contradicts the
-    record. The settings object is left as it is: the caller's, maybe shared with other stores."""
-    if not has_precision(settings):
+    record. `given`: the precision of an encoder the caller built (it wins over the settings, and is checked and
+    recorded the same way). The settings object is left as it is: the caller's, maybe shared with other stores."""
+    if not has_precision(settings) and given is None:
         return None
     recorded = sql.store_setting(PRECISION_KEY)
-    asked = settings.embedding_precision
+    asked = given or settings.embedding_precision
+    who = f"the embeddings given run at {asked}" if given else f"MEMORYX_EMBEDDING_PRECISION={asked}"
     if asked == "auto":
         precision = recorded or ("fp32" if sql.holds_memories() else chosen_precision(settings))
     elif recorded is not None and recorded != asked:
         raise InvalidInputError(
-            f"MEMORYX_EMBEDDING_PRECISION={asked}, but the vectors of the store at {sql.safe_url} were written by the "
-            f"{recorded} encoder, and queries must come from the encoder that wrote them. Unset it (auto follows "
-            f"the store) or set {recorded}; to move the store to {asked}, `memoryx export` its scopes and "
+            f"{who}, but the vectors of the store at {sql.safe_url} were written by the "
+            f"{recorded} encoder, and queries must come from the encoder that wrote them. "
+            + (f"Build the encoder with precision={recorded!r}" if given else f"Unset it (auto follows the store) or set {recorded}")
+            + f"; to move the store to {asked}, `memoryx export` its scopes and "
             f"`memoryx import` them into a new MEMORYX_DATA_DIR with MEMORYX_EMBEDDING_PRECISION={asked}.")
     else:
         precision = asked

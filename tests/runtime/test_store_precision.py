@@ -39,6 +39,21 @@ def test_a_new_store_records_int8_auto_follows_it_and_a_contradiction_is_refused
             assert m.search("which insects do I keep?", user_id="u", limit=1)["results"][0]["id"] == mid
 
 
+def test_an_encoder_given_to_memory_is_checked_and_recorded_by_its_own_precision(tmp_path):
+    from memoryx.models.embeddings import LocalMiniLMEmbeddings
+
+    fp32 = LocalMiniLMEmbeddings(precision="fp32", cache_dir=Settings().resolved_embedding_cache_dir())
+    with Memory(_settings(tmp_path), embeddings=fp32) as m:  # the settings say auto: the encoder given wins
+        m.add("my bike is a green Brompton", user_id="u", infer=False)
+        assert m.services.sql.store_setting(PRECISION_KEY) == "fp32"
+    with Memory(_settings(tmp_path)) as m:  # built from the settings: it follows the record
+        assert m.services.embeddings.precision == "fp32"
+    int8 = LocalMiniLMEmbeddings(precision="int8", cache_dir=Settings().resolved_embedding_cache_dir())
+    with pytest.raises(InvalidInputError, match="the embeddings given run at int8") as refused:
+        Memory(_settings(tmp_path), embeddings=int8)
+    assert "precision='fp32'" in str(refused.value)
+
+
 def test_a_store_without_a_record_but_with_memories_is_fp32(tmp_path):
     with Memory(_settings(tmp_path, embedding_precision="fp32")) as m:
         m.add("my sister lives in Lyon", user_id="u", infer=False)
