@@ -341,6 +341,15 @@ def _export_in_child(model_dir: Path, target: Path, max_length: int) -> np.ndarr
         probes.unlink(missing_ok=True)
 
 
+def _check_short_probes(encoder: OnnxSentenceEncoder, recorded: np.ndarray) -> None:
+    """Raises OnnxEncoderError when the short probes' vectors moved from `recorded` (a row per probe, PROBES'
+    order). The short ones only: a few ms, not the 256-token probe's ~0.3 s."""
+    short = [i for i, p in enumerate(PROBES) if len(p) < 200]
+    cos = _cosines(encoder.encode([PROBES[i] for i in short]), recorded[short])
+    if float(cos.min()) < REUSE_MIN_COSINE:
+        raise OnnxEncoderError(f"probe vectors moved (min cosine {cos.min():.6f})")
+
+
 def _probe_vectors(encoder: OnnxSentenceEncoder) -> np.ndarray:
     """The probes as one padded batch, plus each alone (so a shape-specialised graph cannot pass)."""
     batched = encoder.encode(list(PROBES), batch_size=len(PROBES))
@@ -386,13 +395,8 @@ def _load_cached(model_dir: Path, onnx_path: Path, meta_path: Path, options: dic
         if not holds_digest(onnx_path, meta.get("digest")):
             raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
         encoder = OnnxSentenceEncoder(onnx_path, model_dir, **options)
-        # The digest caught corruption; this catches a runtime that computes differently (an upgraded
-        # onnxruntime, say). The short probes only: a few ms, not the 256-token one's ~0.3 s.
-        short = [i for i, p in enumerate(PROBES) if len(p) < 200]
-        cos = _cosines(encoder.encode([PROBES[i] for i in short]),
-                       np.asarray(meta["probe_vectors"], dtype=np.float32)[short])
-        if float(cos.min()) < REUSE_MIN_COSINE:
-            raise OnnxEncoderError(f"probe vectors moved (min cosine {cos.min():.6f})")
+        # the digest caught corruption; this catches a runtime that computes differently (an upgraded onnxruntime)
+        _check_short_probes(encoder, np.asarray(meta["probe_vectors"], dtype=np.float32)[: len(PROBES)])
         return encoder
     except (OnnxEncoderError, OSError, ValueError, KeyError) as exc:
         log.warning("ignoring the cached ONNX encoder %s (%s); rebuilding it", onnx_path, exc)

@@ -24,10 +24,10 @@ import numpy as np
 
 from memoryx.models.embedding_onnx import (
     PROBES,
-    REUSE_MIN_COSINE,
     OnnxEncoderError,
     OnnxSentenceEncoder,
     _build_lock,
+    _check_short_probes,
     _cosines,
     _probe_vectors,
     cache_paths,
@@ -98,12 +98,8 @@ def _load_cached(target: Path, target_meta: Path, source: dict, model_dir: Path,
         if not holds_digest(target, meta.get("digest")):
             raise OnnxEncoderError("file digest differs from the recorded one (corrupt or partly written)")
         encoder = OnnxSentenceEncoder(target, model_dir, each_alone=True, **options)
-        # each short probe against the vector it gave alone at build (recorded: the probes as one call, then each alone)
-        short = [i for i, p in enumerate(PROBES) if len(p) < 200]
-        alone = np.asarray(meta["probe_vectors"], dtype=np.float32)[len(PROBES):]
-        cos = _cosines(np.stack([encoder.encode([PROBES[i]])[0] for i in short]), alone[short])
-        if float(cos.min()) < REUSE_MIN_COSINE:
-            raise OnnxEncoderError(f"probe vectors moved (min cosine {cos.min():.6f})")
+        # against the vectors the probes gave alone at build (recorded: the probes as one call, then each alone)
+        _check_short_probes(encoder, np.asarray(meta["probe_vectors"], dtype=np.float32)[len(PROBES):])
         return encoder
     except (OnnxEncoderError, OSError, ValueError, KeyError) as exc:
         log.warning("ignoring the cached int8 encoder %s (%s); quantising it again", target, exc)
