@@ -8,8 +8,8 @@ nearer than the encoder alone?
 Pairs: LoCoMo dev (each question against every turn of its conversation, the evidence turns positive) and
 LongMemEval_S dev (each question against its haystack's user turns: the evidence turns and LME_NEG others
 drawn by a fixed hash, so the encoder work stays in minutes). Vectors: the product's main encoder
-(memoryx.models.embeddings.make_embeddings with the default settings), questions as queries, turns as
-documents; cached in CACHE. Loss: for each question, the mean over its evidence turns of -log softmax over its
+(memoryx.models.embeddings.make_embeddings with the default settings, the shipped adapter off: the fit starts
+from the encoder's own question vectors), questions as queries, turns as documents; cached in CACHE per precision. Loss: for each question, the mean over its evidence turns of -log softmax over its
 candidates of cos(W q, d) / TAU, each question weighing the same, plus l2 x |A|^2 (A starts at 0: the encoder
 alone). Folds: LoCoMo by conversation, LongMemEval by question (a hash of its id). Printed per set: recall@10
 (the fraction of the evidence in the top 10 by cosine) of the encoder alone and adapted, on the held-out folds;
@@ -76,17 +76,19 @@ def groups(lme_set: str = "lme-dev", locomo: bool = True) -> list[dict]:
 
 def embed(qs: list[dict], cache: Path = CACHE) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Question vectors (one row each) and each distinct document's vector, cached by text hash."""
-    from memoryx.models.embeddings import make_embeddings
+    from memoryx.models.embeddings import chosen_precision, make_embeddings
     from memoryx.settings import Settings
 
+    # the shipped adapter off: the matrix fitted here is applied to the encoder's own question vectors
+    settings = Settings(query_adapter=False)
     texts = sorted({t for q in qs for t in q["docs"]})
     queries = [q["query"] for q in qs]
-    key = hashlib.sha256(json.dumps([texts, queries]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([texts, queries, chosen_precision(settings)]).encode()).hexdigest()
     if cache.exists():
         data = np.load(cache, allow_pickle=False)
         if str(data["key"]) == key:
             return data["Q"], dict(zip(texts, data["D"]))
-    emb = make_embeddings(Settings())
+    emb = make_embeddings(settings)
     t0 = time.perf_counter()
     Q = np.asarray([emb.embed_query(x) for x in queries], dtype=np.float32)
     D = np.asarray(emb.embed_documents(texts), dtype=np.float32)
