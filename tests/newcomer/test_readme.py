@@ -37,8 +37,10 @@ def clone(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory) -> dict:
-    # a newcomer's shell: no PYTHONPATH or MEMORYX_* of this test run, the clone's own .venv
-    out = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYX_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # a newcomer's shell: no PYTHONPATH, MEMORYX_* or PYTEST_* (an xdist worker's name) of this test run, the
+    # clone's own .venv
+    out = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MEMORYX_", "PYTEST_")) and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     out["MEMORYX_ENV_FILE"] = str(tmp_path_factory.mktemp("newcomer-env") / "none.env")
     out["COLUMNS"] = "200"
     return out
