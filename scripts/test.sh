@@ -16,4 +16,10 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # The suite starts hundreds of `memoryx` processes: without bytecode caching each one compiles the package again.
 unset PYTHONDONTWRITEBYTECODE
 export PATH="$PWD/.venv/bin:$PATH"  # the tests run the `memoryx` command of this checkout
-exec .venv/bin/python -m pytest -q "$@"
+# One pytest-xdist worker per core, at most 4 (each worker loads its own encoder, stores and servers; more would
+# add memory and PostgreSQL connections, not speed). A file's tests stay on one worker (`--dist loadfile`): they
+# share module fixtures (an embedded FalkorDB, a server, the newcomer's clone). Files are handed out in the order
+# tests/conftest.py gives (the longest first), not by their number of tests. `-n 0` runs in one process.
+WORKERS=$(nproc 2>/dev/null || echo 1)
+if [ "$WORKERS" -gt 4 ]; then WORKERS=4; elif [ "$WORKERS" -lt 2 ]; then WORKERS=0; fi
+exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@"

@@ -161,6 +161,21 @@ def pytest_collection_modifyitems(config, items):
             continue
         integration = item.get_closest_marker("slow") or _needs_engine(item)
         item.add_marker(pytest.mark.integration if integration else pytest.mark.unit)
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its collection order is the order files are handed out
+        rank: dict[str, int] = {}
+        for item in items:
+            path = item.nodeid.split("::")[0]
+            rank[path] = min(rank.get(path, 2), _rank(item))
+        items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])  # stable: a file's tests keep their order
+
+
+def _rank(item: pytest.Item) -> int:
+    """Under pytest-xdist (`--dist loadfile --no-loadscope-reorder`, scripts/test.sh) the longest files start first,
+    so that none of them is still running alone at the end: the newcomer's clone (minutes), then the files that
+    start servers (`slow`), then the others in their order."""
+    if item.get_closest_marker("newcomer"):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
 
 
 @pytest.fixture(scope="module")
