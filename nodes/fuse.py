@@ -10,9 +10,7 @@ wrong for a path that found fewer hits than it was asked for. A keyword search t
 small store has no non-match at its end, and min-max would give the second hit - "night shifts" for "What
 shifts am I working?" - no keyword credit at all. The paths that return only matches (keyword, graph,
 preference) are therefore scaled by their best score alone when their list is short; the similarity paths
-(dense, multilingual, time) rank every memory and keep min-max, over a span of at least `similarity_min_span`
-(MEMORYX_SEARCH_TUNING): in a small store every memory is a hit, and min-max over three cosines 0.02 apart would
-turn a difference within the encoder's noise into a whole unit of scaled score. The bridge between languages
+(dense, multilingual, time) rank every memory and keep min-max. The bridge between languages
 (crosslingual) comes scored against a floor of its own and is taken as it is.
 """
 
@@ -35,21 +33,20 @@ MATCH_PATHS = frozenset({"keyword", "graph", "preference"})  # every hit matched
 ABSOLUTE_PATHS = frozenset({"crosslingual"})  # scores already on [0, 1] against a floor (search/crosslingual.py)
 
 
-def _minmax(values: list[float], floor: float | None = None, min_span: float = 0.0) -> list[float]:
+def _minmax(values: list[float], floor: float | None = None) -> list[float]:
     if not values:
         return []
     lo, hi = (min(values) if floor is None else floor), max(values)
-    lo = min(lo, hi - min_span)
     if hi - lo < 1e-12:
         return [1.0] * len(values)
     return [max(0.0, (v - lo) / (hi - lo)) for v in values]
 
 
 def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[str, float], rrf_k: int,
-              asked: int | None = None, min_span: float = 0.0) -> list[dict]:
+              asked: int | None = None) -> list[dict]:
     """Fuse best-first hit lists (`asked`: the hits each path was asked for; a match path that returned fewer
-    is scaled from 0, not from its last hit; a similarity path is scaled over at least `min_span`). Returns
-    [{"id", "relevance" (0..1), "sources", "path_scores", "payload"}]."""
+    is scaled from 0, not from its last hit). Returns [{"id", "relevance" (0..1), "sources", "path_scores",
+    "payload"}]."""
     fused: dict[str, dict] = {}
     for path in PATHS:
         hits = path_hits.get(path) or []
@@ -57,12 +54,8 @@ def fuse_hits(path_hits: dict[str, list[dict]], *, method: str, weights: dict[st
             continue
         w = float(weights.get(path, 0.0))
         short = path in MATCH_PATHS and asked is not None and len(hits) < asked
-        if path in ABSOLUTE_PATHS:
-            norm = [float(h["score"]) for h in hits]
-        elif path in MATCH_PATHS:
-            norm = _minmax([h["score"] for h in hits], floor=0.0 if short else None)
-        else:
-            norm = _minmax([h["score"] for h in hits], min_span=min_span)
+        norm = [float(h["score"]) for h in hits] if path in ABSOLUTE_PATHS else \
+            _minmax([h["score"] for h in hits], floor=0.0 if short else None)
         if method == "weighted":
             contrib = [w * n for n in norm]
         else:
@@ -107,6 +100,5 @@ def fuse(state: RankState, runtime: Runtime[Context]) -> dict:
                        "keyword": state.get("keyword_hits") or [],
                        "graph": state.get("graph_hits") or [], "time": state.get("time_hits") or [],
                        "preference": state.get("preference_hits") or []},
-                      method=plan.fusion, weights=weights, rrf_k=plan.rrf_k, asked=plan.candidate_k,
-                      min_span=t.similarity_min_span)
+                      method=plan.fusion, weights=weights, rrf_k=plan.rrf_k, asked=plan.candidate_k)
     return {"fused": fused, "timings": {"fuse": elapsed_ms(start)}}

@@ -60,10 +60,6 @@ class SearchTuning(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     candidate_k: int = Field(30, description="Hits per recall path (at least 2 x limit).")
-    similarity_min_span: float = Field(0.0, ge=0, description=(
-        "The similarity paths' (dense, multilingual, period) scores are min-max scaled over at least this span of "
-        "cosine, so that a few hits within the encoder's noise of each other (a small store) are not stretched "
-        "to 0..1."))
     weight_dense: float = Field(0.45, description="Weighted fusion: weight of the dense path.")
     weight_keyword: float = Field(0.55, description="Weighted fusion: weight of the keyword (BM25) path.")
     weight_dense_unread: float = Field(0.15, description=(
