@@ -146,9 +146,12 @@ def load(stores: Path, sets) -> list[dict]:
     return rows
 
 
-def split(stores: Path) -> tuple[list[dict], list[dict]]:
-    """(dev rows, validation rows): LongMemEval validation and the blind lives are never fitted on."""
+def split(stores: Path, with_blind: bool = False) -> tuple[list[dict], list[dict]]:
+    """(dev rows, validation rows): LongMemEval validation is never fitted on; the blind lives are validation too,
+    or, `with_blind`, dev rows scored by cross-validation (folded by life, as the other lives)."""
     rows = load(stores, DEV_SETS)
+    if with_blind:
+        return rows, load(stores, VAL_SETS)
     dev = [r for r in rows if r["set"] != BLIND]
     return dev, [r for r in rows if r["set"] == BLIND] + load(stores, VAL_SETS)
 
@@ -326,10 +329,10 @@ def print_table(title: str, columns: dict[str, dict]) -> None:
             print(f"| {key} | {n} | {m} | " + " | ".join(cells) + " |")
 
 
-def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
+def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: bool = False) -> None:
     from memoryx.search.ranker import FEATURES
 
-    dev, val = split(stores)
+    dev, val = split(stores, with_blind)
     if not dev:
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
     mask = learnable({f for g in drop for f in RULE_GROUPS[g]})
@@ -354,7 +357,8 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str]) -> None:
         print(f"  {f:28s} {b:+.4f}")
     if write:
         MODEL_OUT.write_text(json.dumps({
-            "fitted_on": f"{', '.join(DEV_SETS)} (shared dev data); bench/recall/fit_ranker.py fit --write",
+            "fitted_on": f"{', '.join(DEV_SETS)}{' (the blind lives too)' if with_blind else ''} (shared dev data); "
+                         f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights}, indent=1) + "\n")
         CV_OUT.write_text(json.dumps(_by_set(cv), indent=1) + "\n")
@@ -370,8 +374,8 @@ def _by_set(figures: dict) -> dict:
     return dict(out)
 
 
-def main_ablate(stores: Path, k: int) -> None:
-    dev, val = split(stores)
+def main_ablate(stores: Path, k: int, with_blind: bool = False) -> None:
+    dev, val = split(stores, with_blind)
     results = {}
     for group, feats in [("all signals", ()), *((f"without {g}", f) for g, f in RULE_GROUPS.items())]:
         mask = learnable(set(feats))
@@ -386,7 +390,7 @@ def main_ablate(stores: Path, k: int) -> None:
     for name, (cv, v) in results.items():
         cells = []
         for s, m in headline:
-            src = v if s in VAL_SETS or s == BLIND else cv
+            src = v if s in VAL_SETS or (s == BLIND and not with_blind) else cv
             cells.append(f"{src[s][m][0]:.3f}" if s in src and m in src[s] else "")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
@@ -402,15 +406,18 @@ def main() -> None:
                     help="collect: fit_query_adapter.py's --out file; dev questions get the adapter of the folds "
                          "that never saw them")
     ap.add_argument("--drop", nargs="*", default=[], choices=sorted(RULE_GROUPS))
+    ap.add_argument("--with-blind", action="store_true",
+                    help="fit on the lives written blind too, their figures cross-validated by life (default: they "
+                         "are validation, never fitted on)")
     a = ap.parse_args()
     if a.command == "collect":
         from traces import collect  # bench/recall/traces.py
 
         collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters, SEARCH_LIMIT)
     elif a.command == "fit":
-        main_fit(a.stores, a.folds, a.write, a.drop)
+        main_fit(a.stores, a.folds, a.write, a.drop, a.with_blind)
     else:
-        main_ablate(a.stores, a.folds)
+        main_ablate(a.stores, a.folds, a.with_blind)
 
 
 if __name__ == "__main__":
