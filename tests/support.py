@@ -37,15 +37,6 @@ def shared_embeddings():
     return make_embeddings(Settings())
 
 
-@lru_cache(maxsize=1)
-def fp32_embeddings():
-    """MiniLM at fp32 (a new store's default is int8): for a ranking test whose two best candidates sit closer in
-    cosine than int8's quantisation moves them (~0.01-0.04), so that it checks the signal it was written for."""
-    from memoryx.models.embeddings import make_embeddings
-
-    return make_embeddings(Settings(embedding_precision="fp32"))
-
-
 @contextmanager
 def told(tmp_path, said: list[tuple[str, str]], *, user_id: str = "u", now: str = "2025-01-20T12:00:00+00:00",
          infer: bool = False, **memory_options):

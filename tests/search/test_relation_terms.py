@@ -99,16 +99,13 @@ def test_chat_typed_statements_and_questions():
 
 
 def test_who_the_user_lives_with_now(tmp_path):
-    """Typed fast: the latest statement of the home answers, though it opens on a break-up. At fp32: int8 moves the
-    two Sam statements' cosines to within 0.02 of each other and the older one comes first (docs/benchmarks.md,
-    "Int8 as the default")."""
-    from tests.support import fp32_embeddings, told
+    """Typed fast: the latest statement of the home answers, though it opens on a break-up."""
+    from tests.support import told
 
     flatmates = [("2024-01-10", "my flatmate Ruth is doing law, shes super messy lol"),
                  ("2024-06-10", "moved out of the flat, living with Sam in Leith now"),
                  ("2024-11-02", "Sam and i broke up :( moving back in with Ruth")]
-    with told(tmp_path / "z", flatmates, now="2025-03-20T12:00:00+00:00", embeddings=fp32_embeddings(),
-              embedding_precision="fp32") as first:
+    with told(tmp_path / "z", flatmates, now="2025-03-20T12:00:00+00:00") as first:
         assert "Ruth" in first("Who do I live with now?")
 
 
@@ -387,11 +384,9 @@ def test_a_life_told_and_asked_in_chinese_or_japanese(tmp_path):
 
 def test_what_is_said_of_a_person_after_their_name(tmp_path):
     """"I need a gift idea for Omar, he's just been promoted to head of IT": the clause after Omar is about him, so
-    asked what the user's husband (Omar, as another memory names him) does, it answers. At fp32: the two Omar
-    statements sit 0.002 apart in cosine at int8, and the dense rank decides (docs/benchmarks.md, "Int8 as the
-    default")."""
+    asked what the user's husband (Omar, as another memory names him) does, it answers."""
     from memoryx.search.relations import about_person
-    from tests.support import fp32_embeddings, told
+    from tests.support import told
 
     assert about_person("I need a gift idea for Omar, he's just been promoted.", {"Omar"}) == "Omar"
     assert about_person("I need a gift idea for Omar.", {"Omar"}) is None
@@ -400,8 +395,7 @@ def test_what_is_said_of_a_person_after_their_name(tmp_path):
             ("2024-03-18", "Any tips for sleeping better? I've been working night shifts since last month."),
             ("2024-05-17", "I need a gift idea for Omar, he's just been promoted to head of IT at the council."),
             ("2024-10-04", "What's a good stretch routine? I hurt my back lifting boxes at work.")]
-    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00", embeddings=fp32_embeddings(),
-              embedding_precision="fp32") as first:
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
         assert "head of IT" in first("What does my husband do?")
 
 
