@@ -2,8 +2,8 @@
 
     python bench/recall/fit_ranker.py collect [--stores DIR] [--sets locomo-dev,lme-dev,lme-val,lives]
         [--fold-adapters FILE]
-    python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...]
-    python bench/recall/fit_ranker.py ablate [--stores DIR]
+    python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...] [--with-blind]
+    python bench/recall/fit_ranker.py ablate [--stores DIR] [--with-blind]
 
 collect: every question of the kept stores (bench/recall/run.py ingests them) is asked through the public API
 with its defaults (`Memory.search(question, <scope>, limit=30, now=<question date>)`), while
@@ -16,8 +16,10 @@ weighing the same and each set the same, L2-regularised), then the scale and bia
 calibrated pointwise; deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
 question type, the hand-weighted order against the fitted one: on dev by k-fold cross-validation (each
 question scored by a model that did not see its fold; LoCoMo and the lives folded by conversation and life), and
-on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. --write writes that
-model to search/ranker_model.json and the figures to bench/recall/cv_figures.json.
+on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. The lives written blind
+are validation too, or with --with-blind dev, their figure cross-validated by life (the shipped model: the own
+lives hold too few questions answered in another language for the cross-lingual paths to be weighed without
+them). --write writes that model to search/ranker_model.json and the figures to bench/recall/cv_figures.json.
 
 ablate: refits without each group of rule signals (the phrase-reading detectors of memoryx.search) and prints
 what each group is worth on validation and in cross-validation, the table that decides which rules stay.
@@ -49,8 +51,8 @@ CV_OUT = HERE / "cv_figures.json"
 SEARCH_LIMIT = 30
 DEV_SETS = tuple(s for s in os.environ.get("FIT_DEV_SETS", "locomo-dev,lme-dev,lives").split(","))
 VAL_SETS = ("lme-val",)
-# the lives written blind (by a tester who never saw the code) are never fitted on: their questions are scored as
-# validation ("lives-blind"), so a figure of theirs printed with the shipped model is never in-sample
+# the lives written blind (by a tester who never saw the code) are scored apart ("lives-blind"): as validation, never
+# fitted on, or (--with-blind) fitted on and scored by cross-validation by life, never by a model that saw the life
 BLIND = "lives-blind"
 L2 = 1e-3
 
