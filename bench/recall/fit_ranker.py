@@ -360,7 +360,8 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
     if write:
         MODEL_OUT.write_text(json.dumps({
             "fitted_on": f"{', '.join(DEV_SETS)}{' (the blind lives too)' if with_blind else ''} (shared dev data); "
-                         f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}",
+                         f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}"
+                         f"{' --drop ' + ' '.join(drop) if drop else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights}, indent=1) + "\n")
         CV_OUT.write_text(json.dumps(_by_set(cv), indent=1) + "\n")
