@@ -36,7 +36,8 @@ def precision_for_store(settings: "Settings", sql: "SQLStore", given: str | None
         raise InvalidInputError(
             f"{who}, but the vectors of the store at {sql.safe_url} were written by the "
             f"{recorded} encoder, and queries must come from the encoder that wrote them. "
-            + (f"Build the encoder with precision={recorded!r}" if given else f"Unset it (auto follows the store) or set {recorded}")
+            + (f"Build the encoder with precision={recorded!r}" if given
+               else f"Unset it (auto follows the store) or set {recorded}")
             + f"; to move the store to {asked}, `memoryx export` its scopes and "
             f"`memoryx import` them into a new MEMORYX_DATA_DIR with MEMORYX_EMBEDDING_PRECISION={asked}.")
     else:

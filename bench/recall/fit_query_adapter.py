@@ -9,8 +9,9 @@ Pairs: LoCoMo dev (each question against every turn of its conversation, the evi
 LongMemEval_S dev (each question against its haystack's user turns: the evidence turns and LME_NEG others
 drawn by a fixed hash, so the encoder work stays in minutes). Vectors: the product's main encoder
 (memoryx.models.embeddings.make_embeddings with the default settings, the shipped adapter off: the fit starts
-from the encoder's own question vectors), questions as queries, turns as documents; cached in CACHE per precision. Loss: for each question, the mean over its evidence turns of -log softmax over its
-candidates of cos(W q, d) / TAU, each question weighing the same, plus l2 x |A|^2 (A starts at 0: the encoder
+from the encoder's own question vectors), questions as queries, turns as documents; cached in CACHE per
+precision. Loss: for each question, the mean over its evidence turns of -log softmax over its candidates of
+cos(W q, d) / TAU, each question weighing the same, plus l2 x |A|^2 (A starts at 0: the encoder
 alone). Folds: LoCoMo by conversation, LongMemEval by question (a hash of its id). Printed per set: recall@10
 (the fraction of the evidence in the top 10 by cosine) of the encoder alone and adapted, on the held-out folds;
 the adapter fitted on all dev pairs with the best l2 is written to --out (never on the lives), with the model
