@@ -42,6 +42,10 @@ def env(tmp_path_factory) -> dict:
     out = {k: v for k, v in os.environ.items()
            if not k.startswith(("MEMORYX_", "PYTEST_")) and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     out["MEMORYX_ENV_FILE"] = str(tmp_path_factory.mktemp("newcomer-env") / "none.env")
+    # its own temporary folder: the inner pytest's basetemp (pytest-of-<user>) and every temp file of the clone
+    # land there, so the inner run never scans, cleans or locks the outer run's pytest folders
+    tmp = str(tmp_path_factory.mktemp("newcomer-tmp"))
+    out.update(TMPDIR=tmp, TEMP=tmp, TMP=tmp)
     out["COLUMNS"] = "200"
     return out
 
@@ -90,3 +94,4 @@ def test_the_second_command_runs_the_tests(clone, env, demo):
         pytest.skip("scripts/test.sh needs the machine's PostgreSQL tools")
     out = _run("bash scripts/test.sh tests/architecture/test_docs.py", clone, env, timeout=900)
     assert re.search(r"\d+ passed", out.stdout), out.stdout
+    assert list(Path(env["TMPDIR"]).glob("pytest-of-*/pytest-*")), "the inner pytest's basetemp is elsewhere"
