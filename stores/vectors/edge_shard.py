@@ -21,6 +21,7 @@ from typing import Any, Iterator, Sequence
 
 from memoryx.errors import StoreUnavailableError
 from memoryx.stores.vectors.base import DENSE, FLOAT_INDEXES, KEYWORD_INDEXES, SPARSE
+from memoryx.stores.vectors.readahead import warm_in_background
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class SharedShard:
         # a shard this process never wrote to has nothing to flush: flushing it still syncs every mapped
         # file of every segment (tens of ms each on a slow disk), which a read-only command would pay at exit
         self.written = False
+        self.warming: threading.Thread | None = None  # the read-ahead of its files at open (readahead.py)
 
     @classmethod
     def acquire(cls, path: Path, dims: int, keyword_indexes: Sequence[str] = KEYWORD_INDEXES,
@@ -103,6 +105,8 @@ class SharedShard:
                 shared = cls(path, shard, dims)
                 shared.written = created
                 shared.indexes = (tuple(keyword_indexes), tuple(float_indexes))
+                # the segments' pages into the page cache before the first searches fault them in one by one
+                shared.warming = warm_in_background(path)
                 cls._registry[key] = shared
                 _write_owner(path)
             elif shared.dims != dims:
