@@ -54,22 +54,25 @@ from memoryx.search.plan import (
 from memoryx.search.preferences import asks_food, asks_recommendation
 from memoryx.search.query import (
     as_first_person,
-    cjk_topic_name,
     english_encoder,
-    without_cjk_question_words,
-    written_in_cjk,
     entity_candidates,
     normalize_query,
-    proper_names,
     resolve_self_names,
     rewrite_query,
+    without_cjk_question_words,
     without_recall_request,
+    written_in_cjk,
 )
 from memoryx.search.query_vectors import QueryVectors
 from memoryx.search.reads import scope_facts
 from memoryx.search.recipes import recipe_named
 from memoryx.search.relation_terms import (
-    ONE_AT_A_TIME, PEOPLE, attribute_words, named_relations, relation_keywords, relation_words,
+    ONE_AT_A_TIME,
+    PEOPLE,
+    attribute_words,
+    named_relations,
+    relation_keywords,
+    relation_words,
     without_job_idiom,
 )
 from memoryx.search.relations import asks_name, cjk_relation
@@ -248,9 +251,6 @@ def analyze_query(state: SearchState, runtime: Runtime[Context]) -> dict:
         tokens=tuple(tokenize(f"{keyword_query} {keyword_extra}")),
         entities=facts.entities,
         timeline=facts.timeline,
-        # the name fact ("User's name is Alice") is not boosted merely for holding the user's own name
-        names=tuple(n for n in [*proper_names(query), *filter(None, [cjk_topic_name(query)])]
-                    if n.lower() not in {o.lower() for o in own}),
         period_text=period.text if period is not None else "",
         asks_when=asks_when(query),
         asks_name=asks_name(asked),

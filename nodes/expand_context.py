@@ -1,5 +1,5 @@
 """expand_context: the SQL rows of the fused candidates (scope, liveness and filters re-checked on the system
-of record), the time / name / "when" boosts, then neighbouring-memory propagation (memoryx.search.tuning
+of record), the time / "when" / figure / relation boosts, then neighbouring-memory propagation (memoryx.search.tuning
 explains each knob). The kept candidates carry their latest feedback ("feedback", read by the statement that
 reads their rows; finalize demotes VERY_NEGATIVE ones, memoryx.lifecycle.feedback). A stage of the rank node
 (nodes/rank.py), after fuse.
@@ -8,13 +8,11 @@ reads their rows; finalize demotes VERY_NEGATIVE ones, memoryx.lifecycle.feedbac
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import TYPE_CHECKING
 
 from memoryx.core.filters import matches, walk
 from memoryx.core.runs import elapsed_ms
-from memoryx.core.text import CJK_CLASS
 from memoryx.runtime.context import Context, services_of
 from memoryx.search.amounts import states_amount
 from memoryx.search.current import ends_relation, ends_topic
@@ -23,7 +21,12 @@ from memoryx.search.plan import SearchPlan
 from memoryx.search.preferences import states_food, states_preference
 from memoryx.search.reads import context_rows, memory_dicts
 from memoryx.search.relations import (
-    about_person, about_someone_else, gives_name, opens_on_someone, people_of, says_attribute,
+    about_person,
+    about_someone_else,
+    gives_name,
+    opens_on_someone,
+    people_of,
+    says_attribute,
     states_relation,
 )
 from memoryx.search.scoring import epoch_of, event_time
@@ -35,25 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_NAMES = 8
 FETCH_SLACK = 5  # rows read beyond `keep`, for those a filter turns away
-
-
-def _name_pattern(name: str) -> re.Pattern:
-    if re.search(f"[{CJK_CLASS}]", name):  # no word boundaries between CJK characters
-        return re.compile(re.escape(name), re.I)
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.I)
-
-
-def _mentions(memory: dict, pattern: re.Pattern) -> bool:
-    if pattern.search(memory.get("memory") or ""):
-        return True
-    meta = memory.get("metadata") or {}
-    for key in ("name", "speaker", "actor", "author"):
-        v = meta.get(key)
-        if isinstance(v, str) and pattern.fullmatch(v.strip()):
-            return True
-    return False
 
 
 def neighbours(rows: list, seed_ids: list[str], *, window: int, max_gap_s: float) -> dict[str, list[tuple[int, str]]]:
@@ -93,12 +78,10 @@ def _from_payload(mid: str, payload: dict) -> dict:
     return mem
 
 
-def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: set[str]) -> None:
-    """Add the time / name / "when" bonuses to the candidates' relevance (those with a payload)."""
+def _boost(cands: list[dict], plan: SearchPlan, named: set[str]) -> None:
+    """Add the time / "when" / figure / relation bonuses to the candidates' relevance (those with a payload)."""
     t = plan.tuning
     window = plan.time_window
-    names = list(dict.fromkeys(entity_names + list(plan.names)))
-    patterns = [_name_pattern(n) for n in names[:MAX_NAMES]]
     for c in cands:
         mem = c["memory"]
         if mem is None:
@@ -108,9 +91,6 @@ def _boost(cands: list[dict], plan: SearchPlan, entity_names: list[str], named: 
             ts = event_time(mem)
             if ts is not None and window[0] <= ts < window[1]:
                 _signal(c, "in_period", t.time_bonus)
-        if patterns:
-            hit = sum(1 for p in patterns if _mentions(mem, p))
-            _signal(c, "names", t.name_bonus, hit / len(patterns))
         # a "when" question, or one naming a period ("a month ago"): the memory that says when (its "today",
         # "on March 7th") is the event's own account, its neighbours in the same period only share the date
         if (plan.asks_when or window) and states_time(text):
@@ -319,7 +299,7 @@ def expand_context(state: RankState, runtime: Runtime[Context]) -> dict:
         payload = c.pop("payload", None)
         c["memory"] = _from_payload(c["id"], payload) if payload else None
         cands.append(c)
-    _boost(cands, plan, [e["name"] for e in state.get("graph_entities") or []], set(state.get("relation_hits") or ()))
+    _boost(cands, plan, set(state.get("relation_hits") or ()))
 
     # context propagation over the rows' times (one light statement), then the kept rows read whole -------
     # The system of record decides liveness, scope, filters and access counts of everything returned.

@@ -22,7 +22,6 @@ from memoryx.core.filters import to_epoch
 from memoryx.core.timeparse import MONTHS, find_times
 from memoryx.errors import InvalidInputError
 
-
 # a question asking for a time ("when ...", "how long ago", "what year", "什么时候", "いつ") and a memory stating one
 # ("yesterday", "last week", "2023", "昨天", "先月"): phrase patterns of each language in the lexicon
 _WHEN_RE = lexicon.pattern("search.asks_when", flags=re.I)

@@ -46,7 +46,6 @@ class SearchPlan:
     keyword_extra: str = ""
     tokens: tuple[str, ...] = ()  # keyword tokens (memoryx.core.text.tokenize); none: the keyword path is skipped
     entities: tuple[dict, ...] = ()  # [{"id", "name"}] the scope's entities the query names (exact, normalised)
-    names: tuple[str, ...] = ()  # capitalised words that look like names (ranking adds the graph entities)
     time_window: tuple[float, float] | None = None  # [start, end) epoch seconds of the period the query names
     period_text: str = ""  # the words the period was read from ("last summer")
     # the query's period filters the ranking (MEMORYX_QUERY_TIME_FILTER, memoryx.search.periods):

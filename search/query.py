@@ -16,7 +16,6 @@ from memoryx.core.text import CJK_CLASS, KANA
 from memoryx.errors import InvalidInputError
 from memoryx.models.llm_io import call_with_retry, extract_json, message_text
 from memoryx.prompts.search import RETRY_REWRITE_PROMPT, REWRITE_QUERY_PROMPT, QueryRewrite
-from memoryx.core.timeparse import MONTHS, WEEKDAYS
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -80,29 +79,6 @@ def entity_candidates(query: str, max_words: int = 4, max_chars: int = 8) -> lis
     return cands[:MAX_ENTITY_CANDIDATES]
 
 
-# the words that are no name however they are written ("What", "Tell", "Yesterday"; 我们, 今天, これ): search.not_a_name
-_NOT_A_NAME = lexicon.words("search.not_a_name")
-_CAPITALISED = re.compile(r"\b[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*)*")
-
-
-def proper_names(query: str) -> list[str]:
-    """Capitalised words of a Latin-script query that look like names ("Caroline", "New York")."""
-    out: dict[str, None] = {}
-    for m in _CAPITALISED.finditer(query):
-        phrase = _POSSESSIVE.sub("", m.group(0))
-        parts = [p for p in phrase.split() if p.lower() not in _NOT_A_NAME and p.lower() not in MONTHS
-                 and p.lower() not in WEEKDAYS]
-        if parts:
-            out[" ".join(parts)] = None
-    return list(out)
-
-
-# a Chinese or Japanese question opening on someone (or something) named, then what is asked of them:
-# "健太って今どの部署", "もちの口の病気", "周敏现在在哪工作", "由纪最近在做什么"
-_CJK_TOPIC = lexicon.compile(r"^([\u4e00-\u9fff\u30a0-\u30ff]{2,4}?|[\u3041-\u3096]{2,4}?)<@search.topic_marker>")
-_NOT_A_NAME_START = lexicon.words("search.not_a_name_start")  # 我, 这, 哪, 私, 何 ...: a pronoun or a question
-
-
 def english_encoder(model: str) -> bool:
     """The embedding model was trained on English only (the default MiniLM, not a multilingual one)."""
     name = model.lower()
@@ -115,14 +91,6 @@ _LATIN_LETTERS = re.compile(r"[A-Za-z]{2}")
 def written_in_cjk(query: str) -> bool:
     """A query in Chinese or Japanese, no word of it in Latin letters."""
     return bool(_CJK_RUN.search(query)) and not _LATIN_LETTERS.search(query)
-
-
-def cjk_topic_name(query: str) -> str | None:
-    """The name a Chinese or Japanese question opens on ("健太" of "健太って今どの部署で働いてるんだっけ？"), or None."""
-    m = _CJK_TOPIC.match(query)
-    if not m or m.group(1) in _NOT_A_NAME or m.group(1)[0] in _NOT_A_NAME_START:
-        return None
-    return m.group(1)
 
 
 def _read_rewrite(answer: BaseMessage) -> QueryRewrite:

@@ -5,7 +5,7 @@ how a question is phrased: each path's scaled score and rank (dense, multilingua
 walk, the query's period, preferences), the context a neighbouring hit lends, recency, importance, access,
 validity, whether a later memory of the same owner says nearly the same thing, length, memory type, the side of
 a chat that said it, and the signals the query analysis reads from the question and the memory (a named
-period, a name, a place, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
+period, a relation, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
 `sigmoid(scale x (w . x) + bias)`, gives each candidate's relevance (scaled so the best is 1), which the seeds'
 final score blends with importance, recency and access by the settings' weights
 (memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
@@ -40,7 +40,7 @@ MODEL_FILE = Path(__file__).with_name("ranker_model.json")
 
 PATHS = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "preference")
 # what the query analysis and expand_context read from a question and a memory together (nodes/expand_context.py)
-MATCH_SIGNALS = ("in_period", "names", "when_time", "amount", "preference", "role", "someone_else", "own_not_theirs",
+MATCH_SIGNALS = ("in_period", "when_time", "amount", "preference", "role", "someone_else", "own_not_theirs",
                  "relation", "naming", "attribute")
 BEST = 8  # "later among the best": the place in time among the best candidates by the pool's order
 STATEMENT_CHARS = 300  # a later memory saying nearly the same thing: compared among fact-sized texts only

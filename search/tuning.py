@@ -14,7 +14,7 @@ Scores, in order:
    scaled from 0 instead) and sums them with the path weights; RRF sums
    ``weight / (rrf_k + rank)``. Either way the fused relevance is scaled to [0, 1].
 2. Boosts on the fused relevance: ``time_bonus`` when the memory's time (created_at) falls in the period the
-   query names; ``name_bonus`` x the share of the query's names the memory mentions; ``when_bonus`` for memories
+   query names; ``when_bonus`` for memories
    that state a time (yesterday, last week, 2023, 昨天 ...) when the query asks "when" or names a period;
    ``amount_bonus`` for memories that state a figure ($12, 70 hours, 三个小时) when it asks for an amount ("how
    much", "in total", "the difference in price"; memoryx.search.amounts).
@@ -76,7 +76,6 @@ class SearchTuning(BaseModel):
     weight_graph: float = Field(0.35, description="Weighted fusion: weight of the graph path.")
     weight_time: float = Field(0.30, description="Weight of the dense recall restricted to the period the query names.")
     time_bonus: float = Field(0.40, description="Added when the memory's time falls in the period the query names.")
-    name_bonus: float = Field(0.10, description="Times the share of the query's names the memory mentions.")
     naming_bonus: float = Field(0.15, description=(
         "Added to a memory stating the relation a question asks the name of when it gives a name ('My dog is "
         "called Pepper' for 'what's my dog's name', not 'My dog loves the beach')."))

@@ -60,7 +60,6 @@ L2 = 1e-3
 # expressions and word tables that read a question and a memory); a group that earns nothing on validation goes
 RULE_GROUPS = {
     "period": ("in_period",),
-    "names": ("names",),
     "when": ("when_time",),
     "amount": ("amount",),
     "preference": ("preference",),

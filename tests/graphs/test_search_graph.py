@@ -739,7 +739,7 @@ def test_a_question_naming_a_period_prefers_the_memory_that_says_when():
     def boosted(plan: SearchPlan) -> dict[str, float]:
         cands = [{"id": i, "relevance": 0.5, "memory": {"memory": text, "valid_at": day, "metadata": {}}}
                  for i, text in (("told", "Baked a lemon tart today"), ("plain", "Baked a lemon tart"))]
-        _boost(cands, plan, [], set())
+        _boost(cands, plan, set())
         return {c["id"]: c["relevance"] for c in cands}
 
     scope = Scope(user_id="u")

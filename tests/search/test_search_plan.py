@@ -188,7 +188,7 @@ def test_analyze_query_writes_a_typed_plan():
     assert isinstance(plan, SearchPlan) and plan.scope == Scope(user_id="u")
     assert plan.query == "What did Melanie do in July 2023?" and plan.limit == 3 and plan.filters is not None
     assert plan.recipe is DEEP and plan.expand_depth == 2 and not plan.use_graph  # no graph store here
-    assert "Melanie" in plan.names and plan.time_window is not None and not plan.asks_when
+    assert plan.time_window is not None and not plan.asks_when
     assert plan.fusion == "rrf" and plan.tuning.candidate_k == 12 and plan.reranker is None
     empty = analyze_query({"query": " ", "user_id": "u", "mode": "turbo"}, runtime_with(settings))["plan"]
     assert empty.empty and empty.scope == Scope(user_id="u")
@@ -258,12 +258,12 @@ def test_code_reads_settings_as_fields():
 
 
 def test_a_chinese_or_japanese_question_is_planned_for_what_it_asks():
-    """Its question words leave the keyword query (they would match "什么口味" or "どこか" in any memory), the name it
-    opens on is a name the ranking looks for, and with the English MiniLM its dense path weighs
+    """Its question words leave the keyword query (they would match "什么口味" or "どこか" in any memory), and with
+    the English MiniLM its dense path weighs
     `weight_dense_unread` (the encoder's vectors of Chinese are close to noise); an English question keeps both."""
     settings = Settings()
     plan = analyze_query({"query": "健太って今どの部署で働いてるんだっけ？", "user_id": "u"}, runtime_with(settings))["plan"]
-    assert "健太" in plan.names and not plan.encoder_reads_query
+    assert "健太" in plan.keyword_query and not plan.encoder_reads_query
     assert not any(w in plan.keyword_query for w in ("どの", "だっけ", "って"))
     plan = analyze_query({"query": "我现在一般是什么时候去打球？", "user_id": "u"}, runtime_with(settings))["plan"]
     assert "什么" not in plan.keyword_query and "打球" in plan.keyword_query and not plan.encoder_reads_query
