@@ -16,9 +16,11 @@ query-vector cache cleared before each pass: first through `Memory.search` (the 
 p90 / p99), then through the same steps `Memory.search` runs (graphs/search_steps.py; LangGraph only when
 traced), keeping the per-stage `timings` the steps record, then through `Memory.search` again. The first pass
 is each search's first run in the process: it pays the process's one-offs (the date parser's first load, ~0.3 s,
-in whichever search first names a relative date) and, above all, the store's file pages the kernel no longer
-holds (the vector shard's mmapped segments: "major page faults"). The later passes find them in memory, so
-compare the staged total with the second `Memory.search`, not the first. The stages nest as the search runs them:
+in whichever search first names a relative date) and any of the store's file pages the kernel no longer holds
+(the vector shard's mmapped segments: "major page faults"; the store reads them ahead when it opens,
+stores/vectors/readahead.py, so a pass soon after the open should take none). The later passes find them in
+memory, so compare the staged total with the second `Memory.search`, not the first. The stages nest as the
+search runs them:
 
     analyze_query                       plan + the one read transaction; starts the query's embedding
     recall: keyword_recall, graph_recall, dense_recall (embed_query: the wait for the vector, then the top-k)
