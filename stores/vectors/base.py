@@ -36,6 +36,7 @@ KEYWORD_INDEXES = ("user_id", "agent_id", "run_id", "group_id", "memory_type", "
 FLOAT_INDEXES = ("created_ts", "updated_ts", "valid_ts")
 BATCH = 512  # points per update operation / request
 DEPTH_LISTS = 16  # a memory search's first query is as deep as the deepest of this many recent lists needed
+AGAIN = 4  # a list short of memories is asked again this many times deeper (_memories_dense)
 _ID_NAMESPACE = uuid.UUID("6f1c7a52-3e0b-4d5e-9a57-6d656d6f7279")
 NOT_CHUNK = Cond(CHUNK, "eq", None)  # a memory's own point, not one of its windows (chunks.py)
 
@@ -279,14 +280,17 @@ class VectorStore(ABC):
         needed (`limit` while there is none, so a store without windows reads no more than that; the depth
         follows the store's windows as they come and go, and when lists are alike a new one needs more than
         all of the last 16 one time in 17). A list still short of memories while more points exist is asked
-        again as deep as `limit` memories of MAX_CHUNKS + 1 points each can reach: the answer is always the one
-        reading every point gives."""
+        again `AGAIN` times deeper (such a list is usually just past the recent depths, and a process's first
+        search knows none), up to the depth `limit` memories of MAX_CHUNKS + 1 points each can reach: the answer
+        is always the one reading every point gives."""
         first = max(self._depths.get(limit, ()), default=limit)
+        deepest = limit * (MAX_CHUNKS + 1)
         out, depths = [], []
         for v, hits in zip(vectors, self._dense_batch(self._memories, vectors, flt, first, threshold)):
-            depth = self._depth_of(hits, limit)
-            if depth is None and len(hits) >= first:
-                hits = self._dense(self._memories, v, flt, limit * (MAX_CHUNKS + 1), threshold)
+            depth, asked = self._depth_of(hits, limit), first
+            while depth is None and len(hits) >= asked and asked < deepest:
+                asked = min(deepest, asked * AGAIN)
+                hits = self._dense(self._memories, v, flt, asked, threshold)
                 depth = self._depth_of(hits, limit)
             if depth is not None:  # a list that ran out of points says nothing about the depth
                 depths.append(depth)

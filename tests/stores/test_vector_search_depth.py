@@ -10,8 +10,9 @@ import random
 import pytest
 
 from memoryx.stores.vectors import EdgeVectorStore
+from memoryx.stores.vectors.base import AGAIN
 from memoryx.stores.vectors.chunks import MAX_CHUNKS
-from tests.stores.test_vectors import ALICE, mem
+from tests.stores.test_vectors import ALICE, BOB, mem
 
 DIMS = 16
 LIMIT = 5
@@ -87,8 +88,9 @@ def test_memories_with_windows_are_found_in_one_query_once_the_depth_is_known(st
 
     first = unit([rng.gauss(0, 1) for _ in range(DIMS)])
     assert_exhaustive(store.search_memories(first, ALICE, limit=LIMIT), items, first)
-    # nothing known yet: LIMIT points (two memories' worth), then the bound that holds LIMIT memories for sure
-    assert queries.take() == [LIMIT, LIMIT * (MAX_CHUNKS + 1)]
+    # nothing known yet: LIMIT points (two memories' worth), then AGAIN times deeper, which holds LIMIT memories
+    # of 4 points (17 points), not the bound for memories of MAX_CHUNKS + 1 points
+    assert queries.take() == [LIMIT, LIMIT * AGAIN]
 
     for _ in range(6):  # other questions: one query each, as deep as LIMIT memories of 4 points need
         q = unit([rng.gauss(0, 1) for _ in range(DIMS)])
@@ -117,11 +119,30 @@ def test_a_list_deeper_than_the_recent_ones_is_asked_again_and_stays_exact(store
     hits = store.search_memories(q, ALICE, limit=LIMIT)
     assert_exhaustive(hits, [*items, crowd], q)
     assert [h.id for h in hits].count(crowd["id"]) == 1
-    assert queries.take() == [4 * (LIMIT - 1) + 1, LIMIT * (MAX_CHUNKS + 1)]
+    assert queries.take() == [4 * (LIMIT - 1) + 1, (4 * (LIMIT - 1) + 1) * AGAIN]
     # the deeper list (its 13 points, then 4 memories of 4) is now the one followed
     again = unit([rng.gauss(0, 1) for _ in range(DIMS)])
     assert_exhaustive(store.search_memories(again, ALICE, limit=LIMIT), [*items, crowd], again)
     assert queries.take() == [13 + 4 * (LIMIT - 2) + 1]
+
+
+def test_a_list_short_again_is_asked_deeper_again_up_to_the_bound(store):
+    rng = random.Random(14)
+    items = memories(rng, 30, windows=MAX_CHUNKS)  # 17 points a memory: LIMIT memories take 4 x 17 + 1 points
+    store.upsert_memories(items)
+    queries = EngineQueries(store)
+    q = unit([rng.gauss(0, 1) for _ in range(DIMS)])
+    assert_exhaustive(store.search_memories(q, ALICE, limit=LIMIT), items, q)
+    # 5 points, then 20 (still short), then 80, which holds them; never past the bound (85)
+    asked = queries.take()
+    assert asked == [LIMIT, LIMIT * AGAIN, LIMIT * AGAIN * AGAIN]
+    assert max(asked) <= LIMIT * (MAX_CHUNKS + 1)
+    few = memories(rng, 3, windows=MAX_CHUNKS)  # fewer memories than LIMIT in another scope: the points run out
+    store.upsert_memories([{**m, "user_id": "bob"} for m in few])
+    hits = store.search_memories(q, BOB, limit=LIMIT)
+    assert sorted(h.id for h in hits) == sorted(m["id"] for m in few)
+    # as deep as alice's list needed (69 points); 51 came back, so there is nothing deeper to ask for
+    assert queries.take() == [(LIMIT - 1) * (MAX_CHUNKS + 1) + 1]
 
 
 def test_a_store_without_windows_reads_only_limit_points(store):
