@@ -18,11 +18,13 @@ import asyncio
 import contextlib
 import logging
 import sys
+import threading
 from typing import Any
 
 from fastapi import FastAPI
 
 from memoryx.api.memory import Memory
+from memoryx.core import timeparse
 from memoryx.lifecycle.retention import start_retention_loop
 from memoryx.lifecycle.schedule import (
     start_consolidate_loop,
@@ -101,6 +103,8 @@ def _lifespan(served: Served):
         if served.memory is None:
             served.memory = await asyncio.to_thread(Memory, served.settings)
             owned = True
+        # the date reader's tables, built before the first request naming a date would wait for them
+        threading.Thread(target=timeparse.warm, name="memoryx-warm-dates", daemon=True).start()
         if served.keys.dev_mode:
             _dev_mode_banner()
         else:

@@ -148,3 +148,17 @@ def test_no_date_or_number_gets_a_5xx(client, route):
         refused_or_fine(call(c, route, value), route)
 
     probe()
+
+
+def test_the_server_builds_the_date_readers_tables_at_startup(tmp_path):
+    """The first request naming a date ("3 days ago", 三天前, 3日前) should not pay for the date library's tables:
+    starting the app reads one date of each language on a thread of its own."""
+    from memoryx.core import timeparse
+
+    timeparse.WARMED.clear()
+    with Memory(data_dir=tmp_path, graph_backend="none", api_keys=KEYS, embeddings=shared_embeddings()) as m:
+        app = create_app(memory=m)
+        assert not timeparse.WARMED.is_set()  # building the app reads nothing: the startup does
+        with TestClient(app) as c:
+            assert timeparse.WARMED.wait(timeout=60)
+            assert c.get("/healthz").status_code == 200
