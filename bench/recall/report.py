@@ -4,6 +4,7 @@ fit_ranker.py has written them."""
 
 from __future__ import annotations
 
+import math
 import statistics
 
 SYSTEMS = ("memoryx", "bm25", "dense")
@@ -100,7 +101,18 @@ def _render_pair(dev: dict, val: dict) -> list[str]:
                          f"{_f(get(v, 'memoryx'))} | {'-' if diff is None else f'{diff:+.3f}'} | {_f(cv)} | "
                          f"{_f(get(d, 'bm25'))} | {_f(get(v, 'bm25'))} | {_f(get(d, 'dense'))} | "
                          f"{_f(get(v, 'dense'))} |")
+        lines += ["", _noise(m, dev["groups"].get("all"), val["groups"].get("all"))]
     return lines
+
+
+def _noise(metric: str, dev: dict | None, val: dict | None) -> str:
+    """One standard error of each whole-set figure (a proportion over n questions) and of their difference: how far
+    apart two figures must be before the gap says more than which questions were drawn."""
+    if not dev or not val:
+        return ""
+    se = [math.sqrt(p * (1 - p) / g["n"]) for g in (dev, val) for p in [g["memoryx"][metric]]]
+    return (f"{metric}, one standard error: dev ±{se[0]:.3f}, val ±{se[1]:.3f}, val - dev "
+            f"±{math.hypot(*se):.3f}")
 
 
 def render(summary: dict, timings: dict) -> str:

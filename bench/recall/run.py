@@ -11,7 +11,8 @@ questions spread through each set (a quick look; a store built so holds only tho
 Searches: `Memory.search(query, ..., now=the question's date)`, limit 10 (LoCoMo, no date: the benchmark gives
 none), 30 (LongMemEval), 3 (lives); the dense path alone is the same call with mode="vector". Figures: LoCoMo
 frac@10 (the fraction of the evidence turns in the top 10); LongMemEval session recall_all@5, recall_any@5 and
-turn recall_all@5 (LongMemEval's eval_utils: a turn ranking maps to sessions by each session's first turn);
+turn recall_all@5 (LongMemEval's eval_utils: a turn ranking maps to sessions by each session's first turn;
+with one standard error of dev, validation and their gap);
 lives top-1 / top-3 (a result answers when it holds every expected word) per language and per kind, with
 extraction on (offline model) and as said. BM25: k1 1.5, b 0.75, lowercased whitespace tokens over the turns
 (lives: the statements and replies). ms per search: the default search, mean / median / p99.
