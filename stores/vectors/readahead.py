@@ -8,8 +8,9 @@ several ms of its median and more of its p99). `posix_fadvise(WILLNEED)` asks th
 blocks while it queues the reads, hence the thread, and reads at most the disk's read-ahead window a call, hence
 the steps. The payload storage is asked for first, then every other segment file (what the engine already read
 costs nothing more), smallest first, only the extents that hold data (segment files are sparse: space reserved,
-not yet written), at most `BUDGET` bytes a shard. The write-ahead log is left out (searches never read it). Nothing is read where the platform has
-no posix_fadvise (macOS, Windows), and a file that vanishes meanwhile (a compaction) is skipped.
+not yet written), at most `BUDGET` bytes a shard. The write-ahead log is left out (searches never read it).
+Nothing is read where the platform has no posix_fadvise (macOS, Windows), and a file that vanishes meanwhile (a
+compaction) is skipped.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -56,7 +58,7 @@ def segment_files(shard_dir: Path) -> list[Path]:
             st = p.stat()
         except OSError:
             continue
-        if p.is_file():
+        if stat.S_ISREG(st.st_mode):  # the one stat tells the kind and the size
             sized.append(("payload_storage" not in p.parts, getattr(st, "st_blocks", 0) * 512 or st.st_size, str(p)))
     return [Path(p) for *_, p in sorted(sized)]
 
