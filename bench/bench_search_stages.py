@@ -17,9 +17,9 @@ p90 / p99), then through the same steps `Memory.search` runs (graphs/search_step
 traced), keeping the per-stage `timings` the steps record, then through `Memory.search` again. The first pass
 is each search's first run in the process: it pays the process's one-offs (the date parser's first load, ~0.3 s,
 in whichever search first names a relative date) and any of the store's file pages the kernel no longer holds
-(the vector shard's mmapped segments: "major page faults"; the store reads them ahead when it opens,
-stores/vectors/readahead.py, so a pass soon after the open should take none). The later passes find them in
-memory, so compare the staged total with the second `Memory.search`, not the first. The stages nest as the
+(the vector shard's mmapped segments: "major page faults"; the store is opened as the server opens it, its
+shards read ahead, stores/vectors/readahead.py, so a pass soon after the open should take none). The later passes
+find them in memory, so compare the staged total with the second `Memory.search`, not the first. The stages nest as the
 search runs them:
 
     analyze_query                       plan + the one read transaction; starts the query's embedding
@@ -83,7 +83,7 @@ def lme_store(args) -> tuple[object, list[dict]]:
     saved = json.loads(manifest.read_text()) if manifest.exists() else {"turns": args.turns, "questions": []}
     if saved["turns"] != args.turns:
         raise SystemExit(f"{args.dir} holds --turns {saved['turns']}; give that or another --dir")
-    memory = Memory(settings_for("lme-dev", args.dir), llm="offline")
+    memory = Memory(settings_for("lme-dev", args.dir), llm="offline", vector_readahead=True)  # as the server
     done = set(saved["questions"])
     t0, n_items = time.perf_counter(), 0
     for q in data:
@@ -119,7 +119,7 @@ def scale_store(args) -> tuple[object, list[dict]]:
 
         embeddings = InstantEmbeddings()
     args.dir.mkdir(parents=True, exist_ok=True)
-    memory = Memory(data_dir=args.dir, llm="offline", embeddings=embeddings)
+    memory = Memory(data_dir=args.dir, llm="offline", embeddings=embeddings, vector_readahead=True)  # as the server
     manifest = args.dir / "bench_manifest.json"
     rng = random.Random(args.seed)
     if manifest.exists():

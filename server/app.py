@@ -52,6 +52,7 @@ from memoryx.server.rollback_routes import rollback_router
 from memoryx.server.served import Served
 from memoryx.server.ui_routes import register_ui
 from memoryx.settings import Settings, get_settings
+from memoryx.stores.vectors import read_ahead_shards
 
 log = logging.getLogger("memoryx.server")
 
@@ -99,6 +100,9 @@ def _lifespan(served: Served):
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        # a server goes on searching after it opens its vector shards: their files read ahead into the page
+        # cache, those of a memory it was given (already open) too
+        read_ahead_shards()
         owned = False
         if served.memory is None:
             served.memory = await asyncio.to_thread(Memory, served.settings)

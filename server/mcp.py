@@ -36,6 +36,7 @@ from memoryx.core.scope import Scope
 from memoryx.errors import MemoryXError, NotFoundError
 from memoryx.server.auth import KeyRing, request_key
 from memoryx.server.served import call_args, context_in, search_in
+from memoryx.stores.vectors import read_ahead_shards
 
 PRINCIPAL_SCOPE_KEY = "memoryx.principal"
 MCP_PATH = "/mcp"
@@ -217,6 +218,7 @@ def run_stdio(memory: Callable[[], Any], user_ids: list[str]) -> None:
     if not user_ids:
         raise ValueError("memoryx mcp needs the user(s) it serves: --user-id alice (or MEMORYX_MCP_USER_ID=alice).")
     principal = stdio_principal(user_ids)
+    read_ahead_shards()  # a session's server goes on searching: the shards it opens are read ahead
     build_mcp_server(memory, lambda ctx: principal).run("stdio")
 
 

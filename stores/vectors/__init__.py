@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.base import DENSE, SPARSE, VectorHit, VectorStore
 from memoryx.stores.vectors.edge import EdgeVectorStore
+from memoryx.stores.vectors.edge_shard import read_ahead_shards
 from memoryx.stores.vectors.filters import to_edge_filter, to_qdrant_filter
 from memoryx.stores.vectors.multilingual import MultilingualIndex
 
@@ -41,6 +42,7 @@ __all__ = [
     "PgVectorStore",
     "make_vector_store",
     "MultilingualIndex",
+    "read_ahead_shards",
     "make_qdrant_client",
     "to_edge_filter",
     "to_qdrant_filter",
@@ -85,6 +87,8 @@ def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embedding
 def _backend(settings: "Settings", dims: int, *, prefix: str, embeddings: "Embeddings | None", chunk_chars: int,
              focus_chars: int) -> VectorStore:
     if settings.vector_backend == "edge":
+        if settings.vector_readahead:  # before the open, so that the shards opened now are read ahead too
+            read_ahead_shards()
         return EdgeVectorStore(Path(settings.data_dir) / "qdrant", dims, prefix=prefix, chunk_chars=chunk_chars,
                                focus_chars=focus_chars)
     if settings.vector_backend == "qdrant":

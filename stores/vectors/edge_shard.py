@@ -73,6 +73,10 @@ class SharedShard:
     # write. The shard objects are kept here so that nothing frees them before the process ends.
     leave_open_at_exit = False
     _left_open: list[Any] = []
+    # Set by a process that goes on searching after it opens its shards (`read_ahead_shards`): each shard opened
+    # then has its files read ahead (readahead.py). Off otherwise: a one-shot command would queue up to 256 MiB
+    # of reads a shard that it may never use, then exit.
+    read_ahead = False
 
     def __init__(self, path: Path, shard: Any, dims: int):
         self.path = path
@@ -86,7 +90,7 @@ class SharedShard:
         # a shard this process never wrote to has nothing to flush: flushing it still syncs every mapped
         # file of every segment (tens of ms each on a slow disk), which a read-only command would pay at exit
         self.written = False
-        self.warming: threading.Thread | None = None  # the read-ahead of its files at open (readahead.py)
+        self.warming: threading.Thread | None = None  # the read-ahead of its files, in a process that reads ahead
 
     @classmethod
     def acquire(cls, path: Path, dims: int, keyword_indexes: Sequence[str] = KEYWORD_INDEXES,
@@ -105,8 +109,8 @@ class SharedShard:
                 shared = cls(path, shard, dims)
                 shared.written = created
                 shared.indexes = (tuple(keyword_indexes), tuple(float_indexes))
-                # the segments' pages into the page cache before the first searches fault them in one by one
-                shared.warming = warm_in_background(path)
+                if cls.read_ahead:  # the segments' pages in the cache before the first searches fault them in
+                    shared.warming = warm_in_background(path)
                 cls._registry[key] = shared
                 _write_owner(path)
             elif shared.dims != dims:
@@ -155,6 +159,17 @@ class SharedShard:
 
 
 atexit.register(SharedShard.close_all)
+
+
+def read_ahead_shards() -> list[threading.Thread]:
+    """From now on, read ahead the files of every shard this process opens, and start it for the shards it has
+    open already (a server opened its memory before it knew it would serve). Returns the read-aheads started."""
+    with SharedShard._registry_lock:
+        SharedShard.read_ahead = True
+        cold = [s for s in SharedShard._registry.values() if not s.closed and s.warming is None]
+        for shared in cold:
+            shared.warming = warm_in_background(shared.path)
+    return [s.warming for s in cold if s.warming is not None]
 
 
 def _owner_file(path: Path) -> Path:

@@ -1,5 +1,7 @@
 """Read-ahead of an embedded shard's files when it is opened: their pages asked into the kernel's page cache on a
-background thread, so that the first searches after an open find them in memory.
+background thread, so that the first searches after an open find them in memory. Only in a process that goes on
+searching after its open and says so (edge_shard.read_ahead_shards: the HTTP and MCP servers, or
+MEMORYX_VECTOR_READAHEAD): a one-shot command would queue reads of files it may never touch, then exit.
 
 The engine reads a shard's vectors and payload indexes at open, but only maps its payload storage: a search reads
 the payload of every hit, scattered over those files, and each page the kernel does not hold is a synchronous disk

@@ -1,7 +1,8 @@
-"""The embedded vector store reads its shards' files ahead when it opens them (stores/vectors/readahead.py): the
-pages of the segments are in the kernel's page cache before the first searches need them, instead of being read
-from disk one fault at a time inside those searches. Checked with the kernel's own answer (mincore) on a real
-shard whose pages were dropped from the cache first."""
+"""The embedded vector store reads its shards' files ahead when it opens them (stores/vectors/readahead.py), in
+a process that asked for it (the servers, or MEMORYX_VECTOR_READAHEAD): the pages of the segments are in the
+kernel's page cache before the first searches need them, instead of being read from disk one fault at a time
+inside those searches. Checked with the kernel's own answer (mincore) on a real shard whose pages were dropped
+from the cache first. A process that did not ask (a CLI command, a script's `Memory()`) reads nothing ahead."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryx.stores.vectors import EdgeVectorStore, readahead
+from memoryx.settings import Settings
+from memoryx.stores.vectors import EdgeVectorStore, make_vector_store, read_ahead_shards, readahead
+from memoryx.stores.vectors.edge_shard import SharedShard
 from memoryx.stores.vectors.readahead import segment_files, warm
 from tests.stores.test_vectors import mem
 
@@ -65,6 +68,13 @@ def _drop(shard: Path) -> None:
 
 
 @pytest.fixture
+def plain_process(monkeypatch):
+    """This process as one that never asked for read-ahead (a server test earlier in the session may have); the
+    switch is put back afterwards."""
+    monkeypatch.setattr(SharedShard, "read_ahead", False)
+
+
+@pytest.fixture
 def shard_dir(tmp_path) -> Path:
     """A closed store of 3,000 memories (MiniLM-sized vectors, a sentence of payload text each); the path of its
     memories' shard."""
@@ -90,15 +100,44 @@ def _open_cold(tmp_path: Path, shard: Path) -> tuple[EdgeVectorStore, float]:
 
 @linux
 def test_opening_a_store_reads_its_payloads_into_the_page_cache(tmp_path, shard_dir, monkeypatch):
+    monkeypatch.setattr(SharedShard, "read_ahead", True)  # a process that asked for it (read_ahead_shards)
+    budget = readahead.BUDGET
     monkeypatch.setattr(readahead, "BUDGET", 0)  # the control: opening alone leaves the payloads on disk
     store, without = _open_cold(tmp_path, shard_dir)
     store.close()
-    monkeypatch.undo()
+    monkeypatch.setattr(readahead, "BUDGET", budget)
     store, with_readahead = _open_cold(tmp_path, shard_dir)
     try:
         assert without < 0.5, f"{without:.0%} of the payloads' pages were in the cache without a read-ahead"
         assert with_readahead > 0.95, f"only {with_readahead:.0%} of the payloads' pages were read ahead"
         assert store.count_memories() == 3000  # the store still answers from the same files
+    finally:
+        store.close()
+
+
+def test_a_process_that_did_not_ask_opens_its_shards_without_reading_ahead(tmp_path, plain_process):
+    store = EdgeVectorStore(tmp_path / "qdrant", DIMS)  # what a CLI command's or a script's Memory() opens
+    try:
+        assert store._memories.warming is None and store._entities.warming is None
+        started = read_ahead_shards()  # a server starting with this store open: its shards are read ahead now
+        assert store._memories.warming in started and store._entities.warming in started
+        later = EdgeVectorStore(tmp_path / "later", DIMS)  # and those it opens afterwards, at their open
+        try:
+            assert later._memories.warming is not None and later._entities.warming is not None
+        finally:
+            later.close()
+        assert not {store._memories.warming, store._entities.warming} & set(read_ahead_shards())  # once each
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_the_setting_reads_ahead_the_shards_a_library_process_opens(tmp_path, plain_process, asked):
+    assert Settings(data_dir=tmp_path).vector_readahead is False  # off unless set
+    store = make_vector_store(Settings(data_dir=tmp_path, vector_readahead=asked), DIMS)
+    try:
+        assert (store._memories.warming is not None) is asked
+        assert SharedShard.read_ahead is asked
     finally:
         store.close()
 
