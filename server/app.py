@@ -109,6 +109,10 @@ def _lifespan(served: Served):
             owned = True
         # the date reader's tables, built before the first request naming a date would wait for them
         threading.Thread(target=timeparse.warm, name="memoryx-warm-dates", daemon=True).start()
+        # the multilingual index's store and encoder, opened before the first search would wait for them
+        multilingual = threading.Thread(target=_warm_multilingual, args=(served.memory,),
+                                        name="memoryx-warm-multilingual", daemon=True)
+        multilingual.start()
         if served.keys.dev_mode:
             _dev_mode_banner()
         else:
@@ -129,11 +133,24 @@ def _lifespan(served: Served):
             detach_events()
             await stop_background_task(replay)
             await stop_background_task(retention)
+            await asyncio.to_thread(multilingual.join, 30)  # it opens a store of the memory about to close
             if owned and served.memory is not None:
                 served.memory.close()
                 served.memory = None
 
     return lifespan
+
+
+def _warm_multilingual(memory: Any) -> None:
+    """Open the memory's multilingual index and load its encoder where an owner has written CJK text (a
+    CLI command that never needs them does not pay for them: only the server warms them)."""
+    index = getattr(getattr(getattr(memory, "services", None), "vectors", None), "multilingual", None)
+    if index is None:
+        return
+    try:
+        index.warm()
+    except Exception:  # noqa: BLE001 - the first search that needs the index opens it again and reports it
+        log.warning("could not open the multilingual index at startup", exc_info=True)
 
 
 def _dev_mode_banner() -> None:

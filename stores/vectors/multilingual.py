@@ -133,6 +133,16 @@ class MultilingualIndex:
             store.close()
 
     # -- reads ---------------------------------------------------------------------------------------
+    def warm(self) -> bool:
+        """Open the store and load the encoder now, if any owner has memories here: else a server's first search
+        waits for the open (every search asks `holds`; ~150 ms for an embedded shard) and the first search of
+        such an owner for the encoder's load. Nothing when no owner ever wrote CJK text. Whether it warmed."""
+        store = self._opened(create=False)
+        if store is None or not store.count_memories():
+            return False
+        self.embeddings.embed_query("query")
+        return True
+
     def holds(self, scope: Scope) -> bool:
         """Whether any memory in this search scope has a multilingual vector (the search pays the encoder
         only then)."""
