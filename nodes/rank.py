@@ -55,10 +55,8 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
                            "metadata": [c["memory"].get("metadata") or {} for c in cands],
                            "hand": [c["id"] for c in ranked], **_replay_inputs(cands, plan, now)})
     if model is not None:
-        fitted = model.scores(rows)
-        top = max(fitted, default=0.0)
-        for c, p in zip(cands, fitted):
-            c["relevance"] = p / top if top > 0 else 0.0
+        for c, rel in zip(cands, model.relevance(rows)):
+            c["relevance"] = rel
         final_scores(cands, settings, now=plan.now)  # the seeds' blend with importance, recency and access
         ranked = superseded_last(ordered(cands, None), plan.now)
     if plan.threshold is not None:

@@ -6,13 +6,14 @@ walk, the query's period, preferences), the context a neighbouring hit lends, re
 validity, whether a later memory of the same owner says nearly the same thing, length, memory type, the side of
 a chat that said it, and the signals the query analysis reads from the question and the memory (a named
 period, a relation, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
-`sigmoid(scale x (w . x) + bias)`, gives each candidate's relevance (scaled so the best is 1), which the seeds'
-final score blends with importance, recency and access by the settings' weights
-(memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
+`sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector (each scaled so the best
+candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the seeds' final score
+blends with importance, recency and access by the settings' weights (memoryx.search.scoring.final_scores), so
+those knobs and a caller's `threshold` keep their meaning.
 
-The weights are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py` from the
-shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise); this
-module only reads them. A feature the file does not name weighs 0; a name the file has and this module does not
+The weights and trees are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py`
+from the shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise; the
+trees pointwise); this module only reads them. A feature the file does not name weighs 0; a name the file has and this module does not
 compute is refused at load, so a model and the code that feeds it cannot drift apart silently.
 
 A trace of every search's candidates and their features can be collected (`collect_traces`), which is how the
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from memoryx.search.access import today
+from memoryx.search.ranker_trees import Trees, trees_from
 from memoryx.search.scoring import access_score, decay, epoch_of, event_time
 
 MODEL_FILE = Path(__file__).with_name("ranker_model.json")
@@ -46,6 +48,11 @@ BEST = 8  # "later among the best": the place in time among the best candidates 
 STATEMENT_CHARS = 300  # a later memory saying nearly the same thing: compared among fact-sized texts only
 NEWER_TOP = 30  # ... of the best candidates by the pool's order (pairs cost ~5 us each)
 SIMILAR = 0.25  # word overlap (Jaccard) from which a later memory may say the same thing anew
+# A place in time is a fraction of the pool's span, the span taken as at least a day and the fraction rounded to
+# a thousandth: memories written seconds apart (one add, a loop of adds) sit at the same place however many
+# milliseconds each write took, so the same words written the same way rank the same way.
+SPAN_FLOOR_SECONDS = 86400.0
+PLACE_DECIMALS = 3
 
 # the seeds' factors of the final score, weighted by the settings (MEMORYX_WEIGHT_*), not fitted: the model gives the
 # relevance they are blended with (memoryx.search.scoring.final_scores); a model weight for them is refused
@@ -114,6 +121,16 @@ def _newer_similar(cands: list[dict], times: list[float | None]) -> np.ndarray:
     best = np.where(later, overlap, 0.0).max(axis=1)
     out[rows] = np.where(best >= SIMILAR, best, 0.0)
     return out
+
+
+def _place_in_time(ts: np.ndarray) -> np.ndarray:
+    """Each time's place between the earliest and the latest of `ts`, 0 to 1, at the resolution SPAN_FLOOR_SECONDS
+    and PLACE_DECIMALS allow (a span shorter than the floor puts every time near 0)."""
+    if not ts.size:
+        return ts
+    lo = float(ts.min())
+    span = max(float(ts.max()) - lo, SPAN_FLOOR_SECONDS)
+    return np.round((ts - lo) / span, PLACE_DECIMALS)
 
 
 def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
@@ -195,19 +212,10 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     ts = np.array([np.nan if t is None else t for t in times])
     known = ~np.isnan(ts)
     later = np.zeros(n)
-    if known.any():
-        lo = float(ts[known].min())
-        span = float(ts[known].max()) - lo
-        if span > 0:
-            later[known] = (ts[known] - lo) / span
+    later[known] = _place_in_time(ts[known])
     later_best = np.zeros(n)
     best = known[:BEST]
-    if best.any():
-        head = ts[:BEST]
-        best_lo = float(head[best].min())
-        best_span = float(head[best].max()) - best_lo
-        if best_span > 0:
-            later_best[:BEST][best] = (head[best] - best_lo) / best_span
+    later_best[:BEST][best] = _place_in_time(ts[:BEST][best])
     similar = _newer_similar(cands, times)
     current = 1.0 if (plan.current or plan.current_value or plan.still) else 0.0
     x[:, col["newer_similar"]] = similar
@@ -231,6 +239,7 @@ class FittedModel:
     scale: float
     bias: float
     source: str  # what it was fitted on, as the file says
+    trees: Trees | None = None  # the blend partner (memoryx.search.ranker_trees), when the file has one
 
     def scores(self, rows) -> list[float]:
         """Each row's probability (rows: a feature matrix, or lists in FEATURES' order). The weighted sum adds
@@ -244,10 +253,24 @@ class FittedModel:
                 z += w * x[:, j]
         return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.scale * v + self.bias)))) for v in z.tolist()]
 
+    def relevance(self, rows) -> list[float]:
+        """Each row's relevance: the linear probability scaled so the best is 1, mixed with the trees' (scaled
+        alike) by their share."""
+        p = self.scores(rows)
+        top = max(p, default=0.0)
+        rel = [v / top if top > 0 else 0.0 for v in p]
+        if self.trees is None or not rel or self.trees.share <= 0:
+            return rel
+        q = self.trees.probabilities(np.asarray(rows, dtype=float))
+        q = q / q.max() if q.max() > 0 else q
+        share = self.trees.share
+        return [(1.0 - share) * a + share * b for a, b in zip(rel, q.tolist())]
+
 
 def model_from(data: dict) -> FittedModel:
-    """A model from the file's JSON: {"features": {name: weight}, "scale", "bias", "fitted_on"}; a feature this
-    module does not compute, or one of the blended factors, is an error (the file and the code disagree)."""
+    """A model from the file's JSON: {"features": {name: weight}, "scale", "bias", "fitted_on", optionally "trees"};
+    a feature this module does not compute, or one of the blended factors, is an error (the file and the code
+    disagree)."""
     weights = data.get("features") or {}
     unknown = sorted(set(weights) - set(FEATURES) | (set(weights) & set(BLEND)))
     if unknown:
@@ -255,7 +278,9 @@ def model_from(data: dict) -> FittedModel:
                          "bench/recall/fit_ranker.py")
     return FittedModel(weights=tuple(float(weights.get(f, 0.0)) for f in FEATURES),
                        scale=float(data.get("scale", 1.0)), bias=float(data.get("bias", 0.0)),
-                       source=str(data.get("fitted_on", "")))
+                       source=str(data.get("fitted_on", "")),
+                       trees=trees_from(data["trees"], {f: j for f, j in COLUMN.items() if f not in BLEND})
+                       if data.get("trees") else None)
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,8 @@ afterwards, so fitting takes seconds).
 
 fit: a linear pairwise model (logistic loss on every (evidence, other) pair of a question, each question
 weighing the same and each set the same, L2-regularised), then the scale and bias of the logistic score
-calibrated pointwise; deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
+calibrated pointwise; beside it, gradient-boosted trees on the same rows, mixed into the relevance by their share
+(fit_trees.py); deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
 question type, the hand-weighted order against the fitted one: on dev by k-fold cross-validation (each
 question scored by a model that did not see its fold; LoCoMo and the lives folded by conversation and life), and
 on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. The lives written blind
@@ -45,6 +46,8 @@ os.environ.setdefault("PYTHONHASHSEED", "0")
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import fit_trees  # noqa: E402  (bench/recall/fit_trees.py, beside this script)
+
 ROOT = HERE.parent.parent
 MODEL_OUT = ROOT / "search" / "ranker_model.json"
 CV_OUT = HERE / "cv_figures.json"
@@ -265,15 +268,19 @@ def evaluate(rows: list[dict], scorer) -> dict:
     return {k: {n: (float(np.mean(v)), len(v)) for n, v in d.items()} for k, d in acc.items()}
 
 
-def final(r: dict, mask: np.ndarray, beta: np.ndarray, scale: float, bias: float) -> np.ndarray:
-    """What the rank node computes: the model's probability scaled so the best is 1, blended with importance,
-    recency and access by the default settings' weights (memoryx.search.scoring.final_scores)."""
+def final(r: dict, mask: np.ndarray, beta: np.ndarray, scale: float, bias: float, trees=None) -> np.ndarray:
+    """What the rank node computes: the model's probability scaled so the best is 1 (mixed with the trees', scaled
+    alike, by their share: fit_trees.py), blended with importance, recency and access by the default settings'
+    weights (memoryx.search.scoring.final_scores)."""
     from memoryx.search.ranker import BLEND, FEATURES
     from memoryx.settings import Settings
 
     s = Settings()
     p = 1.0 / (1.0 + np.exp(-np.clip(scale * (r["X"][:, mask] @ beta) + bias, -30, 30)))
     rel = p / p.max() if p.max() > 0 else p
+    if trees is not None:
+        q = fit_trees.probabilities(trees, r, mask)
+        rel = (1 - fit_trees.SHARE) * rel + fit_trees.SHARE * (q / q.max() if q.max() > 0 else q)
     cols = {b: r["X"][:, FEATURES.index(b)] for b in BLEND}
     w = (s.weight_relevance, s.weight_importance, s.weight_recency, s.weight_access)
     return (w[0] * rel + w[1] * cols["importance"] + w[2] * cols["recency"] + w[3] * cols["access"]) / sum(w)
@@ -285,9 +292,10 @@ def cross_validated(rows: list[dict], mask: np.ndarray, k: int) -> dict:
         train = [r for r in rows if fold_of(r, k) != f]
         beta = fit(train, mask)
         scale, bias = calibrate(train, beta, mask)
+        trees = fit_trees.fit_trees(train, mask) if fit_trees.SHARE > 0 else None
         for r in rows:
             if fold_of(r, k) == f:
-                scores[id(r)] = final(r, mask, beta, scale, bias)
+                scores[id(r)] = final(r, mask, beta, scale, bias, trees)
     return evaluate(rows, lambda r: replay(r, scores[id(r)]))
 
 
@@ -340,10 +348,11 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
     t0 = time.perf_counter()
     beta = fit(dev, mask)
     scale, bias = calibrate(dev, beta, mask)
+    trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None
     cv = cross_validated(dev, mask, k)
     print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
           file=sys.stderr)
-    fitted = lambda r: replay(r, final(r, mask, beta, scale, bias))  # noqa: E731
+    fitted = lambda r: replay(r, final(r, mask, beta, scale, bias, trees))  # noqa: E731
     columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
                "fitted on dev (dev)": evaluate(dev, fitted)}
     if os.environ.get("FIT_COMPARE_GBDT"):
@@ -357,14 +366,21 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
     for f, b in sorted(weights.items(), key=lambda x: -abs(x[1])):
         print(f"  {f:28s} {b:+.4f}")
     if write:
-        MODEL_OUT.write_text(json.dumps({
+        MODEL_OUT.write_text(_model_json({
             "fitted_on": f"{', '.join(DEV_SETS)}{' (the blind lives too)' if with_blind else ''} (shared dev data); "
                          f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}"
                          f"{' --drop ' + ' '.join(drop) if drop else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
-            "scale": round(scale, 6), "bias": round(bias, 6), "features": weights}, indent=1) + "\n")
+            "scale": round(scale, 6), "bias": round(bias, 6), "features": weights,
+            }, fit_trees.as_data(trees, list(weights)) if trees is not None else None))
         CV_OUT.write_text(json.dumps(_by_set(cv), indent=1) + "\n")
         print(f"wrote {MODEL_OUT} and {CV_OUT}", file=sys.stderr)
+
+
+def _model_json(linear: dict, trees: dict | None) -> str:
+    """The model file: the linear part one entry a line, the trees (thousands of numbers) compact on their own."""
+    text = json.dumps(linear, indent=1)
+    return (text if trees is None else text[:-2] + ',\n "trees": ' + json.dumps(trees) + "\n}") + "\n"
 
 
 def _by_set(figures: dict) -> dict:

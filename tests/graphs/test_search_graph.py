@@ -317,9 +317,8 @@ def test_fuse_hits_short_match_list_scales_from_zero():
 def test_a_second_keyword_match_of_a_small_store_keeps_its_credit(tmp_path):
     """Through the public API: "What shifts am I working?" matches "work" in the job statement and "shifts" in
     the longer shift statement (so the job statement is the keyword path's best). The shift statement keeps its
-    keyword credit: both lead, within a few hundredths of each other, far above the statements that match
-    nothing. Which of the two comes first is a near tie the fitted ranking settles by the statements' order in
-    time (the later one gains), so the statements are said a minute apart at fixed times."""
+    keyword credit: both lead, far above the statements that match nothing. Which of the two comes first, and by
+    how much, is the fitted ranking's to weigh (statements said minutes apart have the same place in time)."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
@@ -333,7 +332,6 @@ def test_a_second_keyword_match_of_a_small_store_keeps_its_credit(tmp_path):
         found = m.search("What shifts am I working?", user_id="p", limit=3, now="2025-01-09T08:00:00+00:00")
     first, second, third = found["results"]
     assert {first["memory"][:6], second["memory"][:6]} == {"I work", "User s"}
-    assert second["score"] >= first["score"] - 0.05
     assert third["score"] < 0.5 * second["score"]
 
 

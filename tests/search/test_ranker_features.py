@@ -11,6 +11,7 @@ import struct
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from memoryx.search import ranker
@@ -45,6 +46,10 @@ def _newer_similar(cands: list[dict]) -> dict[int, float]:
     return out
 
 
+def _place(ts: float, lo: float, span: float) -> float:
+    return float(np.round((ts - lo) / max(span, ranker.SPAN_FLOOR_SECONDS), ranker.PLACE_DECIMALS))
+
+
 def reference_features(cands: list[dict], plan, settings, now: float) -> list[list[float]]:
     half = float(settings.recency_half_life_days)
     day = today()
@@ -63,8 +68,8 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
         text = mem.get("memory") or ""
         imp = mem.get("importance")
         ended_at = epoch_of(mem.get("invalid_at"))
-        later = (ts - lo) / span if ts is not None and span > 0 else 0.0
-        later_best = (ts - best_lo) / best_span if i < BEST and ts is not None and best_span > 0 else 0.0
+        later = _place(ts, lo, span) if ts is not None else 0.0
+        later_best = _place(ts, best_lo, best_span) if i < BEST and ts is not None else 0.0
         similar = newer.get(id(c), 0.0)
         said = (mem.get("metadata") or {}).get("role")
         row = [float(norm.get(p, 0.0)) * (reads if p == "dense" else 1.0) for p in PATHS]
@@ -190,6 +195,27 @@ def test_superseding_statements_are_found_among_the_best():
     col = FEATURES.index("newer_similar")
     assert rows[:, col].tolist() == [4 / 6, 1.0, 0.0, 0.0]
     assert bits(rows) == bits(reference_features(cands, plan, Settings(), NOW.timestamp()))
+
+
+def test_memories_written_moments_apart_rank_alike_whatever_the_milliseconds():
+    """A loop of adds writes memories milliseconds apart, a different number of them on each run: their place in
+    time must not carry those milliseconds (the same words written the same way rank the same way), while days
+    apart still order them."""
+    plan, settings, now = PLANS[1], Settings(), NOW.timestamp()
+    texts = ["I live in Porto", "My dog Rex is three", "I work as a nurse", "I started pottery"]
+    cols = [FEATURES.index(f) for f in ("later_in_time", "later_among_best", "current_x_later",
+                                          "current_x_later_among_best")]
+
+    def places(gaps_ms: list[float]) -> list[list[float]]:  # the gap after each memory
+        start = NOW - timedelta(days=2)
+        at = [start + timedelta(milliseconds=sum(gaps_ms[:i])) for i in range(len(texts))]
+        cands = [{"id": str(i), "memory": {"memory": t, "user_id": "u", "created_at": when.isoformat()}}
+                 for i, (t, when) in enumerate(zip(texts, at))]
+        return ranker.feature_matrix(cands, plan, settings, now)[:, cols].tolist()
+
+    assert places([3, 2, 9, 4]) == places([40, 1, 1, 250]) == [[0.0] * 4] * 4
+    days = places([86_400_000, 2 * 86_400_000, 86_400_000, 0])  # a day, two days, a day between
+    assert [row[0] for row in days] == [0.0, 0.25, 0.75, 1.0]
 
 
 # ------------------------------------------------------------------------------ pools real searches rank

@@ -74,8 +74,11 @@ def test_a_question_finds_the_memory_said_in_another_language(tmp_path):
 
     with _memory(tmp_path / "on") as m:
         _said(m, "u", said)
-        hit = top(m, "What sport do I play on Saturday mornings?")
-        assert hit["memory"] == CHINESE[1] and "crosslingual" in hit["sources"]
+        # (in the top three: "my poster session is Saturday" shares the question's one named word, and the
+        # fitted order weighs that against the cross-lingual match; the memories are written moments apart, so
+        # their place in time tells them apart no more than their words do)
+        found = m.search("What sport do I play on Saturday mornings?", user_id="u", limit=3)["results"]
+        assert any(r["memory"] == CHINESE[1] and "crosslingual" in r["sources"] for r in found)
         # and the other way (in the top two: the fitted order weighs it against the grandmother's home, said in
         # the question's own language, and the two come close)
         found = m.search("我现在住在哪里？", user_id="u", limit=2)["results"]
@@ -87,7 +90,8 @@ def test_a_question_finds_the_memory_said_in_another_language(tmp_path):
     with _memory(tmp_path / "off", multilingual_vectors=False) as m:  # MiniLM alone misses both
         assert m.services.vectors.multilingual is None
         _said(m, "u", said)
-        assert top(m, "What sport do I play on Saturday mornings?")["memory"] != CHINESE[1]
+        found = m.search("What sport do I play on Saturday mornings?", user_id="u", limit=3)["results"]
+        assert CHINESE[1] not in [r["memory"] for r in found]
         assert top(m, "我现在住在哪里？")["memory"] != "I now live in Uppsala."
         assert not (tmp_path / "off" / "qdrant" / "memoryx_xl_memories").exists()
 
