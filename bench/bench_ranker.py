@@ -37,7 +37,7 @@ def main(n: int = 100, repeat: int = 20, rounds: int = 30) -> None:
     plan = SimpleNamespace(current=True, current_value=False, still=False, encoder_reads_query=True, role="user")
     cands, settings, model, now = candidates(n), Settings(), fitted_model(), time.time()
     for _ in range(20):
-        model.scores(feature_matrix(cands, plan, settings, now))
+        model.relevance(feature_matrix(cands, plan, settings, now))
     # the best of several rounds, in CPU time of this thread: what the work costs, not what a busy machine adds
     best_build = best_model = float("inf")
     for _ in range(rounds):
@@ -46,11 +46,11 @@ def main(n: int = 100, repeat: int = 20, rounds: int = 30) -> None:
             rows = feature_matrix(cands, plan, settings, now)
         t1 = time.thread_time()
         for _ in range(repeat):
-            model.scores(rows)
+            model.relevance(rows)
         t2 = time.thread_time()
         best_build, best_model = min(best_build, (t1 - t0) / repeat), min(best_model, (t2 - t1) / repeat)
     print(f"{n} candidates, {len(FEATURES)} features: features {1000 * best_build:.2f} ms, "
-          f"model {1000 * best_model:.2f} ms per search (thread CPU, best of {rounds} rounds of {repeat})")
+          f"model (linear + trees) {1000 * best_model:.2f} ms per search (thread CPU, best of {rounds} rounds of {repeat})")
 
 if __name__ == "__main__":
     main()

@@ -13,8 +13,9 @@ those knobs and a caller's `threshold` keep their meaning.
 
 The weights and trees are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py`
 from the shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise; the
-trees pointwise); this module only reads them. A feature the file does not name weighs 0; a name the file has and this module does not
-compute is refused at load, so a model and the code that feeds it cannot drift apart silently.
+trees as a ranking, LambdaRank); this module only reads them. A feature the file does not name weighs 0; a name the
+file has and this module does not compute is refused at load, so a model and the code that feeds it cannot drift
+apart silently.
 
 A trace of every search's candidates and their features can be collected (`collect_traces`), which is how the
 fitting script sees what the ranking saw, through the public API and its defaults.
@@ -261,7 +262,7 @@ class FittedModel:
         rel = [v / top if top > 0 else 0.0 for v in p]
         if self.trees is None or not rel or self.trees.share <= 0:
             return rel
-        q = self.trees.probabilities(np.asarray(rows, dtype=float))
+        q = self.trees.squashed(np.asarray(rows, dtype=float))
         q = q / q.max() if q.max() > 0 else q
         share = self.trees.share
         return [(1.0 - share) * a + share * b for a, b in zip(rel, q.tolist())]

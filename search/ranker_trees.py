@@ -1,10 +1,12 @@
 """Gradient-boosted trees over the fitted ranking's features: the linear model's blend partner.
 
 The linear model weighs each signal alone; trees read them together (a keyword hit counts less when the dense path
-disagrees, a cross-lingual rank only when the same-script paths found little). The fitted ranking mixes the two:
-relevance = (1 - share) x the linear probability + share x the trees' probability, each scaled so the best
-candidate is 1 (memoryx.search.ranker.FittedModel.relevance). The trees are data in the same model file
-(`ranker_model.json`, "trees"), written by `bench/recall/fit_ranker.py`; this module only walks them.
+disagrees, a cross-lingual rank only when the same-script paths found little). They are fitted as a ranking
+(LambdaRank), so their sum orders a question's candidates; a sigmoid squashes it to 0..1. The fitted ranking mixes
+the two: relevance = (1 - share) x the linear probability + share x the trees' squashed score, each scaled so the
+best candidate is 1 (memoryx.search.ranker.FittedModel.relevance). The trees are data in the same model file
+(`ranker_model.json`, "trees"), written by `bench/recall/fit_ranker.py` (`fit_trees.py`); this module only walks
+them.
 
 All trees are walked at once, one level per step over a (candidates x trees) array of node indices: a leaf points
 at itself with an infinite threshold, so every walk takes the trees' depth in steps and needs no test for leaves
@@ -21,17 +23,17 @@ import numpy as np
 @dataclass(frozen=True)
 class Trees:
     share: float  # the trees' part of the relevance
-    baseline: float  # the log-odds before any tree
+    baseline: float  # the score before any tree
     depth: int  # the deepest tree's depth: the steps of a walk
     feature: np.ndarray  # per node (all trees, flat): the feature column it tests
     threshold: np.ndarray  # ... goes left when the value is <= this (+inf at a leaf)
     left: np.ndarray  # ... flat index of the left child (a leaf: itself)
     right: np.ndarray
-    value: np.ndarray  # ... a leaf's log-odds contribution (0 elsewhere)
+    value: np.ndarray  # ... a leaf's contribution to the score (0 elsewhere)
     roots: np.ndarray  # each tree's root, flat
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """Each row's probability by the trees (x: candidates x FEATURES)."""
+    def squashed(self, x: np.ndarray) -> np.ndarray:
+        """Each row's score by the trees, squashed to 0..1 by a sigmoid (x: candidates x FEATURES)."""
         n = len(x)
         if not n:
             return np.zeros(0)

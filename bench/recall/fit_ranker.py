@@ -13,8 +13,8 @@ afterwards, so fitting takes seconds).
 
 fit: a linear pairwise model (logistic loss on every (evidence, other) pair of a question, each question
 weighing the same and each set the same, L2-regularised), then the scale and bias of the logistic score
-calibrated pointwise; beside it, gradient-boosted trees on the same rows, mixed into the relevance by their share
-(fit_trees.py); deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
+calibrated pointwise; beside it, gradient-boosted trees ranking the same rows, mixed into the relevance by their
+share (fit_trees.py); deterministic (L-BFGS from zero, folds by a hash of the question id). Prints, per set and
 question type, the hand-weighted order against the fitted one: on dev by k-fold cross-validation (each
 question scored by a model that did not see its fold; LoCoMo and the lives folded by conversation and life), and
 on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. The lives written blind
@@ -372,7 +372,8 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
                          f"{' --drop ' + ' '.join(drop) if drop else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights,
-            }, fit_trees.as_data(trees, list(weights)) if trees is not None else None))
+            }, fit_trees.as_data(trees, list(weights), np.vstack([r["X"][:, mask] for r in dev[:300]]))
+            if trees is not None else None))
         CV_OUT.write_text(json.dumps(_by_set(cv), indent=1) + "\n")
         print(f"wrote {MODEL_OUT} and {CV_OUT}", file=sys.stderr)
 

@@ -38,7 +38,7 @@ def test_the_package_ships_trees_and_walks_them_as_a_plain_walk_does():
     rng = random.Random(3)
     for n in (1, 2, 17, 100):
         rows = ranker.feature_matrix(pool(rng, n), PLANS[n % len(PLANS)], Settings(), NOW.timestamp())
-        got = model.trees.probabilities(rows)
+        got = model.trees.squashed(rows)
         expected = [plain_probability(SHIPPED["trees"], row) for row in rows.tolist()]
         assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
@@ -47,7 +47,7 @@ def test_the_relevance_mixes_the_two_probabilities_each_scaled_to_the_best():
     model = ranker.fitted_model()
     rows = ranker.feature_matrix(pool(random.Random(5), 40), PLANS[0], Settings(), NOW.timestamp())
     p = np.array(model.scores(rows))
-    q = model.trees.probabilities(rows)
+    q = model.trees.squashed(rows)
     share = SHIPPED["trees"]["share"]
     assert 0 < share < 1
     expected = (1 - share) * p / p.max() + share * q / q.max()
