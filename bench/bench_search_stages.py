@@ -152,7 +152,10 @@ class RankingClock:
 
         self.spent = {"features": 0.0, "model": 0.0}
         name = "feature_matrix" if hasattr(rank_node, "feature_matrix") else "features"  # an older checkout: lists
-        build, scores = getattr(rank_node, name), FittedModel.scores
+        build = getattr(rank_node, name)
+        # the model's whole cost: the linear part and the trees (an older checkout has the linear part alone)
+        method = "relevance" if hasattr(FittedModel, "relevance") else "scores"
+        scores = getattr(FittedModel, method)
 
         def timed_build(*a, **k):
             t = time.perf_counter()
@@ -169,8 +172,8 @@ class RankingClock:
                 self.spent["model"] += (time.perf_counter() - t) * 1000
 
         setattr(rank_node, name, timed_build)
-        FittedModel.scores = timed_scores
-        self._restore = lambda: (setattr(rank_node, name, build), setattr(FittedModel, "scores", scores))
+        setattr(FittedModel, method, timed_scores)
+        self._restore = lambda: (setattr(rank_node, name, build), setattr(FittedModel, method, scores))
 
     def take(self) -> dict[str, float]:
         out, self.spent = self.spent, {"features": 0.0, "model": 0.0}
