@@ -49,11 +49,10 @@ BEST = 8  # "later among the best": the place in time among the best candidates 
 STATEMENT_CHARS = 300  # a later memory saying nearly the same thing: compared among fact-sized texts only
 NEWER_TOP = 30  # ... of the best candidates by the pool's order (pairs cost ~5 us each)
 SIMILAR = 0.25  # word overlap (Jaccard) from which a later memory may say the same thing anew
-# A place in time is a fraction of the pool's span, the span taken as at least a day and the fraction rounded to
-# a thousandth: memories written seconds apart (one add, a loop of adds) sit at the same place however many
-# milliseconds each write took, so the same words written the same way rank the same way.
-SPAN_FLOOR_SECONDS = 86400.0
-PLACE_DECIMALS = 3
+# A place in time counts whole days from the pool's earliest event: memories written the same day as the earliest
+# (one add, a loop of adds) sit at one place however many seconds each write took, so the same words written the
+# same way rank the same way; a finer clock would split them at some second of the loop.
+DAY_SECONDS = 86400.0
 
 # the seeds' factors of the final score, weighted by the settings (MEMORYX_WEIGHT_*), not fitted: the model gives the
 # relevance they are blended with (memoryx.search.scoring.final_scores); a model weight for them is refused
@@ -125,13 +124,13 @@ def _newer_similar(cands: list[dict], times: list[float | None]) -> np.ndarray:
 
 
 def _place_in_time(ts: np.ndarray) -> np.ndarray:
-    """Each time's place between the earliest and the latest of `ts`, 0 to 1, at the resolution SPAN_FLOOR_SECONDS
-    and PLACE_DECIMALS allow (a span shorter than the floor puts every time near 0)."""
+    """Each time's place between the earliest and the latest of `ts`, 0 to 1, in whole days after the earliest
+    (all 0 when they fall within a day of it)."""
     if not ts.size:
         return ts
-    lo = float(ts.min())
-    span = max(float(ts.max()) - lo, SPAN_FLOOR_SECONDS)
-    return np.round((ts - lo) / span, PLACE_DECIMALS)
+    days = np.floor((ts - float(ts.min())) / DAY_SECONDS)
+    span = float(days.max())
+    return days / span if span > 0 else np.zeros(len(ts))
 
 
 def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:

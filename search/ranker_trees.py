@@ -51,6 +51,10 @@ def trees_from(data: dict, columns: dict[str, int]) -> Trees:
     right, value, is leaf] with children indexed within its tree; `columns`: each feature's column. A feature the
     code does not compute is an error (the file and the code disagree)."""
     trees = data.get("trees") or []
+    share = float(data.get("share", 0.0))
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"ranker trees' share must be within 0..1, not {share}; refit them with "
+                         "bench/recall/fit_ranker.py")
     unknown = sorted({n[0] for t in trees for n in t if not n[5]} - set(columns))
     if unknown:
         raise ValueError(f"ranker trees test features this code does not compute: {unknown}; refit them with "
@@ -67,7 +71,7 @@ def trees_from(data: dict, columns: dict[str, int]) -> Trees:
             right.append(base + k if leaf else base + int(hi))
             value.append(float(val) if leaf else 0.0)
         depth = max(depth, _depth(t))
-    return Trees(share=float(data.get("share", 0.0)), baseline=float(data.get("baseline", 0.0)), depth=depth,
+    return Trees(share=share, baseline=float(data.get("baseline", 0.0)), depth=depth,
                  feature=np.array(feature, dtype=np.intp), threshold=np.array(threshold),
                  left=np.array(left, dtype=np.intp), right=np.array(right, dtype=np.intp), value=np.array(value),
                  roots=np.array(roots, dtype=np.intp))

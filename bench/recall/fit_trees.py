@@ -37,8 +37,8 @@ def probabilities(model, r: dict, mask: np.ndarray) -> np.ndarray:
 def as_data(model, names: list[str], check: np.ndarray | None = None) -> dict:
     """The model file's "trees": each node [feature name, threshold, left, right, value, is leaf], children indexed
     within the tree, the root first (`names`: the model's input columns, the learnable features in FEATURES'
-    order). Every split must be LightGBM's plain "value <= threshold goes left" (no missing-value routing: the
-    features are never missing). `check`: rows whose raw scores the plain nodes must give within 1e-9."""
+    order). Every split must be LightGBM's plain "value <= threshold goes left", without missing-value routing
+    (the features are never missing; a split that routes them is refused rather than walked differently). `check`: rows whose raw scores the plain nodes must give within 1e-9."""
     trees = []
     for info in model.booster_.dump_model()["tree_info"]:
         nodes: list[list] = []
@@ -61,7 +61,7 @@ def _flatten(node: dict, names: list[str], out: list[list]) -> int:
     if "leaf_value" in node:
         out.append([None, 0.0, 0, 0, float(node["leaf_value"]), True])
         return k
-    if node.get("decision_type") != "<=" or node.get("missing_type") not in ("None", "NaN"):
+    if node.get("decision_type") != "<=" or node.get("missing_type") != "None":
         raise ValueError(f"a split the package cannot walk: {node.get('decision_type')} {node.get('missing_type')}")
     out.append([names[int(node["split_feature"])], float(node["threshold"]), 0, 0, 0.0, False])
     out[k][2] = _flatten(node["left_child"], names, out)

@@ -50,9 +50,10 @@ def test_a_search_is_ordered_by_the_fitted_model_and_traced(tmp_path, monkeypatc
     assert len(traces) == 1
     trace = traces[0]
     assert len(trace["features"]) == len(trace["ids"]) and all(len(r) == len(FEATURES) for r in trace["features"])
-    # the model's best is first (same importance, stored together: the blend keeps the model's order), scores fall
+    # the model's best (linear and trees) is first (same importance, stored together: the blend keeps the model's
+    # order), scores fall
     model = fitted_model()
-    by_id = dict(zip(trace["ids"], model.scores(trace["features"])))
+    by_id = dict(zip(trace["ids"], model.relevance(trace["features"])))
     assert found[0]["id"] == max(by_id, key=by_id.get)
     assert [r["score"] for r in found] == sorted((r["score"] for r in found), reverse=True)
     assert "cello" in found[0]["memory"]

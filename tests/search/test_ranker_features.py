@@ -11,7 +11,6 @@ import struct
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from memoryx.search import ranker
@@ -47,7 +46,8 @@ def _newer_similar(cands: list[dict]) -> dict[int, float]:
 
 
 def _place(ts: float, lo: float, span: float) -> float:
-    return float(np.round((ts - lo) / max(span, ranker.SPAN_FLOOR_SECONDS), ranker.PLACE_DECIMALS))
+    days, span_days = math.floor((ts - lo) / ranker.DAY_SECONDS), math.floor(span / ranker.DAY_SECONDS)
+    return days / span_days if span_days > 0 else 0.0
 
 
 def reference_features(cands: list[dict], plan, settings, now: float) -> list[list[float]]:
@@ -214,6 +214,9 @@ def test_memories_written_moments_apart_rank_alike_whatever_the_milliseconds():
         return ranker.feature_matrix(cands, plan, settings, now)[:, cols].tolist()
 
     assert places([3, 2, 9, 4]) == places([40, 1, 1, 250]) == [[0.0] * 4] * 4
+    # an add with extraction takes seconds: a loop of them, minutes, still one place
+    assert places([10_000, 60_000, 45_000, 0]) == places([1_000, 3_000, 90_000, 0]) == [[0.0] * 4] * 4
+    assert places([3_600_000, 7_200_000, 10_000_000, 0]) == [[0.0] * 4] * 4  # within a day of the first
     days = places([86_400_000, 2 * 86_400_000, 86_400_000, 0])  # a day, two days, a day between
     assert [row[0] for row in days] == [0.0, 0.25, 0.75, 1.0]
 
