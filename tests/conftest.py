@@ -93,13 +93,15 @@ def sqlite_url(tmp_path):
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch, request):
-    """Every test gets its own data dir and a fresh settings cache; a test marked `hand_ranking` searches with
-    the hand-weighted ranking (MEMORYX_SEARCH_TUNING {"ranker": "hand"}): it checks a rule of that ranking, kept
-    beside the fitted one to compare against."""
+    """Every test gets its own data dir, a fresh settings cache and no shard read-ahead; a test marked
+    `hand_ranking` searches with the hand-weighted ranking (MEMORYX_SEARCH_TUNING {"ranker": "hand"}): it checks
+    a rule of that ranking, kept beside the fitted one to compare against."""
     monkeypatch.setenv("MEMORYX_DATA_DIR", str(tmp_path / "data"))
     if request.node.get_closest_marker("hand_ranking"):
         monkeypatch.setenv("MEMORYX_SEARCH_TUNING", '{"ranker": "hand"}')
     monkeypatch.setenv("MEMORYX_ENV_FILE", str(tmp_path / "none.env"))
+    # the shards' read-ahead is a process-wide switch a server's startup turns on: each test starts with it off
+    monkeypatch.setattr("memoryx.stores.vectors.edge_shard.SharedShard.read_ahead", False)
     from memoryx.settings import get_settings
 
     get_settings.cache_clear()

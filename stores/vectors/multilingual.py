@@ -72,6 +72,7 @@ class MultilingualIndex:
         self._exists = exists
         self._store: "VectorStore | None" = None
         self._lock = threading.Lock()
+        self._closed = False  # a warm-up still running when the memory closes must not open the store again
         self.embeddings = embeddings
 
     def _opened(self, create: bool) -> "VectorStore | None":
@@ -128,6 +129,7 @@ class MultilingualIndex:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             store, self._store = self._store, None
         if store is not None:
             store.close()
@@ -136,8 +138,14 @@ class MultilingualIndex:
     def warm(self) -> bool:
         """Open the store and load the encoder now, if any owner has memories here: else a server's first search
         waits for the open (every search asks `holds`; ~150 ms for an embedded shard) and the first search of
-        such an owner for the encoder's load. Nothing when no owner ever wrote CJK text. Whether it warmed."""
-        store = self._opened(create=False)
+        such an owner for the encoder's load. Nothing when no owner ever wrote CJK text, or once the index is
+        closed. Whether it warmed."""
+        with self._lock:
+            if self._closed:
+                return False
+            if self._store is None and (self._exists is None or self._exists()):
+                self._store = self._open_store()
+            store = self._store
         if store is None or not store.count_memories():
             return False
         self.embeddings.embed_query("query")

