@@ -21,6 +21,7 @@ PORT_RANGE = (20000, 32767)
 MAX_BOLT_PORT = 32767
 #: AF_UNIX paths are limited to 108 bytes including the NUL
 MAX_SOCKET_PATH = 100
+PRIVATE_SOCKET_PREFIX = "memoryx-falkordb-"  # a socket directory of the temp dir, when the data dir's path is too long
 ADVICE = (
     "The embedded graph (MEMORYX_GRAPH_BACKEND=falkordb) runs under MEMORYX_DATA_DIR/falkordb; choose "
     "MEMORYX_GRAPH_BACKEND=neo4j (and MEMORYX_NEO4J_URL) or MEMORYX_GRAPH_BACKEND=none otherwise."
@@ -131,7 +132,14 @@ def socket_path_for(directory: Path) -> Path:
     if len(os.fsencode(wanted)) <= MAX_SOCKET_PATH:
         return wanted
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    return Path(tempfile.mkdtemp(prefix="memoryx-falkordb-", dir=base)) / "falkordb.sock"
+    return Path(tempfile.mkdtemp(prefix=PRIVATE_SOCKET_PREFIX, dir=base)) / "falkordb.sock"
+
+
+def is_private_socket_dir(path: Path) -> bool:
+    """`path` is a directory `socket_path_for` made for a socket, not a data directory's own folder: only such a
+    directory may be removed when a server.json names it (a data directory copied elsewhere names the original's
+    folder, which belongs to the original)."""
+    return path.name.startswith(PRIVATE_SOCKET_PREFIX)
 
 
 @contextlib.contextmanager

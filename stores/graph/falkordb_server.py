@@ -43,6 +43,7 @@ from memoryx.stores.graph.falkordb_process import (
     HOST,
     MAX_BOLT_PORT,
     file_lock,
+    is_private_socket_dir,
     owner_alive,
     pid_alive,
     read_or_create_secret,
@@ -270,7 +271,7 @@ class EmbeddedFalkorDB:
                 f"Bolt port {bolt_port} is not in 1..{MAX_BOLT_PORT}: FalkorDB 4.16 cannot listen there (it "
                 "stores the port in 16 bits).")
         previous = (state or {}).get("socket")
-        if previous and Path(previous).parent != self.dir:
+        if previous and is_private_socket_dir(Path(previous).parent):
             shutil.rmtree(Path(previous).parent, ignore_errors=True)  # a private socket dir left by a crash
         socket_path = socket_path_for(self.dir)
         with contextlib.suppress(FileNotFoundError):
@@ -357,7 +358,7 @@ class EmbeddedFalkorDB:
 
     def _remove_private_socket_dir(self) -> None:
         path = self.socket_path
-        if path is not None and path.parent != self.dir:
+        if path is not None and path.parent != self.dir and is_private_socket_dir(path.parent):
             shutil.rmtree(path.parent, ignore_errors=True)
 
     @staticmethod

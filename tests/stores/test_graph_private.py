@@ -247,3 +247,33 @@ def test_a_stop_is_acted_on_within_a_short_timer_tick(tmp_path):
     finally:
         store.close()
         again.stop()
+
+
+def test_a_copied_data_dir_leaves_the_originals_graph_alone(tmp_path):
+    """A data directory copied elsewhere (a backup, a test fixture) carries the original's server.json, which names
+    the original's socket: starting the copy's graph must not remove the original's folder, its graph and its
+    password with it (only a private socket directory of the temp dir is the starter's to clean)."""
+    import shutil
+
+    original, copy = tmp_path / "original", tmp_path / "copy"
+    server = EmbeddedFalkorDB(original)
+    store = GraphStore(server.start(), password=server.password)
+    store.upsert_entities(Scope(user_id="u"), [{"id": "e1", "name": "Alice"}, {"id": "e2", "name": "Bob"}])
+    store.upsert_relations(Scope(user_id="u"), [{"id": "r1", "source_id": "e1", "target_id": "e2",
+                                                 "relation": "knows", "memory_id": "m1"}])
+    store.close()
+    server.stop()
+    shutil.copytree(original, copy)
+    assert json.loads((copy / "falkordb" / "server.json").read_text())["socket"].startswith(str(original))
+    files = sorted(p.relative_to(original / "falkordb") for p in (original / "falkordb").rglob("*"))
+    for data_dir in (copy, original):
+        again = EmbeddedFalkorDB(data_dir)
+        store = GraphStore(again.start(), password=again.password)
+        try:
+            (row,) = store.neighbourhood(Scope(user_id="u"), ["e1"])
+            assert (row["source"], row["relation"], row["target"]) == ("Alice", "knows", "Bob")
+        finally:
+            store.close()
+            again.stop()
+        if data_dir == copy:  # the original's files are all still there
+            assert [f for f in files if not (original / "falkordb" / f).exists()] == []
