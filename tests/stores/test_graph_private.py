@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -249,13 +251,19 @@ def test_a_stop_is_acted_on_within_a_short_timer_tick(tmp_path):
         again.stop()
 
 
-def test_a_copied_data_dir_leaves_the_originals_graph_alone(tmp_path):
+def test_a_copied_data_dir_leaves_the_originals_graph_alone():
     """A data directory copied elsewhere (a backup, a test fixture) carries the original's server.json, which names
     the original's socket: starting the copy's graph must not remove the original's folder, its graph and its
     password with it (only a private socket directory of the temp dir is the starter's to clean)."""
-    import shutil
+    # a short path, so that the socket lives in the data directory (a long one puts it in a private temp dir)
+    base = Path(tempfile.mkdtemp(prefix="mx-", dir="/tmp"))
+    try:
+        _copy_and_start_both(base / "original", base / "copy")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
-    original, copy = tmp_path / "original", tmp_path / "copy"
+
+def _copy_and_start_both(original: Path, copy: Path) -> None:
     server = EmbeddedFalkorDB(original)
     store = GraphStore(server.start(), password=server.password)
     store.upsert_entities(Scope(user_id="u"), [{"id": "e1", "name": "Alice"}, {"id": "e2", "name": "Bob"}])
