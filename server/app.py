@@ -144,7 +144,7 @@ def _lifespan(served: Served):
 def _warm_multilingual(memory: Any) -> None:
     """Open the memory's multilingual index and load its encoder where an owner has written CJK text (a
     CLI command that never needs them does not pay for them: only the server warms them)."""
-    index = getattr(getattr(getattr(memory, "services", None), "vectors", None), "multilingual", None)
+    index = memory.services.vectors.multilingual
     if index is None:
         return
     try:

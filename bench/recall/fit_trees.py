@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from memoryx.search.ranker_trees import trees_from
+
 SHARE = 0.7
 DEPTH = 6
 PARAMS = {"objective": "lambdarank", "lambdarank_truncation_level": 10, "n_estimators": 200, "learning_rate": 0.05,
@@ -38,7 +40,8 @@ def as_data(model, names: list[str], check: np.ndarray | None = None) -> dict:
     """The model file's "trees": each node [feature name, threshold, left, right, value, is leaf], children indexed
     within the tree, the root first (`names`: the model's input columns, the learnable features in FEATURES'
     order). Every split must be LightGBM's plain "value <= threshold goes left", without missing-value routing
-    (the features are never missing; a split that routes them is refused rather than walked differently). `check`: rows whose raw scores the plain nodes must give within 1e-9."""
+    (the features are never missing; a split that routes them is refused rather than walked differently).
+    `check`: rows the package's walk of the nodes must score as LightGBM does."""
     trees = []
     for info in model.booster_.dump_model()["tree_info"]:
         nodes: list[list] = []
@@ -46,12 +49,12 @@ def as_data(model, names: list[str], check: np.ndarray | None = None) -> dict:
         trees.append(nodes)
     data = {"share": SHARE, "baseline": 0.0, "learner": "LightGBM LambdaRank",
             "params": {k: v for k, v in PARAMS.items() if k not in ("n_jobs", "verbose")}, "trees": trees}
-    if check is not None:
-        column = {name: j for j, name in enumerate(names)}
-        walked = np.array([_walk(trees, row, column) for row in check])
-        drift = float(np.max(np.abs(walked - model.predict(check)))) if len(check) else 0.0
-        if drift > 1e-9:
-            raise AssertionError(f"the plain nodes score {drift} away from LightGBM: the conversion is wrong")
+    if check is not None and len(check):
+        walked = trees_from(data, {name: j for j, name in enumerate(names)}).squashed(check)
+        expected = 1.0 / (1.0 + np.exp(-np.clip(model.predict(check), -30.0, 30.0)))
+        drift = float(np.max(np.abs(walked - expected)))
+        if drift > 1e-10:
+            raise AssertionError(f"the package's walk scores {drift} away from LightGBM: the conversion is wrong")
     return data
 
 
@@ -68,13 +71,3 @@ def _flatten(node: dict, names: list[str], out: list[list]) -> int:
     out[k][3] = _flatten(node["right_child"], names, out)
     return k
 
-
-def _walk(trees: list[list[list]], row: np.ndarray, column: dict[str, int]) -> float:
-    """The plain nodes' raw score of one row (`column`: each feature's place in it)."""
-    total = 0.0
-    for tree in trees:
-        k = 0
-        while not tree[k][5]:
-            k = tree[k][2] if row[column[tree[k][0]]] <= tree[k][1] else tree[k][3]
-        total += tree[k][4]
-    return total

@@ -79,11 +79,13 @@ class MultilingualIndex:
         """The store, opened now if need be; None when it was never created and `create` is False."""
         if self._store is None:
             with self._lock:
-                if self._store is None:
-                    if not create and self._exists is not None and not self._exists():
-                        return None
-                    self._store = self._open_store()
+                self._open_locked(create)
         return self._store
+
+    def _open_locked(self, create: bool) -> None:
+        """Open the store unless it is open or (without `create`) was never created; the caller holds the lock."""
+        if self._store is None and (create or self._exists is None or self._exists()):
+            self._store = self._open_store()
 
     # -- writes (called by the main store) ----------------------------------------------------------
     def upsert(self, items: list[dict]) -> None:
@@ -143,8 +145,7 @@ class MultilingualIndex:
         with self._lock:
             if self._closed:
                 return False
-            if self._store is None and (self._exists is None or self._exists()):
-                self._store = self._open_store()
+            self._open_locked(create=False)
             store = self._store
         if store is None or not store.count_memories():
             return False
