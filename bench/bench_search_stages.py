@@ -19,8 +19,10 @@ is each search's first run in the process: it pays the process's one-offs (the d
 in whichever search first names a relative date) and any of the store's file pages the kernel no longer holds
 (the vector shard's mmapped segments: "major page faults"; the store is opened as the server opens it, its
 shards read ahead, stores/vectors/readahead.py, so a pass soon after the open should take none). The later passes
-find them in memory, so compare the staged total with the second `Memory.search`, not the first. The stages nest as the
-search runs them:
+find them in memory, so compare the staged total with the second `Memory.search`, not the first. What the page cache
+held of the SQL database and of the vector shard before the open is printed beside the load (`resident_share`): a
+store left idle for a minute or so on a host that reclaims cold pages (this VM's DAMON) starts mostly on disk. The
+stages nest as the search runs them:
 
     analyze_query                       plan + the one read transaction; starts the query's embedding
     recall: keyword_recall, graph_recall, dense_recall (embed_query: the wait for the vector, then the top-k)
@@ -35,7 +37,9 @@ with the other stages hides. Measure on a quiet machine (`uptime` load < 0.6); C
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
+import mmap
 import os
 import random
 import resource
@@ -138,6 +142,44 @@ def scale_store(args) -> tuple[object, list[dict]]:
     print(f"store: {args.dir}, {len(users) * per_user:,} memories / {len(users):,} users "
           f"({args.embeddings} embeddings), limit 10", flush=True)
     return memory, [{"query": q, "user_id": u, "limit": 10} for u, q in queries]
+
+
+def resident_share(paths: list[Path]) -> float | None:
+    """The share of these files' pages in the page cache (mincore), None when none can be read. A store left
+    idle loses its pages on hosts that reclaim cold memory (DAMON pageout: about a minute here), and the first
+    searches then read them from disk: said beside the figures, as it moves them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    held = total = 0
+    for path in paths:
+        size = path.stat().st_size if path.is_file() else 0
+        if not size:
+            continue
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            if addr in (None, ctypes.c_void_p(-1).value):
+                continue
+            pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+            vec = (ctypes.c_ubyte * pages)()
+            if libc.mincore(addr, size, vec) == 0:
+                held += sum(v & 1 for v in vec)
+                total += pages
+            libc.munmap(addr, size)
+        finally:
+            os.close(fd)
+    return held / total if total else None
+
+
+def store_residency(data_dir: Path) -> str:
+    """How much of the SQL database and of the memories' vector shard the page cache holds, before the open."""
+    shard = sorted((data_dir / "qdrant" / "memoryx_memories" / "segments").glob("*/**/*"))
+    parts = [(name, resident_share(files)) for name, files in (("SQL database", [data_dir / "memoryx.db"]),
+                                                               ("vector shard", shard))]
+    return ", ".join(f"{name} {share:.0%}" for name, share in parts if share is not None) or "no store files"
 
 
 # ------------------------------------------------------------------------------------------------ timing
@@ -309,12 +351,15 @@ def main(argv: list[str] | None = None) -> int:
     for sp in (lme, scale):
         sp.add_argument("--build-only", action="store_true", help="build the store and stop (measure later, quiet)")
     args = ap.parse_args(argv)
+    resident = store_residency(args.dir) if args.dir.exists() else ""
     memory, searches = lme_store(args) if args.store == "lme" else scale_store(args)
     if args.build_only:
         memory.close()
         return 0
     try:
         print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
+        if resident:
+            print(f"in the page cache before the open: {resident}", flush=True)
         measure(memory, searches, args.warmup)
     finally:
         memory.close()
