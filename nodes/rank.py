@@ -20,11 +20,13 @@ import time
 from typing import TYPE_CHECKING
 
 from memoryx.core.runs import elapsed_ms
+from memoryx.errors import StoreUnavailableError
 from memoryx.nodes.expand_context import expand_context
 from memoryx.nodes.finalize import finalize
 from memoryx.nodes.fuse import fuse
 from memoryx.nodes.rerank import rerank
 from memoryx.runtime.context import Context, services_of
+from memoryx.search.centered import centered_cosines
 from memoryx.search.current import has_ended, newer_on_topic_first, prefer_latest, superseded_last
 from memoryx.search.events import covering_first
 from memoryx.search.periods import by_period, in_period
@@ -46,6 +48,8 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     model = fitted_model() if plan.tuning.ranker == "fitted" else None
     traces = tracing()
     now = plan.now if plan.now is not None else time.time()
+    if model is not None or traces is not None:
+        _language_centered(cands, state, runtime)
     rows = feature_matrix(cands, plan, settings, now) if model is not None or traces is not None else None
     if model is None or traces is not None:
         ranked = _hand_ranked(cands, plan, settings)
@@ -63,6 +67,25 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
         ranked = [c for c in ranked if c["score"] >= plan.threshold]
     keep = max(plan.limit, plan.tuning.rerank_top if plan.reranker else 0)
     return {"ranked": by_period(plan, ranked)[:keep], "timings": {"rank": elapsed_ms(start)}}
+
+
+def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Context]) -> None:
+    """Each candidate's language-centred similarity to the question (memoryx.search.centered), where the scope holds
+    the multilingual index and the search embedded the question for it."""
+    plan = state["plan"]
+    index = services_of(runtime).vectors.multilingual
+    vectors = state.get("query_vectors")
+    if not plan.multilingual or index is None or vectors is None or not cands:
+        return
+    try:
+        query = vectors.of(index.embeddings)  # the vector the multilingual paths searched with (cached)
+    except StoreUnavailableError:  # the encoder would not load: dense_recall said so; the signal reads 0
+        return
+    stored = index.vectors([c["id"] for c in cands])
+    by_id = {c["id"]: c for c in cands}
+    texts = {mid: by_id[mid]["memory"].get("memory") or "" for mid in stored}
+    for mid, value in centered_cosines(query, plan.semantic_query, stored, texts).items():
+        by_id[mid]["centered"] = value
 
 
 def _replay_inputs(cands: list[dict], plan, now: float) -> dict:

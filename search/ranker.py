@@ -2,9 +2,9 @@
 
 The recall paths and the rank node's first stages gather, for every candidate, signals that do not depend on
 how a question is phrased: each path's scaled score and rank (dense, multilingual, cross-lingual, BM25, graph
-walk, the query's period, preferences), the context a neighbouring hit lends, recency, importance, access,
-validity, whether a later memory of the same owner says nearly the same thing, length, memory type, the side of
-a chat that said it, and the signals the query analysis reads from the question and the memory (a named
+walk, the query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a
+neighbouring hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly
+the same thing, length, memory type, the side of a chat that said it, and the signals the query analysis reads from the question and the memory (a named
 period, a relation, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
 `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector (each scaled so the best
 candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the seeds' final score
@@ -59,7 +59,8 @@ DAY_SECONDS = 86400.0
 BLEND = ("recency", "importance", "access")
 
 FEATURES: tuple[str, ...] = (
-    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS), "dense_cosine", "multilingual_cosine", "context",
+    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS), "dense_cosine", "multilingual_cosine", "multilingual_centered",
+    "context",
     *MATCH_SIGNALS,
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
     "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",
@@ -206,6 +207,7 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     x[:, col["dense_unread"]] = dense_norm * (1.0 - reads)
     x[:, [col[f] for f in ("multilingual_cosine", "recency", "importance", "access", "length", "episodic",
                            "superseded", "summarized")]] = cols[2:10].T
+    x[:, col["multilingual_centered"]] = [c.get("centered", 0.0) for c in cands]  # memoryx.search.centered
     x[:, col["other_side"]] = cols[11]
     x[:, col["covers"]] = cols[12]
     # the place in time among all candidates, and among the best BEST by the pool's order

@@ -3,7 +3,8 @@
     python bench/recall/fit_ranker.py collect [--stores DIR] [--sets locomo-dev,lme-dev,lme-val,lives]
         [--fold-adapters FILE]
     python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...] [--with-blind]
-    python bench/recall/fit_ranker.py ablate [--stores DIR] [--with-blind]
+        [--with-val]
+    python bench/recall/fit_ranker.py ablate [--stores DIR] [--with-blind] [--with-val]
 
 collect: every question of the kept stores (bench/recall/run.py ingests them) is asked through the public API
 with its defaults (`Memory.search(question, <scope>, limit=30, now=<question date>)`), while
@@ -20,7 +21,9 @@ question scored by a model that did not see its fold; LoCoMo and the lives folde
 on validation (LongMemEval validation, never fitted on) by the model fitted on all dev. The lives written blind
 are validation too, or with --with-blind dev, their figure cross-validated by life (the shipped model: the own
 lives hold too few questions answered in another language for the cross-lingual paths to be weighed without
-them). --write writes that model to search/ranker_model.json and the figures to bench/recall/cv_figures.json.
+them). LongMemEval validation likewise, with --with-val: fitted on, its figures cross-validated by question (the
+data's README allows it: "fit a learned component on both with k-fold cross-validation and report the held-out
+folds"). --write writes that model to search/ranker_model.json and the figures to bench/recall/cv_figures.json.
 
 ablate: refits without each group of rule signals (the phrase-reading detectors of memoryx.search) and prints
 what each group is worth on validation and in cross-validation, the table that decides which rules stay.
@@ -58,6 +61,9 @@ VAL_SETS = ("lme-val",)
 # fitted on, or (--with-blind) fitted on and scored by cross-validation by life, never by a model that saw the life
 BLIND = "lives-blind"
 L2 = 1e-3
+# a set fitted on beside another of the same benchmark weighs as part of it (LongMemEval's validation questions
+# with its dev ones, --with-val): one benchmark's share of the pairs does not grow with the files it comes in
+WEIGHED_AS = {"lme-val": "lme-dev"}
 
 # groups of rule signals for the ablation: each is one detector family of memoryx.search (the regular
 # expressions and word tables that read a question and a memory); a group that earns nothing on validation goes
@@ -150,14 +156,18 @@ def load(stores: Path, sets) -> list[dict]:
     return rows
 
 
-def split(stores: Path, with_blind: bool = False) -> tuple[list[dict], list[dict]]:
-    """(dev rows, validation rows): LongMemEval validation is never fitted on; the blind lives are validation too,
-    or, `with_blind`, dev rows scored by cross-validation (folded by life, as the other lives)."""
+def split(stores: Path, with_blind: bool = False, with_val: bool = False) -> tuple[list[dict], list[dict]]:
+    """(rows fitted on, validation rows): LongMemEval validation is never fitted on, or, `with_val`, fitted on and
+    scored by cross-validation (folded by question, as LongMemEval dev: the data's README allows either); the blind
+    lives are validation too, or, `with_blind`, rows scored by cross-validation (folded by life, as the other
+    lives)."""
     rows = load(stores, DEV_SETS)
+    val = load(stores, VAL_SETS)
+    if with_val:
+        rows, val = rows + val, []
     if with_blind:
-        return rows, load(stores, VAL_SETS)
-    dev = [r for r in rows if r["set"] != BLIND]
-    return dev, [r for r in rows if r["set"] == BLIND] + load(stores, VAL_SETS)
+        return rows, val
+    return [r for r in rows if r["set"] != BLIND], [r for r in rows if r["set"] == BLIND] + val
 
 
 def fold_of(row: dict, k: int) -> int:
@@ -174,7 +184,7 @@ def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -
     per_set = defaultdict(int)
     for r in rows:
         if r["y"].any() and not r["y"].all():
-            per_set[r["set"]] += 1
+            per_set[WEIGHED_AS.get(r["set"], r["set"])] += 1
     diffs, weights = [], []
     for r in rows:
         y = r["y"]
@@ -192,8 +202,9 @@ def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -
             pw = np.abs(gain[y > 0][:, None] - gain[y == 0][None, :]).reshape(-1)
         diffs.append(d)
         # each set weighs as the square root of its questions: a large set counts more, a small one still counts
-        share = np.sqrt(per_set[r["set"]]) / sum(np.sqrt(n) for n in per_set.values())
-        weights.append(pw / pw.sum() * share / per_set[r["set"]])
+        weighed = WEIGHED_AS.get(r["set"], r["set"])
+        share = np.sqrt(per_set[weighed]) / sum(np.sqrt(n) for n in per_set.values())
+        weights.append(pw / pw.sum() * share / per_set[weighed])
     return np.vstack(diffs), np.concatenate(weights)
 
 
@@ -306,24 +317,6 @@ def learnable(drop: set[str] = frozenset()) -> np.ndarray:
     return np.array([f not in drop and f not in BLEND for f in FEATURES])
 
 
-def cross_validated_gbdt(rows: list[dict], k: int) -> dict:
-    """The same folds with gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, pointwise,
-    fixed seed): the learner the linear model is measured against."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    scores: dict[int, np.ndarray] = {}
-    for f in range(k):
-        train = [r for r in rows if fold_of(r, k) != f]
-        X = np.vstack([r["X"] for r in train])
-        y = np.concatenate([r["y"] for r in train])
-        model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
-                                               random_state=0).fit(X, y)
-        for r in rows:
-            if fold_of(r, k) == f:
-                scores[id(r)] = model.predict_proba(r["X"])[:, 1]
-    return evaluate(rows, lambda r: replay(r, scores[id(r)]))
-
-
 def print_table(title: str, columns: dict[str, dict]) -> None:
     print(f"\n## {title}\n")
     names = list(columns)
@@ -338,10 +331,11 @@ def print_table(title: str, columns: dict[str, dict]) -> None:
             print(f"| {key} | {n} | {m} | " + " | ".join(cells) + " |")
 
 
-def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: bool = False) -> None:
+def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: bool = False,
+             with_val: bool = False) -> None:
     from memoryx.search.ranker import FEATURES
 
-    dev, val = split(stores, with_blind)
+    dev, val = split(stores, with_blind, with_val)
     if not dev:
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
     mask = learnable({f for g in drop for f in RULE_GROUPS[g]})
@@ -355,8 +349,6 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
     fitted = lambda r: replay(r, final(r, mask, beta, scale, bias, trees))  # noqa: E731
     columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
                "fitted on dev (dev)": evaluate(dev, fitted)}
-    if os.environ.get("FIT_COMPARE_GBDT"):
-        columns["trees, k-fold CV (dev)"] = cross_validated_gbdt(dev, k)
     if val:
         columns["hand (validation)"] = evaluate(val, hand_order)
         columns["fitted on dev (validation)"] = evaluate(val, fitted)
@@ -367,8 +359,10 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
         print(f"  {f:28s} {b:+.4f}")
     if write:
         MODEL_OUT.write_text(_model_json({
-            "fitted_on": f"{', '.join(DEV_SETS)}{' (the blind lives too)' if with_blind else ''} (shared dev data); "
+            "fitted_on": f"{', '.join(DEV_SETS + (VAL_SETS if with_val else ()))}"
+                         f"{' (the blind lives too)' if with_blind else ''} (shared data); "
                          f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}"
+                         f"{' --with-val' if with_val else ''}"
                          f"{' --drop ' + ' '.join(drop) if drop else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights,
@@ -393,8 +387,8 @@ def _by_set(figures: dict) -> dict:
     return dict(out)
 
 
-def main_ablate(stores: Path, k: int, with_blind: bool = False) -> None:
-    dev, val = split(stores, with_blind)
+def main_ablate(stores: Path, k: int, with_blind: bool = False, with_val: bool = False) -> None:
+    dev, val = split(stores, with_blind, with_val)
     results = {}
     for group, feats in [("all signals", ()), *((f"without {g}", f) for g, f in RULE_GROUPS.items())]:
         mask = learnable(set(feats))
@@ -409,7 +403,7 @@ def main_ablate(stores: Path, k: int, with_blind: bool = False) -> None:
     for name, (cv, v) in results.items():
         cells = []
         for s, m in headline:
-            src = v if s in VAL_SETS or (s == BLIND and not with_blind) else cv
+            src = v if (s in VAL_SETS and not with_val) or (s == BLIND and not with_blind) else cv
             cells.append(f"{src[s][m][0]:.3f}" if s in src and m in src[s] else "")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
@@ -428,15 +422,18 @@ def main() -> None:
     ap.add_argument("--with-blind", action="store_true",
                     help="fit on the lives written blind too, their figures cross-validated by life (default: they "
                          "are validation, never fitted on)")
+    ap.add_argument("--with-val", action="store_true",
+                    help="fit on LongMemEval validation too, its figures cross-validated by question (default: it is "
+                         "validation, never fitted on)")
     a = ap.parse_args()
     if a.command == "collect":
         from traces import collect  # bench/recall/traces.py
 
         collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters, SEARCH_LIMIT)
     elif a.command == "fit":
-        main_fit(a.stores, a.folds, a.write, a.drop, a.with_blind)
+        main_fit(a.stores, a.folds, a.write, a.drop, a.with_blind, a.with_val)
     else:
-        main_ablate(a.stores, a.folds, a.with_blind)
+        main_ablate(a.stores, a.folds, a.with_blind, a.with_val)
 
 
 if __name__ == "__main__":

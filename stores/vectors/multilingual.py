@@ -158,6 +158,12 @@ class MultilingualIndex:
         store = self._opened(create=False)
         return store is not None and store.count_memories(scope) > 0
 
+    def vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """{memory id: its multilingual vector} for the ids that have one (`ids`: memories the caller's scope
+        already holds, such as a search's candidates)."""
+        store = self._opened(create=False)
+        return store.memory_vectors(ids) if store is not None and ids else {}
+
     def search(self, vector: list[float], scope: Scope, *, limit: int, filters: "FilterNode | None" = None,
                script: str | None = None) -> list["VectorHit"]:
         """Best-first hits; `script` keeps only memories written in that script (script_of)."""
