@@ -54,9 +54,10 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     model = fitted_model() if plan.tuning.ranker == "fitted" else None
     traces = tracing()
     now = plan.now if plan.now is not None else time.time()
-    if model is not None or traces is not None:
+    featured = model is not None or traces is not None
+    if featured:
         _language_centered(cands, state, runtime)
-    rows = feature_matrix(cands, plan, settings, now) if model is not None or traces is not None else None
+    rows = feature_matrix(cands, plan, settings, now) if featured else None
     if model is None or traces is not None:
         ranked = _hand_ranked(cands, plan, settings)
         if traces is not None:
