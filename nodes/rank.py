@@ -36,7 +36,7 @@ from memoryx.search.periods import by_period, in_period
 from memoryx.search.ranker import feature_matrix, fitted_model, tracing
 from memoryx.search.relations import about_someone_else
 from memoryx.search.scoring import final_scores, ordered
-from memoryx.search.spread import spread
+from memoryx.search.spread import session_of, spread
 from memoryx.search.state import RankState, SearchState
 
 if TYPE_CHECKING:
@@ -104,10 +104,12 @@ def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Con
 
 def _replay_inputs(cands: list[dict], plan, now: float) -> dict:
     """What a trace needs to replay the steps after the model (superseded_last, by_period): which candidates
-    had ended by `now`, and, when the query names a period that filters, which fall inside it."""
+    had ended by `now`, and, when the query names a period that filters, which fall inside it; each candidate's
+    day and whether the question gathers across sessions (what bench/recall/fit_spread.py spreads by)."""
     ended = [has_ended(c["memory"], now) for c in cands]
     inside = [in_period(plan, c["memory"]) for c in cands] if plan.period_filter is not None else None
-    return {"ended": ended, "period_filter": plan.period_filter, "in_window": inside}
+    return {"ended": ended, "period_filter": plan.period_filter, "in_window": inside,
+            "days": [session_of(c["memory"]) for c in cands], "aggregate": plan.aggregate}
 
 
 def _hand_ranked(cands: list[dict], plan, settings) -> list[dict]:

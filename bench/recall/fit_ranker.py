@@ -64,6 +64,10 @@ L2 = 1e-3
 # a set fitted on beside another of the same benchmark weighs as part of it (LongMemEval's validation questions
 # with its dev ones, --with-val): one benchmark's share of the pairs does not grow with the files it comes in
 WEIGHED_AS = {"lme-val": "lme-dev"}
+# each set's headline figures: the ablation's columns; the criterion model choices are read on is the mean of the
+# dev ones (cross-validated)
+HEADLINE = (("locomo-dev", "frac@10"), ("lme-dev", "session_recall_all@5"), ("lme-dev", "turn_recall_all@5"),
+            ("lives", "top1"), (BLIND, "top1"), ("lme-val", "session_recall_all@5"), ("lme-val", "turn_recall_all@5"))
 
 # groups of rule signals for the ablation: each is one detector family of memoryx.search (the regular
 # expressions and word tables that read a question and a memory); a group that earns nothing on validation goes
@@ -77,9 +81,6 @@ RULE_GROUPS = {
     "current": ("current_x_later", "current_x_newer_similar", "current_x_ended"),
     "events": ("covers",),
 }
-
-
-# ------------------------------------------------------------------------------------------------ collect
 
 
 # ------------------------------------------------------------------------------------------------ labels
@@ -246,12 +247,12 @@ def _order(scores: np.ndarray) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
 
 
-def replay(r: dict, scores: np.ndarray) -> list[int]:
-    """The order the rank node returns for these final scores: best first (ties by the pool's order), the
-    memories that had ended after every valid one (superseded_last), then, when the query names a period that
-    filters, those inside it first, or only those when it is strict and some are (by_period). Traces collected
-    before these steps were recorded replay the model's order alone."""
-    order = _order(scores)
+def replay(r: dict, scores: np.ndarray, order: list[int] | None = None) -> list[int]:
+    """The order the rank node returns for these final scores (or for `order`, say their spread: fit_spread.py):
+    best first (ties by the pool's order), the memories that had ended after every valid one (superseded_last),
+    then, when the query names a period that filters, those inside it first, or only those when it is strict and
+    some are (by_period). Traces collected before these steps were recorded replay the model's order alone."""
+    order = _order(scores) if order is None else order
     ended = r.get("ended")
     if ended:
         order = [i for i in order if not ended[i]] + [i for i in order if ended[i]]
@@ -297,8 +298,9 @@ def final(r: dict, mask: np.ndarray, beta: np.ndarray, scale: float, bias: float
     return (w[0] * rel + w[1] * cols["importance"] + w[2] * cols["recency"] + w[3] * cols["access"]) / sum(w)
 
 
-def cross_validated(rows: list[dict], mask: np.ndarray, k: int) -> dict:
-    scores: dict[int, np.ndarray] = {}
+def cross_validated(rows: list[dict], mask: np.ndarray, k: int, held_out: dict | None = None) -> dict:
+    """Figures of each question scored by a model that did not see its fold (its scores kept in `held_out`)."""
+    scores: dict[int, np.ndarray] = {} if held_out is None else held_out
     for f in range(k):
         train = [r for r in rows if fold_of(r, k) != f]
         beta = fit(train, mask)
@@ -396,8 +398,7 @@ def main_ablate(stores: Path, k: int, with_blind: bool = False, with_val: bool =
         cal = calibrate(dev, beta, mask)
         results[group] = (cross_validated(dev, mask, k),
                           evaluate(val, lambda r, b=beta, m=mask, c=cal: replay(r, final(r, m, b, *c))))
-    headline = [("locomo-dev", "frac@10"), ("lme-dev", "session_recall_all@5"), ("lme-dev", "turn_recall_all@5"),
-                ("lives", "top1"), (BLIND, "top1"), ("lme-val", "session_recall_all@5"), ("lme-val", "turn_recall_all@5")]
+    headline = HEADLINE
     print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
     print("|---|" + "---|" * len(headline))
     for name, (cv, v) in results.items():
