@@ -13,6 +13,7 @@ belongings - what users ask a chat memory about themselves - not a list of words
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memoryx.core import lexicon
 from memoryx.core.text import CJK_CHAR, tokenize
@@ -69,34 +70,45 @@ def without_job_idiom(query: str) -> str:
 def asked_words(query: str, people: bool = False) -> set[str]:
     """The keyword tokens of the relation an English question names ("dog" in "my dog's name"; with `people`,
     also of someone it names: "job" in "Alex's job")."""
+    return set(_asked_words(query, people))
+
+
+# one search's analysis asks these of the same question four times (the keyword words, the relation's tokens, its
+# CJK words, the relations themselves): the answers of the last few questions are kept
+@lru_cache(maxsize=16)
+def _asked_words(query: str, people: bool) -> frozenset[str]:
     rxs = _ASKED + (_ASKED_OF_SOMEONE if people else ())
     words = [m.group(1) for rx in rxs for m in rx.finditer(query)]
     if _WHAT_ONE_DOES.search(query.strip()):
         words.append("job")
     chained = set(tokenize(" ".join(m.group(1) for m in _POSSESSED_CHAIN.finditer(query))))
-    return set(tokenize(" ".join(words))) | {t for t in chained if any(t in ts for ts in _TOKENS.values())}
+    return frozenset(tokenize(" ".join(words))) | {t for t in chained if any(t in ts for ts in _TOKENS.values())}
 
 
 def named_relations(query: str, people: bool = False) -> list[str]:
     """The relations of the table the question names, in the table's order: by the English relation word
     ("my wife", "where do I live") or by a Chinese / Japanese word anywhere in it (我妹妹, 住んで)."""
-    asked = asked_words(query, people)
-    return [rel for rel in RELATIONS
-            if asked & _TOKENS[rel] or any(w in query for w in _CJK[rel])]
+    return list(_named_relations(query, people))
+
+
+@lru_cache(maxsize=16)
+def _named_relations(query: str, people: bool) -> tuple[str, ...]:
+    asked = _asked_words(query, people)
+    return tuple(rel for rel in RELATIONS if asked & _TOKENS[rel] or any(w in query for w in _CJK[rel]))
 
 
 def relation_keywords(query: str, people: bool = False) -> list[str]:
     """Every word, in the three languages, of the relations the question names: added to the keyword query so
     that the memory stating the relation in other words is recalled ("job" -> "work", "狗" -> "dog")."""
-    return [w for rel in named_relations(query, people) for w in RELATIONS[rel]]
+    return [w for rel in _named_relations(query, people) for w in RELATIONS[rel]]
 
 
 def relation_words(query: str) -> set[str]:
     """The tokens a relation the question names is stated with: the question's own relation word, the Latin
     words of its table entries (stemmed: "job" also "work"), and their CJK words of one or two characters (a CJK
     keyword token: "住" also "live"); empty: it names none."""
-    out = set(asked_words(query))
-    for rel in named_relations(query):
+    out = set(_asked_words(query, False))
+    for rel in _named_relations(query, False):
         out |= _TOKENS[rel]
         out |= {w for w in _CJK[rel] if len(w) <= 2}
     return out
@@ -117,4 +129,4 @@ def attribute_words(relations: list[str]) -> tuple[set[str], set[str]]:
 
 def cjk_words(query: str) -> set[str]:
     """The CJK words of the relations the question names (their substrings state the relation in a memory)."""
-    return {w for rel in named_relations(query) for w in _CJK[rel]}
+    return {w for rel in _named_relations(query, False) for w in _CJK[rel]}
