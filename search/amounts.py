@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 
 from memoryx.core import lexicon
+from memoryx.core.caseless import Caseless
 
 # the units, number words and question words of each language: lexicon tables search.unit, search.number_word,
 # search.asks_amount and search.states_amount
 _ASKS = lexicon.pattern("search.asks_amount", flags=re.I)
-_STATES = lexicon.pattern("search.states_amount", flags=re.I)
+_STATES = Caseless(lexicon.pattern("search.states_amount", flags=re.I))  # read on every candidate's text
 
 
 def asks_amount(query: str) -> bool:

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from memoryx.core import lexicon
+from memoryx.core.caseless import Caseless
 from memoryx.core.filters import to_epoch
 from memoryx.core.timeparse import MONTHS, find_times
 from memoryx.errors import InvalidInputError
@@ -25,7 +26,7 @@ from memoryx.errors import InvalidInputError
 # a question asking for a time ("when ...", "how long ago", "what year", "什么时候", "いつ") and a memory stating one
 # ("yesterday", "last week", "2023", "昨天", "先月"): phrase patterns of each language in the lexicon
 _WHEN_RE = lexicon.pattern("search.asks_when", flags=re.I)
-_TIME_TEXT = lexicon.pattern("search.states_time", flags=re.I)
+_TIME_TEXT = Caseless(lexicon.pattern("search.states_time", flags=re.I))  # read on every candidate's text
 
 
 def asks_when(query: str) -> bool:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 
 from memoryx.core import lexicon
+from memoryx.core.caseless import Caseless
 from memoryx.search.relations import opens_on_someone
 
 # what asks for a recommendation, or what the user cannot have or stand (which their stated dislikes, diet and
 # allergies answer), and what states a like or dislike: phrase patterns of each language in the lexicon
 _RECOMMENDATION = lexicon.pattern("search.recommendation", flags=re.I)
-_PREFERENCE = lexicon.pattern("search.preference", flags=re.I)
+_PREFERENCE = Caseless(lexicon.pattern("search.preference", flags=re.I))  # read on every candidate's text
 
 # searched with the query's own words on the preference path (the stemmer maps the forms together)
 PREFERENCE_WORDS = " ".join(lexicon.table("search.preference_keyword"))
@@ -27,7 +28,7 @@ PREFERENCE_WORDS = " ".join(lexicon.table("search.preference_keyword"))
 # answered by what the user eats or cannot ("I don't eat pork", "I'm lactose intolerant", "I can't have
 # gluten"), not by their favourite author
 _FOOD_ASKED = lexicon.matcher("search.food_asked")
-_FOOD_STATED = lexicon.pattern("search.food_stated", flags=re.I)
+_FOOD_STATED = Caseless(lexicon.pattern("search.food_stated", flags=re.I))
 FOOD_WORDS = " ".join(lexicon.table("search.food_keyword"))
 
 

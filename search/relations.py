@@ -19,8 +19,10 @@ user's own relation is not answered by a graph relation of one of their people (
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memoryx.core import lexicon
+from memoryx.core.caseless import Caseless
 from memoryx.core.text import CJK_CHAR, KANA, tokenize
 from memoryx.search.current import STATEMENT_CHARS
 from memoryx.search.relation_terms import HOME_WORDS, PEOPLE_CJK, PEOPLE_WORDS, cjk_words
@@ -33,7 +35,7 @@ TOP_HITS = 3
 # in ...", "we moved to ...") or having it ("we adopted two cats", "I run a small bakery"); in Chinese or Japanese,
 # the user (用户 / 我 / ユーザー / 私: lexicon table search.self) and a word of the relation (用户的狗, 我住在,
 # ユーザーは東京に住んでいる)
-_STATES = lexicon.patterns("search.states_relation", flags=re.I)
+_STATES = [Caseless(rx) for rx in lexicon.patterns("search.states_relation", flags=re.I)]
 # ... or as chats leave the user out, in a fact-sized text: "moved to Leith", "living with Ruth now" (a verb opening
 # the text or a clause), "I'm zoe, 2nd year med student at edinburgh uni", "New job! I'm moving to a startup"
 _STATES_AS_CHATS_DO = lexicon.patterns("search.states_relation_as_chats_do")
@@ -55,19 +57,53 @@ def cjk_relation(query: str) -> set[str]:
     return out
 
 
+# the relation words the patterns below capture are few ("live", "dog", "work", "have") and recur in every text: their
+# keyword tokens are kept rather than tokenized again for each match (a search reads ~200 matches)
+@lru_cache(maxsize=4096)
+def _word_tokens(words: str) -> frozenset[str]:
+    return frozenset(tokenize(words))
+
+
+@lru_cache(maxsize=64)
+def _word_starts(tokens: frozenset[str]) -> tuple[str, ...] | None:
+    """What a lowered ASCII text holds when a part of it has one of `tokens` among its keyword tokens: a token's
+    start (memoryx.core.text's stemming only cuts a word's end, or ends it in "y" for "-ies" / "-ied", so a token
+    less a final "y" begins a word of the text). A token outside ASCII is never one of an ASCII text's. None: no
+    such test (a token holding a digit may be a number read without its commas)."""
+    if any(ch.isdigit() for t in tokens for ch in t):
+        return None
+    return tuple({t[:-1] if t.endswith("y") else t for t in tokens if t.isascii()})
+
+
+def _may_name(text: str, tokens: set[str] | frozenset[str]) -> bool:
+    """False when no part of `text` has one of `tokens` among its keyword tokens: the patterns' relation words need
+    not be looked for. Most candidates of a search (~85 % on LongMemEval's chat turns) hold none of the words."""
+    if not text.isascii():
+        return True
+    starts = _word_starts(frozenset(tokens))
+    if starts is None:
+        return True
+    low = text.lower()
+    return any(start in low for start in starts)
+
+
 def states_relation(text: str, tokens: set[str], cjk: set[str] | None = None) -> bool:
     """The memory's text states the user's relation the question names: "User's dog is called Biscuit" for
     "my dog" (tokens {"dog"}), "I work as a nurse" for "my job" ({"job", "work", ...}), "用户的狗叫旺财" for
     "我的狗" (cjk {"狗", "犬"}). Unlike the words the question shares with every memory ("name"), the
     possessive or the subject says whose."""
-    if tokens and any(set(tokenize(m.group(m.lastindex or 1))) & tokens for rx in _STATES for m in rx.finditer(text)):
-        return True
-    # a statement as chats type it, in a fact-sized text (a long chat turn has a clause opening on "working" or
-    # "I'm ... at" on every topic): "moved out of the flat, living with Sam", "Mississauga is home now", "User is
-    # zoe, 2nd year med student at edinburgh uni"
-    if tokens and len(text) <= STATEMENT_CHARS and (
-            any(set(tokenize(m.group(1))) & tokens for rx in _STATES_AS_CHATS_DO for m in rx.finditer(text))
-            or (tokens & HOME_WORDS and _HOME_IS.search(text))):
+    if tokens and _may_name(text, tokens):
+        if any(not _word_tokens(m.group(m.lastindex or 1)).isdisjoint(tokens)
+               for rx in _STATES for m in rx.finditer(text)):
+            return True
+        # a statement as chats type it, in a fact-sized text (a long chat turn has a clause opening on "working"
+        # or "I'm ... at" on every topic): "moved out of the flat, living with Sam", "User is zoe, 2nd year med
+        # student at edinburgh uni"
+        if len(text) <= STATEMENT_CHARS and any(not _word_tokens(m.group(1)).isdisjoint(tokens)
+                                                for rx in _STATES_AS_CHATS_DO for m in rx.finditer(text)):
+            return True
+    # ... or "Mississauga is home now", in a fact-sized text
+    if tokens and len(text) <= STATEMENT_CHARS and tokens & HOME_WORDS and _HOME_IS.search(text):
         return True
     return bool(cjk) and _states_cjk(text, cjk)
 
@@ -167,10 +203,11 @@ _PERSON_OF_CJK = lexicon.compile(r"(?:<@search.self>(?:<@search.possessive>)?|^|
 def people_of(texts: list[str], tokens: set[str], cjk: set[str] = frozenset()) -> set[str]:
     """The names the memories give the relation asked about: "Karim" from "User's husband Karim drives a taxi"
     for "my husband", "周敏" from "我老婆周敏是小学语文老师" for "我老婆" (`cjk`: the relation's CJK words)."""
-    names = {m.group(2).removesuffix("'s").removesuffix("’s") for text in texts for m in _PERSON_OF.finditer(text)
-             if set(tokenize(m.group(1))) & tokens}
-    if cjk:
-        names |= {m.group(2) for text in texts for m in _PERSON_OF_CJK.finditer(text) if m.group(1) in cjk}
+    names = {m.group(2).removesuffix("'s").removesuffix("’s") for text in texts if _may_name(text, tokens)
+             for m in _PERSON_OF.finditer(text) if not _word_tokens(m.group(1)).isdisjoint(tokens)}
+    if cjk:  # (the relation word is one of `cjk`, so the text holds it)
+        names |= {m.group(2) for text in texts if any(w in text for w in cjk)
+                  for m in _PERSON_OF_CJK.finditer(text) if m.group(1) in cjk}
     return names
 
 
