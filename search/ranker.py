@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -65,7 +66,7 @@ FEATURES: tuple[str, ...] = (
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
     "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",
     "current_x_newer_similar", "current_x_ended", "dense_unread",
-    "other_side", "covers",
+    "other_side", "covers", "figure", "aggregate_x_figure",
 )
 
 
@@ -83,6 +84,7 @@ _SCORE_COL = {p: COLUMN[f"{p}_score"] for p in PATHS}
 _RR_COL = {p: COLUMN[f"{p}_rr"] for p in PATHS}
 _SIGNAL_COL = {s: COLUMN[s] for s in ("context", *MATCH_SIGNALS)}
 _LOG_2000 = math.log1p(2000)
+_DIGIT = re.compile(r"\d")  # a decimal digit of any script (ASCII, full-width, ...)
 
 
 def _newer_similar(cands: list[dict], times: list[float | None]) -> np.ndarray:
@@ -124,6 +126,12 @@ def _newer_similar(cands: list[dict], times: list[float | None]) -> np.ndarray:
     return out
 
 
+def _states_figure(text: str) -> bool:
+    """The text writes a number in digits (any script's): what an amount, a count, a date or a price is made of,
+    whatever words go with it."""
+    return _DIGIT.search(text) is not None
+
+
 def _place_in_time(ts: np.ndarray) -> np.ndarray:
     """Each time's place between the earliest and the latest of `ts`, 0 to 1, in whole days after the earliest
     (all 0 when they fall within a day of it)."""
@@ -153,7 +161,7 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     at_col: list[int] = []
     values: list[float] = []
     # per candidate: dense scaled score, dense cosine, multilingual cosine, recency, importance, access, length,
-    # episodic, superseded, summarized, ended, other side, covers
+    # episodic, superseded, summarized, ended, other side, covers, figure
     per: list[tuple] = []
     for i, c in enumerate(cands):
         mem = c["memory"]
@@ -189,14 +197,16 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
         if ended_at is not None:
             ended_at = epoch_of(ended_at)
         said = (mem.get("metadata") or {}).get("role")
+        text = mem.get("memory") or ""
         per.append((dense, float(raw.get("dense", 0.0)) if raw else 0.0,
                     float(raw.get("multilingual", 0.0)) if raw else 0.0,
                     decay(ts, half, now), 0.5 if imp is None else max(0.0, min(1.0, float(imp))),
                     access_score(mem, day) if mem.get("access_count") else 0.0,
-                    min(1.0, math.log1p(len(mem.get("memory") or "")) / _LOG_2000),
+                    min(1.0, math.log1p(len(text)) / _LOG_2000),
                     mem.get("memory_type") == "episodic", ended_at is not None and ended_at <= now,
                     mem.get("status") == "summarized", bool(c.get("ended")),
-                    role is not None and bool(said) and said != role, bool(c.get("covers"))))
+                    role is not None and bool(said) and said != role, bool(c.get("covers")),
+                    _states_figure(text)))
     x[at_row, at_col] = values
     cols = np.array(per, dtype=float).T
     dense_norm, ended = cols[0], cols[10]
@@ -210,6 +220,8 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     x[:, col["multilingual_centered"]] = [c.get("centered", 0.0) for c in cands]  # memoryx.search.centered
     x[:, col["other_side"]] = cols[11]
     x[:, col["covers"]] = cols[12]
+    x[:, col["figure"]] = cols[13]
+    x[:, col["aggregate_x_figure"]] = cols[13] * (1.0 if plan.aggregate else 0.0)
     # the place in time among all candidates, and among the best BEST by the pool's order
     ts = np.array([np.nan if t is None else t for t in times])
     known = ~np.isnan(ts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 import struct
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
@@ -88,6 +89,8 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
                 current * (1.0 if c.get("ended") else 0.0), float(norm.get("dense", 0.0)) * (1.0 - reads),
                 1.0 if plan.role is not None and said and said != plan.role else 0.0,
                 1.0 if c.get("covers") else 0.0]
+        figure = 1.0 if any(unicodedata.category(ch) == "Nd" for ch in text) else 0.0  # a digit of any script
+        row += [figure, figure * (1.0 if plan.aggregate else 0.0)]
         rows.append(row)
     return rows
 
@@ -111,6 +114,7 @@ STATEMENTS = ["I live in Porto now", "I moved to Lisbon last spring", "I live in
               "My dog Rex is three", "My dog Rex turned four today", "I work as a nurse on night shifts",
               "I quit my job as a nurse", "We talked about the trip to Kyoto", "用户的奶奶住在斯德哥尔摩",
               "周六早上我一般跟科室同事去打羽毛球。", "今日はいい天気ですね。", "Sold the old camera for 200 euros!",
+              "会議は３時から", "x² is not a number I wrote",
               "", "ok", "What a week... (really)", "I started pottery on Thursdays", "I stopped pottery, no time",
               "x " * 200]
 NOW = datetime(2025, 1, 20, 12, tzinfo=timezone.utc)
@@ -164,10 +168,12 @@ def pool(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-PLANS = [SimpleNamespace(current=a, current_value=b, still=c, encoder_reads_query=r, role=role)
-         for a, b, c, r, role in [(False, False, False, True, None), (True, False, False, True, "user"),
-                                  (False, True, False, False, "assistant"), (False, False, True, True, "user"),
-                                  (False, False, False, False, None)]]
+PLANS = [SimpleNamespace(current=a, current_value=b, still=c, encoder_reads_query=r, role=role, aggregate=g)
+         for a, b, c, r, role, g in [(False, False, False, True, None, False),
+                                     (True, False, False, True, "user", True),
+                                     (False, True, False, False, "assistant", False),
+                                     (False, False, True, True, "user", False),
+                                     (False, False, False, False, None, True)]]
 
 
 @pytest.mark.parametrize("seed", range(12))
