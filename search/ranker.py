@@ -66,7 +66,7 @@ FEATURES: tuple[str, ...] = (
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
     "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",
     "current_x_newer_similar", "current_x_ended", "dense_unread",
-    "other_side", "covers", "figure", "aggregate_x_figure",
+    "other_side", "covers", "figure",
 )
 
 
@@ -221,7 +221,6 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     x[:, col["other_side"]] = cols[11]
     x[:, col["covers"]] = cols[12]
     x[:, col["figure"]] = cols[13]
-    x[:, col["aggregate_x_figure"]] = cols[13] * (1.0 if plan.aggregate else 0.0)
     # the place in time among all candidates, and among the best BEST by the pool's order
     ts = np.array([np.nan if t is None else t for t in times])
     known = ~np.isnan(ts)

@@ -89,8 +89,7 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
                 current * (1.0 if c.get("ended") else 0.0), float(norm.get("dense", 0.0)) * (1.0 - reads),
                 1.0 if plan.role is not None and said and said != plan.role else 0.0,
                 1.0 if c.get("covers") else 0.0]
-        figure = 1.0 if any(unicodedata.category(ch) == "Nd" for ch in text) else 0.0  # a digit of any script
-        row += [figure, figure * (1.0 if plan.aggregate else 0.0)]
+        row.append(1.0 if any(unicodedata.category(ch) == "Nd" for ch in text) else 0.0)  # a digit, any script
         rows.append(row)
     return rows
 
@@ -168,12 +167,10 @@ def pool(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-PLANS = [SimpleNamespace(current=a, current_value=b, still=c, encoder_reads_query=r, role=role, aggregate=g)
-         for a, b, c, r, role, g in [(False, False, False, True, None, False),
-                                     (True, False, False, True, "user", True),
-                                     (False, True, False, False, "assistant", False),
-                                     (False, False, True, True, "user", False),
-                                     (False, False, False, False, None, True)]]
+PLANS = [SimpleNamespace(current=a, current_value=b, still=c, encoder_reads_query=r, role=role)
+         for a, b, c, r, role in [(False, False, False, True, None), (True, False, False, True, "user"),
+                                  (False, True, False, False, "assistant"), (False, False, True, True, "user"),
+                                  (False, False, False, False, None)]]
 
 
 @pytest.mark.parametrize("seed", range(12))
