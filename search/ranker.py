@@ -4,8 +4,9 @@ The recall paths and the rank node's first stages gather, for every candidate, s
 question is phrased: each path's scaled score and rank (dense, multilingual, cross-lingual, BM25, graph walk, the
 query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a neighbouring
 hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly the same
-thing, length, memory type, the side of a chat that said it, and the signals the query analysis reads from the
-question and the memory (a named period, a relation, a figure...). `feature_matrix` turns them into one vector each;
+thing, length, whether it writes a number, memory type, the side of a chat that said it, and the signals the query
+analysis reads from the question and the memory (a named period, a relation, a figure...). `feature_matrix` turns
+them into one vector each;
 a logistic model over it, `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector
 (each scaled so the best candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the
 seeds' final score blends with importance, recency and access by the settings' weights
