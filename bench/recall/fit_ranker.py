@@ -396,8 +396,9 @@ def main_ablate(stores: Path, k: int, with_blind: bool = False, with_val: bool =
         mask = learnable(set(feats))
         beta = fit(dev, mask)
         cal = calibrate(dev, beta, mask)
+        trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None  # validation scored as shipped
         results[group] = (cross_validated(dev, mask, k),
-                          evaluate(val, lambda r, b=beta, m=mask, c=cal: replay(r, final(r, m, b, *c))))
+                          evaluate(val, lambda r, b=beta, m=mask, c=cal, t=trees: replay(r, final(r, m, b, *c, t))))
     headline = HEADLINE
     print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
     print("|---|" + "---|" * len(headline))
