@@ -1,0 +1,76 @@
+"""Is a signal worth its place? A paired comparison steadier than one fit.
+
+    python bench/recall/compare_signals.py --without figure [other features ...] [--seeds 3] [--stores DIR]
+
+The criterion (the mean of the five dev cross-validated headline figures) moves by about ±0.003 with the trees'
+random draws alone, more than most single signals move it. So the ranking is refitted with and without the named
+features on the same traces, once with the shipped deterministic trees and once per seed with bagged trees
+(bagging and feature fraction 0.8), and each pair is compared: a signal that earns its place raises the criterion
+under most fits, not in one. LongMemEval validation is scored beside (never fitted on), as the ablation rule reads
+it. Fitted with --with-blind, as the shipped model (fit_ranker.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
+import fit_spread  # noqa: E402
+import fit_trees  # noqa: E402
+
+BAGGED = {"bagging_fraction": 0.8, "bagging_freq": 1, "feature_fraction": 0.8}
+VALIDATION = ("session_recall_all@5", "turn_recall_all@5")
+
+
+def one_fit(dev: list[dict], val: list[dict], drop: set[str], k: int) -> tuple[float, list[float]]:
+    """(the dev criterion by k-fold CV, LongMemEval validation's figures by the model fitted on all dev)."""
+    mask = fr.learnable(drop)
+    cv = fr.cross_validated(dev, mask, k)
+    beta = fr.fit(dev, mask)
+    scale, bias = fr.calibrate(dev, beta, mask)
+    trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None
+    v = fr.evaluate(val, lambda r: fr.replay(r, fr.final(r, mask, beta, scale, bias, trees)))
+    return fit_spread.criterion(cv), [v["lme-val"][m][0] if "lme-val" in v else float("nan") for m in VALIDATION]
+
+
+def main() -> None:
+    from memoryx.search.ranker import FEATURES
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--without", nargs="+", required=True, choices=FEATURES, metavar="FEATURE")
+    ap.add_argument("--seeds", type=int, default=3, help="bagged fits beside the deterministic one")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
+    a = ap.parse_args()
+    dev, val = fr.split(a.stores, with_blind=True)
+    if not dev:
+        raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
+    shipped = dict(fit_trees.PARAMS)
+    print(f"| fit | criterion without {', '.join(a.without)} | with | change | validation session / turn, "
+          "without -> with |")
+    print("|---|---|---|---|---|")
+    changes, val_changes = [], []
+    for seed in [None, *range(1, a.seeds + 1)]:
+        fit_trees.PARAMS = shipped if seed is None else {**shipped, **BAGGED, "random_state": seed}
+        c_without, v_without = one_fit(dev, val, set(a.without), a.folds)
+        c_with, v_with = one_fit(dev, val, set(), a.folds)
+        changes.append(c_with - c_without)
+        val_changes.append(np.subtract(v_with, v_without))
+        name = "deterministic trees (shipped)" if seed is None else f"bagged trees, seed {seed}"
+        print(f"| {name} | {c_without:.4f} | {c_with:.4f} | {c_with - c_without:+.4f} | "
+              f"{v_without[0]:.3f} / {v_without[1]:.3f} -> {v_with[0]:.3f} / {v_with[1]:.3f} |", flush=True)
+    fit_trees.PARAMS = shipped
+    vm = np.mean(val_changes, axis=0)
+    print(f"| mean | | | {np.mean(changes):+.4f} ({sum(c > 0 for c in changes)} of {len(changes)} higher) | "
+          f"{vm[0]:+.3f} / {vm[1]:+.3f} |")
+
+
+if __name__ == "__main__":
+    main()
