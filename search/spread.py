@@ -32,14 +32,15 @@ def session_of(mem: dict) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
-def spread(ranked: list[dict], decay: float = 0.85) -> list[dict]:
-    """`ranked` (best first, each with "score" and "memory") with repeated sessions decayed and re-sorted."""
+def spread(ranked: list[dict], decay: float = 0.85, session=lambda c: session_of(c["memory"])) -> list[dict]:
+    """`ranked` (best first, each with "score" and "memory") with repeated sessions decayed and re-sorted
+    (`session`: a hit's session, None for none; bench/recall/fit_spread.py reads it off a trace)."""
     if decay >= 1.0:
         return ranked
     seen: dict[str, int] = {}
     out = []
     for c in ranked:
-        key = session_of(c["memory"])
+        key = session(c)
         n = seen.get(key, 0) if key is not None else 0
         if key is not None:
             seen[key] = n + 1

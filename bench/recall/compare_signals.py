@@ -22,7 +22,6 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
-import fit_spread  # noqa: E402
 import fit_trees  # noqa: E402
 
 BAGGED = {"bagging_fraction": 0.8, "bagging_freq": 1, "feature_fraction": 0.8}
@@ -33,11 +32,9 @@ def one_fit(dev: list[dict], val: list[dict], drop: set[str], k: int) -> tuple[f
     """(the dev criterion by k-fold CV, LongMemEval validation's figures by the model fitted on all dev)."""
     mask = fr.learnable(drop)
     cv = fr.cross_validated(dev, mask, k)
-    beta = fr.fit(dev, mask)
-    scale, bias = fr.calibrate(dev, beta, mask)
-    trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None
-    v = fr.evaluate(val, lambda r: fr.replay(r, fr.final(r, mask, beta, scale, bias, trees)))
-    return fit_spread.criterion(cv), [v["lme-val"][m][0] if "lme-val" in v else float("nan") for m in VALIDATION]
+    model = fr.fit_model(dev, mask)
+    v = fr.evaluate(val, lambda r: fr.replay(r, fr.final(r, mask, *model)))
+    return fr.criterion(cv), [v["lme-val"][m][0] if "lme-val" in v else float("nan") for m in VALIDATION]
 
 
 def main() -> None:

@@ -171,6 +171,12 @@ def split(stores: Path, with_blind: bool = False, with_val: bool = False) -> tup
     return [r for r in rows if r["set"] != BLIND], [r for r in rows if r["set"] == BLIND] + val
 
 
+def criterion(figures: dict) -> float:
+    """What model choices are read on: the mean of the headline figures present (on dev rows, the five dev ones)."""
+    vals = [figures[s][m][0] for s, m in HEADLINE if s in figures and m in figures[s]]
+    return float(np.mean(vals)) if vals else 0.0
+
+
 def fold_of(row: dict, k: int) -> int:
     """LoCoMo by conversation, the lives by life, LongMemEval by question: a fold never shares a history."""
     q = row["question"]
@@ -225,6 +231,13 @@ def fit(rows: list[dict], mask: np.ndarray, rounds: int = 3) -> np.ndarray:
         start = np.zeros(D.shape[1]) if beta is None else beta
         beta = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 500}).x
     return beta
+
+
+def fit_model(rows: list[dict], mask: np.ndarray) -> tuple:
+    """The shipped model's parts fitted on `rows`: (beta, scale, bias, trees or None), as `final` takes them."""
+    beta = fit(rows, mask)
+    scale, bias = calibrate(rows, beta, mask)
+    return beta, scale, bias, fit_trees.fit_trees(rows, mask) if fit_trees.SHARE > 0 else None
 
 
 def calibrate(rows: list[dict], beta: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -302,13 +315,10 @@ def cross_validated(rows: list[dict], mask: np.ndarray, k: int, held_out: dict |
     """Figures of each question scored by a model that did not see its fold (its scores kept in `held_out`)."""
     scores: dict[int, np.ndarray] = {} if held_out is None else held_out
     for f in range(k):
-        train = [r for r in rows if fold_of(r, k) != f]
-        beta = fit(train, mask)
-        scale, bias = calibrate(train, beta, mask)
-        trees = fit_trees.fit_trees(train, mask) if fit_trees.SHARE > 0 else None
+        model = fit_model([r for r in rows if fold_of(r, k) != f], mask)
         for r in rows:
             if fold_of(r, k) == f:
-                scores[id(r)] = final(r, mask, beta, scale, bias, trees)
+                scores[id(r)] = final(r, mask, *model)
     return evaluate(rows, lambda r: replay(r, scores[id(r)]))
 
 
@@ -342,9 +352,7 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
     mask = learnable({f for g in drop for f in RULE_GROUPS[g]})
     t0 = time.perf_counter()
-    beta = fit(dev, mask)
-    scale, bias = calibrate(dev, beta, mask)
-    trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None
+    beta, scale, bias, trees = fit_model(dev, mask)
     cv = cross_validated(dev, mask, k)
     print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
           file=sys.stderr)
@@ -394,17 +402,14 @@ def main_ablate(stores: Path, k: int, with_blind: bool = False, with_val: bool =
     results = {}
     for group, feats in [("all signals", ()), *((f"without {g}", f) for g, f in RULE_GROUPS.items())]:
         mask = learnable(set(feats))
-        beta = fit(dev, mask)
-        cal = calibrate(dev, beta, mask)
-        trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None  # validation scored as shipped
+        model = fit_model(dev, mask)  # validation scored by the model as shipped, trees and all
         results[group] = (cross_validated(dev, mask, k),
-                          evaluate(val, lambda r, b=beta, m=mask, c=cal, t=trees: replay(r, final(r, m, b, *c, t))))
-    headline = HEADLINE
-    print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in headline) + " |")
-    print("|---|" + "---|" * len(headline))
+                          evaluate(val, lambda r, m=mask, fitted=model: replay(r, final(r, m, *fitted))))
+    print("\n| signals | " + " | ".join(f"{s} {m}" for s, m in HEADLINE) + " |")
+    print("|---|" + "---|" * len(HEADLINE))
     for name, (cv, v) in results.items():
         cells = []
-        for s, m in headline:
+        for s, m in HEADLINE:
             src = v if (s in VAL_SETS and not with_val) or (s == BLIND and not with_blind) else cv
             cells.append(f"{src[s][m][0]:.3f}" if s in src and m in src[s] else "")
         print(f"| {name} | " + " | ".join(cells) + " |")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -30,35 +29,22 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
-import fit_trees  # noqa: E402
 
 GRID = (1.0, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5)
 
 
 def spread_order(r: dict, scores: np.ndarray, decay: float, decay_aggregate: float) -> list[int]:
-    """memoryx.search.spread over the rank node's order (by score, ties by the pool's order): each candidate's
-    score x decay ** (hits of its day before it), re-sorted stably. The trace gives each candidate's day and
-    whether the question gathers across sessions."""
+    """memoryx.search.spread over the rank node's order (by score, ties by the pool's order), each candidate's day
+    and whether the question gathers across sessions read off the trace."""
+    from memoryx.search.spread import spread
+
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-    d = decay_aggregate if r.get("aggregate") else decay
     days = r.get("days")
-    if d >= 1.0 or not days:
+    if not days:
         return order
-    seen: dict = defaultdict(int)
-    spread = {}
-    for i in order:
-        key = days[i]
-        n = seen[key] if key is not None else 0
-        if key is not None:
-            seen[key] += 1
-        spread[i] = scores[i] * d ** n
-    return sorted(order, key=lambda i: -spread[i])
-
-
-def criterion(figures: dict) -> float:
-    """The mean of the headline figures present (on dev rows: the five dev ones)."""
-    vals = [figures[s][m][0] for s, m in fr.HEADLINE if s in figures and m in figures[s]]
-    return float(np.mean(vals)) if vals else 0.0
+    hits = [{"i": i, "score": float(scores[i]), "day": days[i]} for i in order]
+    d = decay_aggregate if r.get("aggregate") else decay
+    return [h["i"] for h in spread(hits, d, session=lambda h: h["day"])]
 
 
 def _spread(rows: list[dict], scores: dict, d: float, da: float) -> dict:
@@ -70,7 +56,7 @@ def choose(rows: list[dict], scores: dict) -> tuple[float, float]:
     best, best_at = -1.0, (1.0, 1.0)
     for d in GRID:
         for da in GRID:
-            c = criterion(_spread(rows, scores, d, da))
+            c = fr.criterion(_spread(rows, scores, d, da))
             if c > best + 1e-9:
                 best, best_at = c, (d, da)
     return best_at
@@ -102,13 +88,12 @@ def main() -> None:
     cv = fr.cross_validated(dev, mask, a.folds, held_out)
     cv_spread, chosen = cross_validated(dev, held_out, a.folds)
     d, da = choose(dev, held_out)
-    beta = fr.fit(dev, mask)
-    scale, bias = fr.calibrate(dev, beta, mask)
-    trees = fit_trees.fit_trees(dev, mask) if fit_trees.SHARE > 0 else None
+    model = fr.fit_model(dev, mask)
     for r in val:
-        held_out[id(r)] = fr.final(r, mask, beta, scale, bias, trees)
+        held_out[id(r)] = fr.final(r, mask, *model)
     print(f"factors chosen on all dev: decay {d}, for aggregation questions {da}; each fold's choice {chosen}")
-    print(f"criterion (dev, k-fold CV): {criterion(cv):.4f} without spreading, {criterion(cv_spread):.4f} with")
+    print(f"criterion (dev, k-fold CV): {fr.criterion(cv):.4f} without spreading, "
+          f"{fr.criterion(cv_spread):.4f} with")
     columns = {"fitted, CV (dev)": cv, "+ spread, CV (dev)": cv_spread}
     if val:
         columns["fitted (validation)"] = fr.evaluate(val, lambda r: fr.replay(r, held_out[id(r)]))
