@@ -1,13 +1,15 @@
 """Is a signal worth its place? A paired comparison steadier than one fit.
 
     python bench/recall/compare_signals.py --without figure [other features ...] [--seeds 3] [--stores DIR]
+    python bench/recall/compare_signals.py --probe asks [--seeds 3]      (a signal not built yet: probes.py)
 
 The criterion (the mean of the five dev cross-validated headline figures) moves by about ±0.003 with the trees'
 random draws alone, more than most single signals move it. So the ranking is refitted with and without the named
 features on the same traces, once with the shipped deterministic trees and once per seed with bagged trees
 (bagging and feature fraction 0.8), and each pair is compared: a signal that earns its place raises the criterion
 under most fits, not in one. LongMemEval validation is scored beside (never fitted on), as the ablation rule reads
-it. Fitted with --with-blind, as the shipped model (fit_ranker.py).
+it. Fitted with --with-blind, as the shipped model (fit_ranker.py). With --probe, "without" is the shipped
+signals and "with" adds the probe's columns (bench/recall/probes.py).
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
 import fit_trees  # noqa: E402
+import probes  # noqa: E402
 
 BAGGED = {"bagging_fraction": 0.8, "bagging_freq": 1, "feature_fraction": 0.8}
 VALIDATION = ("session_recall_all@5", "turn_recall_all@5")
 
 
-def one_fit(dev: list[dict], val: list[dict], drop: set[str], k: int) -> tuple[float, list[float]]:
+def one_fit(dev: list[dict], val: list[dict], mask: np.ndarray, k: int) -> tuple[float, list[float]]:
     """(the dev criterion by k-fold CV, LongMemEval validation's figures by the model fitted on all dev)."""
-    mask = fr.learnable(drop)
     cv = fr.cross_validated(dev, mask, k)
     model = fr.fit_model(dev, mask)
     v = fr.evaluate(val, lambda r: fr.replay(r, fr.final(r, mask, *model)))
@@ -41,7 +43,9 @@ def main() -> None:
     from memoryx.search.ranker import FEATURES
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--without", nargs="+", required=True, choices=FEATURES, metavar="FEATURE")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--without", nargs="+", choices=FEATURES, metavar="FEATURE")
+    what.add_argument("--probe", choices=sorted(probes.PROBES), help="a signal not built yet (probes.py)")
     ap.add_argument("--seeds", type=int, default=3, help="bagged fits beside the deterministic one")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
@@ -49,15 +53,22 @@ def main() -> None:
     dev, val = fr.split(a.stores, with_blind=True)
     if not dev:
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
+    if a.probe:
+        names = probes.with_probe(dev + val, a.probe, a.stores)
+        mask_with = np.concatenate([fr.learnable(), np.ones(len(names), dtype=bool)])
+        mask_without = np.concatenate([fr.learnable(), np.zeros(len(names), dtype=bool)])
+    else:
+        names = a.without
+        mask_with, mask_without = fr.learnable(), fr.learnable(set(a.without))
     shipped = dict(fit_trees.PARAMS)
-    print(f"| fit | criterion without {', '.join(a.without)} | with | change | validation session / turn, "
+    print(f"| fit | criterion without {', '.join(names)} | with | change | validation session / turn, "
           "without -> with |")
     print("|---|---|---|---|---|")
     changes, val_changes = [], []
     for seed in [None, *range(1, a.seeds + 1)]:
         fit_trees.PARAMS = shipped if seed is None else {**shipped, **BAGGED, "random_state": seed}
-        c_without, v_without = one_fit(dev, val, set(a.without), a.folds)
-        c_with, v_with = one_fit(dev, val, set(), a.folds)
+        c_without, v_without = one_fit(dev, val, mask_without, a.folds)
+        c_with, v_with = one_fit(dev, val, mask_with, a.folds)
         changes.append(c_with - c_without)
         val_changes.append(np.subtract(v_with, v_without))
         name = "deterministic trees (shipped)" if seed is None else f"bagged trees, seed {seed}"

@@ -1,0 +1,94 @@
+"""Candidate signals measured before they are built: each probe computes extra columns for the traced candidate
+pools (fit_ranker.py's rows), so compare_signals.py can refit with and without them on the same traces, without
+a change to the package. A probe that earns its place is then written into memoryx.search.ranker as a feature
+(and its traces collected again); one that does not stays here with its figures in docs/benchmarks.md.
+
+    python bench/recall/compare_signals.py --probe asks [--seeds 3]
+
+Probes:
+* asks: the memory holds a question mark (Latin or full-width): a turn that asks rather than tells.
+* centrality: how central a memory is in its pool by the main encoder's stored vectors (the mean cosine to its five
+  nearest other candidates: a "hub" says what many say), and the question's cosine less that centrality (CSLS,
+  Conneau et al. 2018, with the pool standing in for the neighbourhood). Reads the kept stores' vectors.
+* question: what is the same for every candidate of a question (the best dense cosine in the pool, the question's
+  length, the pool's size, whether it gathers across sessions): inputs the trees could use to trust one path
+  more for some questions; the linear model's pairs cancel them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+NEIGHBOURS = 5  # the centrality's neighbourhood within the pool
+QUESTION_MARKS = ("?", "\uff1f")
+
+
+def _column(r: dict, name: str) -> np.ndarray:
+    from memoryx.search.ranker import FEATURES
+
+    return r["X"][:, FEATURES.index(name)]
+
+
+def asks(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    return ["asks"], {id(r): np.array([[float(any(m in t for m in QUESTION_MARKS))] for t in r["texts"]])
+                      for r in rows}
+
+
+def question(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    out = {}
+    for r in rows:
+        n = len(r["ids"])
+        values = [float(_column(r, "dense_cosine").max()),
+                  min(1.0, math.log1p(len(r["question"]["query"])) / math.log1p(300)),
+                  min(1.0, math.log1p(n) / math.log1p(200)), 1.0 if r.get("aggregate") else 0.0]
+        out[id(r)] = np.tile(values, (n, 1))
+    return ["q_dense_max", "q_chars", "q_pool", "q_aggregate"], out
+
+
+def centrality(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    from stores import open_store  # bench/recall/stores.py
+
+    by_store = defaultdict(list)
+    for r in rows:  # the blind lives live in the lives' store
+        by_store["lives" if r["set"].startswith("lives") else r["set"]].append(r)
+    out = {}
+    for name, group in by_store.items():
+        with open_store(stores / name) as m:
+            vectors = m.services.vectors
+            for r in group:
+                out[id(r)] = _centrality(r, vectors.memory_vectors(r["ids"]))
+        print(f"centrality: {name} read", file=sys.stderr)
+    return ["pool_central", "pool_csls"], out
+
+
+def _centrality(r: dict, got: dict) -> np.ndarray:
+    cols = np.zeros((len(r["ids"]), 2))
+    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    if len(have) < 3:
+        return cols
+    v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
+    sims = v @ v.T
+    np.fill_diagonal(sims, -np.inf)
+    k = min(NEIGHBOURS, len(have) - 1)
+    central = -np.sort(-sims, axis=1)[:, :k].mean(axis=1)
+    cosine = _column(r, "dense_cosine")
+    for j, i in enumerate(have):
+        cols[i] = (central[j], cosine[i] - central[j] if cosine[i] else 0.0)
+    return cols
+
+
+PROBES = {"asks": asks, "centrality": centrality, "question": question}
+
+
+def with_probe(rows: list[dict], name: str, stores: Path) -> list[str]:
+    """Append the probe's columns to every row's X (in place); returns their names."""
+    names, extra = PROBES[name](rows, stores)
+    for r in rows:
+        r["X"] = np.column_stack([r["X"], extra[id(r)]])
+    return names
