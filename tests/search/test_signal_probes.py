@@ -83,3 +83,21 @@ def test_centrality_reads_the_stores_vectors(tmp_path):
     first = [j for j in range(len(v)) if j != 0]
     expected = np.sort(sims[0, first])[::-1][:probes.NEIGHBOURS].mean()
     assert abs(cols[0, 0] - expected) < 1e-5
+
+
+def test_stepping_over_near_copies_keeps_the_top_and_moves_only_copies():
+    """bench/recall/fit_redundancy.py: a near-copy of a hit already taken steps below a candidate that says
+    something else; nothing moves without a penalty, and the top hit never does."""
+    spec = importlib.util.spec_from_file_location("fit_redundancy", RECALL / "fit_redundancy.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    texts = ["I've clocked 347 miles on my bike since the start of the year",
+             "I have clocked 347 miles on my bike since the start of the year!",
+             "The bike lights I had installed were $40",
+             "我骑车上班，单程五公里。"]
+    scores = np.array([0.9, 0.85, 0.8, 0.5])
+    row = {"texts": texts}
+    assert module.redundancy_order(row, scores, 0.5, 0.0) == [0, 1, 2, 3]
+    assert module.redundancy_order(row, scores, 0.5, 0.2) == [0, 2, 1, 3]
+    # the lights share one token of four with the miles ("bike"): below the bar, they pay nothing
+    assert module.redundancy_order(row, scores, 0.3, 5.0) == [0, 2, 3, 1]
