@@ -31,7 +31,6 @@ from sqlalchemy import select
 
 from memoryx.core.scope import Scope
 from memoryx.core.text import normalize_name
-from memoryx.stores.sql.graph_rows import graph_scope_key
 from memoryx.stores.sql.schema import EntityRow, FeedbackRow, MemoryRow, ProfileValueRow, RelationRow
 from memoryx.stores.sql.values import require_scope
 
@@ -350,16 +349,19 @@ _ENT = EntityRow.__table__.c
 _VALID = sa.not_(_REL.valid.is_(False))
 
 
-@lru_cache(maxsize=4)
-def _around_stmt(include_invalid: bool):
+@lru_cache(maxsize=32)
+def _around_stmt(include_invalid: bool, shape: tuple[tuple[str, bool], ...]):
     """Relations of the scope incident to an end of the valid relations the given memories state, newest first,
-    with their ends' names: the one-hop walk from a search's best hits as one statement."""
+    with their ends' names: the one-hop walk from a search's best hits as one statement. `shape`: each scope
+    field Scope.match names and whether it must be unset; the set ones are bound as `scope_<field>`."""
     ids = sa.bindparam("ids", expanding=True)
     ends = (select(_REL.source_id).where(_REL.memory_id.in_(ids), _VALID)
             .union(select(_REL.target_id).where(_REL.memory_id.in_(ids), _VALID))).subquery()
     src, dst = EntityRow.__table__.alias("src"), EntityRow.__table__.alias("dst")
-    conds = [_REL.scope_key == sa.bindparam("scope_key"),
-             sa.or_(_REL.source_id.in_(select(ends.c[0])), _REL.target_id.in_(select(ends.c[0])))]
+    # the scope's fields, not its exact key: SQLite reads them through the index on user_id (the user's relations;
+    # the exact key had no index this statement could use, so every relation of the store was scanned)
+    conds = [_REL[k].is_(None) if unset else _REL[k] == sa.bindparam(f"scope_{k}") for k, unset in shape]
+    conds.append(sa.or_(_REL.source_id.in_(select(ends.c[0])), _REL.target_id.in_(select(ends.c[0]))))
     if not include_invalid:
         conds.append(_VALID)
     return (select(_REL.id, _REL.source_id, src.c.name, _REL.relation, _REL.target_id, dst.c.name, _REL.memory_id,
@@ -375,13 +377,17 @@ def relations_near_hits(sql: Any, scope: Scope, memory_ids: list[str], *, includ
                      limit: int = 200) -> list[dict]:
     """The relations one hop from the entities of `memory_ids`' valid relations, read from the system of record
     in one statement (`hops` 1): what GraphStore.neighbourhood(depth=1) returns for those entities, without a
-    round trip to the graph and a second statement for the seeds."""
+    round trip to the graph and a second statement for the seeds. The scope matches as every store's does
+    (Scope.match: the fields it sets, and no group unless it names one), so a user's search walks the relations
+    of the user's memories kept under an agent or a run too, as the graph's walk does."""
     if not memory_ids:
         return []
+    match = require_scope(scope).match()
+    shape = tuple((k, v is None) for k, v in match.items())
+    params = {f"scope_{k}": v for k, v in match.items() if v is not None}
     with sql._tx() as s:
-        rows = s.connection().execute(_around_stmt(bool(include_invalid)),
-                                      {"ids": list(memory_ids), "scope_key": graph_scope_key(scope),
-                                       "limit": int(limit)}).all()
+        rows = s.connection().execute(_around_stmt(bool(include_invalid), shape),
+                                      {"ids": list(memory_ids), "limit": int(limit), **params}).all()
     out = []
     for r in rows:
         row = dict(zip(_AROUND_KEYS, r))

@@ -229,6 +229,36 @@ def test_the_walk_from_hits_is_the_graphs_one_hop_within_the_scope(svc):
     assert relations_near_hits(svc.sql, scope, []) == []
 
 
+def test_the_walk_from_hits_matches_the_scope_as_the_graph_does(svc):
+    """A user's search covers the user's memories kept under an agent (Scope.match: the fields a scope sets), so
+    the walk from its hits reads their relations as the graph's neighbourhood does; a search of another agent,
+    or of a group, does not see them."""
+    user = _user()
+    coach = Scope(user_id=user, agent_id="coach")
+    seed = svc.sql.insert_memory(scope=coach, text="My running coach is Ilse", metadata={}, memory_type="fact",
+                                 category=None, created_at=None, importance=0.5)["id"]
+    near = svc.sql.insert_memory(scope=coach, text="Ilse lives in Utrecht", metadata={}, memory_type="fact",
+                                 category=None, created_at=None, importance=0.5)["id"]
+    svc.projector.sync_memories([seed, near])
+    a = svc.sql.upsert_entity(scope=coach, name="User", entity_type="person")
+    b = svc.sql.upsert_entity(scope=coach, name="Ilse", entity_type="person")
+    c = svc.sql.upsert_entity(scope=coach, name="Utrecht", entity_type="location")
+    svc.projector.sync_entities([a["id"], b["id"], c["id"]])
+    r1 = svc.sql.add_relation(scope=coach, source_id=a["id"], relation="coached_by", target_id=b["id"],
+                              memory_id=seed, trace_id=None)
+    r2 = svc.sql.add_relation(scope=coach, source_id=b["id"], relation="lives_in", target_id=c["id"],
+                              memory_id=near, trace_id=None)
+    svc.projector.sync_relations([r1, r2])
+    for scope in (Scope(user_id=user), coach):
+        got = {r["id"] for r in relations_near_hits(svc.sql, scope, [seed])}
+        walked = {r["id"] for r in svc.graph.neighbourhood(scope, [a["id"], b["id"]], depth=1)}
+        assert got == walked == {r1["id"], r2["id"]}, scope
+    for scope in (Scope(user_id=user, agent_id="tutor"), Scope(user_id=user, group_id="running-club"),
+                  Scope(user_id=_user())):
+        assert relations_near_hits(svc.sql, scope, [seed]) == [], scope
+        assert svc.graph.neighbourhood(scope, [a["id"], b["id"]], depth=1) == [], scope
+
+
 def test_graph_depth_and_relation_filter_and_fast_mode(svc):
     user = _user()
     m1 = add(svc, user, "first fact about friends")
