@@ -28,10 +28,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
+import reorders  # noqa: E402
 
 TOP = 30
-GRID = tuple((least, penalty) for least in (0.3, 0.5, 0.7) for penalty in (0.05, 0.1, 0.2, 0.4))
 NONE = (1.0, 0.0)
+GRID = (NONE, *((least, penalty) for least in (0.3, 0.5, 0.7) for penalty in (0.05, 0.1, 0.2, 0.4)))
 
 
 def _overlap(a: frozenset, b: frozenset) -> float:
@@ -59,31 +60,6 @@ def redundancy_order(r: dict, scores: np.ndarray, least: float, penalty: float) 
     return sorted(order, key=lambda i: (-adjusted[i], place[i]))
 
 
-def _reranked(rows: list[dict], scores: dict, least: float, penalty: float) -> dict:
-    return fr.evaluate(rows, lambda r: fr.replay(r, scores[id(r)],
-                                                 redundancy_order(r, scores[id(r)], least, penalty)))
-
-
-def choose(rows: list[dict], scores: dict) -> tuple[float, float]:
-    best, best_at = fr.criterion(_reranked(rows, scores, *NONE)), NONE
-    for least, penalty in GRID:
-        c = fr.criterion(_reranked(rows, scores, least, penalty))
-        if c > best + 1e-9:
-            best, best_at = c, (least, penalty)
-    return best_at
-
-
-def cross_validated(rows: list[dict], scores: dict, k: int) -> tuple[dict, list]:
-    orders, chosen = {}, []
-    for f in range(k):
-        least, penalty = choose([r for r in rows if fr.fold_of(r, k) != f], scores)
-        chosen.append((least, penalty))
-        for r in rows:
-            if fr.fold_of(r, k) == f:
-                orders[id(r)] = fr.replay(r, scores[id(r)], redundancy_order(r, scores[id(r)], least, penalty))
-    return fr.evaluate(rows, lambda r: orders[id(r)]), chosen
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
@@ -102,8 +78,8 @@ def main() -> None:
     mask = fr.learnable()
     held_out: dict = {}
     cv = fr.cross_validated(dev, mask, a.folds, held_out)
-    cv_reranked, chosen = cross_validated(dev, held_out, a.folds)
-    least, penalty = choose(dev, held_out)
+    cv_reranked, chosen = reorders.cross_validated(dev, held_out, a.folds, redundancy_order, GRID)
+    least, penalty = reorders.choose(dev, held_out, redundancy_order, GRID)
     model = fr.fit_model(dev, mask)
     for r in val:
         held_out[id(r)] = fr.final(r, mask, *model)
@@ -112,7 +88,8 @@ def main() -> None:
     columns = {"fitted, CV (dev)": cv, "+ near-copies stepped over, CV (dev)": cv_reranked}
     if val:
         columns["fitted (validation)"] = fr.evaluate(val, lambda r: fr.replay(r, held_out[id(r)]))
-        columns["+ near-copies stepped over (validation)"] = _reranked(val, held_out, least, penalty)
+        columns["+ near-copies stepped over (validation)"] = reorders.figures(val, held_out, redundancy_order,
+                                                                               (least, penalty))
     fr.print_table("the fitted ranking with and without stepping over near-copies", columns)
 
 

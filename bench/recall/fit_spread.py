@@ -29,6 +29,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
+import reorders  # noqa: E402
 
 GRID = (1.0, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5)
 
@@ -47,31 +48,7 @@ def spread_order(r: dict, scores: np.ndarray, decay: float, decay_aggregate: flo
     return [h["i"] for h in spread(hits, d, session=lambda h: h["day"])]
 
 
-def _spread(rows: list[dict], scores: dict, d: float, da: float) -> dict:
-    return fr.evaluate(rows, lambda r: fr.replay(r, scores[id(r)], spread_order(r, scores[id(r)], d, da)))
-
-
-def choose(rows: list[dict], scores: dict) -> tuple[float, float]:
-    """The (decay, decay_aggregate) of GRID with the best criterion on `rows` (scores: id(row) -> final scores)."""
-    best, best_at = -1.0, (1.0, 1.0)
-    for d in GRID:
-        for da in GRID:
-            c = fr.criterion(_spread(rows, scores, d, da))
-            if c > best + 1e-9:
-                best, best_at = c, (d, da)
-    return best_at
-
-
-def cross_validated(rows: list[dict], scores: dict, k: int) -> tuple[dict, list]:
-    """Figures with each fold's factors chosen on the other folds, and the factors each fold chose."""
-    orders, chosen = {}, []
-    for f in range(k):
-        d, da = choose([r for r in rows if fr.fold_of(r, k) != f], scores)
-        chosen.append((d, da))
-        for r in rows:
-            if fr.fold_of(r, k) == f:
-                orders[id(r)] = fr.replay(r, scores[id(r)], spread_order(r, scores[id(r)], d, da))
-    return fr.evaluate(rows, lambda r: orders[id(r)]), chosen
+PAIRS = tuple((d, da) for d in GRID for da in GRID)  # the first, (1.0, 1.0), spreads nothing
 
 
 def main() -> None:
@@ -86,8 +63,8 @@ def main() -> None:
     mask = fr.learnable()
     held_out: dict = {}
     cv = fr.cross_validated(dev, mask, a.folds, held_out)
-    cv_spread, chosen = cross_validated(dev, held_out, a.folds)
-    d, da = choose(dev, held_out)
+    cv_spread, chosen = reorders.cross_validated(dev, held_out, a.folds, spread_order, PAIRS)
+    d, da = reorders.choose(dev, held_out, spread_order, PAIRS)
     model = fr.fit_model(dev, mask)
     for r in val:
         held_out[id(r)] = fr.final(r, mask, *model)
@@ -97,7 +74,7 @@ def main() -> None:
     columns = {"fitted, CV (dev)": cv, "+ spread, CV (dev)": cv_spread}
     if val:
         columns["fitted (validation)"] = fr.evaluate(val, lambda r: fr.replay(r, held_out[id(r)]))
-        columns["+ spread (validation)"] = _spread(val, held_out, d, da)
+        columns["+ spread (validation)"] = reorders.figures(val, held_out, spread_order, (d, da))
     fr.print_table("the fitted ranking with and without the spread", columns)
 
 
