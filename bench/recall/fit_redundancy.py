@@ -18,8 +18,6 @@ in the package does this; it would, only if this showed it carries over (docs/be
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -27,7 +25,6 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
 import reorders  # noqa: E402
 
 TOP = 30
@@ -61,10 +58,7 @@ def redundancy_order(r: dict, scores: np.ndarray, least: float, penalty: float) 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--with-blind", action="store_true", help="as fit_ranker.py fit --with-blind")
+    ap = reorders.parser(__doc__)
     ap.add_argument("--seed", type=int, help="score with bagged trees of this seed (compare_signals.py's)")
     a = ap.parse_args()
     if a.seed is not None:
@@ -72,25 +66,10 @@ def main() -> None:
         import fit_trees
 
         fit_trees.PARAMS = {**fit_trees.PARAMS, **compare_signals.BAGGED, "random_state": a.seed}
-    dev, val = fr.split(a.stores, a.with_blind)
-    if not dev:
-        raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
-    mask = fr.learnable()
-    held_out: dict = {}
-    cv = fr.cross_validated(dev, mask, a.folds, held_out)
-    cv_reranked, chosen = reorders.cross_validated(dev, held_out, a.folds, redundancy_order, GRID)
-    least, penalty = reorders.choose(dev, held_out, redundancy_order, GRID)
-    model = fr.fit_model(dev, mask)
-    for r in val:
-        held_out[id(r)] = fr.final(r, mask, *model)
-    print(f"chosen on all dev: overlap from {least}, penalty {penalty}; each fold's choice {chosen}")
-    print(f"criterion (dev, k-fold CV): {fr.criterion(cv):.4f} as ranked, {fr.criterion(cv_reranked):.4f} re-ranked")
-    columns = {"fitted, CV (dev)": cv, "+ near-copies stepped over, CV (dev)": cv_reranked}
-    if val:
-        columns["fitted (validation)"] = fr.evaluate(val, lambda r: fr.replay(r, held_out[id(r)]))
-        columns["+ near-copies stepped over (validation)"] = reorders.figures(val, held_out, redundancy_order,
-                                                                               (least, penalty))
-    fr.print_table("the fitted ranking with and without stepping over near-copies", columns)
+    dev, val = reorders.rows(a)
+    m = reorders.measure(dev, val, a.folds, redundancy_order, GRID)
+    least, penalty = m["params"]
+    reorders.report(m, "step over near-copies", f"overlap from {least}, penalty {penalty}")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ so far it has not (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -28,7 +26,6 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import fit_ranker as fr  # noqa: E402  (bench/recall/fit_ranker.py, beside this script)
 import reorders  # noqa: E402
 
 GRID = (1.0, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5)
@@ -52,30 +49,14 @@ PAIRS = tuple((d, da) for d in GRID for da in GRID)  # the first, (1.0, 1.0), sp
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--with-blind", action="store_true", help="as fit_ranker.py fit --with-blind")
+    ap = reorders.parser(__doc__)
     a = ap.parse_args()
-    dev, val = fr.split(a.stores, a.with_blind)
+    dev, val = reorders.rows(a)
     if not any("days" in r for r in dev):
         raise SystemExit("the traces hold no days: collect them again (fit_ranker.py collect)")
-    mask = fr.learnable()
-    held_out: dict = {}
-    cv = fr.cross_validated(dev, mask, a.folds, held_out)
-    cv_spread, chosen = reorders.cross_validated(dev, held_out, a.folds, spread_order, PAIRS)
-    d, da = reorders.choose(dev, held_out, spread_order, PAIRS)
-    model = fr.fit_model(dev, mask)
-    for r in val:
-        held_out[id(r)] = fr.final(r, mask, *model)
-    print(f"factors chosen on all dev: decay {d}, for aggregation questions {da}; each fold's choice {chosen}")
-    print(f"criterion (dev, k-fold CV): {fr.criterion(cv):.4f} without spreading, "
-          f"{fr.criterion(cv_spread):.4f} with")
-    columns = {"fitted, CV (dev)": cv, "+ spread, CV (dev)": cv_spread}
-    if val:
-        columns["fitted (validation)"] = fr.evaluate(val, lambda r: fr.replay(r, held_out[id(r)]))
-        columns["+ spread (validation)"] = reorders.figures(val, held_out, spread_order, (d, da))
-    fr.print_table("the fitted ranking with and without the spread", columns)
+    m = reorders.measure(dev, val, a.folds, spread_order, PAIRS)
+    d, da = m["params"]
+    reorders.report(m, "spread", f"decay {d}, for aggregation questions {da}")
 
 
 if __name__ == "__main__":
