@@ -358,8 +358,7 @@ def _around_stmt(include_invalid: bool, shape: tuple[tuple[str, bool], ...]):
     ends = (select(_REL.source_id).where(_REL.memory_id.in_(ids), _VALID)
             .union(select(_REL.target_id).where(_REL.memory_id.in_(ids), _VALID))).subquery()
     src, dst = EntityRow.__table__.alias("src"), EntityRow.__table__.alias("dst")
-    # the scope's fields, not its exact key: SQLite reads them through the index on user_id (the user's relations;
-    # the exact key had no index this statement could use, so every relation of the store was scanned)
+    # the scope's fields (Scope.match), which SQLite reads through the index on user_id: the user's relations only
     conds = [_REL[k].is_(None) if unset else _REL[k] == sa.bindparam(f"scope_{k}") for k, unset in shape]
     conds.append(sa.or_(_REL.source_id.in_(select(ends.c[0])), _REL.target_id.in_(select(ends.c[0]))))
     if not include_invalid:

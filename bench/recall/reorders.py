@@ -15,7 +15,7 @@ from pathlib import Path
 
 import fit_ranker as fr  # bench/recall/fit_ranker.py, beside this module
 
-HERE = Path(__file__).resolve().parent
+from stores import DEFAULT_STORES  # bench/recall/stores.py
 
 
 def figures(rows: list[dict], scores: dict, order: Callable, params: Sequence) -> dict:
@@ -80,7 +80,7 @@ def report(m: dict, step: str, params: str) -> None:
 def parser(doc: str) -> argparse.ArgumentParser:
     """The options every such script takes: where the kept stores are, the folds, the blind lives as in the fit."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
+    ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", DEFAULT_STORES)))
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--with-blind", action="store_true", help="as fit_ranker.py fit --with-blind")
     return ap
