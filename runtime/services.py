@@ -13,7 +13,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memoryx.models.embeddings import embedding_dims, make_embeddings, make_multilingual_embeddings
+from memoryx.models.embeddings import (
+    embedding_dims,
+    make_companion_embeddings,
+    make_embeddings,
+    make_multilingual_embeddings,
+)
 from memoryx.runtime.private_files import prepare_data_dir
 from memoryx.runtime.recovery import recover_projections
 from memoryx.runtime.store_precision import precision_for_store
@@ -144,7 +149,8 @@ def build_services(
         precision = precision_for_store(settings, sql, getattr(embeddings, "precision", None))
         emb = embeddings or make_embeddings(settings, precision=precision)
         vectors = make_vector_store(settings, embedding_dims(emb, settings),
-                                    multilingual=make_multilingual_embeddings(settings, emb))
+                                    multilingual=make_multilingual_embeddings(settings, emb),
+                                    companion=make_companion_embeddings(settings))
         opened.append(vectors)
         graph, falkordb = graph_start.result()
         if search_only and settings.graph_backend != "none":

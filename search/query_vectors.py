@@ -2,8 +2,9 @@
 
 * `start` is called once per search, by analyze_query as soon as the text to embed is known (in its one read
   transaction, once the user's own names are read: "Where does Alice live?" is embedded as "Where does User
-  live?"): it sets every encoder the search reads the query with to work - MiniLM, and the multilingual
-  encoder when the scope holds memories of an owner who writes Chinese or Japanese - and returns the
+  live?"): it sets every encoder the search reads the query with to work - MiniLM, the multilingual
+  encoder when the scope holds memories of an owner who writes Chinese or Japanese, and the companion encoder
+  when its index is on - and returns the
   `QueryVectors` the search state carries to dense_recall, the last recall path, which reads the vectors from it
   (waiting for them if need be). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so its
   ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths instead
@@ -146,4 +147,7 @@ def start(services, text: str, *, multilingual: Callable[[], bool]) -> QueryVect
     both = bool(multilingual())
     if both:  # the multilingual encoder on its own worker: the two run side by side
         prefetch(services.vectors.multilingual.embeddings, text)
+    companion = getattr(getattr(services, "vectors", None), "companion", None)
+    if companion is not None:  # the companion encoder, read by the ranking (memoryx.stores.vectors.companion)
+        prefetch(companion.embeddings, text)
     return QueryVectors(text, both)

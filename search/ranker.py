@@ -4,7 +4,8 @@ The recall paths and the rank node's first stages gather, for every candidate, s
 question is phrased: each path's scaled score and rank (dense, multilingual, cross-lingual, BM25, graph walk, the
 query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a neighbouring
 hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly the same
-thing, length, whether it writes a number, memory type, the side of a chat that said it, and the signals the query
+thing, length, whether it writes a number, memory type, the side of a chat that said it, the companion encoder's
+cosine (memoryx.stores.vectors.companion), and the signals the query
 analysis reads from the question and the memory (a named period, a relation, a figure...). `feature_matrix` turns
 them into one vector each;
 a logistic model over it, `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector
@@ -67,7 +68,7 @@ FEATURES: tuple[str, ...] = (
     "recency", "importance", "access", "length", "episodic", "superseded", "summarized",
     "newer_similar", "later_in_time", "later_among_best", "current_x_later", "current_x_later_among_best",
     "current_x_newer_similar", "current_x_ended", "dense_unread",
-    "other_side", "covers", "figure",
+    "other_side", "covers", "figure", "companion_cosine", "companion_gap",
 )
 
 
@@ -222,6 +223,12 @@ def feature_matrix(cands: list[dict], plan, settings, now: float) -> np.ndarray:
     x[:, col["other_side"]] = cols[11]
     x[:, col["covers"]] = cols[12]
     x[:, col["figure"]] = cols[13]
+    # the companion encoder's cosine, and that cosine less the best candidate's (0 where a memory has no vector)
+    read = [i for i, c in enumerate(cands) if "companion" in c]
+    if read:
+        cos = np.array([cands[i]["companion"] for i in read])
+        x[read, col["companion_cosine"]] = cos
+        x[read, col["companion_gap"]] = cos - cos.max()
     # the place in time among all candidates, and among the best BEST by the pool's order
     ts = np.array([np.nan if t is None else t for t in times])
     known = ~np.isnan(ts)

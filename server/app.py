@@ -109,10 +109,10 @@ def _lifespan(served: Served):
             owned = True
         # the date reader's tables, built before the first request naming a date would wait for them
         threading.Thread(target=timeparse.warm, name="memoryx-warm-dates", daemon=True).start()
-        # the multilingual index's store and encoder, opened before the first search would wait for them
-        multilingual = threading.Thread(target=_warm_multilingual, args=(served.memory,),
-                                        name="memoryx-warm-multilingual", daemon=True)
-        multilingual.start()
+        # the sidecar indexes' stores and encoders, opened before the first search would wait for them
+        warming = threading.Thread(target=_warm_sidecars, args=(served.memory,), name="memoryx-warm-sidecars",
+                                   daemon=True)
+        warming.start()
         if served.keys.dev_mode:
             _dev_mode_banner()
         else:
@@ -133,7 +133,7 @@ def _lifespan(served: Served):
             detach_events()
             await stop_background_task(replay)
             await stop_background_task(retention)
-            await asyncio.to_thread(multilingual.join, 30)  # it opens a store of the memory about to close
+            await asyncio.to_thread(warming.join, 30)  # it opens a store of the memory about to close
             if owned and served.memory is not None:
                 served.memory.close()
                 served.memory = None
@@ -141,16 +141,15 @@ def _lifespan(served: Served):
     return lifespan
 
 
-def _warm_multilingual(memory: Any) -> None:
-    """Open the memory's multilingual index and load its encoder where an owner has written CJK text (a
-    CLI command that never needs them does not pay for them: only the server warms them)."""
-    index = memory.services.vectors.multilingual
-    if index is None:
-        return
-    try:
-        index.warm()
-    except Exception:  # noqa: BLE001 - the first search that needs the index opens it again and reports it
-        log.warning("could not open the multilingual index at startup", exc_info=True)
+def _warm_sidecars(memory: Any) -> None:
+    """Open the memory's sidecar indexes and load their encoders where they hold memories: the multilingual one
+    where an owner has written CJK text, the companion one (a CLI command that never needs them does not pay for
+    them: only the server warms them)."""
+    for index in memory.services.vectors.sidecars():
+        try:
+            index.warm()
+        except Exception:  # noqa: BLE001 - the first search that needs the index opens it again and reports it
+            log.warning("could not open a sidecar index at startup (%s)", type(index).__name__, exc_info=True)
 
 
 def _dev_mode_banner() -> None:

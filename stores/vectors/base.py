@@ -109,8 +109,10 @@ class VectorStore(ABC):
     _memories: Any
     _entities: Any
     _dialect: _Dialect
-    # the owners' multilingual vectors (multilingual.py), written and cleared with this store; None: off
+    # the sidecar indexes (sidecar.py), written and cleared with this store; None: off. The owners' multilingual
+    # vectors (multilingual.py), and every memory's vector from the companion encoder (companion.py)
     multilingual: Any = None
+    companion: Any = None
     _stale_keywords_said = False  # a search met keyword vectors of another tokenizer, and said so
 
     def __init__(self, dims: int, *, prefix: str, chunk_chars: int = 0, focus_chars: int = 0):
@@ -238,15 +240,15 @@ class VectorStore(ABC):
         if stale:
             self._delete(self._memories, stale)
         self._upsert(self._memories, points + windows)
-        if self.multilingual is not None:
-            self.multilingual.upsert(list(last.values()))
+        for sidecar in self.sidecars():
+            sidecar.upsert(list(last.values()))
 
     def delete_memories(self, ids: list[str]) -> None:
         pids = list(dict.fromkeys(point_id(i) for i in ids))
         if pids:
             self._delete(self._memories, pids + [chunk_pid(p, i) for p in pids for i in range(MAX_CHUNKS)])
-        if self.multilingual is not None and ids:
-            self.multilingual.delete(ids)
+        for sidecar in self.sidecars() if ids else ():
+            sidecar.delete(ids)
 
     @staticmethod
     def _one_per_memory(hits: list[VectorHit], limit: int) -> list[VectorHit]:
@@ -371,23 +373,27 @@ class VectorStore(ABC):
         flt = self._filter(_check_scope(scope), None)
         for collection in (self._memories, self._entities):
             self._delete_where(collection, flt)
-        if self.multilingual is not None:
-            self.multilingual.delete_scope(scope)
+        for sidecar in self.sidecars():
+            sidecar.delete_scope(scope)
 
     def reset(self) -> None:
         for collection in (self._memories, self._entities):
             self._clear(collection)
-        if self.multilingual is not None:
-            self.multilingual.reset()
+        for sidecar in self.sidecars():
+            sidecar.reset()
 
     def compact(self) -> bool:
         """Make deleted points leave the backend's files (after a purge). Backends whose storage is not under
         the data directory (a Qdrant server) have nothing to do here: False."""
         return False
 
+    def sidecars(self) -> list:
+        """The sidecar indexes that are on (sidecar.py)."""
+        return [s for s in (self.multilingual, self.companion) if s is not None]
+
     def close(self) -> None:
-        if self.multilingual is not None:
-            self.multilingual.close()
+        for sidecar in self.sidecars():
+            sidecar.close()
         if not self._closed:
             self._shutdown()
 

@@ -200,8 +200,8 @@ class EdgeVectorStore(VectorStore):
                 if s.closed or self._closed:
                     raise StoreUnavailableError(f"The vector store at {self.path} is closed")
                 s.shard = rewrite_shard(s.path, s.shard, s.dims, *s.indexes)
-        if self.multilingual is not None:
-            self.multilingual.compact()
+        for sidecar in self.sidecars():
+            sidecar.compact()
         return True
 
     def optimize(self) -> bool:

@@ -9,7 +9,7 @@ each of their memories written gets a vector here too. An owner who only ever wr
 per search (whether the index exists; a count once another owner has made it).
 
 The index is a vector store of the same backend as the main one under its own collection prefix
-(``<prefix>_xl_memories``), written and cleared together with the main store (`VectorStore.multilingual`):
+(``<prefix>_xl_memories``), written and cleared together with the main store (a sidecar, sidecar.py):
 every upsert, delete, scope deletion, reset, compaction and close of the main store reaches it, so a purge or a
 reindex covers it by construction. Texts, and the narrow windows of mid-length texts (chunks.py, the
 main store's widths), are embedded here (E5's "passage: " side), from the payload text.
@@ -20,16 +20,16 @@ memory of a multilingual owner one.
 from __future__ import annotations
 
 import re
-import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from memoryx.core.filters import And, Cond
 from memoryx.core.scope import Scope
 from memoryx.core.text import CJK_CHAR
+from memoryx.stores.vectors.sidecar import SidecarIndex
 
 if TYPE_CHECKING:  # pragma: no cover
     from memoryx.core.filters import FilterNode
-    from memoryx.stores.vectors.base import VectorHit, VectorStore
+    from memoryx.stores.vectors.base import VectorHit
 
 SCRIPT = "script"  # payload field of a point here: the script its text is written in (script_of)
 OWNER_FIELDS = ("user_id", "agent_id", "group_id")  # a run belongs to its owner: runs share the owner's state
@@ -58,34 +58,9 @@ def script_of(text: str | None) -> str:
     return "cjk" if mostly_cjk(text) else "latin"
 
 
-class MultilingualIndex:
-    """The owners' multilingual vectors. `open_store`: opens the VectorStore of the encoder's dimensions (with
-    the main store's narrow windows: a sentence of a mid-length message gets a vector of its own, as there),
-    called on first need; `exists`: whether that store has
-    been created (an embedded one is a directory), so a data directory whose owners never wrote CJK text never
-    opens or creates it; None: always open it. `embeddings`: the multilingual encoder (LangChain's interface),
-    loaded on its first text."""
-
-    def __init__(self, open_store: Callable[[], "VectorStore"], embeddings: Any,
-                 exists: Callable[[], bool] | None = None):
-        self._open_store = open_store
-        self._exists = exists
-        self._store: "VectorStore | None" = None
-        self._lock = threading.Lock()
-        self._closed = False  # a warm-up still running when the memory closes must not open the store again
-        self.embeddings = embeddings
-
-    def _opened(self, create: bool) -> "VectorStore | None":
-        """The store, opened now if need be; None when it was never created and `create` is False."""
-        if self._store is None:
-            with self._lock:
-                self._open_locked(create)
-        return self._store
-
-    def _open_locked(self, create: bool) -> None:
-        """Open the store unless it is open or (without `create`) was never created; the caller holds the lock."""
-        if self._store is None and (create or self._exists is None or self._exists()):
-            self._store = self._open_store()
+class MultilingualIndex(SidecarIndex):
+    """The owners' multilingual vectors (a sidecar of the main store, sidecar.py), with the main store's narrow
+    windows: a sentence of a mid-length message gets a vector of its own, as there."""
 
     # -- writes (called by the main store) ----------------------------------------------------------
     def upsert(self, items: list[dict]) -> None:
@@ -112,57 +87,6 @@ class MultilingualIndex:
         own = [next(vectors) for _ in keep]
         store.upsert_memories([{**r, "vector": v, "chunk_vectors": [next(vectors) for _ in ts],
                                 SCRIPT: script_of(r.get("text"))} for r, v, ts in zip(keep, own, windows)])
-
-    def delete(self, ids: list[str]) -> None:
-        if (store := self._opened(create=False)) is not None:
-            store.delete_memories(ids)
-
-    def delete_scope(self, scope: Scope) -> None:
-        if (store := self._opened(create=False)) is not None:
-            store.delete_scope(scope)
-
-    def reset(self) -> None:
-        if (store := self._opened(create=False)) is not None:
-            store.reset()
-
-    def compact(self) -> bool:
-        store = self._opened(create=False)
-        return store.compact() if store is not None else False
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            store, self._store = self._store, None
-        if store is not None:
-            store.close()
-
-    # -- reads ---------------------------------------------------------------------------------------
-    def warm(self) -> bool:
-        """Open the store and load the encoder now, if any owner has memories here: else a server's first search
-        waits for the open (every search asks `holds`; ~150 ms for an embedded shard) and the first search of
-        such an owner for the encoder's load. Nothing when no owner ever wrote CJK text, or once the index is
-        closed. Whether it warmed."""
-        with self._lock:
-            if self._closed:
-                return False
-            self._open_locked(create=False)
-            store = self._store
-        if store is None or not store.count_memories():
-            return False
-        self.embeddings.embed_query("query")
-        return True
-
-    def holds(self, scope: Scope) -> bool:
-        """Whether any memory in this search scope has a multilingual vector (the search pays the encoder
-        only then)."""
-        store = self._opened(create=False)
-        return store is not None and store.count_memories(scope) > 0
-
-    def vectors(self, ids: list[str]) -> dict[str, list[float]]:
-        """{memory id: its multilingual vector} for the ids that have one (`ids`: memories the caller's scope
-        already holds, such as a search's candidates)."""
-        store = self._opened(create=False)
-        return store.memory_vectors(ids) if store is not None and ids else {}
 
     def search(self, vector: list[float], scope: Scope, *, limit: int, filters: "FilterNode | None" = None,
                script: str | None = None) -> list["VectorHit"]:

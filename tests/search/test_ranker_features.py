@@ -62,6 +62,7 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
     best_lo, best_span = (min(best), max(best) - min(best)) if best else (0.0, 0.0)
     current = 1.0 if (plan.current or plan.current_value or plan.still) else 0.0
     reads = 1.0 if plan.encoder_reads_query else 0.0
+    best_companion = max((c["companion"] for c in cands if "companion" in c), default=0.0)
     rows = []
     for i, (c, ts) in enumerate(zip(cands, times)):
         mem, sig = c["memory"], c.get("signals") or {}
@@ -90,6 +91,8 @@ def reference_features(cands: list[dict], plan, settings, now: float) -> list[li
                 1.0 if plan.role is not None and said and said != plan.role else 0.0,
                 1.0 if c.get("covers") else 0.0]
         row.append(1.0 if any(unicodedata.category(ch) == "Nd" for ch in text) else 0.0)  # a digit, any script
+        read = "companion" in c  # the companion encoder's cosine, and less the best read one's
+        row += [c["companion"] if read else 0.0, c["companion"] - best_companion if read else 0.0]
         rows.append(row)
     return rows
 
@@ -163,6 +166,8 @@ def pool(rng: random.Random, n: int) -> list[dict]:
             c["covers"] = ["a"]
         if rng.random() < 0.3:
             c["centered"] = rng.random()
+        if rng.random() < 0.8:
+            c["companion"] = rng.uniform(-0.2, 0.9)
         out.append(c)
     return out
 

@@ -66,7 +66,7 @@ class Spy:
 
 def _startup_warm_done() -> None:
     for thread in threading.enumerate():
-        if thread.name == "memoryx-warm-multilingual":
+        if thread.name == "memoryx-warm-sidecars":
             thread.join(timeout=60)
 
 

