@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.resources
+import importlib.util
 import threading
 from typing import Any
 
@@ -32,8 +33,6 @@ _SESSION_LOCK = threading.Lock()
 
 def use_available() -> bool:
     """Whether the packages that carry the model and its tokenizer are installed."""
-    import importlib.util
-
     try:
         return all(importlib.util.find_spec(p) is not None for p in (_PACKAGE, "onnxruntime_extensions"))
     except ValueError:  # a module set to None in sys.modules: as good as missing

