@@ -55,7 +55,8 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
     plan = state["plan"]
     settings = services_of(runtime).settings
     cands = list(state.get("candidates") or [])
-    model = fitted_model() if plan.tuning.ranker == "fitted" else None
+    companion = services_of(runtime).vectors.companion is not None
+    model = fitted_model(companion) if plan.tuning.ranker == "fitted" else None
     traces = tracing()
     now = plan.now if plan.now is not None else time.time()
     featured = model is not None or traces is not None

@@ -43,6 +43,9 @@ from memoryx.search.ranker_trees import Trees, trees_from
 from memoryx.search.scoring import access_score, decay, epoch_of, event_time
 
 MODEL_FILE = Path(__file__).with_name("ranker_model.json")
+# the model for a memory whose companion index is off (MEMORYX_COMPANION_VECTORS=false), fitted without its two
+# signals: the shipped model, fitted with them, ranks worse than this one when they all read 0
+MODEL_WITHOUT_COMPANION = Path(__file__).with_name("ranker_model_without_companion.json")
 
 PATHS = ("dense", "multilingual", "crosslingual", "keyword", "graph", "time", "preference")
 # what the query analysis and expand_context read from a question and a memory together (nodes/expand_context.py)
@@ -304,12 +307,14 @@ def model_from(data: dict) -> FittedModel:
                        if data.get("trees") else None)
 
 
-@lru_cache(maxsize=1)
-def fitted_model() -> FittedModel | None:
-    """The shipped model, None when the package has none (the hand-weighted order then stands)."""
-    if not MODEL_FILE.exists():
+@lru_cache(maxsize=2)
+def fitted_model(companion: bool = True) -> FittedModel | None:
+    """The shipped model (`companion`: the companion index is on; else the model fitted without its signals,
+    where the package has one), None when the package has none (the hand-weighted order then stands)."""
+    path = MODEL_FILE if companion or not MODEL_WITHOUT_COMPANION.exists() else MODEL_WITHOUT_COMPANION
+    if not path.exists():
         return None
-    return model_from(json.loads(MODEL_FILE.read_text(encoding="utf-8")))
+    return model_from(json.loads(path.read_text(encoding="utf-8")))
 
 
 # -------------------------------------------------------------------------------------------- traces

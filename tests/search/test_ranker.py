@@ -59,6 +59,30 @@ def test_a_search_is_ordered_by_the_fitted_model_and_traced(tmp_path, monkeypatc
     assert "cello" in found[0]["memory"]
 
 
+def test_a_memory_without_the_companion_index_ranks_by_the_model_fitted_without_its_signals():
+    companion = [FEATURES.index(f) for f in ("companion_cosine", "companion_gap")]
+    with_it, without = fitted_model(True), fitted_model(False)
+    assert any(with_it.weights[j] for j in companion) and not any(without.weights[j] for j in companion)
+    assert "--drop companion" in without.source
+    trees = json.loads(ranker.MODEL_WITHOUT_COMPANION.read_text(encoding="utf-8"))["trees"]["trees"]
+    assert not {node[0] for tree in trees for node in tree} & {"companion_cosine", "companion_gap"}
+
+
+@pytest.mark.integration
+def test_a_search_without_the_companion_index_is_ordered_by_that_model(tmp_path):
+    from memoryx import Memory
+
+    said = ["I play the cello in a community orchestra", "My sister Ana lives in Lisbon",
+            "The weather was lovely on the coast", "I practise scales every morning before work"]
+    with Memory(data_dir=tmp_path / "m", graph_backend="none", companion_vectors=False) as m:
+        for text in said:
+            m.add(text, user_id="u", infer=False)
+        with collect_traces() as traces:
+            found = m.search("which instrument do I play?", user_id="u", limit=4)["results"]
+    scores = dict(zip(traces[0]["ids"], fitted_model(False).relevance(traces[0]["features"])))
+    assert found[0]["id"] == max(scores, key=scores.get)
+
+
 @pytest.mark.integration
 def test_a_trace_records_what_replays_the_steps_after_the_model(tmp_path):
     """The fitting script replays superseded_last and by_period from a trace: which candidates had ended, and,
