@@ -203,31 +203,19 @@ class RankingClock:
 
         companion = getattr(rank_node, "_companion_cosines", None)  # an older checkout has none
 
-        def timed_companion(*a, **k):
-            t = time.perf_counter()
-            try:
-                return companion(*a, **k)
-            finally:
-                self.spent["companion"] += (time.perf_counter() - t) * 1000
+        def timed(key: str, call):
+            def run(*a, **k):
+                t = time.perf_counter()
+                try:
+                    return call(*a, **k)
+                finally:
+                    self.spent[key] += (time.perf_counter() - t) * 1000
+            return run
 
-        def timed_build(*a, **k):
-            t = time.perf_counter()
-            try:
-                return build(*a, **k)
-            finally:
-                self.spent["features"] += (time.perf_counter() - t) * 1000
-
-        def timed_scores(model, rows):
-            t = time.perf_counter()
-            try:
-                return scores(model, rows)
-            finally:
-                self.spent["model"] += (time.perf_counter() - t) * 1000
-
-        setattr(rank_node, name, timed_build)
-        setattr(FittedModel, method, timed_scores)
+        setattr(rank_node, name, timed("features", build))
+        setattr(FittedModel, method, timed("model", scores))
         if companion is not None:
-            rank_node._companion_cosines = timed_companion
+            rank_node._companion_cosines = timed("companion", companion)
         self._restore = lambda: (setattr(rank_node, name, build), setattr(FittedModel, method, scores),
                                  companion is not None and setattr(rank_node, "_companion_cosines", companion))
 
