@@ -46,8 +46,7 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
-_WARNED = False  # the unreadable multilingual vectors are said once a process, not once a search
-_WARNED_COMPANION = False  # the same for the companion vectors
+_WARNED: set[str] = set()  # the sidecar indexes whose unreadable vectors were said (once a process, not a search)
 
 
 def score(state: RankState, runtime: Runtime[Context]) -> dict:
@@ -84,24 +83,15 @@ def score(state: RankState, runtime: Runtime[Context]) -> dict:
 
 def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Context]) -> None:
     """Each candidate's language-centred similarity to the question (memoryx.search.centered), where the scope holds
-    the multilingual index and the search embedded the question for it. The ids are the candidates expand_context
-    read from SQL within the caller's scope, so the vectors read are that scope's. A store or encoder that fails
-    here costs the signal (it reads 0), never the search."""
-    global _WARNED
-    plan = state["plan"]
-    index = services_of(runtime).vectors.multilingual
+    the multilingual index and the search embedded the question for it."""
+    if not state["plan"].multilingual:
+        return
     vectors = state.get("query_vectors")
-    if not plan.multilingual or index is None or vectors is None or not cands:
+    read = _stored_and_query(services_of(runtime).vectors.multilingual, vectors, cands, "multilingual",
+                             "the language-centred signal")
+    if read is None:
         return
-    try:
-        query = vectors.of(index.embeddings)  # the vector the multilingual paths searched with (cached)
-        stored = index.vectors([c["id"] for c in cands])
-    except StoreUnavailableError as exc:
-        if not _WARNED:
-            _WARNED = True
-            log.warning("the multilingual vectors could not be read; searches rank without the language-centred "
-                        "signal until they can: %s", exc)
-        return
+    stored, query = read  # the query's vector: the one the multilingual paths searched with (cached)
     by_id = {c["id"]: c for c in cands}
     texts = {mid: by_id[mid]["memory"].get("memory") or "" for mid in stored}
     for mid, value in centered_cosines(query, vectors.text, stored, texts).items():
@@ -109,30 +99,35 @@ def _language_centered(cands: list[dict], state: RankState, runtime: Runtime[Con
 
 
 def _companion_cosines(cands: list[dict], state: RankState, runtime: Runtime[Context]) -> None:
-    """Each candidate's cosine to the question under the companion encoder (memoryx.stores.vectors.companion),
-    read from its stored vector; the ids are the candidates expand_context read from SQL within the caller's
-    scope. A store or encoder that fails here costs the signal (it reads 0), never the search."""
-    global _WARNED_COMPANION
-    index = services_of(runtime).vectors.companion
-    vectors = state.get("query_vectors")
-    if index is None or vectors is None or not cands:
+    """Each candidate's cosine to the question under the companion encoder (memoryx.stores.vectors.companion)."""
+    read = _stored_and_query(services_of(runtime).vectors.companion, state.get("query_vectors"), cands, "companion",
+                             "their signal")
+    if read is None:
         return
-    try:
-        stored = index.vectors([c["id"] for c in cands])
-        if not stored:
-            return
-        query = np.asarray(vectors.of(index.embeddings), dtype=np.float32)
-    except StoreUnavailableError as exc:
-        if not _WARNED_COMPANION:
-            _WARNED_COMPANION = True
-            log.warning("the companion vectors could not be read; searches rank without their signal until they "
-                        "can: %s", exc)
-        return
+    stored, query = read
     ids = list(stored)
-    cosines = np.asarray([stored[i] for i in ids], dtype=np.float32) @ query
+    cosines = np.asarray([stored[i] for i in ids], dtype=np.float32) @ np.asarray(query, dtype=np.float32)
     by_id = {c["id"]: c for c in cands}
     for mid, value in zip(ids, cosines.tolist()):
         by_id[mid]["companion"] = value
+
+
+def _stored_and_query(index, vectors, cands: list[dict], name: str, signal: str) -> tuple[dict, list[float]] | None:
+    """A sidecar index's stored vectors of the candidates and its encoder's vector of the question, or None when
+    the index is off, the search embedded nothing, or no candidate has a vector there. The ids are the candidates
+    expand_context read from SQL within the caller's scope, so the vectors read are that scope's. A store or
+    encoder that fails here costs the signal (it reads 0), never the search; said once a process per index."""
+    if index is None or vectors is None or not cands:
+        return None
+    try:
+        stored = index.vectors([c["id"] for c in cands])
+        return (stored, vectors.of(index.embeddings)) if stored else None
+    except StoreUnavailableError as exc:
+        if name not in _WARNED:
+            _WARNED.add(name)
+            log.warning("the %s vectors could not be read; searches rank without %s until they can: %s", name,
+                        signal, exc)
+        return None
 
 
 def _replay_inputs(cands: list[dict], plan, now: float) -> dict:

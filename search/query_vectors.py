@@ -2,11 +2,10 @@
 
 * `start` is called once per search, by analyze_query as soon as the text to embed is known (in its one read
   transaction, once the user's own names are read: "Where does Alice live?" is embedded as "Where does User
-  live?"): it sets every encoder the search reads the query with to work - MiniLM, the multilingual
-  encoder when the scope holds memories of an owner who writes Chinese or Japanese, and the companion encoder
-  when its index is on - and returns the
-  `QueryVectors` the search state carries to dense_recall, the last recall path, which reads the vectors from it
-  (waiting for them if need be). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so its
+  live?"): it sets every encoder the search reads the query with to work - MiniLM, the multilingual encoder when
+  the scope holds memories of an owner who writes Chinese or Japanese, and the companion encoder when its index is
+  on - and returns the `QueryVectors` the search state carries to dense_recall, the last recall path, which reads
+  the vectors from it (waiting for them if need be). The encoder (ONNX Runtime / torch, one thread per query) releases the GIL, so its
   ~5 ms overlap the rest of the query analysis, the LangGraph hand-offs, the keyword and the graph paths instead
   of adding to them.
 * Each kind of encoder (its class) has one long-lived worker thread (a process opening many data directories

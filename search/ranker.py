@@ -5,15 +5,15 @@ question is phrased: each path's scaled score and rank (dense, multilingual, cro
 query's period, preferences), the language-centred similarity (memoryx.search.centered), the context a neighbouring
 hit lends, recency, importance, access, validity, whether a later memory of the same owner says nearly the same
 thing, length, whether it writes a number, memory type, the side of a chat that said it, the companion encoder's
-cosine (memoryx.stores.vectors.companion), and the signals the query
-analysis reads from the question and the memory (a named period, a relation, a figure...). `feature_matrix` turns
-them into one vector each;
-a logistic model over it, `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector
-(each scaled so the best candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the
-seeds' final score blends with importance, recency and access by the settings' weights
+cosine (memoryx.stores.vectors.companion), and the signals the query analysis reads from the question and the
+memory (a named period, a relation, a figure...). `feature_matrix` turns them into one vector each; a logistic
+model over it, `sigmoid(scale x (w . x) + bias)`, mixed with gradient-boosted trees over the same vector (each
+scaled so the best candidate is 1; memoryx.search.ranker_trees), gives each candidate's relevance, which the seeds'
+final score blends with importance, recency and access by the settings' weights
 (memoryx.search.scoring.final_scores), so those knobs and a caller's `threshold` keep their meaning.
 
-The weights and trees are data (`ranker_model.json` beside this module), written by `bench/recall/fit_ranker.py`
+The weights and trees are data (`ranker_model.json` beside this module, and `ranker_model_without_companion.json`
+for a memory whose companion index is off), written by `bench/recall/fit_ranker.py`
 from the shared dev sets (a pairwise logistic model per question, then the scale and bias calibrated pointwise; the
 trees as a ranking, LambdaRank); this module only reads them. A feature the file does not name weighs 0; a name the
 file has and this module does not compute is refused at load, so a model and the code that feeds it cannot drift

@@ -88,22 +88,14 @@ def _centrality(r: dict, got: dict) -> np.ndarray:
 
 
 def usem(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
-    import importlib.resources
+    from memoryx.models.embedding_use import UseMultilingualEmbeddings
 
-    import onnxruntime as ort
-    from onnxruntime_extensions import get_library_path
-
-    options = ort.SessionOptions()
-    options.register_custom_ops_library(get_library_path())  # the model's SentencePiece tokenizer
-    model = ort.InferenceSession(str(importlib.resources.files("nanoranker") / "resources" /
-                                     "universal-sentence-encoder-multilingual.onnx"), options)
+    encoder = UseMultilingualEmbeddings()
     cache: dict[str, np.ndarray] = {}
 
     def vectors(texts: list[str]) -> np.ndarray:
         todo = list(dict.fromkeys(t for t in texts if t not in cache))
-        for start in range(0, len(todo), 64):
-            batch = todo[start:start + 64]
-            cache.update(zip(batch, model.run(["outputs"], {"inputs": batch})[0]))
+        cache.update(zip(todo, np.asarray(encoder.embed_documents(todo), dtype=np.float32)))
         return np.array([cache[t] for t in texts], dtype=np.float32)
 
     out = {}

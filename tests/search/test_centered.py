@@ -138,7 +138,7 @@ def test_a_store_that_cannot_read_the_vectors_costs_the_signal_not_the_search(ay
         raise StoreUnavailableError("the multilingual shard is unreadable")
 
     monkeypatch.setattr(aya.services.vectors.multilingual, "vectors", down)
-    monkeypatch.setattr(rank_node, "_WARNED", False)
+    monkeypatch.setattr(rank_node, "_WARNED", set())
     with caplog.at_level(logging.WARNING, logger="memoryx.nodes.rank"):
         assert set(_centered_column(aya, QUESTION, "aya").values()) == {0.0}
         found = aya.search(QUESTION, user_id="aya", limit=4)["results"]
