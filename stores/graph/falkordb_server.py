@@ -17,8 +17,9 @@ to the user who runs it and tied to the life of the process that started it.
   file) instead of starting another; only the owner's `stop()` shuts it down. A ``server.lock`` file lock
   serialises the check-then-start sequence between processes.
 * **Bolt, for tests only**: ``bolt_port=`` also opens FalkorDB's Bolt endpoint, which listens on every
-  interface without authentication and crashes under Bolt writes when the AOF is on; that server uses RDB
-  snapshots (``--save "1 1"``) instead. MemoryX never opens Bolt on its own.
+  interface without authentication and aborts (a mutex assertion in the main loop) when the server forks
+  for an AOF rewrite or an RDB snapshot while Bolt clients write; that server keeps nothing on disk, so it
+  never forks. MemoryX never opens Bolt on its own.
 """
 
 from __future__ import annotations
@@ -57,8 +58,6 @@ STATE_FILE = "server.json"
 LOCK_FILE = "server.lock"
 LOG_FILE = "falkordb.log"
 PASSWORD_FILE = "password"
-#: RDB snapshot policy of a Bolt (test) server, whose AOF cannot be on
-BOLT_SAVE_POLICY = "1 1"
 AOF_REWRITE_MIN_SIZE = "1mb"  # see _command: the replayed part of the append-only file stays small
 MAX_LOADING_WAIT_S = 1800.0  # a server that answers LOADING is waited for up to this long in all
 _MARKER = "=== memoryx: starting FalkorDB"
@@ -248,7 +247,7 @@ class EmbeddedFalkorDB:
         # once its log part passes 1 MB (and doubled) keeps that part small on top of a fast RDB-format base.
         persistence = (["--appendonly", "yes", "--save", "", "--aof-use-rdb-preamble", "yes",
                         "--auto-aof-rewrite-min-size", AOF_REWRITE_MIN_SIZE, "--auto-aof-rewrite-percentage", "100"]
-                       if bolt_port is None else ["--appendonly", "no", "--save", BOLT_SAVE_POLICY])
+                       if bolt_port is None else ["--appendonly", "no", "--save", ""])
         cmd = [server, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
                "--dir", str(self.dir), *persistence, "--logfile", str(self.log_path), "--loglevel", "notice",
                "--daemonize", "no",
