@@ -355,6 +355,24 @@ def test_foreign_goodbye_does_not_stall_new_connections(bolt_falkor):
     assert time.monotonic() - started < 5
 
 
+def test_the_bolt_server_never_forks_to_persist(bolt_falkor):
+    """FalkorDB 4.16 aborts (a mutex assertion in its main loop) when it forks for an RDB snapshot or an AOF
+    rewrite while Bolt clients write: the test-only Bolt server keeps nothing on disk, so it never forks."""
+    import redis
+
+    client = redis.Redis(unix_socket_path=str(bolt_falkor.socket_path), password=bolt_falkor.password)
+    try:
+        assert client.config_get("save") == {"save": ""}
+        assert client.config_get("appendonly") == {"appendonly": "no"}
+        g = GraphStore(bolt_falkor.bolt_url, flavor="falkordb")
+        g.upsert_entities(Scope(user_id=f"fork-{uuid.uuid4().hex[:8]}"), [ent("Ada")])
+        g.close()
+        assert client.info("persistence")["rdb_bgsave_in_progress"] == 0
+        assert client.info("persistence")["rdb_changes_since_last_save"] >= 1  # written, never saved
+    finally:
+        client.close()
+
+
 def test_persistence_across_clean_restart(tmp_path):
     server = EmbeddedFalkorDB(tmp_path)
     g = GraphStore(server.start(), password=server.password)
