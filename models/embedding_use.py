@@ -11,9 +11,10 @@ and a memory are embedded alike. One thread per call: searches run side by side,
 from __future__ import annotations
 
 import asyncio
-import importlib.resources
+import importlib.machinery
 import importlib.util
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,23 +25,42 @@ __all__ = ["USE_NAME", "USE_DIMS", "UseMultilingualEmbeddings", "use_available"]
 
 USE_NAME = "universal-sentence-encoder-multilingual"
 USE_DIMS = 512
-_MODEL_FILE = USE_NAME + ".onnx"
+_MODEL_PATH = "resources/" + USE_NAME + ".onnx"
 _PACKAGE = "nanoranker"
 
 _SESSION: Any = None
 _SESSION_LOCK = threading.Lock()
+_OPS_PACKAGE = "onnxruntime_extensions"
+_OPS_LIBRARY = "_extensions_pydll"
 
 
 def use_available() -> bool:
     """Whether the packages that carry the model and its tokenizer are installed."""
     try:
-        return all(importlib.util.find_spec(p) is not None for p in (_PACKAGE, "onnxruntime_extensions"))
+        return _package_file(_PACKAGE, _MODEL_PATH) is not None and _custom_ops_library() is not None
     except ValueError:  # a module set to None in sys.modules: as good as missing
         return False
 
 
+def _package_file(package: str, *names: str) -> Path | None:
+    """The first of `names` present in an installed package's folder, found without importing the package: both
+    packages' __init__ import onnxruntime-extensions' converters, which import transformers and torch (~5 s and
+    hundreds of MB here), none of which the encoder uses."""
+    spec = importlib.util.find_spec(package)
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        for name in names:
+            if (Path(folder) / name).is_file():
+                return Path(folder) / name
+    return None
+
+
+def _custom_ops_library() -> Path | None:
+    """onnxruntime-extensions' operator library (the tokenizer)."""
+    return _package_file(_OPS_PACKAGE, *(_OPS_LIBRARY + s for s in importlib.machinery.EXTENSION_SUFFIXES))
+
+
 def _session() -> Any:
-    """The process-wide ONNX session (loaded on first use, ~1 s)."""
+    """The process-wide ONNX session (loaded on first use, ~0.6 s)."""
     global _SESSION
     if _SESSION is None:
         with _SESSION_LOCK:
@@ -51,13 +71,12 @@ def _session() -> Any:
                         "'onnxruntime-extensions' (pip install nanoranker onnxruntime-extensions), or "
                         "MEMORYX_COMPANION_VECTORS=false to search without it.")
                 import onnxruntime as ort
-                from onnxruntime_extensions import get_library_path
 
                 options = ort.SessionOptions()
-                options.register_custom_ops_library(get_library_path())
+                options.register_custom_ops_library(str(_custom_ops_library()))
                 options.intra_op_num_threads = 1
                 options.inter_op_num_threads = 1
-                path = importlib.resources.files(_PACKAGE) / "resources" / _MODEL_FILE
+                path = _package_file(_PACKAGE, _MODEL_PATH)
                 try:
                     _SESSION = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
                 except Exception as exc:

@@ -125,3 +125,16 @@ def test_the_index_is_off_when_asked_or_without_its_packages(monkeypatch, caplog
     monkeypatch.setattr(embedding_use, "_SESSION", None)
     with pytest.raises(StoreUnavailableError, match="MEMORYX_COMPANION_VECTORS=false"):
         UseMultilingualEmbeddings().embed_query("who is my manager")
+
+
+def test_the_encoder_loads_without_importing_transformers_or_torch():
+    """Both packages' __init__ import onnxruntime-extensions' converters, which import transformers and torch (~5 s
+    and hundreds of MB, where a memory's first add paid them): the encoder finds its files without importing either."""
+    import subprocess
+
+    code = ("import sys; from memoryx.models.embedding_use import UseMultilingualEmbeddings as U; "
+            "v = U().embed_query('who is my manager'); "
+            "print(len(v), sorted(m for m in ('transformers', 'torch', 'nanoranker', 'onnxruntime_extensions') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == [str(USE_DIMS), "[]"]
