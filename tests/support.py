@@ -37,6 +37,16 @@ def shared_embeddings():
     return make_embeddings(Settings())
 
 
+@lru_cache(maxsize=1)
+def exact_embeddings():
+    """One fp32 MiniLM per test process, for tests that pin a close call of the ranking: the int8 encoder's dot
+    products come out a little differently on a CPU with 8-bit dot-product instructions (VNNI) than on one without
+    (AVX2), enough to swap two memories that score within a few hundredths; fp32's are the same on both."""
+    from memoryx.models.embeddings import make_embeddings
+
+    return make_embeddings(Settings(embedding_precision="fp32"))
+
+
 @contextmanager
 def told(tmp_path, said: list[tuple[str, str]], *, user_id: str = "u", now: str = "2025-01-20T12:00:00+00:00",
          infer: bool = False, **memory_options):

@@ -31,13 +31,16 @@ def test_a_background_thread_consolidates_and_stops_on_close(tmp_path):
         def passes() -> list[dict]:
             return [j for j in m.list_judgments(user_id="zoe") if j.get("operation_type") == "CONSOLIDATE"]
 
-        # a pass logs its judgment before its cycle ends and is counted: wait for both
-        while (not passes() or m.scheduler.cycles < 1) and time.time() < deadline:
+        def staged() -> list[dict]:
+            return [r for r in m.get_all(user_id="zoe")["results"] if r["status"] == "staged"]
+
+        # a pass logs its judgment before its cycle ends and is counted: wait for both, and for a pass after the
+        # last add (one may run between the adds: the first add loads the encoders, longer than an interval)
+        while (not passes() or m.scheduler.cycles < 1 or staged()) and time.time() < deadline:
             time.sleep(0.1)
         assert passes(), "no consolidation pass was logged"
         assert m.scheduler.cycles >= 1
-        rows = m.get_all(user_id="zoe")["results"]
-        assert rows and all(r["status"] != "staged" for r in rows)  # a pass has seen them
+        assert m.get_all(user_id="zoe")["results"] and not staged()  # a pass has seen them
         assert m.scheduler.alive and "memoryx-consolidate" in _threads()
     finally:
         m.close()

@@ -108,12 +108,14 @@ def test_who_the_user_lives_with_now(tmp_path):
     flatmates = [("2024-01-10", "my flatmate Ruth is doing law, shes super messy lol"),
                  ("2024-06-10", "moved out of the flat, living with Sam in Leith now"),
                  ("2024-11-02", "Sam and i broke up :( moving back in with Ruth")]
-    with told(tmp_path / "z", flatmates, now="2025-03-20T12:00:00+00:00", companion_vectors=False) as first:
+    from tests.support import exact_embeddings
+
+    with told(tmp_path / "z", flatmates, now="2025-03-20T12:00:00+00:00", companion_vectors=False,
+              embeddings=exact_embeddings()) as first:  # a close call: fp32 vectors, the same on every CPU
         assert "Ruth" in first("Who do I live with now?")
     from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
 
-    with Memory(data_dir=tmp_path / "on", graph_backend="none", embeddings=shared_embeddings()) as m:
+    with Memory(data_dir=tmp_path / "on", graph_backend="none", embeddings=exact_embeddings()) as m:
         for day, text in flatmates:
             m.add([{"role": "user", "content": text, "timestamp": f"{day}T19:00:00+00:00"}], user_id="u", infer=False)
         found = m.search("Who do I live with now?", user_id="u", limit=2, now="2025-03-20T12:00:00+00:00")
@@ -406,7 +408,10 @@ def test_what_is_said_of_a_person_after_their_name(tmp_path):
             ("2024-03-18", "Any tips for sleeping better? I've been working night shifts since last month."),
             ("2024-05-17", "I need a gift idea for Omar, he's just been promoted to head of IT at the council."),
             ("2024-10-04", "What's a good stretch routine? I hurt my back lifting boxes at work.")]
-    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00") as first:
+    from tests.support import exact_embeddings
+
+    # a close call (0.70 against 0.63 the other way round with int8 vectors on a CPU without VNNI): fp32 vectors
+    with told(tmp_path, said, now="2025-12-20T12:00:00+00:00", embeddings=exact_embeddings()) as first:
         assert "head of IT" in first("What does my husband do?")
 
 
