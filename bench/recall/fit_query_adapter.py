@@ -4,6 +4,7 @@ nearer than the encoder alone?
 
     python bench/recall/fit_query_adapter.py [--folds 5] [--l2 1e-2,1e-1,1] [--out /tmp/item5-adapter.npz] [--write]
     python bench/recall/fit_query_adapter.py --check-val [--out /tmp/item5-adapter.npz]
+    python bench/recall/fit_query_adapter.py --encoder companion --l2 0.1 --out <stores>/companion-adapter.npz
 
 Pairs: LoCoMo dev (each question against every turn of its conversation, the evidence turns positive) and
 LongMemEval_S dev (each question against its haystack's user turns: the evidence turns and LME_NEG others
@@ -15,7 +16,9 @@ cos(W q, d) / TAU, each question weighing the same, plus l2 x |A|^2 (A starts at
 alone). Folds: LoCoMo by conversation, LongMemEval by question (a hash of its id). Printed per set: recall@10
 (the fraction of the evidence in the top 10 by cosine) of the encoder alone and adapted, on the held-out folds;
 the adapter fitted on all dev pairs with the best l2 is written to --out (never on the lives), with the model
-of each fold.
+of each fold. `--encoder companion`: the same fit for the companion encoder (memoryx.models.embedding_use, each turn's
+first TEXT_CHARS characters as the companion index embeds it), measured as probes.py's `companion_adapted`; the
+package does not read that adapter yet, so --write is for the main encoder only.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def groups(lme_set: str = "lme-dev", locomo: bool = True) -> list[dict]:
     return out
 
 
-def embed(qs: list[dict], cache: Path = CACHE) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def embed(qs: list[dict], cache: Path = CACHE, encoder: str = "main") -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Question vectors (one row each) and each distinct document's vector, cached by text hash."""
     from memoryx.models.embeddings import chosen_precision, make_embeddings
     from memoryx.settings import Settings
@@ -84,15 +87,23 @@ def embed(qs: list[dict], cache: Path = CACHE) -> tuple[np.ndarray, dict[str, np
     settings = Settings(query_adapter=False)
     texts = sorted({t for q in qs for t in q["docs"]})
     queries = [q["query"] for q in qs]
-    key = hashlib.sha256(json.dumps([texts, queries, chosen_precision(settings)]).encode()).hexdigest()
+    precision = chosen_precision(settings) if encoder == "main" else encoder
+    key = hashlib.sha256(json.dumps([texts, queries, precision]).encode()).hexdigest()
     if cache.exists():
         data = np.load(cache, allow_pickle=False)
         if str(data["key"]) == key:
             return data["Q"], dict(zip(texts, data["D"]))
-    emb = make_embeddings(settings)
+    cut = None
+    if encoder == "companion":
+        from memoryx.models.embedding_use import UseMultilingualEmbeddings
+        from memoryx.stores.vectors.companion import TEXT_CHARS
+
+        emb, cut = UseMultilingualEmbeddings(), TEXT_CHARS
+    else:
+        emb = make_embeddings(settings)
     t0 = time.perf_counter()
     Q = np.asarray([emb.embed_query(x) for x in queries], dtype=np.float32)
-    D = np.asarray(emb.embed_documents(texts), dtype=np.float32)
+    D = np.asarray(emb.embed_documents([t[:cut] for t in texts]), dtype=np.float32)
     print(f"embedded {len(queries)} questions and {len(texts)} turns in {time.perf_counter() - t0:.0f} s",
           file=sys.stderr)
     np.savez(cache, key=np.array(key), Q=Q, D=D)
@@ -166,19 +177,24 @@ def main() -> int:
     ap.add_argument("--l2", default="0.01,0.1,1")
     ap.add_argument("--out", type=Path, default=Path("/tmp/item5-adapter.npz"))
     ap.add_argument("--write", action="store_true", help=f"also write the package's adapter ({PACKAGE_FILE.name})")
+    ap.add_argument("--encoder", choices=("main", "companion"), default="main",
+                    help="whose question vectors: the main encoder's, or the companion index's (a probe)")
     ap.add_argument("--check-val", action="store_true",
                     help="score the adapter of --out on LongMemEval_S validation pairs (never fitted on) and stop")
     a = ap.parse_args()
+    if a.write and a.encoder != "main":
+        ap.error("--write ships the main encoder's adapter; the package reads no companion adapter yet")
+    cache = CACHE if a.encoder == "main" else CACHE.with_name(f"{CACHE.stem}-{a.encoder}.npz")
     if a.check_val:
         val = groups("lme-val", locomo=False)
-        Q, D = embed(val, CACHE.with_name(CACHE.stem + "-val.npz"))
+        Q, D = embed(val, cache.with_name(cache.stem + "-val.npz"), a.encoder)
         W = np.load(a.out)["W"]
         print(json.dumps({"lme-val": {"n": len(val), "encoder": round(float(np.mean(
             [recall10(q, Q[i], D) for i, q in enumerate(val)])), 4), "adapted (fitted on all dev)": round(float(
                 np.mean([recall10(q, W @ Q[i], D) for i, q in enumerate(val)])), 4)}}))
         return 0
     qs = groups()
-    Q, D = embed(qs)
+    Q, D = embed(qs, cache, a.encoder)
     results, folds_of = {}, {}
     for l2 in [float(x) for x in a.l2.split(",")]:
         held: dict[int, np.ndarray] = {}

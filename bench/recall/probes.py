@@ -23,6 +23,10 @@ Probes:
 * companion_prf: pseudo-relevance feedback in the companion encoder's space: each memory's cosine to the mean of the
   pool's best three by companion cosine (itself left out), and that less the pool's best. Reads the kept stores'
   companion vectors.
+* companion_adapted: the companion cosine with the question's vector through a linear query adapter fitted for the
+  companion encoder on dev pairs (`fit_query_adapter.py --encoder companion --out <stores>/companion-adapter.npz`):
+  LoCoMo and LongMemEval dev questions read the adapter of the folds that never saw them, the rest the one fitted on
+  all dev; the adapted cosine and its gap to the pool's best.
 """
 
 from __future__ import annotations
@@ -167,8 +171,51 @@ def _prf(r: dict, got: dict) -> np.ndarray:
     return cols
 
 
-PROBES = {"asks": asks, "centrality": centrality, "companion_prf": companion_prf, "day_companion": day_companion,
-          "question": question, "usem": usem}
+def companion_adapted(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    import fit_query_adapter as fqa  # bench/recall/fit_query_adapter.py
+
+    from memoryx.models.embedding_use import UseMultilingualEmbeddings
+    from stores import open_store  # bench/recall/stores.py
+
+    path = stores / "companion-adapter.npz"
+    if not path.exists():
+        raise SystemExit(f"no {path}: run fit_query_adapter.py --encoder companion --out {path}")
+    with np.load(path) as data:
+        everything, folds, k = data["W"], data["folds"], int(data["n_folds"])
+    encoder = UseMultilingualEmbeddings()
+    queries = sorted({r["question"]["query"] for r in rows})
+    question = dict(zip(queries, (np.asarray(encoder.embed_query(q), dtype=np.float32) for q in queries)))
+    by_store = defaultdict(list)
+    for r in rows:
+        by_store["lives" if r["set"].startswith("lives") else r["set"]].append(r)
+    out = {}
+    for name, group in by_store.items():
+        with open_store(stores / name) as m:
+            index = m.services.vectors.companion
+            for r in group:
+                q = r["question"]
+                key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(r["set"])
+                w = everything if key is None else folds[fqa.fold_of({"set": r["set"], "fold_key": key}, k)]
+                out[id(r)] = _adapted(r, index.vectors(list(r["ids"])) if index is not None else {},
+                                      w @ question[q["query"]])
+        print(f"companion_adapted: {name} read", file=sys.stderr)
+    return ["companion_adapted", "companion_adapted_gap"], out
+
+
+def _adapted(r: dict, got: dict, query: np.ndarray) -> np.ndarray:
+    cols = np.zeros((len(r["ids"]), 2))
+    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    if have:
+        v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
+        cosine = v @ (query / (np.linalg.norm(query) + 1e-9))
+        cols[have, 0] = cosine
+        cols[have, 1] = cosine - cosine.max()
+    return cols
+
+
+PROBES = {"asks": asks, "centrality": centrality, "companion_adapted": companion_adapted,
+          "companion_prf": companion_prf, "day_companion": day_companion, "question": question, "usem": usem}
 
 
 def with_probe(rows: list[dict], name: str, stores: Path) -> list[str]:
