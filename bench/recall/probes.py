@@ -64,7 +64,8 @@ def question(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.nd
     return ["q_dense_max", "q_chars", "q_pool", "q_aggregate"], out
 
 
-def centrality(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+def _per_store(rows: list[dict], stores: Path, probe: str, columns) -> dict[int, np.ndarray]:
+    """{id(row): columns(row, its kept store's Memory)}, each store opened once."""
     from stores import open_store  # bench/recall/stores.py
 
     by_store = defaultdict(list)
@@ -73,20 +74,36 @@ def centrality(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.
     out = {}
     for name, group in by_store.items():
         with open_store(stores / name) as m:
-            vectors = m.services.vectors
             for r in group:
-                out[id(r)] = _centrality(r, vectors.memory_vectors(r["ids"]))
-        print(f"centrality: {name} read", file=sys.stderr)
-    return ["pool_central", "pool_csls"], out
+                out[id(r)] = columns(r, m)
+        print(f"{probe}: {name} read", file=sys.stderr)
+    return out
+
+
+def _unit_vectors(r: dict, got: dict) -> tuple[list[int], np.ndarray]:
+    """(the candidates' positions that have a vector in `got`, those vectors L2-normalised)."""
+    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32).reshape(len(have), -1)
+    return have, v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
+
+
+def _companion_vectors(r: dict, m) -> dict:
+    index = m.services.vectors.companion
+    return index.vectors(list(r["ids"])) if index is not None else {}
+
+
+def centrality(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
+    def central(r: dict, m) -> np.ndarray:
+        return _centrality(r, m.services.vectors.memory_vectors(r["ids"]))
+
+    return ["pool_central", "pool_csls"], _per_store(rows, stores, "centrality", central)
 
 
 def _centrality(r: dict, got: dict) -> np.ndarray:
     cols = np.zeros((len(r["ids"]), 2))
-    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    have, v = _unit_vectors(r, got)
     if len(have) < 3:
         return cols
-    v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
-    v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
     sims = v @ v.T
     np.fill_diagonal(sims, -np.inf)
     k = min(NEIGHBOURS, len(have) - 1)
@@ -137,28 +154,15 @@ def day_companion(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, 
 
 
 def companion_prf(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
-    from stores import open_store  # bench/recall/stores.py
-
-    by_store = defaultdict(list)
-    for r in rows:
-        by_store["lives" if r["set"].startswith("lives") else r["set"]].append(r)
-    out = {}
-    for name, group in by_store.items():
-        with open_store(stores / name) as m:
-            index = m.services.vectors.companion
-            for r in group:
-                out[id(r)] = _prf(r, index.vectors(list(r["ids"])) if index is not None else {})
-        print(f"companion_prf: {name} read", file=sys.stderr)
+    out = _per_store(rows, stores, "companion_prf", lambda r, m: _prf(r, _companion_vectors(r, m)))
     return ["companion_prf", "companion_prf_gap"], out
 
 
 def _prf(r: dict, got: dict) -> np.ndarray:
     cols = np.zeros((len(r["ids"]), 2))
-    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    have, v = _unit_vectors(r, got)
     if len(have) < 4:
         return cols
-    v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
-    v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
     cosine = _column(r, "companion_cosine")[have]
     top = np.argsort(-cosine)[:4]
     prf = np.zeros(len(have))
@@ -175,7 +179,6 @@ def companion_adapted(rows: list[dict], stores: Path) -> tuple[list[str], dict[i
     import fit_query_adapter as fqa  # bench/recall/fit_query_adapter.py
 
     from memoryx.models.embedding_use import UseMultilingualEmbeddings
-    from stores import open_store  # bench/recall/stores.py
 
     path = stores / "companion-adapter.npz"
     if not path.exists():
@@ -185,29 +188,20 @@ def companion_adapted(rows: list[dict], stores: Path) -> tuple[list[str], dict[i
     encoder = UseMultilingualEmbeddings()
     queries = sorted({r["question"]["query"] for r in rows})
     question = dict(zip(queries, (np.asarray(encoder.embed_query(q), dtype=np.float32) for q in queries)))
-    by_store = defaultdict(list)
-    for r in rows:
-        by_store["lives" if r["set"].startswith("lives") else r["set"]].append(r)
-    out = {}
-    for name, group in by_store.items():
-        with open_store(stores / name) as m:
-            index = m.services.vectors.companion
-            for r in group:
-                q = r["question"]
-                key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(r["set"])
-                w = everything if key is None else folds[fqa.fold_of({"set": r["set"], "fold_key": key}, k)]
-                out[id(r)] = _adapted(r, index.vectors(list(r["ids"])) if index is not None else {},
-                                      w @ question[q["query"]])
-        print(f"companion_adapted: {name} read", file=sys.stderr)
-    return ["companion_adapted", "companion_adapted_gap"], out
+
+    def adapted(r: dict, m) -> np.ndarray:
+        q = r["question"]
+        key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(r["set"])
+        w = everything if key is None else folds[fqa.fold_of({"set": r["set"], "fold_key": key}, k)]
+        return _adapted(r, _companion_vectors(r, m), w @ question[q["query"]])
+
+    return ["companion_adapted", "companion_adapted_gap"], _per_store(rows, stores, "companion_adapted", adapted)
 
 
 def _adapted(r: dict, got: dict, query: np.ndarray) -> np.ndarray:
     cols = np.zeros((len(r["ids"]), 2))
-    have = [i for i, mid in enumerate(r["ids"]) if mid in got]
+    have, v = _unit_vectors(r, got)
     if have:
-        v = np.array([got[r["ids"][i]] for i in have], dtype=np.float32)
-        v /= np.linalg.norm(v, axis=1, keepdims=True) + 1e-9
         cosine = v @ (query / (np.linalg.norm(query) + 1e-9))
         cols[have, 0] = cosine
         cols[have, 1] = cosine - cosine.max()
