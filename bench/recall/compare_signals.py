@@ -9,7 +9,8 @@ features on the same traces, once with the shipped deterministic trees and once 
 (bagging and feature fraction 0.8), and each pair is compared: a signal that earns its place raises the criterion
 under most fits, not in one. LongMemEval validation is scored beside (never fitted on), as the ablation rule reads
 it. Fitted with --with-blind, as the shipped model (fit_ranker.py). With --probe, "without" is the shipped
-signals and "with" adds the probe's columns (bench/recall/probes.py).
+signals and "with" adds the probe's columns (bench/recall/probes.py); with --probe and --replace, "with" also
+drops the named shipped features (a probe that would take their place rather than stand beside them).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main() -> None:
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--without", nargs="+", choices=FEATURES, metavar="FEATURE")
     what.add_argument("--probe", choices=sorted(probes.PROBES), help="a signal not built yet (probes.py)")
+    ap.add_argument("--replace", nargs="+", choices=FEATURES, metavar="FEATURE", default=[],
+                    help="with --probe: shipped features the probe's columns take the place of")
     ap.add_argument("--seeds", type=int, default=3, help="bagged fits beside the deterministic one")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--stores", type=Path, default=Path(os.environ.get("MEMORYX_RECALL_STORES", HERE / ".stores")))
@@ -55,13 +58,16 @@ def main() -> None:
         raise SystemExit("no dev traces: run `fit_ranker.py collect` first")
     if a.probe:
         names = probes.with_probe(dev + val, a.probe, a.stores)
-        mask_with = np.concatenate([fr.learnable(), np.ones(len(names), dtype=bool)])
+        mask_with = np.concatenate([fr.learnable(set(a.replace)), np.ones(len(names), dtype=bool)])
         mask_without = np.concatenate([fr.learnable(), np.zeros(len(names), dtype=bool)])
+    elif a.replace:
+        raise SystemExit("--replace goes with --probe")
     else:
         names = a.without
         mask_with, mask_without = fr.learnable(), fr.learnable(set(a.without))
     shipped = dict(fit_trees.PARAMS)
-    print(f"| fit | criterion without {', '.join(names)} | with | change | validation session / turn, "
+    instead = f" in place of {', '.join(a.replace)}" if a.replace else ""
+    print(f"| fit | criterion without {', '.join(names)} | with{instead} | change | validation session / turn, "
           "without -> with |")
     print("|---|---|---|---|---|")
     changes, val_changes = [], []

@@ -17,8 +17,8 @@ alone). Folds: LoCoMo by conversation, LongMemEval by question (a hash of its id
 (the fraction of the evidence in the top 10 by cosine) of the encoder alone and adapted, on the held-out folds;
 the adapter fitted on all dev pairs with the best l2 is written to --out (never on the lives), with the model
 of each fold. `--encoder companion`: the same fit for the companion encoder (memoryx.models.embedding_use, each turn's
-first TEXT_CHARS characters as the companion index embeds it), measured as probes.py's `companion_adapted`; the
-package does not read that adapter yet, so --write is for the main encoder only.
+first TEXT_CHARS characters as the companion index embeds it), its --write writing the package's companion adapter
+(the companion encoder's own question vectors as the start, so the fit never stacks on the shipped matrix).
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ sys.path.insert(0, str(HERE))
 
 import sets  # noqa: E402
 
-PACKAGE_FILE = HERE.parent.parent / "models" / "query_adapter_minilm.npz"
+PACKAGE_FILES = {"main": HERE.parent.parent / "models" / "query_adapter_minilm.npz",
+                 "companion": HERE.parent.parent / "models" / "query_adapter_use.npz"}
+ENCODER_NAMES = {"main": "all-MiniLM-L6-v2", "companion": "universal-sentence-encoder-multilingual"}
 CACHE = Path(os.environ.get("ADAPTER_CACHE", "/tmp/item5-adapter-vectors.npz"))
 LME_NEG = 60
 TAU = 0.05
@@ -98,7 +100,7 @@ def embed(qs: list[dict], cache: Path = CACHE, encoder: str = "main") -> tuple[n
         from memoryx.models.embedding_use import UseMultilingualEmbeddings
         from memoryx.stores.vectors.companion import TEXT_CHARS
 
-        emb, cut = UseMultilingualEmbeddings(), TEXT_CHARS
+        emb, cut = UseMultilingualEmbeddings(query_adapter=None), TEXT_CHARS
     else:
         emb = make_embeddings(settings)
     t0 = time.perf_counter()
@@ -164,11 +166,12 @@ def fold_of(q: dict, k: int) -> int:
     return _h(f"{q['set']}:{q['fold_key']}") % k
 
 
-def write_package_file(W: np.ndarray, l2: float, n: int, path: Path = PACKAGE_FILE) -> None:
+def write_package_file(W: np.ndarray, l2: float, n: int, encoder: str = "main") -> None:
     """The adapter as the package ships it (memoryx.models.query_adapter reads it): A = W - I in float16."""
-    np.savez_compressed(path, A=(W - np.eye(len(W))).astype(np.float16), encoder=np.array("all-MiniLM-L6-v2"),
+    np.savez_compressed(PACKAGE_FILES[encoder], A=(W - np.eye(len(W))).astype(np.float16),
+                        encoder=np.array(ENCODER_NAMES[encoder]),
                         fitted_on=np.array(f"{n} dev questions of LoCoMo dev and LongMemEval_S dev, l2 {l2}, "
-                                           f"tau {TAU}; bench/recall/fit_query_adapter.py --write"))
+                                           f"tau {TAU}; bench/recall/fit_query_adapter.py --write --encoder {encoder}"))
 
 
 def main() -> int:
@@ -176,14 +179,13 @@ def main() -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--l2", default="0.01,0.1,1")
     ap.add_argument("--out", type=Path, default=Path("/tmp/item5-adapter.npz"))
-    ap.add_argument("--write", action="store_true", help=f"also write the package's adapter ({PACKAGE_FILE.name})")
-    ap.add_argument("--encoder", choices=("main", "companion"), default="main",
-                    help="whose question vectors: the main encoder's, or the companion index's (a probe)")
+    ap.add_argument("--write", action="store_true", help="also write the package's adapter for --encoder ("
+                    + ", ".join(p.name for p in PACKAGE_FILES.values()) + ")")
+    ap.add_argument("--encoder", choices=tuple(PACKAGE_FILES), default="main",
+                    help="whose question vectors: the main encoder's, or the companion index's")
     ap.add_argument("--check-val", action="store_true",
                     help="score the adapter of --out on LongMemEval_S validation pairs (never fitted on) and stop")
     a = ap.parse_args()
-    if a.write and a.encoder != "main":
-        ap.error("--write ships the main encoder's adapter; the package reads no companion adapter yet")
     cache = CACHE if a.encoder == "main" else CACHE.with_name(f"{CACHE.stem}-{a.encoder}.npz")
     if a.check_val:
         val = groups("lme-val", locomo=False)
@@ -220,7 +222,7 @@ def main() -> int:
     # conversation (measure_item5.py), so that figure is held out as well
     np.savez(a.out, W=W, l2=best, folds=np.stack(folds_of[best]), n_folds=a.folds)
     if a.write:
-        write_package_file(W, best, len(qs))
+        write_package_file(W, best, len(qs), a.encoder)
     print(f"best l2 {best}; adapter fitted on all {len(qs)} dev questions written to {a.out} "
           f"(|A| {np.linalg.norm(W - np.eye(len(W))):.3f})", file=sys.stderr)
     return 0

@@ -1,7 +1,7 @@
 """Fit the search ranking on the dev sets and write the model the package ships (search/ranker_model.json).
 
     python bench/recall/fit_ranker.py collect [--stores DIR] [--sets locomo-dev,lme-dev,lme-val,lives]
-        [--fold-adapters FILE]
+        [--fold-adapters FILE] [--companion-fold-adapters FILE]
     python bench/recall/fit_ranker.py fit [--stores DIR] [--folds 5] [--write] [--drop GROUP ...] [--with-blind]
         [--with-val]
     python bench/recall/fit_ranker.py ablate [--stores DIR] [--with-blind] [--with-val]
@@ -426,9 +426,9 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(DEV_SETS + VAL_SETS))
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", action="store_true")
-    ap.add_argument("--fold-adapters", type=Path, default=None,
-                    help="collect: fit_query_adapter.py's --out file; dev questions get the adapter of the folds "
-                         "that never saw them")
+    ap.add_argument("--fold-adapters", type=Path, help="collect: fit_query_adapter.py's --out file; dev "
+                    "questions get the adapter of the folds that never saw them")
+    ap.add_argument("--companion-fold-adapters", type=Path, help="collect: the same for the companion encoder")
     ap.add_argument("--drop", nargs="*", default=[], choices=sorted(DROPPABLE))
     ap.add_argument("--with-blind", action="store_true", help="fit on the lives written blind too, their figures "
                     "cross-validated by life (default: they are validation, never fitted on)")
@@ -438,7 +438,8 @@ def main() -> None:
     if a.command == "collect":
         from traces import collect  # bench/recall/traces.py
 
-        collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters, SEARCH_LIMIT)
+        collect(a.stores, [s for s in a.sets.split(",") if s], a.fold_adapters, SEARCH_LIMIT,
+                a.companion_fold_adapters)
     elif a.command == "fit":
         main_fit(a.stores, a.folds, a.write, a.drop, a.with_blind, a.with_val)
     else:

@@ -23,10 +23,8 @@ Probes:
 * companion_prf: pseudo-relevance feedback in the companion encoder's space: each memory's cosine to the mean of the
   pool's best three by companion cosine (itself left out), and that less the pool's best. Reads the kept stores'
   companion vectors.
-* companion_adapted: the companion cosine with the question's vector through a linear query adapter fitted for the
-  companion encoder on dev pairs (`fit_query_adapter.py --encoder companion --out <stores>/companion-adapter.npz`):
-  LoCoMo and LongMemEval dev questions read the adapter of the folds that never saw them, the rest the one fitted on
-  all dev; the adapted cosine and its gap to the pool's best.
+A probe that earned its place leaves this file: the companion cosine through a query adapter fitted for that encoder
+is the package's (models/query_adapter.py), its measurement in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -175,41 +173,8 @@ def _prf(r: dict, got: dict) -> np.ndarray:
     return cols
 
 
-def companion_adapted(rows: list[dict], stores: Path) -> tuple[list[str], dict[int, np.ndarray]]:
-    import fit_query_adapter as fqa  # bench/recall/fit_query_adapter.py
-
-    from memoryx.models.embedding_use import UseMultilingualEmbeddings
-
-    path = stores / "companion-adapter.npz"
-    if not path.exists():
-        raise SystemExit(f"no {path}: run fit_query_adapter.py --encoder companion --out {path}")
-    with np.load(path) as data:
-        everything, folds, k = data["W"], data["folds"], int(data["n_folds"])
-    encoder = UseMultilingualEmbeddings()
-    queries = sorted({r["question"]["query"] for r in rows})
-    question = dict(zip(queries, (np.asarray(encoder.embed_query(q), dtype=np.float32) for q in queries)))
-
-    def adapted(r: dict, m) -> np.ndarray:
-        q = r["question"]
-        key = {"locomo-dev": q.get("group_id"), "lme-dev": q.get("qid")}.get(r["set"])
-        w = everything if key is None else folds[fqa.fold_of({"set": r["set"], "fold_key": key}, k)]
-        return _adapted(r, _companion_vectors(r, m), w @ question[q["query"]])
-
-    return ["companion_adapted", "companion_adapted_gap"], _per_store(rows, stores, "companion_adapted", adapted)
-
-
-def _adapted(r: dict, got: dict, query: np.ndarray) -> np.ndarray:
-    cols = np.zeros((len(r["ids"]), 2))
-    have, v = _unit_vectors(r, got)
-    if have:
-        cosine = v @ (query / (np.linalg.norm(query) + 1e-9))
-        cols[have, 0] = cosine
-        cols[have, 1] = cosine - cosine.max()
-    return cols
-
-
-PROBES = {"asks": asks, "centrality": centrality, "companion_adapted": companion_adapted,
-          "companion_prf": companion_prf, "day_companion": day_companion, "question": question, "usem": usem}
+PROBES = {"asks": asks, "centrality": centrality, "companion_prf": companion_prf, "day_companion": day_companion,
+          "question": question, "usem": usem}
 
 
 def with_probe(rows: list[dict], name: str, stores: Path) -> list[str]:

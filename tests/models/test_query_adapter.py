@@ -1,12 +1,14 @@
-"""The query adapter (MEMORYX_QUERY_ADAPTER): the bundled MiniLM's questions move towards the statements that
-answer them; stored vectors never change, so a kept store can be searched with it on or off."""
+"""The query adapters (MEMORYX_QUERY_ADAPTER): the bundled MiniLM's and the companion encoder's questions move towards
+the statements that answer them; stored vectors never change, so a kept store can be searched with them on or off."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from memoryx.models.embeddings import make_embeddings
-from memoryx.models.query_adapter import adapter_matrix
+from memoryx.models.embedding_use import use_available
+from memoryx.models.embeddings import make_companion_embeddings, make_embeddings
+from memoryx.models.query_adapter import COMPANION_ADAPTER_FILE, adapter_matrix
 from memoryx.settings import Settings
 
 # invented chat turns and the questions a user later asks about them, sharing few words
@@ -37,8 +39,27 @@ def test_only_questions_are_adapted_and_stay_unit_vectors():
     assert float(q_plain @ q_adapted) < 0.995  # it moved
 
 
-def test_a_question_stands_further_above_the_statements_that_do_not_answer_it():
-    plain, adapted = make_embeddings(Settings(query_adapter=False)), make_embeddings(Settings(query_adapter=True))
+def _encoders(companion: bool) -> tuple:
+    """(plain, adapted) encoders of one kind, built as the package builds them."""
+    if companion and not use_available():  # (found by path: importing nanoranker would load torch)
+        pytest.skip("the companion encoder's packages are not installed")
+    make = make_companion_embeddings if companion else make_embeddings
+    return make(Settings(query_adapter=False)), make(Settings(query_adapter=True))
+
+
+def test_the_companion_encoder_has_its_own_adapter_under_the_same_setting():
+    plain, adapted = _encoders(companion=True)
+    assert plain.query_adapter is None and adapted.query_adapter is not None
+    assert adapter_matrix(COMPANION_ADAPTER_FILE).shape == (plain.dims, plain.dims) != adapter_matrix().shape
+    docs = [s for _, s in PAIRS]
+    assert np.allclose(plain.embed_documents(docs), adapted.embed_documents(docs))
+    q_plain, q_adapted = np.array(plain.embed_query(PAIRS[0][0])), np.array(adapted.embed_query(PAIRS[0][0]))
+    assert abs(np.linalg.norm(q_adapted) - 1.0) < 1e-5 and float(q_plain @ q_adapted) < 0.995
+
+
+@pytest.mark.parametrize("companion", [False, True], ids=["minilm", "companion"])
+def test_a_question_stands_further_above_the_statements_that_do_not_answer_it(companion):
+    plain, adapted = _encoders(companion)
     D = np.array(plain.embed_documents([s for _, s in PAIRS]))
 
     def margins(emb) -> np.ndarray:
