@@ -88,7 +88,9 @@ def test_a_question_finds_the_memory_said_in_another_language(tmp_path):
         assert ENGLISH[3] in [r["memory"] for r in m.search("我老板叫什么名字？", user_id="u", limit=3)["results"]]
         assert "crosslingual" not in top(m, "What's the weather like?")["sources"]  # small talk is the floor
 
-    with _memory(tmp_path / "off", multilingual_vectors=False) as m:  # MiniLM alone misses both
+    # MiniLM alone misses both (the companion encoder off too: it reads across languages as well, and through
+    # its query adapter it finds the memory of Uppsala on its own)
+    with _memory(tmp_path / "off", multilingual_vectors=False, companion_vectors=False) as m:
         assert m.services.vectors.multilingual is None
         _said(m, "u", said)
         found = m.search("What sport do I play on Saturday mornings?", user_id="u", limit=3)["results"]

@@ -94,20 +94,45 @@ def test_keyword_idf_counts_memories_not_windows(store):
     assert after == pytest.approx(before)
 
 
+FILLER = " ".join(f"Step {i}: stir the sauce gently and keep the heat low for a while." for i in range(60))
+LONG_TURN = FILLER + " By the way, your passport renewal appointment is at the consulate on Friday at nine."
+OTHER_TURNS = ["I like to travel to Spain in the summer.", "Can you recommend a good pasta sauce recipe?",
+               "My appointment with the dentist was moved.", "The consulate website is slow today."]
+
+
+def _long_turn_first(data, **settings) -> bool:
+    """Whether a question about the detail at the end of a 4,000-character turn finds that turn first."""
+    from memoryx.api.memory import Memory
+    from tests.support import shared_embeddings
+
+    with Memory(data_dir=data, graph_backend="none", embeddings=shared_embeddings(),
+                search_tuning={"context_weight": 0.0}, **settings) as m:
+        added = m.add([{"role": "assistant", "content": LONG_TURN}], user_id="u", infer=False)
+        m.add_many([{"messages": t, "user_id": "u"} for t in OTHER_TURNS], infer=False)
+        res = m.search("When is the passport renewal appointment?", user_id="u", limit=3, mode="vector")
+        return [r["id"] for r in res["results"]][:1] == [added["results"][0]["id"]]
+
+
+@pytest.mark.integration
+@pytest.mark.xfail(strict=True, reason="the companion index embeds a memory's first 2,000 characters only, so its "
+                   "opinion of a long turn is about the turn's start, and the fitted ranking weighs that opinion; "
+                   "window vectors in the companion index would lift it (docs/architecture.md)")
+def test_a_detail_deep_in_a_long_turn_is_found_with_the_companion_index_on(tmp_path):
+    assert _long_turn_first(tmp_path / "d", vector_chunk_chars=800)
+
+
 @pytest.mark.integration
 def test_a_detail_deep_in_a_long_turn_is_found_through_the_api(tmp_path):
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
-    filler = " ".join(f"Step {i}: stir the sauce gently and keep the heat low for a while." for i in range(60))
-    turn = filler + " By the way, your passport renewal appointment is at the consulate on Friday at nine."
-    others = ["I like to travel to Spain in the summer.", "Can you recommend a good pasta sauce recipe?",
-              "My appointment with the dentist was moved.", "The consulate website is slow today."]
+    turn, others = LONG_TURN, OTHER_TURNS
     for chars, found in ((800, True), (0, False)):
         # no neighbouring-turn context: these turns are not one conversation, and the long turn (which borrows
-        # none, being as long as a window) would be overtaken by short neighbours lending to each other
+        # none, being as long as a window) would be overtaken by short neighbours lending to each other; the
+        # companion index off, which reads a long turn's start only (the test above): what the windows do alone
         with Memory(data_dir=tmp_path / str(chars), graph_backend="none", embeddings=shared_embeddings(),
-                    vector_chunk_chars=chars, search_tuning={"context_weight": 0.0}) as m:
+                    vector_chunk_chars=chars, search_tuning={"context_weight": 0.0}, companion_vectors=False) as m:
             added = m.add([{"role": "assistant", "content": turn}], user_id="u", infer=False)
             m.add_many([{"messages": t, "user_id": "u"} for t in others], infer=False)
             # a question naming neither side of the chat: the long turn's own similarity decides
