@@ -60,9 +60,7 @@ def change_se(dev: list[dict], without: dict, with_: dict, seed: int = 0) -> flo
     rng = np.random.default_rng(seed)
     draws = np.zeros(BOOTSTRAP)
     for s, m in without:
-        rows = [r for r in dev if r["set"] == s]
-        q = [r["question"] for r in rows]
-        keys = [x.get("group") or x.get("life") or x.get("group_id") or x["qid"] for x in q]
+        keys = [fr.fold_key(r) for r in dev if r["set"] == s]
         groups = {g: i for i, g in enumerate(dict.fromkeys(keys))}
         index = np.array([groups[g] for g in keys])
         delta = with_[(s, m)] - without[(s, m)]

@@ -179,11 +179,14 @@ def criterion(figures: dict) -> float:
     return float(np.mean(vals)) if vals else 0.0
 
 
-def fold_of(row: dict, k: int) -> int:
+def fold_key(row: dict) -> str:
     """LoCoMo by conversation, the lives by life, LongMemEval by question: a fold never shares a history."""
     q = row["question"]
-    key = q.get("group") or q.get("life") or q.get("group_id") or q["qid"]
-    return int(hashlib.sha256(f"{row['set']}:{key}".encode()).hexdigest(), 16) % k
+    return q.get("group") or q.get("life") or q.get("group_id") or q["qid"]
+
+
+def fold_of(row: dict, k: int) -> int:
+    return int(hashlib.sha256(f"{row['set']}:{fold_key(row)}".encode()).hexdigest(), 16) % k
 
 
 def _pairs(rows: list[dict], mask: np.ndarray, beta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -345,8 +348,7 @@ def print_table(title: str, columns: dict[str, dict]) -> None:
             print(f"| {key} | {n} | {m} | " + " | ".join(cells) + " |")
 
 
-def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: bool = False,
-             with_val: bool = False) -> None:
+def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: bool, with_val: bool) -> None:
     from memoryx.search.ranker import FEATURES
 
     dev, val = split(stores, with_blind, with_val)
@@ -356,8 +358,7 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
     t0 = time.perf_counter()
     beta, scale, bias, trees = fit_model(dev, mask)
     cv = cross_validated(dev, mask, k)
-    print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)",
-          file=sys.stderr)
+    print(f"fitted on {len(dev)} dev questions in {time.perf_counter() - t0:.1f} s (with {k}-fold CV)", file=sys.stderr)
     fitted = lambda r: replay(r, final(r, mask, beta, scale, bias, trees))  # noqa: E731
     columns = {"hand (dev)": evaluate(dev, hand_order), "fitted, k-fold CV (dev)": cv,
                "fitted on dev (dev)": evaluate(dev, fitted)}
@@ -375,8 +376,7 @@ def main_fit(stores: Path, k: int, write: bool, drop: list[str], with_blind: boo
             "fitted_on": f"{', '.join(DEV_SETS + (VAL_SETS if with_val else ()))}"
                          f"{' (the blind lives too)' if with_blind else ''} (shared data); "
                          f"bench/recall/fit_ranker.py fit --write{' --with-blind' if with_blind else ''}"
-                         f"{' --with-val' if with_val else ''}"
-                         f"{' --drop ' + ' '.join(drop) if drop else ''}",
+                         f"{' --with-val' if with_val else ''}{' --drop ' + ' '.join(drop) if drop else ''}",
             "learner": "linear, pairwise logistic loss, L2 %g; score calibrated pointwise" % L2,
             "scale": round(scale, 6), "bias": round(bias, 6), "features": weights,
             }, fit_trees.as_data(trees, list(weights), np.vstack([r["X"][:, mask] for r in dev[:300]]))

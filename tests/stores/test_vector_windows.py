@@ -100,8 +100,14 @@ OTHER_TURNS = ["I like to travel to Spain in the summer.", "Can you recommend a 
                "My appointment with the dentist was moved.", "The consulate website is slow today."]
 
 
-def _long_turn_first(data, **settings) -> bool:
-    """Whether a question about the detail at the end of a 4,000-character turn finds that turn first."""
+# a question naming neither side of the chat (the long turn's own similarity decides), and one about the user
+QUESTIONS = ("When is the passport renewal appointment?", "When is my passport renewal appointment?")
+
+
+def _found(data, **settings) -> tuple[str, list[list[str]]]:
+    """The long turn's id, and the ids each of QUESTIONS finds (three, the dense path) among it and the others.
+    No neighbouring-turn context: these turns are not one conversation, and the long turn (which borrows none,
+    being as long as a window) would be overtaken by short neighbours lending to each other."""
     from memoryx.api.memory import Memory
     from tests.support import shared_embeddings
 
@@ -109,8 +115,8 @@ def _long_turn_first(data, **settings) -> bool:
                 search_tuning={"context_weight": 0.0}, **settings) as m:
         added = m.add([{"role": "assistant", "content": LONG_TURN}], user_id="u", infer=False)
         m.add_many([{"messages": t, "user_id": "u"} for t in OTHER_TURNS], infer=False)
-        res = m.search("When is the passport renewal appointment?", user_id="u", limit=3, mode="vector")
-        return [r["id"] for r in res["results"]][:1] == [added["results"][0]["id"]]
+        return added["results"][0]["id"], [[r["id"] for r in m.search(q, user_id="u", limit=3, mode="vector")
+                                            ["results"]] for q in QUESTIONS]
 
 
 @pytest.mark.integration
@@ -118,31 +124,19 @@ def _long_turn_first(data, **settings) -> bool:
                    "opinion of a long turn is about the turn's start, and the fitted ranking weighs that opinion; "
                    "window vectors in the companion index would lift it (docs/architecture.md)")
 def test_a_detail_deep_in_a_long_turn_is_found_with_the_companion_index_on(tmp_path):
-    assert _long_turn_first(tmp_path / "d", vector_chunk_chars=800)
+    long_turn, (ids, _) = _found(tmp_path / "d", vector_chunk_chars=800)
+    assert ids[:1] == [long_turn]
 
 
 @pytest.mark.integration
 def test_a_detail_deep_in_a_long_turn_is_found_through_the_api(tmp_path):
-    from memoryx.api.memory import Memory
-    from tests.support import shared_embeddings
-
-    turn, others = LONG_TURN, OTHER_TURNS
     for chars, found in ((800, True), (0, False)):
-        # no neighbouring-turn context: these turns are not one conversation, and the long turn (which borrows
-        # none, being as long as a window) would be overtaken by short neighbours lending to each other; the
-        # companion index off, which reads a long turn's start only (the test above): what the windows do alone
-        with Memory(data_dir=tmp_path / str(chars), graph_backend="none", embeddings=shared_embeddings(),
-                    vector_chunk_chars=chars, search_tuning={"context_weight": 0.0}, companion_vectors=False) as m:
-            added = m.add([{"role": "assistant", "content": turn}], user_id="u", infer=False)
-            m.add_many([{"messages": t, "user_id": "u"} for t in others], infer=False)
-            # a question naming neither side of the chat: the long turn's own similarity decides
-            res = m.search("When is the passport renewal appointment?", user_id="u", limit=3, mode="vector")
-            ids = [r["id"] for r in res["results"]]
-            assert (ids[:1] == [added["results"][0]["id"]]) is found
-            assert len(ids) == len(set(ids))
-            if found:
-                # about the user ("my"): the user's own turns lend each other context and the assistant's reply
-                # borrows none (SearchTuning.context_role), so the reply that holds the answer ranks lower,
-                # still within the three asked for
-                mine = m.search("When is my passport renewal appointment?", user_id="u", limit=3, mode="vector")
-                assert added["results"][0]["id"] in [r["id"] for r in mine["results"]]
+        # the companion index off, which reads a long turn's start only (the test above): what the windows do alone
+        long_turn, (ids, mine) = _found(tmp_path / str(chars), vector_chunk_chars=chars, companion_vectors=False)
+        assert (ids[:1] == [long_turn]) is found
+        assert len(ids) == len(set(ids))
+        if found:
+            # about the user ("my"): the user's own turns lend each other context and the assistant's reply
+            # borrows none (SearchTuning.context_role), so the reply that holds the answer ranks lower,
+            # still within the three asked for
+            assert long_turn in mine
